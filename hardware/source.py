@@ -1,0 +1,32 @@
+"""The narrow interface between a camera (or a file, or a recording) and the pipeline.
+
+The tracker and the web UI only ever call `read()` and `close()`; which device or file is
+behind it is decided once, by `open_source()` in hardware.sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture of the table, BGR as OpenCV expects, with where and when it came from."""
+
+    image: np.ndarray
+    index: int
+    timestamp_s: float
+    name: str
+
+
+class FrameSource(Protocol):
+    """A stream of frames. `read()` returns None once the source has ended for good."""
+
+    description: str
+
+    def read(self) -> Frame | None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,128 @@
+"""The currency of the pipeline: what the detector found, in table centimetres.
+
+Modelled on supervision's `Detections`: parallel numpy arrays whose shapes are checked once,
+`empty()` and `merge()` so no caller special-cases "nothing found". Pixels never get past this
+point; everything downstream (tracker, rules, web UI) reads table cm.
+
+>>> bases = Bases(xy_cm=np.array([[41.27, 18.9]]), diameter_mm=np.array([32.0]),
+...               confidence=np.array([0.98]))
+>>> len(Bases.merge([bases, Bases.empty()]))
+1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def _check(name: str, array: np.ndarray, shape: tuple[int, ...]) -> None:
+    if array.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {array.shape}")
+
+
+@dataclass(frozen=True)
+class Bases:
+    """Round bases: centre of the bottom disc on the table plane, nominal size class.
+
+    `measured_diameter_mm` is what the rim fit found (NaN where not measured); `diameter_mm`
+    is the nominal class (32, 65, ...) that rules and the contract speak of.
+    """
+
+    xy_cm: np.ndarray
+    diameter_mm: np.ndarray
+    confidence: np.ndarray
+    measured_diameter_mm: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        n = len(self.xy_cm)
+        if self.measured_diameter_mm is None:
+            object.__setattr__(self, "measured_diameter_mm", np.full(n, np.nan))
+        _check("xy_cm", self.xy_cm, (n, 2))
+        for name in ("diameter_mm", "confidence", "measured_diameter_mm"):
+            _check(name, getattr(self, name), (n,))
+
+    def __len__(self) -> int:
+        return len(self.xy_cm)
+
+    def __getitem__(self, index: np.ndarray | slice | int) -> Bases:
+        index = np.atleast_1d(index) if isinstance(index, int) else index
+        return Bases(self.xy_cm[index], self.diameter_mm[index], self.confidence[index],
+                     self.measured_diameter_mm[index])
+
+    @classmethod
+    def empty(cls) -> Bases:
+        return cls(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0))
+
+    @classmethod
+    def merge(cls, parts: list[Bases]) -> Bases:
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty()
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in
+                     ("xy_cm", "diameter_mm", "confidence", "measured_diameter_mm")))
+
+
+@dataclass(frozen=True)
+class Vehicles:
+    """Vehicle hull footprints as oriented rectangles on the table plane.
+
+    `heading_deg` follows the table frame (from +x towards +y, [0, 360)); `length_cm` runs
+    along the heading. A hull is symmetric front to back for the camera unless the detector
+    can tell the front, so callers should treat heading as known modulo 180 where it matters.
+    """
+
+    xy_cm: np.ndarray
+    length_cm: np.ndarray
+    width_cm: np.ndarray
+    heading_deg: np.ndarray
+    confidence: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.xy_cm)
+        _check("xy_cm", self.xy_cm, (n, 2))
+        for name in ("length_cm", "width_cm", "heading_deg", "confidence"):
+            _check(name, getattr(self, name), (n,))
+
+    def __len__(self) -> int:
+        return len(self.xy_cm)
+
+    def __getitem__(self, index: np.ndarray | slice | int) -> Vehicles:
+        index = np.atleast_1d(index) if isinstance(index, int) else index
+        return Vehicles(self.xy_cm[index], self.length_cm[index], self.width_cm[index],
+                        self.heading_deg[index], self.confidence[index])
+
+    def corners_cm(self) -> np.ndarray:
+        """(n, 4, 2) hull corners: front-left, front-right, rear-right, rear-left."""
+        theta = np.radians(self.heading_deg)
+        along = np.stack([np.cos(theta), np.sin(theta)], axis=1)
+        across = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
+        half_l = (self.length_cm / 2)[:, None]
+        half_w = (self.width_cm / 2)[:, None]
+        signs = ((1, -1), (1, 1), (-1, 1), (-1, -1))
+        return np.stack([self.xy_cm + a * half_l * along + b * half_w * across for a, b in signs], axis=1)
+
+    @classmethod
+    def empty(cls) -> Vehicles:
+        return cls(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
+
+    @classmethod
+    def merge(cls, parts: list[Vehicles]) -> Vehicles:
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty()
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in
+                     ("xy_cm", "length_cm", "width_cm", "heading_deg", "confidence")))
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Everything found in one frame, in table cm."""
+
+    bases: Bases = field(default_factory=Bases.empty)
+    vehicles: Vehicles = field(default_factory=Vehicles.empty)
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls()

@@ -1,0 +1,21 @@
+"""The one error type users see.
+
+Every package raises `TablesightError` (or a subclass) for anything a user can fix: a bad file,
+a missing marker, an unknown ruleset. The CLI and the web UI turn it into one line and exit
+code 2 / a 4xx, so a traceback always means a bug of ours, never a mistake of the user's.
+It lives in `rules_core` because that is the package every other one may import.
+"""
+
+from __future__ import annotations
+
+
+class TablesightError(Exception):
+    """A problem the user can fix, with what is wrong and what to do about it."""
+
+    def __init__(self, problem: str, fix: str = "") -> None:
+        self.problem = problem.rstrip(".")
+        self.fix = fix.rstrip(".")
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"{self.problem}. {self.fix}." if self.fix else f"{self.problem}."

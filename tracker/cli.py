@@ -1,0 +1,52 @@
+"""`tablesight`: one command line for the whole rig.
+
+Each package registers its own subcommands (`register(subparsers)`), so the CLI grows with the
+packages and this module stays a dispatcher. Handlers import their heavy dependencies lazily:
+`tablesight rules ...` must not pay for OpenCV or Flask.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from rules_core.errors import TablesightError
+
+COMMAND_MODULES = (
+    "calibration.cli",
+    "models.cli",
+    "tracker.track_cli",
+    "tracker.rules_cli",
+    "webui.cli",
+    "hardware.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tablesight",
+        description="An overhead camera that measures a wargame table in centimetres and checks the rules.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except TablesightError as error:
+        print(f"tablesight {args.command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"tablesight {args.command}: interrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
