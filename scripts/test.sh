@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh Debian machine, then run it.
+# Browser tests drive Debian's Chromium (never a Playwright-downloaded browser); training tests
+# need the `train` extra, whose torch/torchvision pair is pinned to builds that pip finds locally.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+python3 -m pip install -q --disable-pip-version-check "torch==2.14.1" "torchvision==0.29.1"
+python3 -m pip install -q --disable-pip-version-check -e '.[dev,train]'
+
+ruff check .
+python3 -m pytest -q "$@"
