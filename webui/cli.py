@@ -1,9 +1,104 @@
-"""Subcommands of this package for `tablesight` (see tracker/cli.py)."""
+"""`tablesight serve` and `tablesight demo`: the players' web UI on the rig.
+
+The tracker's session (tracker/session.py) and Flask are imported inside the handlers so
+`tablesight rules ...` starts without them.
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from rules_core.errors import TablesightError
+
+NO_CAMERA_FIX = (
+    "Start the demo game with `tablesight demo`, or pass --source camera:N, a video file, "
+    "a folder of images or a recording"
+)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this package's subcommands; filled in as the package grows."""
+    serve = subparsers.add_parser(
+        "serve",
+        help="the web UI for a live table",
+        description="Run the camera pipeline and serve the players' overlay on phones (LAN).",
+    )
+    serve.add_argument(
+        "--source",
+        default="picamera2",
+        help="picamera2 (default), camera:N, a video file, a folder of images, or a recording",
+    )
+    serve.add_argument("--layout", help="marker layout JSON (default: the shipped layout for the table)")
+    serve.add_argument("--ruleset", default="world-at-fire", help="ruleset id (default world-at-fire)")
+    _common(serve, default_host="0.0.0.0")
+    serve.set_defaults(func=run_serve)
+
+    demo = subparsers.add_parser(
+        "demo",
+        help="the web UI on the bundled demo game, no camera needed",
+        description="Serve the web UI on the bundled demo recording, replayed in a loop.",
+    )
+    _common(demo, default_host="0.0.0.0")
+    demo.set_defaults(func=run_demo)
+
+
+def _common(parser: argparse.ArgumentParser, default_host: str) -> None:
+    parser.add_argument("--host", default=default_host, help=f"address to listen on (default {default_host})")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument("--pin", help="table PIN for control actions (default: a random 4 digits, printed)")
+    parser.add_argument("--recordings", help="folder of recordings to offer for replay")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    sessions = _session_module()
+    try:
+        session = sessions.open_session(
+            args.source, layout_path=args.layout, ruleset=args.ruleset, recordings_dir=args.recordings
+        )
+    except TablesightError as error:
+        if args.source.startswith(("picamera2", "camera:")):
+            raise TablesightError(f"No camera: {error.problem}", NO_CAMERA_FIX) from None
+        raise
+    return _serve(session, args, "live table")
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    return _serve(_session_module().open_demo_session(), args, "demo game")
+
+
+def _session_module():
+    try:
+        from tracker import session
+    except ImportError as error:
+        raise TablesightError(
+            f"The table session is missing from this install ({error})",
+            "Reinstall tablesight with `pip install .`",
+        ) from None
+    return session
+
+
+def _serve(session, args: argparse.Namespace, what: str) -> int:
+    from webui.app import create_app
+    from webui.pin import random_pin
+    from webui.serve import lan_address, make_server
+
+    pin = args.pin or random_pin()
+    if not (pin.isdigit() and 4 <= len(pin) <= 6):
+        raise TablesightError(f"PIN '{pin}' is not 4-6 digits", "Pass --pin with 4 to 6 digits")
+    try:
+        server = make_server(create_app(session, pin, args.recordings), args.host, args.port)
+    except OSError as error:
+        raise TablesightError(
+            f"Cannot listen on {args.host}:{args.port} ({error.strerror})",
+            "Pick another --port, or stop the program using it",
+        ) from None
+    session.start()
+    print(
+        f"tablesight {args.command}: {what} on http://{lan_address(args.host)}:{args.port}/  table PIN {pin}",
+        flush=True,
+    )
+    try:
+        server.run()
+    finally:
+        server.close()
+        session.stop()
+    return 0

@@ -1,0 +1,124 @@
+"""Ranges and rulers: the scene handed to the rules core, points, and the orders-phase ban."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from webui import measuring
+
+
+@pytest.fixture
+def rules(monkeypatch):
+    """A stand-in rules core that records the scene it was given."""
+    calls = []
+
+    def ranges(scene, model_id):
+        calls.append(scene)
+        return {
+            "from": model_id,
+            "targets": [
+                {
+                    "id": "b1",
+                    "unit": "blue-inf-1",
+                    "edge_cm": 114.4,
+                    "edge_in_ruleset_units": 114.4,
+                    "weapons": ["rifle"],
+                }
+            ],
+        }
+
+    def measure(scene, a, b):
+        calls.append(scene)
+        return {"edge_cm": 1.0, "centre_cm": 4.2, "edge_in_ruleset_units": 1.0}
+
+    module = types.SimpleNamespace(ranges=ranges, measure=measure)
+    monkeypatch.setattr(measuring, "_rules_api", lambda: module)
+    return calls
+
+
+def test_ranges_from_a_model(client, rules):
+    response = client.get("/api/ranges?from=r1")
+    assert response.status_code == 200
+    assert response.get_json()["targets"][0]["weapons"] == ["rifle"]
+    scene = rules[0]
+    ids = {m["id"] for m in scene["models"]}
+    assert "m9" not in ids  # unassigned models are drawn but never measured
+    assert {"r1", "b1", "t1"} <= ids
+    tank = next(m for m in scene["models"] if m["id"] == "t1")
+    assert tank["base"] == {"shape": "rect", "length_mm": 200.0, "width_mm": 100.0}
+    assert tank["chassis"] == "tracked"
+    assert scene["ruleset"] == "world-at-fire" and scene["phase"] == "movement"
+
+
+def test_ranges_from_a_unit(client, rules):
+    assert client.get("/api/ranges?from=red-inf-1").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("query", "word"),
+    [("", "which model"), ("?from=ghost", "ghost"), ("?from=m9", "Assign")],
+)
+def test_ranges_bad_input(client, rules, query, word):
+    response = client.get(f"/api/ranges{query}")
+    assert response.status_code == 400
+    assert word in response.get_json()["message"]
+    assert rules == []
+
+
+def test_measure_between_models_asks_the_rules_core(client, rules):
+    response = client.get("/api/measure?a=r1&b=r2")
+    assert response.get_json()["centre_cm"] == 4.2
+
+
+def test_measure_to_a_point_is_edge_to_the_base(client, rules):
+    response = client.get("/api/measure?a=r1&b=42,30")
+    body = response.get_json()
+    assert body["centre_cm"] == pytest.approx(10.0)
+    assert body["edge_cm"] == pytest.approx(10.0 - 1.6, abs=0.01)
+    assert rules == []
+
+
+def test_measure_between_points(client):
+    body = client.get("/api/measure?a=0,0&b=30,40").get_json()
+    assert body == {"edge_cm": 50.0, "centre_cm": 50.0, "edge_in_ruleset_units": 50.0}
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [("?a=r1", 400), ("?a=r1&b=ghost", 400), ("?a=ghost&b=1,2", 400), ("?a=1,2&b=nowhere", 400)],
+)
+def test_measure_bad_input(client, query, status):
+    response = client.get(f"/api/measure{query}")
+    assert response.status_code == status
+    assert response.get_json()["message"]
+
+
+def test_no_measuring_while_orders_are_given_where_the_ruleset_forbids_it(client, session, rules):
+    from tests.webui.test_api import post
+
+    post(client, "setup", {"ruleset": "mobile-infantry"})
+    assert session.state()["phase"] == "orders"
+    for url in ("/api/ranges?from=r1", "/api/measure?a=r1&b=r2", "/api/measure?a=0,0&b=1,1"):
+        response = client.get(url)
+        assert response.status_code == 409
+        assert "by eye" in response.get_json()["message"]
+    post(client, "phase", {"to": "next"})
+    assert client.get("/api/ranges?from=r1").status_code == 200
+
+
+def test_without_the_rules_core_measuring_is_503(client, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_rules_api(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "rules_core" and fromlist and "api" in fromlist:
+            raise ImportError("rules_core.api missing")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", no_rules_api)
+    response = client.get("/api/ranges?from=r1")
+    assert response.status_code == 503
+    assert "rules core" in response.get_json()["message"]

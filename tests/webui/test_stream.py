@@ -1,0 +1,79 @@
+"""Pushed state (SSE), the MJPEG stream and the stills."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from tests.webui.fake_session import FakeSession
+from webui.app import create_app
+
+
+def sse_events(body: str) -> list[dict]:
+    return [
+        json.loads(line[len("data: ") :])
+        for block in body.split("\n\n")
+        for line in block.splitlines()
+        if line.startswith("data: ")
+    ]
+
+
+def test_events_push_the_state_then_every_change(client, session):
+    mover = threading.Timer(0.15, session.move_model, args=("r1", 33.0, 31.0))
+    mover.start()
+    response = client.get("/api/events")
+    body = response.get_data(as_text=True)
+    mover.join()
+    assert response.mimetype == "text/event-stream"
+    states = sse_events(body)
+    assert [s["version"] for s in states] == [1, 2]
+    assert next(m for m in states[1]["models"] if m["id"] == "r1")["x_cm"] == 33.0
+    assert body.startswith("retry: 1000")
+    assert ": still here" in body
+
+
+def test_events_resume_without_repeating_a_state_already_seen(client):
+    response = client.get("/api/events", headers={"Last-Event-ID": "1"})
+    assert sse_events(response.get_data(as_text=True)) == []
+
+
+def test_events_connection_ends_so_threads_are_not_held(session):
+    app = create_app(session, "1234", config={"SSE_MAX_S": 0.3, "SSE_HEARTBEAT_S": 0.1})
+    body = app.test_client().get("/api/events").get_data(as_text=True)
+    assert body.count(": still here") <= 4
+
+
+def test_mjpeg_sends_frames_at_a_capped_rate(client, session):
+    response = client.get("/stream.mjpg")
+    assert response.mimetype == "multipart/x-mixed-replace"
+    body = response.get_data()
+    parts = body.count(b"--tablesightframe\r\n")
+    assert 1 <= parts <= 2  # one frame, resent only when it changes or as a keep-alive
+    assert session.latest_jpeg() in body
+
+
+def test_stills_are_jpeg(client):
+    for route in ("/frame.jpg", "/topdown.jpg"):
+        response = client.get(route)
+        assert response.status_code == 200
+        assert response.mimetype == "image/jpeg"
+        assert response.data[:2] == b"\xff\xd8"
+
+
+def test_stills_before_the_first_frame_are_503_with_a_message():
+    session = FakeSession()
+    session.latest_jpeg = lambda: None
+    session.topdown_jpeg = lambda: None
+    client = create_app(session, "1234").test_client()
+    for route, word in (("/frame.jpg", "camera"), ("/topdown.jpg", "calibrated")):
+        response = client.get(route)
+        assert response.status_code == 503
+        assert word in response.get_json()["message"]
+
+
+def test_the_page_loads_local_assets_only(client):
+    page = client.get("/").get_data(as_text=True)
+    assert "<svg" in page or "app.js" in page
+    assert "http://" not in page and "https://" not in page
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200

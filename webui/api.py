@@ -1,0 +1,85 @@
+"""JSON routes: the state, control actions (PIN), and read-only measurements.
+
+Measurements are computed on demand by `rules_core` from the scene in the current state,
+so the Pi does no work for them until a player asks.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+from werkzeug.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
+
+from webui import measuring
+from webui.actions import ACTIONS, validate_action
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _extension() -> dict:
+    return current_app.extensions["tablesight"]
+
+
+@api.get("/state")
+def state():
+    response = jsonify(_extension()["session"].state())
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@api.post("/action/<action>")
+def action(action: str):
+    if action not in ACTIONS:
+        raise NotFound(f"No action '{action}'. Known actions: {', '.join(ACTIONS)}.")
+    _require_pin()
+    payload = validate_action(action, _json_body())
+    return jsonify(_extension()["session"].apply(action, payload))
+
+
+@api.get("/ranges")
+def ranges():
+    model_id = request.args.get("from", "").strip()
+    if not model_id:
+        raise BadRequest("Say which model to measure from: /api/ranges?from=ID.")
+    current = _measurable_state()
+    return jsonify(measuring.ranges(current, model_id))
+
+
+@api.get("/measure")
+def measure():
+    a, b = request.args.get("a", "").strip(), request.args.get("b", "").strip()
+    if not a or not b:
+        raise BadRequest("Give two ends: /api/measure?a=ID&b=ID, or a point as a=X,Y in table cm.")
+    current = _measurable_state()
+    return jsonify(measuring.measure(current, a, b))
+
+
+def _measurable_state() -> dict:
+    current = _extension()["session"].state()
+    if not measuring.measuring_allowed(current):
+        raise Conflict(
+            f"Measuring is not allowed during the {current.get('phase')} phase of this ruleset. "
+            "Judge by eye until the orders are given."
+        )
+    return current
+
+
+def _require_pin() -> None:
+    guard = _extension()["pin_guard"]
+    client = request.remote_addr or "unknown"
+    wait_s = guard.retry_after_s(client)
+    if wait_s > 0:
+        raise TooManyRequests(
+            f"Too many wrong PINs from this device. Wait {int(wait_s) + 1} s and try again.",
+            retry_after=int(wait_s) + 1,
+        )
+    if not guard.check(client, request.headers.get("X-Table-Pin")):
+        raise Forbidden("Wrong or missing table PIN. Use the PIN the rig printed at start-up.")
+
+
+def _json_body() -> object:
+    if not request.get_data(cache=True):
+        return {}
+    body = request.get_json(force=True, silent=True)
+    if body is None:
+        raise BadRequest("The body is not valid JSON. Send a JSON object.")
+    return body

@@ -1,0 +1,103 @@
+"""The Flask application factory: one app per table session.
+
+The app holds no game logic. It turns HTTP into calls on the `TableSession` (the tracker's
+object behind /work/notes/session_contract.md) and on `rules_core`, and every failure a user
+can cause into a JSON 4xx with a sentence, never an HTML traceback: phones show the message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify
+from werkzeug.exceptions import HTTPException
+
+from rules_core.errors import TablesightError
+from webui.pin import PinGuard
+
+log = logging.getLogger(__name__)
+
+ReportLoader = Callable[[Path], dict]
+
+DEFAULTS: dict[str, Any] = {
+    # Control actions carry a few KB of JSON at most; a terrain list of many polygons fits.
+    "MAX_CONTENT_LENGTH": 256 * 1024,
+    "PIN_MAX_FAILURES": 5,
+    "PIN_WINDOW_S": 60.0,
+    # SSE: a connection lives this long then the browser reconnects, so a waitress thread is
+    # never held by one phone for ever; heartbeats keep proxies and phones from idling it out.
+    "SSE_MAX_S": 30.0,
+    "SSE_HEARTBEAT_S": 10.0,
+    "MJPEG_MAX_FPS": 5.0,
+    "MJPEG_MAX_S": 600.0,
+}
+
+
+def create_app(
+    session: Any,
+    pin: str,
+    recordings_dir: str | None = None,
+    *,
+    report_loader: ReportLoader | None = None,
+    config: dict[str, Any] | None = None,
+) -> Flask:
+    """Build the web UI for one `TableSession`.
+
+    `pin` guards every control action. `recordings_dir` is the only folder the replay pages
+    may read. `report_loader(path) -> report dict` runs the tracker's replay engine; by default
+    `tracker.replay.game_report`, imported on first use so the page works without it.
+    """
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config.update(config or {})
+    app.json.sort_keys = False
+    app.extensions["tablesight"] = {
+        "session": session,
+        "pin_guard": PinGuard(pin, app.config["PIN_MAX_FAILURES"], app.config["PIN_WINDOW_S"]),
+        "recordings_dir": Path(recordings_dir).resolve() if recordings_dir else None,
+        "report_loader": report_loader,
+    }
+
+    from webui.api import api
+    from webui.pages import pages
+    from webui.recordings import recordings
+    from webui.stream import stream
+
+    for blueprint in (pages, api, stream, recordings):
+        app.register_blueprint(blueprint)
+    _register_error_handlers(app)
+    return app
+
+
+def _register_error_handlers(app: Flask) -> None:
+    """Every error leaves as `{"error", "message"}` so the page can show it as it is.
+
+    A `TablesightError` from the session or the rules core is the user's to fix: 400.
+    """
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException):
+        response = jsonify(error=error.name, message=error.description)
+        response.status_code = error.code or 500
+        retry_after = getattr(error, "retry_after", None)
+        if retry_after is not None:
+            response.headers["Retry-After"] = str(int(retry_after))
+        return response
+
+    @app.errorhandler(TablesightError)
+    def user_error(error: TablesightError):
+        response = jsonify(error="Bad Request", message=str(error))
+        response.status_code = 400
+        return response
+
+    @app.errorhandler(Exception)
+    def unexpected_error(error: Exception):
+        log.exception("unhandled error in the web UI")
+        response = jsonify(
+            error="Internal Server Error", message="Something went wrong on the rig; see its log."
+        )
+        response.status_code = 500
+        return response

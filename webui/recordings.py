@@ -1,0 +1,96 @@
+"""Replay: the recordings on the rig, their timelines, and the game report.
+
+Only names of entries directly inside the recordings folder are accepted, so a crafted name
+(`../`, an absolute path, a symlink pointing out) can never make the rig read another file.
+The replay engine is the tracker's; it is imported on first use and its reports cached by
+file modification time, because a replay reruns the pipeline.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from flask import Blueprint, Response, current_app, jsonify, render_template
+from werkzeug.exceptions import BadRequest, NotFound, ServiceUnavailable
+
+from webui.report import report_context, timeline
+
+recordings = Blueprint("recordings", __name__, url_prefix="/api/recordings")
+
+_cache_lock = threading.Lock()
+
+
+def _root() -> Path | None:
+    return current_app.extensions["tablesight"]["recordings_dir"]
+
+
+@recordings.get("")
+def listing():
+    root = _root()
+    if root is None or not root.is_dir():
+        return jsonify(
+            recordings=[], message="No recordings folder on this rig. Start it with one to replay games."
+        )
+    entries = sorted((p for p in root.iterdir() if not p.name.startswith(".")), key=lambda p: p.name)
+    return jsonify(recordings=[_describe(path) for path in entries])
+
+
+@recordings.get("/<path:name>/report")
+def report(name: str):
+    path = recording_path(name)
+    html = render_template("report.html", **report_context(_load(path), path.name))
+    return Response(
+        html,
+        mimetype="text/html",
+        headers={"Content-Disposition": f'attachment; filename="{path.name}-report.html"'},
+    )
+
+
+@recordings.get("/<path:name>")
+def open_recording(name: str):
+    path = recording_path(name)
+    return jsonify(timeline(_load(path), path.name))
+
+
+def recording_path(name: str) -> Path:
+    """The recording called `name`, only if it lies directly inside the recordings folder."""
+    root = _root()
+    if root is None:
+        raise NotFound("This rig has no recordings folder.")
+    candidate = (root / name).resolve()
+    if "/" in name or "\\" in name or name in (".", "..") or candidate.parent != root:
+        raise BadRequest(f"'{name}' is not a recording name. Pick one from the list.")
+    if not candidate.exists():
+        raise NotFound(f"No recording '{name}'. Pick one from the list.")
+    return candidate
+
+
+def _describe(path: Path) -> dict:
+    stat = path.stat()
+    size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else stat.st_size
+    return {"name": path.name, "size_bytes": size, "modified": stat.st_mtime}
+
+
+def _load(path: Path) -> dict:
+    extension = current_app.extensions["tablesight"]
+    cache = extension.setdefault("report_cache", {})
+    key = (str(path), path.stat().st_mtime)
+    with _cache_lock:
+        if key in cache:
+            return cache[key]
+    loader = extension["report_loader"] or _tracker_report_loader()
+    loaded = loader(path)
+    with _cache_lock:
+        cache[key] = loaded
+    return loaded
+
+
+def _tracker_report_loader():
+    try:
+        from tracker.replay import game_report
+    except ImportError as error:
+        raise ServiceUnavailable(
+            f"Replay is not available on this rig ({error}). Reinstall tablesight."
+        ) from None
+    return game_report

@@ -1,0 +1,46 @@
+"""Serving the app with waitress, sized for a club table's worth of phones.
+
+Each viewer holds one thread for its state stream (SSE) and one more while it watches the
+camera (MJPEG), so the pool is sized for `viewers` phones doing both, plus room for the
+short API requests that must never queue behind them.
+"""
+
+from __future__ import annotations
+
+import socket
+
+from flask import Flask
+
+VIEWERS = 24
+SPARE_THREADS = 8
+
+
+def thread_count(viewers: int = VIEWERS) -> int:
+    return 2 * viewers + SPARE_THREADS
+
+
+def lan_address(host: str) -> str:
+    """The address a phone should open: the machine's LAN address when bound to all of them."""
+    if host not in ("0.0.0.0", "::", ""):
+        return host
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent; this only picks a route
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+def make_server(app: Flask, host: str, port: int, viewers: int = VIEWERS):
+    """A waitress server not yet running (call `.run()`; `.close()` stops it), for tests and the CLI."""
+    from waitress.server import create_server
+
+    return create_server(
+        app,
+        host=host,
+        port=port,
+        threads=thread_count(viewers),
+        channel_timeout=120,
+        connection_limit=max(100, 4 * viewers),
+        ident="tablesight",
+    )

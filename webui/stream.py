@@ -1,0 +1,101 @@
+"""What is pushed rather than asked for: the state as Server-Sent Events, the camera as MJPEG.
+
+Both hold a waitress thread per viewer, so both are bounded: an SSE connection ends after
+`SSE_MAX_S` (the browser reconnects by itself, resuming from the version it saw last) and
+MJPEG is capped at `MJPEG_MAX_FPS` and `MJPEG_MAX_S`. Stills serve the phones that only want
+one picture.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+from flask import Blueprint, Response, current_app, request
+from werkzeug.exceptions import ServiceUnavailable
+
+stream = Blueprint("stream", __name__)
+
+BOUNDARY = "tablesightframe"
+
+
+def _session():
+    return current_app.extensions["tablesight"]["session"]
+
+
+@stream.get("/api/events")
+def events():
+    session, config = _session(), current_app.config
+    seen = request.headers.get("Last-Event-ID", "")
+    last_version = int(seen) if seen.isdigit() else -1
+    return Response(
+        _state_events(session, last_version, config["SSE_MAX_S"], config["SSE_HEARTBEAT_S"]),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def _state_events(session, last_version: int, max_s: float, heartbeat_s: float) -> Iterator[str]:
+    deadline = time.monotonic() + max_s
+    yield "retry: 1000\n\n"
+    state = session.state()
+    version = int(state["version"])
+    if version != last_version:
+        yield _event(state)
+    while (remaining := deadline - time.monotonic()) > 0:
+        newest = session.wait_for_change(version, min(heartbeat_s, remaining))
+        if newest > version:
+            state = session.state()
+            version = int(state["version"])
+            yield _event(state)
+        else:
+            yield ": still here\n\n"
+
+
+def _event(state: dict) -> str:
+    return f"id: {state['version']}\nevent: state\ndata: {json.dumps(state, separators=(',', ':'))}\n\n"
+
+
+@stream.get("/stream.mjpg")
+def mjpeg():
+    config = current_app.config
+    return Response(
+        _frames(_session(), config["MJPEG_MAX_FPS"], config["MJPEG_MAX_S"]),
+        mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+def _frames(session, max_fps: float, max_s: float) -> Iterator[bytes]:
+    """New frames only, at most `max_fps`; the last one again every few seconds as a keep-alive."""
+    interval, deadline = 1.0 / max_fps, time.monotonic() + max_s
+    sent, sent_at = None, 0.0
+    while time.monotonic() < deadline:
+        started = time.monotonic()
+        jpeg = session.latest_jpeg()
+        if jpeg is not None and (jpeg is not sent or started - sent_at > 5.0):
+            yield (
+                f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n"
+            ).encode()
+            yield jpeg + b"\r\n"
+            sent, sent_at = jpeg, started
+        time.sleep(max(0.0, interval - (time.monotonic() - started)))
+
+
+@stream.get("/frame.jpg")
+def frame():
+    return _still(_session().latest_jpeg(), "No camera frame yet. Check the camera, or wait a moment.")
+
+
+@stream.get("/topdown.jpg")
+def topdown():
+    return _still(
+        _session().topdown_jpeg(), "No top-down view until the camera is calibrated. Show it the markers."
+    )
+
+
+def _still(jpeg: bytes | None, missing: str) -> Response:
+    if jpeg is None:
+        raise ServiceUnavailable(missing)
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
