@@ -1,0 +1,90 @@
+import numpy as np
+
+from models.detections import Detections
+from tests.tracker.scenes import bases, colour, detections, vehicles
+from tracker.tracking import Tracker
+
+
+def positions(tracker: Tracker) -> dict[str, tuple[float, float]]:
+    return {t.id: (round(float(t.xy_cm[0]), 2), round(float(t.xy_cm[1]), 2)) for t in tracker.models()}
+
+
+def squad(x: float, y: float) -> list[tuple[float, float]]:
+    return [(x + 3.5 * i, y) for i in range(4)]
+
+
+def test_hands_over_models_hold_positions_and_hide_them():
+    tracker = Tracker()
+    tracker.update(detections((10, 10), (50, 50)))
+    tracker.hold({"m1"})
+    assert positions(tracker) == {"m1": (10.0, 10.0), "m2": (50.0, 50.0)}
+    assert [t.visible for t in tracker.models()] == [False, True]
+    changes = tracker.update(detections((10, 10), (50, 50)))
+    assert not changes
+    assert all(t.visible for t in tracker.models())
+
+
+def test_squad_lifted_and_placed_within_allowance_keeps_ids_in_order():
+    tracker = Tracker()
+    tracker.update(detections(*squad(20, 20)))
+    before = positions(tracker)
+    tracker.hold(before)
+    changes = tracker.update(detections(*squad(32, 24)))
+    after = positions(tracker)
+    assert set(changes.moved) == set(before)
+    for track_id, (x, y) in before.items():
+        assert after[track_id] == (round(x + 12, 2), round(y + 4, 2))
+    assert not changes.added and not changes.removed
+
+
+def test_two_models_swapped_in_one_hand_move_keep_their_ids_by_appearance():
+    tracker = Tracker()
+    tracker.update(detections((30, 30), (34, 30)), [colour(0), colour(20)])
+    tracker.update(detections((30, 30), (34, 30)), [colour(20), colour(0)])
+    assert positions(tracker) == {"m1": (34.0, 30.0), "m2": (30.0, 30.0)}
+
+
+def test_a_model_taken_off_is_removed_after_confirmation_not_swapped():
+    tracker = Tracker()
+    tracker.update(detections((30, 30), (34, 30), (38, 30)))
+    first = tracker.update(detections((30, 30), (38, 30)))
+    assert not first.removed
+    assert [t.visible for t in tracker.models()] == [True, False, True]
+    second = tracker.update(detections((30, 30), (38, 30)))
+    assert second.removed == ["m2"]
+    assert positions(tracker) == {"m1": (30.0, 30.0), "m3": (38.0, 30.0)}
+
+
+def test_new_model_gets_a_new_id_and_beyond_allowance_is_not_a_move():
+    tracker = Tracker(default_allowance_cm=15.0)
+    tracker.update(detections((10, 10)))
+    tracker.update(detections((10, 10), (100, 80)))
+    assert sorted(positions(tracker)) == ["m1", "m2"]
+    tracker.update(detections((100, 80)))
+    changes = tracker.update(detections((100, 80), (60, 10)))
+    assert changes.removed == ["m1"] and changes.added == ["m3"]
+
+
+def test_size_class_never_matches_across():
+    tracker = Tracker()
+    tracker.update(Detections(bases=bases((10, 10), diameter_mm=65)))
+    changes = tracker.update(detections((11, 10)))
+    assert changes.added == ["m2"]
+
+
+def test_unit_shift_resolves_a_squad_moved_further_than_its_spacing():
+    tracker = Tracker(default_allowance_cm=15.0)
+    tracker.update(detections(*squad(20, 20)))
+    for track in tracker.models():
+        tracker.unit_of[track.id] = "red-1"
+    tracker.update(detections(*squad(34, 20)))
+    assert positions(tracker) == {f"m{i + 1}": (34 + 3.5 * i, 20.0) for i in range(4)}
+
+
+def test_vehicle_keeps_id_when_driven_and_turned():
+    tracker = Tracker()
+    tracker.update(Detections(vehicles=vehicles((100, 50, 0), (40, 90, 90))))
+    changes = tracker.update(Detections(vehicles=vehicles((118, 55, 30), (40, 90, 90))))
+    (v1,) = [t for t in tracker.vehicles() if t.id == "v1"]
+    assert list(changes.moved) == ["v1"]
+    assert np.allclose(v1.xy_cm, (118, 55)) and v1.heading_deg == 30.0

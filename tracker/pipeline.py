@@ -1,0 +1,149 @@
+"""One frame at a time: source -> calibration (drift-watched) -> motion gate -> detection -> tracks.
+
+The expensive steps run only when they can help: calibration once (again when the drift
+watch sees the camera knocked and the markers are in view), detection only on settled frames
+where something may have changed. On every other frame the tracker just holds positions and
+marks what the hands cover. The same object runs live, in `tablesight track` and in replay,
+so a replay of recorded frames gives the same tracks and the same events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from hardware.source import Frame
+from models.detections import Detections
+from rules_core.errors import TablesightError
+from tracker.appearance import describe
+from tracker.motion import MotionGate
+from tracker.tracking import Tracker
+from tracker.tracks import FrameResult, TrackChanges
+
+
+class Calibration(Protocol):
+    """What the pipeline needs of calibration.table.TableCalibration."""
+
+    marker_ids: list[int]
+
+    def table_to_image(self, points_cm: np.ndarray) -> np.ndarray: ...
+
+
+class Detector(Protocol):
+    def detect(self, image: np.ndarray, calibration: Any) -> Detections: ...
+
+
+Calibrate = Callable[[np.ndarray], Calibration]
+DriftWatchFactory = Callable[[Calibration, np.ndarray], Any]
+
+
+@dataclass
+class PipelineStatus:
+    """What the pipeline would tell a user about itself: shown by the web UI and the CLI."""
+
+    calibrated: bool = False
+    message: str = ""
+    drift: bool = False
+    detections_run: int = 0
+
+
+class Pipeline:
+    """Turns frames into `FrameResult`s; owns the tracker, the gate and the calibration.
+
+    `confirm`: detections run on this many settled frames after a change, so a missed piece
+    is only retired when it is missing twice (see Tracker.confirm_missing).
+    `redetect_every`: a settled scene is re-detected this often (frames) to catch slow changes.
+    """
+
+    def __init__(self, calibrate: Calibrate, detector: Detector, tracker: Tracker | None = None,
+                 gate: MotionGate | None = None, drift_watch: DriftWatchFactory | None = None,
+                 redetect_every: int = 100) -> None:
+        self.calibrate = calibrate
+        self.detector = detector
+        self.tracker = tracker or Tracker()
+        self.gate = gate or MotionGate()
+        self.drift_watch = drift_watch
+        self.redetect_every = redetect_every
+        self.calibration: Calibration | None = None
+        self.status = PipelineStatus()
+        self._watch: Any = None
+        self._since_detection = 0
+
+    def process(self, frame: Frame) -> FrameResult:
+        reading = self.gate.observe(frame.image)
+        if self.calibration is None or (reading.just_settled and self._drifted(frame.image)):
+            self._calibrate(frame.image)
+        changes = TrackChanges()
+        detected = False
+        if self.calibration is None:
+            pass
+        elif not reading.settled:
+            self.tracker.hold(self._covered(reading))
+        elif self._should_detect(reading):
+            changes = self._detect(frame.image)
+            detected = True
+        else:
+            self.tracker.hold(())
+            self._since_detection += 1
+        return FrameResult(
+            frame=frame.index, source=frame.name, settled=reading.settled,
+            models=[t.to_model_json() for t in self.tracker.models()],
+            vehicles=[t.to_vehicle_json() for t in self.tracker.vehicles()],
+            changes=changes, timestamp_s=frame.timestamp_s, detected=detected)
+
+    def recalibrate(self, image: np.ndarray) -> None:
+        """Forget the calibration and take a new one from this picture (a user's request)."""
+        self._calibrate(image)
+
+    def _calibrate(self, image: np.ndarray) -> None:
+        try:
+            calibration = self.calibrate(image)
+        except TablesightError as error:
+            self.status.message = f"calibration failed: {error}"
+            return
+        self.calibration = calibration
+        self.status.calibrated = True
+        self.status.drift = False
+        self.status.message = ""
+        self._watch = self.drift_watch(calibration, image) if self.drift_watch else None
+
+    def _drifted(self, image: np.ndarray) -> bool:
+        if self._watch is None:
+            return False
+        report = self._watch.check(image)
+        self.status.drift = bool(report.drifted)
+        if report.drifted:
+            self.status.message = f"camera moved: {report.reason}; recalibrating"
+        return bool(report.drifted)
+
+    def _should_detect(self, reading) -> bool:
+        pending = any(t.missed for t in self.tracker.tracks.values())
+        return (reading.just_settled or reading.pieces_moved or pending
+                or self.status.detections_run == 0 or self._since_detection >= self.redetect_every)
+
+    def _covered(self, reading) -> list[str]:
+        tracks = list(self.tracker.tracks.values())
+        if not tracks:
+            return []
+        pixels = self.calibration.table_to_image(np.array([t.xy_cm for t in tracks]))
+        covered = reading.covers(pixels)
+        return [t.id for t, hidden in zip(tracks, covered, strict=True) if hidden]
+
+    def _detect(self, image: np.ndarray) -> TrackChanges:
+        detections = self.detector.detect(image, self.calibration)
+        self.status.detections_run += 1
+        self._since_detection = 0
+        bases, vehicles = detections.bases, detections.vehicles
+        model_look = self._appearance(image, bases.xy_cm, bases.diameter_mm / 20.0)
+        vehicle_look = self._appearance(image, vehicles.xy_cm, vehicles.width_cm / 2.0)
+        return self.tracker.update(detections, model_look, vehicle_look)
+
+    def _appearance(self, image: np.ndarray, xy_cm: np.ndarray, radius_cm: np.ndarray) -> list:
+        if not len(xy_cm):
+            return []
+        centres = self.calibration.table_to_image(xy_cm)
+        rims = self.calibration.table_to_image(xy_cm + np.stack([radius_cm, np.zeros_like(radius_cm)], 1))
+        return describe(image, centres, np.linalg.norm(rims - centres, axis=1))

@@ -1,0 +1,172 @@
+"""Identities through hands: every model and vehicle keeps one track id for the whole game.
+
+The pipeline calls `hold()` on every unsettled frame (hands over the table) and `update()`
+with fresh detections once the scene has settled. Nothing moves while unsettled, so a move is
+one step from the last settled position to the next, which `association` resolves with
+distance, size class, appearance, unit membership and the move allowance.
+
+>>> from models.detections import Bases, Detections
+>>> tracker = Tracker()
+>>> bases = Bases(np.array([[10.0, 10.0]]), np.array([32.0]), np.array([0.9]))
+>>> tracker.update(Detections(bases=bases)).added
+['m1']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from models.detections import Bases, Detections, Vehicles
+from tracker.appearance import blend
+from tracker.association import Weights, assign, group_shifts, heading_cost, match_cost
+from tracker.tracks import Track, TrackChanges
+
+Appearance = Sequence[np.ndarray | None]
+
+
+class Tracker:
+    """Tracks in table cm, held while unsettled and re-associated when the scene settles.
+
+    `allowance_cm` and `unit_of` (by track id) are filled in by the game once models are
+    assigned to units; until then every piece gets `default_allowance_cm`.
+    `confirm_missing`: a piece must be missing from this many settled detections in a row
+    before it is reported removed, so one missed detection never makes a casualty.
+    """
+
+    def __init__(self, weights: Weights | None = None, default_allowance_cm: float = 30.0,
+                 confirm_missing: int = 2, moved_cm: float = 0.5) -> None:
+        self.weights = weights or Weights()
+        self.default_allowance_cm = default_allowance_cm
+        self.confirm_missing = confirm_missing
+        self.moved_cm = moved_cm
+        self.tracks: dict[str, Track] = {}
+        self.removed: dict[str, Track] = {}
+        self.allowance_cm: dict[str, float] = {}
+        self.unit_of: dict[str, str] = {}
+        self._counter = {"model": 0, "vehicle": 0}
+
+    def models(self) -> list[Track]:
+        return [t for t in self.tracks.values() if t.kind == "model"]
+
+    def vehicles(self) -> list[Track]:
+        return [t for t in self.tracks.values() if t.kind == "vehicle"]
+
+    def hold(self, hidden: Iterable[str]) -> None:
+        """An unsettled frame: positions stay; pieces under hands or in flight are not visible."""
+        hidden = set(hidden)
+        for track in self.tracks.values():
+            track.visible = track.id not in hidden
+
+    def place(self, track_id: str, xy_cm: Sequence[float]) -> None:
+        """Put a track at a position by hand (a correction), as if it had settled there."""
+        self.tracks[track_id].xy_cm = np.asarray(xy_cm, dtype=np.float64).copy()
+
+    def update(self, detections: Detections, model_appearance: Appearance | None = None,
+               vehicle_appearance: Appearance | None = None) -> TrackChanges:
+        """A settled frame's detections: re-associate, add the new, retire the gone."""
+        changes = TrackChanges()
+        self._update_models(detections.bases, model_appearance, changes)
+        self._update_vehicles(detections.vehicles, vehicle_appearance, changes)
+        return changes
+
+    def _update_models(self, bases: Bases, appearance: Appearance | None, changes: TrackChanges) -> None:
+        tracks = self.models()
+        new_appearance = list(appearance) if appearance is not None else [None] * len(bases)
+        same_class = (np.array([t.diameter_mm for t in tracks])[:, None]
+                      == bases.diameter_mm[None, :]) if tracks else np.zeros((0, len(bases)), bool)
+        pairs, _, _ = self._associate(tracks, bases.xy_cm, new_appearance, same_class, extra=None)
+        for i, j in pairs:
+            self._follow(tracks[i], bases.xy_cm[j], new_appearance[j], changes)
+        matched_tracks = {i for i, _ in pairs}
+        matched_dets = {j for _, j in pairs}
+        self._retire([t for i, t in enumerate(tracks) if i not in matched_tracks], changes)
+        for j in self._in_reading_order(bases.xy_cm, matched_dets):
+            track = self._new("model", bases.xy_cm[j], new_appearance[j], changes)
+            track.diameter_mm = float(bases.diameter_mm[j])
+
+    def _update_vehicles(self, vehicles: Vehicles, appearance: Appearance | None,
+                         changes: TrackChanges) -> None:
+        tracks = self.vehicles()
+        new_appearance = list(appearance) if appearance is not None else [None] * len(vehicles)
+        if tracks:
+            lengths = np.array([t.length_cm for t in tracks])
+            ratio = vehicles.length_cm[None, :] / np.maximum(lengths[:, None], 1e-6)
+            same_class = (ratio > 0.8) & (ratio < 1.25)
+            extra = self.weights.heading * heading_cost(np.array([t.heading_deg for t in tracks]),
+                                                        vehicles.heading_deg)
+        else:
+            same_class, extra = np.zeros((0, len(vehicles)), bool), None
+        pairs, _, _ = self._associate(tracks, vehicles.xy_cm, new_appearance, same_class, extra)
+        for i, j in pairs:
+            track = tracks[i]
+            turned = abs((vehicles.heading_deg[j] - track.heading_deg + 180.0) % 360.0 - 180.0) > 2.0
+            self._follow(track, vehicles.xy_cm[j], new_appearance[j], changes, force_moved=turned)
+            track.heading_deg = float(vehicles.heading_deg[j]) % 360.0
+        matched_tracks = {i for i, _ in pairs}
+        matched_dets = {j for _, j in pairs}
+        self._retire([t for i, t in enumerate(tracks) if i not in matched_tracks], changes)
+        for j in self._in_reading_order(vehicles.xy_cm, matched_dets):
+            track = self._new("vehicle", vehicles.xy_cm[j], new_appearance[j], changes)
+            track.length_cm = float(vehicles.length_cm[j])
+            track.width_cm = float(vehicles.width_cm[j])
+            track.heading_deg = float(vehicles.heading_deg[j]) % 360.0
+
+    def _associate(self, tracks: list[Track], new_xy: np.ndarray, new_appearance: list,
+                   same_class: np.ndarray, extra: np.ndarray | None):
+        if not tracks or not len(new_xy):
+            return [], list(range(len(tracks))), list(range(len(new_xy)))
+        old_xy = np.array([t.xy_cm for t in tracks])
+        allowance = np.array([self.allowance_cm.get(t.id, self.default_allowance_cm) for t in tracks])
+        old_appearance = [t.appearance for t in tracks]
+        groups = [self.unit_of.get(t.id) for t in tracks]
+
+        def solve(shift: np.ndarray | None):
+            cost = match_cost(old_xy, new_xy, allowance, old_appearance, new_appearance, same_class,
+                              self.weights, shift)
+            if extra is not None:
+                cost = cost + extra
+            return assign(cost, self.weights.max_cost)
+
+        first = solve(None)
+        moved = [(i, j) for i, j in first[0]
+                 if np.linalg.norm(new_xy[j] - old_xy[i]) > self.moved_cm]
+        if not any(g is not None for g in groups) or not moved:
+            return first
+        return solve(group_shifts(old_xy, new_xy, moved, groups))
+
+    def _follow(self, track: Track, xy: np.ndarray, appearance: np.ndarray | None,
+                changes: TrackChanges, force_moved: bool = False) -> None:
+        before = track.xy_cm.copy()
+        track.xy_cm = np.asarray(xy, dtype=np.float64).copy()
+        track.appearance = blend(track.appearance, appearance)
+        track.visible = True
+        track.missed = 0
+        if force_moved or np.linalg.norm(track.xy_cm - before) > self.moved_cm:
+            changes.moved[track.id] = ((float(before[0]), float(before[1])),
+                                       (float(track.xy_cm[0]), float(track.xy_cm[1])))
+
+    def _retire(self, unmatched: list[Track], changes: TrackChanges) -> None:
+        for track in unmatched:
+            track.missed += 1
+            track.visible = False
+            if track.missed >= self.confirm_missing:
+                self.removed[track.id] = self.tracks.pop(track.id)
+                changes.removed.append(track.id)
+
+    def _new(self, kind: str, xy: np.ndarray, appearance: np.ndarray | None,
+             changes: TrackChanges) -> Track:
+        self._counter[kind] += 1
+        track_id = f"{'m' if kind == 'model' else 'v'}{self._counter[kind]}"
+        track = Track(id=track_id, kind=kind, xy_cm=np.asarray(xy, dtype=np.float64).copy(),
+                      appearance=appearance)
+        self.tracks[track_id] = track
+        changes.added.append(track_id)
+        return track
+
+    @staticmethod
+    def _in_reading_order(xy: np.ndarray, taken: set[int]) -> list[int]:
+        """New ids go top-left to bottom-right, so the same table always gets the same names."""
+        free = [j for j in range(len(xy)) if j not in taken]
+        return sorted(free, key=lambda j: (round(float(xy[j][1]), 1), round(float(xy[j][0]), 1)))

@@ -1,0 +1,72 @@
+"""What the tracker knows about each physical piece, and the per-frame record it publishes.
+
+A track is one model or vehicle for the whole game. Its position is the last *settled*
+position: while hands are over the table nothing moves in the record, a covered piece is only
+marked not visible. That is what makes a lift-and-place move one clean step for the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Track:
+    """One model (round base) or vehicle (hull footprint) on the table."""
+
+    id: str
+    kind: str  # "model" or "vehicle"
+    xy_cm: np.ndarray
+    diameter_mm: float = 0.0
+    length_cm: float = 0.0
+    width_cm: float = 0.0
+    heading_deg: float = 0.0
+    appearance: np.ndarray | None = None
+    visible: bool = True
+    missed: int = 0
+
+    def to_model_json(self) -> dict:
+        return {"track_id": self.id, "x_cm": round(float(self.xy_cm[0]), 2),
+                "y_cm": round(float(self.xy_cm[1]), 2), "diameter_mm": _nominal(self.diameter_mm),
+                "visible": self.visible}
+
+    def to_vehicle_json(self) -> dict:
+        return {"track_id": self.id, "x_cm": round(float(self.xy_cm[0]), 2),
+                "y_cm": round(float(self.xy_cm[1]), 2),
+                "heading_deg": round(float(self.heading_deg) % 360.0, 1), "visible": self.visible}
+
+
+def _nominal(diameter_mm: float) -> int | float:
+    return int(diameter_mm) if float(diameter_mm).is_integer() else round(float(diameter_mm), 1)
+
+
+@dataclass(frozen=True)
+class TrackChanges:
+    """What one settled update changed: the events the game logs."""
+
+    moved: dict[str, tuple[tuple[float, float], tuple[float, float]]] = field(default_factory=dict)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.moved or self.added or self.removed)
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """One frame through the pipeline: the JSON line of `tablesight track`."""
+
+    frame: int
+    source: str
+    settled: bool
+    models: list[dict]
+    vehicles: list[dict]
+    changes: TrackChanges = field(default_factory=TrackChanges)
+    timestamp_s: float = 0.0
+    detected: bool = False
+
+    def to_json(self) -> dict:
+        return {"frame": self.frame, "source": self.source, "settled": self.settled,
+                "models": self.models, "vehicles": self.vehicles}
