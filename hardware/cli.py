@@ -3,7 +3,40 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import sys
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this package's subcommands; filled in as the package grows."""
+    """Add this package's subcommands."""
+    doctor = subparsers.add_parser(
+        "doctor",
+        help="check the camera, markers, calibration, model and disk, and say what to fix",
+        description="Check that this rig is ready for a game: the camera (found, resolution, frame "
+        "rate), the light, the markers in view and their calibration error, the detector model and "
+        "the free disk. Exit 0 when all is well, 1 with something to fix, 2 when it cannot run.",
+    )
+    doctor.add_argument("--source", default=None,
+                        help="picamera2, camera:N, a URL, a video file or a folder "
+                        "(default: picamera2 on a Pi, else camera:0)")
+    doctor.add_argument("--layout", type=Path, default=None, help="marker layout JSON, to check calibration")
+    doctor.add_argument("--frames", type=int, default=10, help="frames to read to measure the frame rate")
+    doctor.set_defaults(func=run_doctor_command)
+
+
+def default_source() -> str:
+    """The Pi camera where picamera2 is installed (a Pi), otherwise the first USB camera."""
+    return "picamera2" if importlib.util.find_spec("picamera2") is not None else "camera:0"
+
+
+def run_doctor_command(args: argparse.Namespace) -> int:
+    from hardware.doctor import run_doctor
+
+    report = run_doctor(args.source or default_source(), args.layout, frames=args.frames)
+    for check in report.checks:
+        print(check.line())
+    for check in report.checks:
+        if check.fatal:
+            print(f"tablesight doctor: {check.finding}. {check.fix}.", file=sys.stderr)
+    return report.exit_code

@@ -1,0 +1,146 @@
+"""OpenCV capture: a USB camera, a network stream (RTSP/HTTP) or a video file.
+
+One class because OpenCV treats all three alike; what differs is what a failure means. A
+video file that stops has ended; a camera or stream that stops has failed (`CameraFault`), so
+`ReconnectingSource` can bring it back. The first frame is read on opening, because a busy or
+half-working camera often "opens" and then never delivers.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from hardware.errors import CameraFault
+from hardware.source import Frame
+from rules_core.errors import TablesightError
+
+NETWORK_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://")
+
+
+def is_network_url(spec: str) -> bool:
+    return spec.lower().startswith(NETWORK_SCHEMES)
+
+
+def _quietly(open_capture, *args) -> cv2.VideoCapture:
+    """Open without OpenCV's own warnings: our error says what is wrong and what to do."""
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    try:
+        return open_capture(*args)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+
+
+class CaptureSource:
+    """Frames from `cv2.VideoCapture`: `camera` is a USB index, a URL or a video file path."""
+
+    def __init__(
+        self,
+        camera: int | str | Path,
+        size: tuple[int, int] | None = None,
+        timeout_s: float = 5.0,
+    ) -> None:
+        self.live = not isinstance(camera, Path)
+        self._capture = self._open(camera, timeout_s)
+        if size is not None:
+            self._request_size(camera, size)
+        first = self._grab()
+        if first is None:
+            self._capture.release()
+            raise self._silent_error(camera)
+        if size is not None and (first.shape[1], first.shape[0]) != tuple(size):
+            self._capture.release()
+            raise TablesightError(
+                f"{self.description} does not support {size[0]}x{size[1]}: it delivers "
+                f"{first.shape[1]}x{first.shape[0]}",
+                f"ask for {first.shape[1]}x{first.shape[0]}, or leave the resolution unset",
+            )
+        self._pending: np.ndarray | None = first
+        self._index = 0
+        self._fps = self._capture.get(cv2.CAP_PROP_FPS) or 0.0
+
+    def _open(self, camera: int | str | Path, timeout_s: float) -> cv2.VideoCapture:
+        if isinstance(camera, int):
+            self.description = f"USB camera {camera}"
+            capture = _quietly(cv2.VideoCapture, camera)
+            if not capture.isOpened():
+                raise TablesightError(
+                    f"no camera answers at index {camera} (camera:{camera})",
+                    "plug the USB camera in, close any other program using it, or try camera:"
+                    f"{camera + 1}",
+                )
+            return capture
+        if isinstance(camera, Path):
+            self.description = f"video file {camera}"
+            if not camera.is_file():
+                raise TablesightError(f"{camera} does not exist", "check the path given as the source")
+            capture = cv2.VideoCapture(str(camera))
+            if not capture.isOpened():
+                raise TablesightError(
+                    f"{camera} is not a video OpenCV can read",
+                    "convert it to MP4 (H.264) or give a folder of images",
+                )
+            return capture
+        self.description = f"stream {camera}"
+        timeout_ms = int(timeout_s * 1000)
+        params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, timeout_ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, timeout_ms]
+        capture = _quietly(cv2.VideoCapture, camera, cv2.CAP_FFMPEG, params)
+        if not capture.isOpened():
+            raise TablesightError(
+                f"the stream {camera} does not answer",
+                "check that the camera is on and on this network, and that the URL, port and "
+                "password are right",
+            )
+        return capture
+
+    def _request_size(self, camera: int | str | Path, size: tuple[int, int]) -> None:
+        if not isinstance(camera, int):
+            raise TablesightError(
+                f"the resolution of {self.description} is fixed by the sender",
+                "leave the resolution unset for streams and files",
+            )
+        self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+        self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+
+    def _silent_error(self, camera: int | str | Path) -> TablesightError:
+        if isinstance(camera, Path):
+            return TablesightError(f"{camera} holds no frames", "check that the video is not empty or cut")
+        return TablesightError(
+            f"{self.description} opened but delivers no picture",
+            "close any other program using the camera, then unplug and replug it",
+        )
+
+    def _grab(self) -> np.ndarray | None:
+        ok, image = self._capture.read()
+        return image if ok and image is not None and image.size else None
+
+    def read(self) -> Frame | None:
+        if self._pending is not None:
+            image, self._pending = self._pending, None
+        else:
+            image = self._grab()
+        if image is None:
+            if self.live:
+                raise CameraFault(
+                    f"{self.description} stopped delivering frames",
+                    "check its cable or network; tablesight keeps trying",
+                )
+            return None
+        index = self._index
+        self._index += 1
+        return Frame(image=image, index=index, timestamp_s=self._timestamp(index), name=f"frame_{index:06d}")
+
+    def _timestamp(self, index: int) -> float:
+        if self.live:
+            return time.monotonic()
+        position_ms = self._capture.get(cv2.CAP_PROP_POS_MSEC)
+        if position_ms > 0 or index == 0:
+            return position_ms / 1000.0
+        return index / self._fps if self._fps > 0 else float(index)
+
+    def close(self) -> None:
+        self._capture.release()

@@ -1,0 +1,62 @@
+"""Stills on disk: a folder of photographs of the table, replayed in name order.
+
+Photos taken by hand (or by `tablesight record` in stills mode) are named so that name order
+is time order; timestamps are spaced by `fps` because a folder has no clock of its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+
+from hardware.source import Frame
+from rules_core.errors import TablesightError
+
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
+
+
+def image_files(folder: Path) -> list[Path]:
+    """The pictures in `folder`, in name order (other files, e.g. a README, are not frames)."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+class FolderSource:
+    """Each image of a folder (or a single image file) becomes one frame."""
+
+    live = False
+
+    def __init__(self, path: str | Path, fps: float = 10.0) -> None:
+        path = Path(path)
+        if path.is_dir():
+            self._paths = image_files(path)
+            if not self._paths:
+                raise TablesightError(
+                    f"the folder {path} holds no images (.jpg, .png, ...)",
+                    "point --source at the folder of photos, or at a video file",
+                )
+        elif path.is_file():
+            self._paths = [path]
+        else:
+            raise TablesightError(f"{path} does not exist", "check the path given as the source")
+        if fps <= 0:
+            raise TablesightError(f"fps must be above 0, got {fps}", "give a frame rate such as 10")
+        self.description = f"images in {path}"
+        self._fps = fps
+        self._next = 0
+
+    def read(self) -> Frame | None:
+        if self._next >= len(self._paths):
+            return None
+        index = self._next
+        path = self._paths[index]
+        self._next += 1
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise TablesightError(
+                f"{path} is not an image OpenCV can read", "remove or replace that file in the folder"
+            )
+        return Frame(image=image, index=index, timestamp_s=index / self._fps, name=path.name)
+
+    def close(self) -> None:
+        self._next = len(self._paths)

@@ -1,0 +1,84 @@
+"""`open_source()`: one spec string in, a `FrameSource` out, for every kind of camera or file.
+
+The spec is what users type after `--source`: "picamera2" (or "picamera2:1"), "camera:N" for a
+USB camera, an rtsp/http URL, a video file, a folder of images, a single image, or a recording
+folder. A recording's format belongs to the tracker, so its reader is passed in
+(`recording_reader`) rather than known here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from hardware.capture import CaptureSource, is_network_url
+from hardware.folder import IMAGE_SUFFIXES, FolderSource, image_files
+from hardware.reconnect import ReconnectingSource, SourceStatus
+from hardware.recording import RecordedFrame, RecordingSource
+from hardware.source import FrameSource
+from rules_core.errors import TablesightError
+
+RecordingReader = Callable[[Path], Iterable[RecordedFrame]]
+
+_PICAMERA = re.compile(r"picamera2(?::(\d+))?$")
+_USB_CAMERA = re.compile(r"camera:(\d+)$")
+
+
+def open_source(
+    spec: str,
+    *,
+    reconnect: bool = False,
+    on_status: Callable[[SourceStatus], None] | None = None,
+    recording_reader: RecordingReader | None = None,
+    **options: Any,
+) -> FrameSource:
+    """Open what `spec` names; with `reconnect`, a live camera is reopened whenever it drops.
+
+    `options` go to the source: `size=(w, h)` and `timeout_s` for cameras, `controls` for
+    picamera2, `fps` for folders. The first open always raises a `TablesightError` naming the
+    camera and the fix; only later faults are absorbed by reconnecting.
+    """
+    opener = _opener(spec.strip(), recording_reader, options)
+    source = opener()
+    if reconnect and getattr(source, "live", False):
+        first = [source]
+        return ReconnectingSource(lambda: first.pop() if first else opener(), on_status=on_status)
+    return source
+
+
+def _opener(
+    spec: str, recording_reader: RecordingReader | None, options: dict[str, Any]
+) -> Callable[[], FrameSource]:
+    if not spec:
+        raise TablesightError("no source given", "use picamera2, camera:0, a URL, a video file or a folder")
+    if match := _PICAMERA.match(spec):
+        from hardware.picamera import PicameraSource
+
+        camera_num = int(match.group(1) or 0)
+        options.setdefault("controls", {})
+        return lambda: PicameraSource(camera_num, **options)
+    if match := _USB_CAMERA.match(spec):
+        return lambda: CaptureSource(int(match.group(1)), **options)
+    if is_network_url(spec):
+        return lambda: CaptureSource(spec, **options)
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return _folder_opener(path, recording_reader, options)
+    if path.is_file():
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            return lambda: FolderSource(path, **options)
+        return lambda: CaptureSource(path, **options)
+    raise TablesightError(
+        f"{spec} is neither a camera nor an existing file or folder",
+        "use picamera2, camera:N, an rtsp:// or http:// URL, a video file or a folder of images",
+    )
+
+
+def _folder_opener(
+    path: Path, recording_reader: RecordingReader | None, options: dict[str, Any]
+) -> Callable[[], FrameSource]:
+    if image_files(path) or recording_reader is None:
+        return lambda: FolderSource(path, **options)
+    return lambda: RecordingSource(recording_reader(path), description=f"recording {path}")

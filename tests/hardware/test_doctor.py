@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import Camera, focal_to_fit
+from calibration.layout import load_layout
+from calibration.synthetic import render_markers
+from hardware import doctor
+from hardware.doctor import check_calibration, check_disk, check_model, run_doctor
+from tracker.cli import main
+
+DATA = Path(__file__).parent / "data"
+SMALL_TABLE = {
+    "dictionary": "DICT_4X4_50",
+    "table": {"width_cm": 60.0, "depth_cm": 40.0},
+    "markers": [
+        {"id": 0, "center_cm": [5.0, 5.0], "size_cm": 6.0},
+        {"id": 1, "center_cm": [55.0, 5.0], "size_cm": 6.0},
+        {"id": 2, "center_cm": [55.0, 35.0], "size_cm": 6.0},
+        {"id": 3, "center_cm": [5.0, 35.0], "size_cm": 6.0},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A folder with two photos of a small table seen from 60 cm, and its layout file."""
+    root = tmp_path_factory.mktemp("rig")
+    layout_path = root / "layout.json"
+    layout_path.write_text(json.dumps(SMALL_TABLE))
+    layout = load_layout(layout_path)
+    size = (1152, 648)
+    camera = Camera.looking_at((30.0, 20.0), 60.0, image_size=size,
+                               focal_px=focal_to_fit(layout.table_size_cm, 60.0, size))
+    folder = root / "frames"
+    folder.mkdir()
+    for seed in (0, 1):
+        rendered = render_markers(camera, layout.table_size_cm, layout.markers_as_synthetic(),
+                                  layout.dictionary, seed=seed)
+        cv2.imwrite(str(folder / f"frame_{seed}.png"), rendered.image)
+    return folder, layout_path
+
+
+@pytest.fixture
+def weights(tmp_path: Path) -> Path:
+    folder = tmp_path / "weights"
+    folder.mkdir()
+    shutil.copy(DATA / "identity.onnx", folder / "detector.onnx")
+    return folder
+
+
+def by_name(report) -> dict:
+    return {check.name: check for check in report.checks}
+
+
+def test_a_ready_rig_passes_every_check(table, weights, tmp_path) -> None:
+    folder, layout = table
+    report = run_doctor(str(folder), layout, weights_dir=weights, disk_path=tmp_path)
+    assert [c.line() for c in report.checks if not c.ok] == []
+    assert report.exit_code == 0
+    checks = by_name(report)
+    assert "1152x648" in checks["Camera"].finding
+    assert checks["Markers"].finding == "4 of the layout's 4 markers are in view"
+    rms = float(checks["Calibration"].finding.split(" fit to ")[1].split(" mm")[0])
+    assert rms < 0.5
+    assert "detector.onnx loads" in checks["Detector model"].finding
+
+
+def test_a_covered_marker_is_named(table, weights, tmp_path) -> None:
+    folder, layout = table
+    covered = tmp_path / "covered"
+    covered.mkdir()
+    image = cv2.imread(str(folder / "frame_0.png"))
+    camera_px = np.argwhere(image.sum(axis=2) < 60)  # the markers' black squares
+    right = camera_px[camera_px[:, 1] > image.shape[1] * 0.75]
+    bottom_right = right[right[:, 0] > image.shape[0] * 0.5]
+    y0, x0 = bottom_right.min(axis=0)
+    y1, x1 = bottom_right.max(axis=0)
+    cv2.rectangle(image, (int(x0) - 5, int(y0) - 5), (int(x1) + 5, int(y1) + 5), (200, 180, 170), -1)
+    cv2.imwrite(str(covered / "hand.png"), image)
+    report = run_doctor(str(covered), layout, weights_dir=weights, disk_path=tmp_path)
+    markers = by_name(report)["Markers"]
+    assert not markers.ok and markers.finding.endswith("; id 2 is not")
+    assert by_name(report)["Calibration"].ok, "three markers still calibrate"
+    assert report.exit_code == 1
+
+
+def test_no_markers_in_view(tmp_path, weights, table) -> None:
+    _, layout = table
+    blank = tmp_path / "blank"
+    blank.mkdir()
+    cv2.imwrite(str(blank / "mat.png"), np.full((480, 640, 3), (60, 120, 60), np.uint8))
+    report = run_doctor(str(blank), layout, weights_dir=weights, disk_path=tmp_path)
+    markers = by_name(report)["Markers"]
+    assert markers.finding.startswith("0 of the layout's 4 markers are in view")
+    assert "at least 2" in markers.fix
+    assert report.exit_code == 1
+
+
+def test_dark_picture_gets_a_lighting_tip(tmp_path, weights) -> None:
+    dark = tmp_path / "dark"
+    dark.mkdir()
+    cv2.imwrite(str(dark / "night.png"), np.full((480, 640, 3), 15, np.uint8))
+    light = by_name(run_doctor(str(dark), weights_dir=weights, disk_path=tmp_path))["Light"]
+    assert not light.ok and "dark" in light.finding
+
+
+def test_missing_camera_cannot_run_but_still_checks_model_and_disk(capsys, tmp_path) -> None:
+    assert main(["doctor", "--source", "camera:57"]) == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].startswith("FAIL Camera: no camera answers at index 57")
+    assert any(line.split(":")[0].endswith("Disk") for line in out.splitlines())
+    assert err.startswith("tablesight doctor: no camera answers at index 57")
+
+
+def test_missing_pi_camera(picamera2, capsys) -> None:
+    picamera2.rig.reset()
+    assert main(["doctor", "--source", "picamera2"]) == 2
+    assert "no Raspberry Pi camera found" in capsys.readouterr().err
+
+
+def test_empty_folder_cannot_run(tmp_path, capsys) -> None:
+    assert main(["doctor", "--source", str(tmp_path)]) == 2
+    assert "holds no images" in capsys.readouterr().err
+
+
+def test_bad_layout_cannot_run(tmp_path, capsys) -> None:
+    (tmp_path / "layout.json").write_text("{not json")
+    assert main(["doctor", "--source", str(tmp_path), "--layout", str(tmp_path / "layout.json")]) == 2
+    assert "layout" in capsys.readouterr().err
+
+
+def test_cli_warnings_exit_1(table, capsys, monkeypatch, tmp_path) -> None:
+    folder, _ = table
+    monkeypatch.setattr(doctor, "_default_weights_dir", lambda: tmp_path / "none")
+    assert main(["doctor", "--source", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "FIX  Detector model: no .onnx model" in out
+    assert "FIX  Calibration: not checked, because no layout was given. Run doctor with --layout" in out
+
+
+def test_slow_live_camera_is_flagged(picamera2, weights, tmp_path) -> None:
+    ticks = iter([0.0, 10.0])
+    report = run_doctor("picamera2", frames=3, weights_dir=weights, disk_path=tmp_path,
+                        clock=lambda: next(ticks))
+    rate = by_name(report)["Frame rate"]
+    assert not rate.ok and rate.finding == "only 0.2 frames per second"
+
+
+def test_camera_that_stalls_during_the_check(picamera2, weights, tmp_path, monkeypatch) -> None:
+    from hardware import picamera
+
+    real_read = picamera.PicameraSource.read
+    reads = []
+
+    def stalling(self):
+        reads.append(1)
+        if len(reads) == 3:
+            picamera2.rig.sensors[0].delivering = False
+        return real_read(self)
+
+    monkeypatch.setattr(picamera.PicameraSource, "read", stalling)
+    rate = by_name(run_doctor("picamera2", frames=5, weights_dir=weights, disk_path=tmp_path))["Frame rate"]
+    assert not rate.ok and rate.finding.startswith("the camera stopped after 2 frames")
+
+
+def test_broken_model_file(tmp_path) -> None:
+    (tmp_path / "detector.onnx").write_bytes(b"not a model")
+    check = check_model(tmp_path)
+    assert not check.ok and "detector.onnx does not load" in check.finding
+
+
+def test_low_disk(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(100e9, 99.5e9, 0.5e9))
+    check = check_disk(tmp_path)
+    assert not check.ok and check.finding.startswith("only 0.5 GB free")
+
+
+def test_a_camera_too_low_for_the_table_is_told_to_rise(table) -> None:
+    _, layout_path = table
+    layout = load_layout(layout_path)
+    seen = {i: corners * 20.0 + 10.0 for i, corners in layout.corners_by_id.items()}  # 20 px per cm
+    checks = {c.name: c for c in check_calibration(seen, layout, (800, 600))}
+    assert checks["Calibration"].ok
+    view = checks["Table in view"]
+    assert not view.ok
+    assert view.finding == "table corners (60, 0), (60, 40), (0, 40) cm are outside the picture"
+    assert checks["Detail"].finding.startswith("one pixel covers 0.50 mm")

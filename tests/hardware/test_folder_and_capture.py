@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.capture import CaptureSource
+from hardware.folder import FolderSource
+from hardware.recording import RecordingSource
+from hardware.sources import open_source
+from rules_core.errors import TablesightError
+from tests.hardware.conftest import table_image
+
+
+def read_all(source) -> list:
+    frames = []
+    while (frame := source.read()) is not None:
+        frames.append(frame)
+    return frames
+
+
+def test_folder_frames_come_in_name_order_with_spaced_timestamps(image_folder: Path) -> None:
+    source = open_source(str(image_folder), fps=5.0)
+    frames = read_all(source)
+    assert [f.name for f in frames] == ["frame_000.png", "frame_001.png", "frame_002.png"]
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert [f.timestamp_s for f in frames] == pytest.approx([0.0, 0.2, 0.4])
+    assert np.array_equal(frames[1].image, table_image(1))
+    assert source.read() is None
+
+
+def test_empty_folder_says_so(tmp_path: Path) -> None:
+    with pytest.raises(TablesightError, match="holds no images"):
+        open_source(str(tmp_path))
+
+
+def test_unreadable_image_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "a.jpg").write_bytes(b"not a jpeg")
+    source = FolderSource(tmp_path)
+    with pytest.raises(TablesightError, match=r"a\.jpg is not an image"):
+        source.read()
+
+
+def test_single_image_is_a_one_frame_source(image_folder: Path) -> None:
+    frames = read_all(open_source(str(image_folder / "frame_001.png")))
+    assert len(frames) == 1 and frames[0].name == "frame_001.png"
+
+
+def test_missing_path_is_an_error() -> None:
+    with pytest.raises(TablesightError, match="neither a camera nor an existing file"):
+        open_source("/no/such/table.mp4")
+
+
+@pytest.fixture
+def video_file(tmp_path: Path) -> Path:
+    path = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (320, 240))
+    for i in range(6):
+        writer.write(table_image(i))
+    writer.release()
+    return path
+
+
+def test_video_file_plays_to_its_end(video_file: Path) -> None:
+    source = open_source(str(video_file))
+    assert not source.live
+    frames = read_all(source)
+    assert len(frames) == 6
+    assert frames[0].image.shape == (240, 320, 3)
+    assert [f.timestamp_s for f in frames] == pytest.approx([i / 10 for i in range(6)], abs=1e-6)
+    source.close()
+
+
+def test_garbage_video_file_is_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "broken.mp4"
+    path.write_bytes(b"\x00" * 1000)
+    with pytest.raises(TablesightError, match=r"broken\.mp4"):
+        open_source(str(path))
+
+
+def test_missing_usb_camera_names_the_index_and_the_fix() -> None:
+    with pytest.raises(TablesightError) as caught:
+        open_source("camera:57")
+    assert "index 57" in caught.value.problem
+    assert "plug the USB camera in" in caught.value.fix
+
+
+def test_url_that_does_not_answer(unused_port: int) -> None:
+    with pytest.raises(TablesightError, match="does not answer"):
+        CaptureSource(f"http://127.0.0.1:{unused_port}/stream.mjpg", timeout_s=1.0)
+
+
+@pytest.fixture
+def unused_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_recording_source_takes_frames_from_any_reader() -> None:
+    def reader():
+        for i in range(3):
+            yield table_image(i), 100.0 + i * 0.5, f"rec_{i}.jpg"
+
+    frames = read_all(RecordingSource(reader(), description="game 7"))
+    assert [(f.index, f.timestamp_s, f.name) for f in frames] == [
+        (0, 100.0, "rec_0.jpg"), (1, 100.5, "rec_1.jpg"), (2, 101.0, "rec_2.jpg")]
+
+
+def test_folder_without_images_opens_as_a_recording_when_given_a_reader(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_text("{}")
+    opened: list[Path] = []
+
+    def reader(path: Path):
+        opened.append(path)
+        return [(table_image(0), 0.0, "f0")]
+
+    source = open_source(str(tmp_path), recording_reader=reader)
+    assert opened == [tmp_path]
+    assert [f.name for f in read_all(source)] == ["f0"]
