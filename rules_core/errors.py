@@ -19,3 +19,11 @@ class TablesightError(Exception):
 
     def __str__(self) -> str:
         return f"{self.problem}. {self.fix}." if self.fix else f"{self.problem}."
+
+
+class RulesetError(TablesightError):
+    """A ruleset file that cannot be used: names the file, the field and the line."""
+
+
+class SceneError(TablesightError):
+    """A scene (or move, or command argument) that does not fit its ruleset: names the field."""

@@ -1,9 +1,156 @@
-"""Subcommands of this package for `tablesight` (see tracker/cli.py)."""
+"""`tablesight rules ...`: the rules core from a terminal, JSON on stdout.
+
+Bad input (a missing file, invalid JSON, a scene that does not fit its ruleset) raises
+TablesightError, which tracker/cli.py prints as one line on stderr with exit code 2.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rules_core.errors import SceneError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this package's subcommands; filled in as the package grows."""
+    rules = subparsers.add_parser(
+        "rules",
+        help="measure, check moves and ranges against a ruleset (JSON out)",
+        description="Rules core commands: JSON on stdout; bad input exits 2 with one line on stderr.",
+    )
+    commands = rules.add_subparsers(dest="rules_command", metavar="RULES_COMMAND", required=True)
+
+    commands.add_parser("list", help="ruleset ids with title, source and unit of measure").set_defaults(
+        func=_list
+    )
+
+    show = commands.add_parser("show", help="every parameter of one ruleset")
+    show.add_argument("id", metavar="ID")
+    show.set_defaults(func=_show)
+
+    measure = commands.add_parser("measure", help="edge and centre distance between two models")
+    measure.add_argument("scene", metavar="SCENE.json")
+    measure.add_argument("a", metavar="A")
+    measure.add_argument("b", metavar="B")
+    measure.set_defaults(func=_measure)
+
+    check = commands.add_parser(
+        "check", help="coherency, objectives, deployment and the ruleset's other checks"
+    )
+    check.add_argument("scene", metavar="SCENE.json")
+    check.set_defaults(func=_check)
+
+    move = commands.add_parser("move", help="judge every model that moved between two scenes")
+    move.add_argument("before", metavar="BEFORE.json")
+    move.add_argument("after", metavar="AFTER.json")
+    move.set_defaults(func=_move)
+
+    ranges = commands.add_parser(
+        "ranges", help="every enemy model's distance from a model or unit, and weapons in range"
+    )
+    ranges.add_argument("scene", metavar="SCENE.json")
+    ranges.add_argument("from_id", metavar="FROM")
+    ranges.set_defaults(func=_ranges)
+
+    zones = commands.add_parser("zones", help="deployment zone polygons per side (table cm)")
+    zones.add_argument("scene", metavar="SCENE.json")
+    zones.set_defaults(func=_zones)
+
+    template = commands.add_parser("template", help="models under a blast or smoke template")
+    template.add_argument("scene", metavar="SCENE.json")
+    template.add_argument("kind", metavar="KIND")
+    template.add_argument("x_cm", metavar="X_CM", type=float)
+    template.add_argument("y_cm", metavar="Y_CM", type=float)
+    template.add_argument("--radius", type=float, help="radius in ruleset units, when the ruleset gives none")
+    template.add_argument("--heading", type=float, default=0.0, help="strip heading in degrees")
+    template.set_defaults(func=_template)
+
+
+def _print(result: Any) -> int:
+    json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _read_json(path: str, name: str) -> Any:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError(f"{name} {path}: file not found", "give the path of a scene JSON file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SceneError(
+            f"{name} {path}: cannot read ({error.__class__.__name__})", "give a readable UTF-8 JSON file"
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SceneError(
+            f"{name} {path}: invalid JSON at line {error.lineno} column {error.colno} ({error.msg})",
+            "fix the JSON syntax",
+        ) from None
+
+
+def _scene(path: str, name: str = "SCENE", allow_off_table: bool = False):
+    from rules_core import api
+
+    data = _read_json(path, name)
+    try:
+        return api.parse_scene(data, allow_off_table=allow_off_table)
+    except SceneError as error:
+        raise SceneError(f"{name} {path}: {error.problem}", error.fix) from None
+
+
+def _list(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    return _print(api.list_rulesets())
+
+
+def _show(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    return _print(api.ruleset_dict(args.id))
+
+
+def _measure(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    return _print(api.measure(_scene(args.scene), args.a, args.b))
+
+
+def _check(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    return _print(api.check(_scene(args.scene)))
+
+
+def _move(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    before = _scene(args.before, "BEFORE")
+    after = _scene(args.after, "AFTER", allow_off_table=True)
+    return _print(api.move(before, after))
+
+
+def _ranges(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    return _print(api.ranges(_scene(args.scene), args.from_id))
+
+
+def _zones(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    return _print(api.deployment_zones(_scene(args.scene)))
+
+
+def _template(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    params: dict[str, float] = {"heading_deg": args.heading}
+    if args.radius is not None:
+        params["radius"] = args.radius
+    return _print(api.under_template(_scene(args.scene), args.kind, args.x_cm, args.y_cm, **params))

@@ -1,0 +1,101 @@
+"""The rules core as the tracker, the web UI and the CLI call it: JSON-ready dicts in and out.
+
+Every function returns exactly what the matching `tablesight rules` command prints, so a
+web page and a terminal can never disagree about a verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules_core import library
+from rules_core.checks import check_report
+from rules_core.deployment import deployment_zones as _zones
+from rules_core.errors import SceneError
+from rules_core.footprints import measured
+from rules_core.movement import judge_move
+from rules_core.reach import ranges_report
+from rules_core.ruleset import Ruleset
+from rules_core.scene import Scene
+from rules_core.scene import parse_scene as _parse_scene
+from rules_core.templates import under_template_report
+
+
+def list_rulesets() -> list[dict]:
+    """`rules list`: id, title, source and unit of measure of every available ruleset."""
+    rows = []
+    for ruleset_id in library.ruleset_ids():
+        ruleset = library.load_ruleset(ruleset_id)
+        rows.append(
+            {"id": ruleset.id, "title": ruleset.title, "source": ruleset.source, "unit": ruleset.unit}
+        )
+    return rows
+
+
+def load_ruleset(id: str) -> Ruleset:
+    return library.load_ruleset(id)
+
+
+def ruleset_dict(id: str) -> dict:
+    """`rules show ID`: every parameter of the ruleset, defaults included."""
+    return library.load_ruleset(id).model_dump(mode="json")
+
+
+def parse_scene(data: dict, allow_off_table: bool = False) -> Scene:
+    """Validate a scene; raises SceneError / RulesetError naming the field at fault."""
+    return _parse_scene(data, allow_off_table=allow_off_table)
+
+
+def measure(scene: Scene, a_id: str, b_id: str) -> dict:
+    """`rules measure`: edge (closest footprint points, 0 when touching) and centre distances."""
+    a, b = scene.model_index(a_id, "A"), scene.model_index(b_id, "B")
+    edge = float(measured(scene.footprints, a, b, "edge"))
+    centre = float(measured(scene.footprints, a, b, "centre"))
+    return {
+        "a": a_id,
+        "b": b_id,
+        "edge_cm": round(edge, 4),
+        "centre_cm": round(centre, 4),
+        "edge_in_ruleset_units": round(scene.in_units(edge), 4),
+        "unit_of_measure": scene.ruleset.unit,
+    }
+
+
+def check(scene: Scene) -> dict:
+    """`rules check`: units (coherency), objectives, deployment and the ruleset's extra checks."""
+    return check_report(scene)
+
+
+def move(before: Scene, after: Scene) -> dict:
+    """`rules move`: every model whose position changed, with allowance, legality and reasons."""
+    return judge_move(before, after)
+
+
+def ranges(scene: Scene, from_id: str) -> dict:
+    """`rules ranges`: every enemy model with its distance and the shooter's weapons that reach it."""
+    return ranges_report(scene, from_id)
+
+
+def deployment_zones(scene: Scene) -> dict[str, list[list[list[float]]]]:
+    """side -> zone polygons as lists of [x_cm, y_cm]; empty without a deployment."""
+    return _zones(scene)
+
+
+def under_template(scene: Scene, kind: str, x_cm: float, y_cm: float, **params: Any) -> dict:
+    """Who is under a blast circle or smoke strip centred at (x_cm, y_cm); params: radius, heading_deg."""
+    return under_template_report(scene, kind, x_cm, y_cm, **params)
+
+
+__all__ = [
+    "SceneError",
+    "check",
+    "deployment_zones",
+    "list_rulesets",
+    "load_ruleset",
+    "measure",
+    "move",
+    "parse_scene",
+    "ranges",
+    "ruleset_dict",
+    "under_template",
+]

@@ -1,0 +1,118 @@
+"""The state report of one scene: coherency, objectives, deployment, plus crews, command and contacts.
+
+The contract fields (units, objectives, models in deployment) never change name; everything
+else is added beside them only when the ruleset defines the rule, so a report stays short.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules_core.coherency import coherency_groups
+from rules_core.deployment import deployment_report
+from rules_core.footprints import measured
+from rules_core.objectives import objectives_report
+from rules_core.scene import Scene
+
+TOLERANCE_CM = 1e-6
+
+
+def check_report(scene: Scene) -> dict:
+    report: dict = {
+        "ruleset": scene.ruleset.id,
+        "phase": scene.phase,
+        "units": coherency_groups(scene),
+        "objectives": objectives_report(scene),
+    }
+    if scene.phase == "deployment":
+        report["models"] = deployment_report(scene)
+    if scene.ruleset.crew is not None:
+        report["guns"] = crew_report(scene)
+    if scene.ruleset.command is not None:
+        report["command"] = command_report(scene)
+    if scene.ruleset.melee is not None:
+        report["contacts"] = contacts_report(scene)
+    return report
+
+
+def crew_report(scene: Scene) -> dict[str, dict]:
+    rules = scene.ruleset.crew
+    fp = scene.footprints
+    guns: dict[str, dict] = {}
+    for g, gun in enumerate(scene.models):
+        if gun.type not in rules.gun_types:
+            continue
+        crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
+        distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)
+        near = [
+            scene.models[k].id
+            for k, d in zip(crew, np.atleast_1d(distance), strict=True)
+            if rules.distance.holds(float(d), scene.cm_per_unit)
+        ]
+        counts = sorted((int(key) for key in rules.hits), reverse=True)
+        key = next((c for c in counts if len(near) >= c), None)
+        hits_on = rules.hits[str(key)] if key is not None else None
+        guns[gun.id] = {
+            "crew": [scene.models[k].id for k in crew],
+            "crew_in_range": near,
+            "hits_on": hits_on,
+            "can_fire": hits_on is not None,
+        }
+    return guns
+
+
+def command_report(scene: Scene) -> dict[str, dict]:
+    """Every model: in command range of a leader, directly or through the side's radio net."""
+    rules = scene.ruleset.command
+    fp = scene.footprints
+    n = len(scene.models)
+    everyone = np.arange(n)
+    report: dict[str, dict] = {}
+    roles = [m.role for m in scene.models]
+    for side in dict.fromkeys(scene.sides.tolist()):
+        members = everyone[scene.sides == side]
+        leaders = [k for k in members if roles[k] in rules.leader_roles]
+        radios = [k for k in members if roles[k] in rules.relay_roles]
+
+        def within(k: int, sources: list[int], threshold) -> int | None:
+            for s in sources:
+                d = float(measured(fp, k, s, threshold.measured))
+                if s == k or threshold.holds(d, scene.cm_per_unit):
+                    return s
+            return None
+
+        linked_radios = [r for r in radios if within(r, leaders, rules.distance) is not None]
+        net_up = len(linked_radios) > 0 and len(radios) >= 2
+        for k in members:
+            model = scene.models[k]
+            exempt = roles[k] in rules.exempt_roles
+            via = within(k, leaders, rules.distance)
+            relay = None
+            if via is None and net_up and rules.relay_distance is not None:
+                relay = within(k, radios, rules.relay_distance)
+            source = via if via is not None else relay
+            report[model.id] = {
+                "in_command": exempt or source is not None,
+                "via": None if source is None else scene.models[source].id,
+                "exempt": exempt,
+            }
+    return report
+
+
+def contacts_report(scene: Scene) -> list[dict]:
+    """Opposing pairs close enough for melee; a touching rule (0) uses the camera's contact tolerance."""
+    rule = scene.ruleset.melee
+    fp = scene.footprints
+    limit = scene.cm(rule.value)
+    tolerance = scene.ruleset.contact_tolerance_cm if rule.value == 0 else TOLERANCE_CM
+    i, j, _ = fp.pairs_within(
+        limit + tolerance + (2 * float(fp.radius.max()) if rule.measured == "centre" else 0)
+    )
+    opposed = scene.sides[i] != scene.sides[j]
+    i, j = i[opposed], j[opposed]
+    distance = measured(fp, i, j, rule.measured)
+    close = distance <= limit + tolerance if rule.inclusive else distance < limit - TOLERANCE_CM
+    return [
+        {"a": scene.models[a].id, "b": scene.models[b].id, "edge_cm": round(float(d), 4)}
+        for a, b, d in zip(i[close], j[close], distance[close], strict=True)
+    ]

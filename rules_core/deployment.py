@@ -1,0 +1,117 @@
+"""Deployment zones: strips along a side's table edge, or a corner of its quarter.
+
+The zone depth and shape are ruleset data; whether the whole footprint or only its centre
+must be inside is the ruleset's `deployment.reference`. Containment of a round base is
+exact: its centre inside the zone and at least its radius from the zone's boundary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+from shapely.geometry import Polygon, box
+
+from rules_core.ruleset import DeploymentKind
+from rules_core.scene import Scene
+
+TOLERANCE_CM = 1e-6
+
+
+def _strip(kind: DeploymentKind, edge: str, width: float, depth: float, d: float) -> Polygon:
+    d_x, d_y = min(d, width), min(d, depth)
+    return {
+        "left": box(0, 0, d_x, depth),
+        "right": box(width - d_x, 0, width, depth),
+        "top": box(0, 0, width, d_y),
+        "bottom": box(0, depth - d_y, width, depth),
+    }[edge]
+
+
+def _corner(kind: DeploymentKind, quarter: str, width: float, depth: float, d: float) -> Polygon:
+    half_w, half_d = width / 2, depth / 2
+    vertical, horizontal = quarter.split("-")
+    x0 = 0.0 if horizontal == "left" else half_w
+    y0 = 0.0 if vertical == "top" else half_d
+    quarter_box = box(x0, y0, x0 + half_w, y0 + half_d)
+    near_x = box(0, 0, d, depth) if horizontal == "left" else box(width - d, 0, width, depth)
+    near_y = box(0, 0, width, d) if vertical == "top" else box(0, depth - d, width, depth)
+    band = near_x.intersection(near_y) if kind.shape == "corner_square" else near_x.union(near_y)
+    return shapely.normalize(quarter_box.intersection(band))
+
+
+def zone_of(scene: Scene, side: str) -> Polygon | None:
+    deployment = scene.spec.deployment
+    if deployment is None or scene.ruleset.deployment is None or side not in deployment.sides:
+        return None
+    kind = scene.ruleset.deployment.kinds[deployment.kind]
+    make = _strip if kind.shape == "edge_strip" else _corner
+    return make(
+        kind, deployment.sides[side], scene.table.width_cm, scene.table.depth_cm, scene.cm(kind.depth)
+    )
+
+
+def deployment_zones(scene: Scene) -> dict[str, list[list[list[float]]]]:
+    """side -> list of zone polygons, each a list of [x_cm, y_cm] (closed ring)."""
+    zones: dict[str, list[list[list[float]]]] = {}
+    for side in scene.spec.deployment.sides if scene.spec.deployment else {}:
+        zone = zone_of(scene, side)
+        parts = list(zone.geoms) if hasattr(zone, "geoms") else [zone]
+        zones[side] = [[[round(x, 4), round(y, 4)] for x, y in part.exterior.coords] for part in parts]
+    return zones
+
+
+def inside(scene: Scene, i: int, zone: Polygon) -> bool:
+    """Whether model i stands in the zone under the ruleset's reference (footprint or centre)."""
+    fp = scene.footprints
+    model = scene.models[i]
+    reference = scene.ruleset.deployment.reference if scene.ruleset.deployment else "footprint"
+    point = shapely.Point(model.x_cm, model.y_cm)
+    if reference == "centre":
+        return bool(zone.buffer(TOLERANCE_CM).covers(point))
+    if fp.radius[i] > 0:
+        return bool(zone.covers(point)) and zone.boundary.distance(point) >= fp.radius[i] - TOLERANCE_CM
+    return bool(zone.buffer(TOLERANCE_CM).covers(fp.core[i]))
+
+
+def deployment_report(scene: Scene) -> dict[str, dict]:
+    """models.{id}: in_deployment_zone, and why not (problems) when the ruleset adds conditions."""
+    deployment = scene.spec.deployment
+    report: dict[str, dict] = {}
+    if deployment is None or scene.ruleset.deployment is None:
+        return report
+    kind = scene.ruleset.deployment.kinds[deployment.kind]
+    zones = {side: zone_of(scene, side) for side in deployment.sides}
+    for i, model in enumerate(scene.models):
+        zone = zones.get(model.side)
+        problems = deployment_problems(scene, i, kind, zone)
+        report[model.id] = {"in_deployment_zone": not problems, "problems": problems}
+    return report
+
+
+def deployment_problems(scene: Scene, i: int, kind: DeploymentKind, zone: Polygon | None) -> list[str]:
+    model = scene.models[i]
+    if zone is None:
+        return [f"side {model.side} has no deployment zone in deployment.sides"]
+    problems = []
+    if not inside(scene, i, zone):
+        problems.append(
+            f"{model.id} is not inside the {kind.shape.replace('_', ' ')} zone of side {model.side}"
+        )
+    if kind.terrain_kinds is not None:
+        pieces = [shapely.Polygon(t.polygon_cm) for t in scene.spec.terrain if t.kind in kind.terrain_kinds]
+        point = shapely.Point(model.x_cm, model.y_cm)
+        if not any(piece.covers(point) for piece in pieces):
+            problems.append(f"{model.id} must deploy in {', '.join(kind.terrain_kinds)}")
+    if kind.enemy_keep_away is not None:
+        enemies = np.flatnonzero(scene.sides != model.side)
+        if len(enemies):
+            gaps = scene.footprints.edge(np.full(len(enemies), i), enemies)
+            limit = kind.enemy_keep_away
+            close = enemies[limit.holds(gaps, scene.cm_per_unit)]
+            if len(close):
+                nearest = float(gaps.min())
+                problems.append(
+                    f"{model.id} is {nearest:.2f} cm from enemy {scene.models[close[0]].id}, "
+                    f"must not be closer than {scene.cm(limit.value):g} cm"
+                )
+    return problems

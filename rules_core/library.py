@@ -1,0 +1,108 @@
+"""Where rulesets come from: the shipped files, then the user's folder.
+
+A user adds a game by dropping `<id>.json` into `$TABLESIGHT_RULESETS` (a folder, or several
+separated by the OS path separator) or, when that is unset, `~/.config/tablesight/rulesets`.
+A user file with a shipped id replaces the shipped one, so house rules need no fork. A file
+that does not validate is reported with its path, the field and the line, because the person
+who has to fix it is looking at that file in an editor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from rules_core.errors import RulesetError
+from rules_core.ruleset import Ruleset
+
+USER_FOLDER_ENV = "TABLESIGHT_RULESETS"
+DEFAULT_USER_FOLDER = Path("~/.config/tablesight/rulesets")
+
+
+def user_folders() -> list[Path]:
+    configured = os.environ.get(USER_FOLDER_ENV)
+    if configured:
+        return [Path(part).expanduser() for part in configured.split(os.pathsep) if part]
+    return [DEFAULT_USER_FOLDER.expanduser()]
+
+
+def _sources() -> dict[str, tuple[str, str]]:
+    """Ruleset id -> (file name for messages, text), user files last so they win."""
+    found: dict[str, tuple[str, str]] = {}
+    shipped = resources.files("rules_core") / "rulesets"
+    for entry in sorted(shipped.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            found[entry.name[: -len(".json")]] = (
+                f"rules_core/rulesets/{entry.name}",
+                entry.read_text("utf-8"),
+            )
+    for folder in user_folders():
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.json")):
+                found[path.stem] = (str(path), path.read_text("utf-8"))
+    return found
+
+
+def _line_of(text: str, loc: tuple[str | int, ...]) -> int:
+    """Best line for a pydantic error location: follow the keys through the text in order."""
+    position = 0
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        found = text.find(f'"{part}"', position)
+        if found < 0:
+            break
+        position = found
+    return text.count("\n", 0, position) + 1
+
+
+def parse_ruleset(text: str, name: str) -> Ruleset:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RulesetError(
+            f"ruleset file {name} line {error.lineno}: invalid JSON ({error.msg})",
+            "fix the JSON syntax at that line",
+        ) from None
+    try:
+        ruleset = Ruleset.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        line = _line_of(text, tuple(first["loc"]))
+        raise RulesetError(
+            f"ruleset file {name} line {line}: field {field}: {first['msg']}",
+            "correct that field (see `tablesight rules show world-at-fire` for a complete example)",
+        ) from None
+    if ruleset.id != Path(name).stem:
+        raise RulesetError(
+            f"ruleset file {name} line {_line_of(text, ('id',))}: field id: "
+            f"{ruleset.id!r} differs from the file name",
+            f"name the file {ruleset.id}.json or change its id",
+        )
+    return ruleset
+
+
+def ruleset_ids() -> list[str]:
+    return sorted(_sources())
+
+
+@lru_cache(maxsize=32)
+def _cached(name: str, text: str) -> Ruleset:
+    return parse_ruleset(text, name)
+
+
+def load_ruleset(ruleset_id: str) -> Ruleset:
+    sources = _sources()
+    if ruleset_id not in sources:
+        raise RulesetError(
+            f"unknown ruleset {ruleset_id!r}",
+            f"use one of {', '.join(sorted(sources))} or add {ruleset_id}.json to {user_folders()[0]}",
+        )
+    name, text = sources[ruleset_id]
+    return _cached(name, text)

@@ -1,0 +1,79 @@
+"""Ranges: how far every enemy is from a shooter (model or unit), and which weapons reach it."""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from rules_core.errors import SceneError
+from rules_core.ruleset import Weapon
+from rules_core.scene import Scene
+
+TOLERANCE_CM = 1e-6
+
+
+def shooters_of(scene: Scene, from_id: str) -> list[int]:
+    if from_id in scene.index:
+        return [scene.index[from_id]]
+    members = np.flatnonzero(scene.units == from_id).tolist()
+    if not members:
+        raise SceneError(
+            f"FROM: unknown model or unit id {from_id!r}", "use a model id or a unit name from the scene"
+        )
+    return members
+
+
+def weapons_of(scene: Scene, i: int) -> list[str]:
+    model = scene.models[i]
+    return list(model.weapons) if model.weapons is not None else list(scene.unit_type(i).weapons)
+
+
+def reaches(scene: Scene, weapon: Weapon, edge_cm: float, levels_below: int) -> bool:
+    if weapon.range is None:
+        return True
+    rules = scene.ruleset
+    limit = scene.cm(
+        weapon.range + rules.range_tolerance + rules.range_per_level_below * max(levels_below, 0)
+    )
+    return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
+
+
+def ranges_report(scene: Scene, from_id: str) -> dict:
+    shooters = shooters_of(scene, from_id)
+    side = scene.models[shooters[0]].side
+    targets = np.flatnonzero(scene.sides != side)
+    fp = scene.footprints
+    if not len(targets):
+        return {"from": from_id, "side": side, "unit_of_measure": scene.ruleset.unit, "targets": []}
+    core = fp.core
+    gap = shapely.distance(core[shooters][:, None], core[targets][None, :])
+    edge = np.maximum(gap - fp.radius[shooters][:, None] - fp.radius[targets][None, :], 0.0)
+    centre = shapely.distance(
+        shapely.centroid(core[shooters])[:, None], shapely.centroid(core[targets])[None, :]
+    )
+    rows = []
+    for column, t in enumerate(targets):
+        target = scene.models[t]
+        reaching: list[str] = []
+        for row, s in enumerate(shooters):
+            shooter = scene.models[s]
+            below = (shooter.level or 0) - (target.level or 0)
+            for name in weapons_of(scene, s):
+                if name not in reaching and reaches(
+                    scene, scene.ruleset.weapons[name], edge[row, column], below
+                ):
+                    reaching.append(name)
+        nearest = float(edge[:, column].min())
+        rows.append(
+            {
+                "id": target.id,
+                "unit": target.unit,
+                "side": target.side,
+                "edge_cm": round(nearest, 4),
+                "centre_cm": round(float(centre[:, column].min()), 4),
+                "edge_in_ruleset_units": round(scene.in_units(nearest), 4),
+                "weapons": reaching,
+            }
+        )
+    rows.sort(key=lambda r: (r["edge_cm"], r["id"]))
+    return {"from": from_id, "side": side, "unit_of_measure": scene.ruleset.unit, "targets": rows}

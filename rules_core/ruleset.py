@@ -1,0 +1,208 @@
+"""Rulesets are data: one validated file per game, so a club can add its house rules without code.
+
+Every length in a ruleset file is in the ruleset's own unit of measure (`unit`: cm, mm, in or
+step); base sizes are always in mm, as the bases are sold. The engine converts to table cm
+once, through `Ruleset.cm_per_unit`, so no other module knows about inches or steps. Every
+reading of an ambiguous seed sentence is a field here (documented by its `note`), not a
+branch in the code.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Length = float
+CM_PER_UNIT = {"cm": 1.0, "mm": 0.1, "in": 2.54}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Threshold(_Strict):
+    """'Within N': `inclusive` says whether exactly N counts (не более / до) or not (менее / ближе чем)."""
+
+    value: float = Field(ge=0, allow_inf_nan=False)
+    inclusive: bool
+    measured: Literal["edge", "centre"] = "edge"
+    note: str = ""
+
+    def holds(self, distance_cm: float, cm_per_unit: float, tolerance_cm: float = 1e-6) -> bool:
+        limit = self.value * cm_per_unit
+        return distance_cm <= limit + tolerance_cm if self.inclusive else distance_cm < limit - tolerance_cm
+
+
+class UnitType(_Strict):
+    """How one kind of model moves and what it may do; lengths in ruleset units, null = not in the seed."""
+
+    description: str = ""
+    base_mm: float | None = Field(default=None, gt=0)
+    movement: Literal["free", "vehicle", "aircraft"] = "free"
+    move: float | None = Field(default=None, ge=0)
+    move_per_action: float | None = Field(default=None, ge=0)
+    actions: int | None = Field(default=None, ge=1)
+    reverse_move: float | None = Field(default=None, ge=0)
+    min_move: float | None = Field(default=None, ge=0)
+    crew_move: float | None = Field(default=None, ge=0)
+    min_crew_to_move: int | None = Field(default=None, ge=0)
+    wounded_move: float | None = Field(default=None, ge=0)
+    jump_move: float | None = Field(default=None, ge=0)
+    half_from_limbs_lost_pct: float | None = Field(default=None, ge=0, le=100)
+    immobile_from_limbs_lost_pct: float | None = Field(default=None, ge=0, le=100)
+    unit_moves_at_slowest: bool = False
+    coherency: bool = False
+    controls_objectives: bool = False
+    flies: bool = False
+    obstacle_move: float | None = Field(default=None, ge=0)
+    obstacle_slows_above: float | None = Field(default=None, ge=0)
+    obstacle_max_height: float | None = Field(default=None, ge=0)
+    area_terrain_move: float | None = Field(default=None, ge=0)
+    climb_counts_from: float | None = Field(default=None, ge=0)
+    max_turn_deg: float | None = Field(default=None, ge=0, le=180)
+    heading_tolerance_deg: float = Field(default=5.0, ge=0)
+    altitude_change_cost: float | None = Field(default=None, ge=0)
+    dive_cost: float | None = Field(default=None, ge=0)
+    separation: Threshold | None = None
+    altitude_separation_bonus: float = Field(default=0.0, ge=0)
+    weapons: list[str] = []
+    chassis: dict[str, dict[str, float | str | bool | None]] = {}
+    note: str = ""
+
+
+class TerrainEffect(_Strict):
+    """What one terrain kind does to movement; types named in `impassable_for` cannot enter it."""
+
+    impassable_for: list[str] = []
+    area: bool = False
+    obstacle: bool = False
+    rough: bool = False
+    note: str = ""
+
+
+class DeploymentKind(_Strict):
+    shape: Literal["edge_strip", "corner_square", "corner_l"]
+    depth: float = Field(gt=0)
+    edges: Literal["short", "long", "any"] = "any"
+    terrain_kinds: list[str] | None = None
+    enemy_keep_away: Threshold | None = None
+    note: str = ""
+
+
+class Deployment(_Strict):
+    reference: Literal["footprint", "centre"] = "footprint"
+    kinds: dict[str, DeploymentKind]
+    note: str = ""
+
+
+class Objectives(_Strict):
+    marker_mm: float = Field(gt=0)
+    radius: Threshold
+    controller_types: list[str]
+    excluded_flags: list[str] = []
+    blocked_by_any_enemy: bool = True
+    no_end_on: bool = True
+    note: str = ""
+
+
+class Crew(_Strict):
+    gun_types: list[str]
+    distance: Threshold
+    hits: dict[str, str | None] = {}
+    note: str = ""
+
+
+class Command(_Strict):
+    distance: Threshold
+    leader_roles: list[str]
+    exempt_roles: list[str] = []
+    relay_roles: list[str] = []
+    relay_distance: Threshold | None = None
+    note: str = ""
+
+
+class Weapon(_Strict):
+    range: float | None = Field(ge=0)
+    inclusive: bool = True
+    sure_hit: float | None = Field(default=None, ge=0)
+    note: str = ""
+
+
+class Band(_Strict):
+    name: str
+    up_to: float = Field(ge=0)
+
+
+class Template(_Strict):
+    shape: Literal["circle", "strip"]
+    radius: float | None = Field(default=None, ge=0)
+    length: float | None = Field(default=None, gt=0)
+    width: float | None = Field(default=None, gt=0)
+    inclusive: bool = True
+    bands: list[Band] = []
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _sized(self) -> Template:
+        if self.shape == "strip" and (self.length is None or self.width is None):
+            raise ValueError("a strip template needs length and width")
+        return self
+
+
+class Ruleset(_Strict):
+    """One game's numbers; everything the engine measures against comes from here."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    title: str
+    source: str
+    unit: Literal["cm", "mm", "in", "step"]
+    default_step_cm: float | None = Field(default=None, gt=0)
+    table_sizes_cm: list[tuple[float, float]] = []
+    contact_tolerance_cm: float = Field(default=0.1, ge=0)
+    moved_threshold_cm: float = Field(default=0.01, ge=0)
+    move_reference: Literal["centre"] = "centre"
+    unit_types: dict[str, UnitType]
+    coherency: Threshold | None = None
+    enemy_buffer: Threshold | None = None
+    enemy_buffer_phases: list[str] = ["movement", "shooting"]
+    deployment: Deployment | None = None
+    objectives: Objectives | None = None
+    crew: Crew | None = None
+    command: Command | None = None
+    melee: Threshold | None = None
+    melee_note: str = ""
+    terrain: dict[str, TerrainEffect] = {}
+    weapons: dict[str, Weapon] = {}
+    range_tolerance: float = Field(default=0.0, ge=0)
+    range_per_level_below: float = Field(default=0.0, ge=0)
+    templates: dict[str, Template] = {}
+    notes: list[str] = []
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Ruleset:
+        if self.unit == "step" and self.default_step_cm is None:
+            raise ValueError("a ruleset measured in steps needs default_step_cm")
+        for name, unit_type in self.unit_types.items():
+            for chassis, overrides in unit_type.chassis.items():
+                unknown = set(overrides) - set(UnitType.model_fields)
+                if unknown:
+                    raise ValueError(
+                        f"unit type {name} chassis {chassis} sets unknown field {sorted(unknown)}"
+                    )
+            for weapon in unit_type.weapons:
+                if weapon not in self.weapons:
+                    raise ValueError(f"unit type {name} names unknown weapon {weapon!r}")
+        return self
+
+    def cm_per_unit(self, step_cm: float | None = None) -> float:
+        """Table cm in one ruleset unit; a scene may set its own step length."""
+        if self.unit == "step":
+            return float(step_cm if step_cm is not None else self.default_step_cm)
+        return CM_PER_UNIT[self.unit]
+
+    def unit_type(self, name: str, chassis: str | None = None) -> UnitType:
+        unit_type = self.unit_types[name]
+        if chassis is not None and chassis in unit_type.chassis:
+            return unit_type.model_copy(update=unit_type.chassis[chassis])
+        return unit_type

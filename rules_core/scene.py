@@ -1,0 +1,303 @@
+"""A scene: where every model, objective and terrain piece stands, checked against its ruleset.
+
+Scenes arrive from users, the tracker and the web UI, so every mistake becomes a `SceneError`
+naming the field (`models[2].x_cm`) and what is wrong; nothing unknown is silently ignored
+that would change a verdict (types, sides, ids, weapons, terrain kinds).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rules_core.errors import SceneError
+from rules_core.library import load_ruleset, ruleset_ids
+from rules_core.ruleset import Ruleset, UnitType
+
+Finite = Field(allow_inf_nan=False)
+EDGES = ("left", "right", "top", "bottom")
+QUARTERS = ("top-left", "top-right", "bottom-left", "bottom-right")
+PHASES = ("deployment", "movement", "shooting", "assault", "end")
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class BaseSpec(_Record):
+    shape: Literal["round", "rect"]
+    diameter_mm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    length_mm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    width_mm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _sized(self) -> BaseSpec:
+        if self.shape == "round" and self.diameter_mm is None:
+            raise ValueError("a round base needs diameter_mm")
+        if self.shape == "rect" and (self.length_mm is None or self.width_mm is None):
+            raise ValueError("a rect base needs length_mm and width_mm")
+        return self
+
+
+class ModelSpec(_Record):
+    id: str = Field(min_length=1)
+    side: str = Field(min_length=1)
+    unit: str = Field(min_length=1)
+    type: str = Field(min_length=1)
+    x_cm: float = Finite
+    y_cm: float = Finite
+    base: BaseSpec | None = None
+    heading_deg: float | None = Field(default=None, allow_inf_nan=False)
+    z_cm: float | None = Field(default=None, allow_inf_nan=False)
+    wounded: bool = False
+    unique: bool = False
+    crew_of: str | None = None
+    chassis: str | None = None
+    role: str | None = None
+    weapons: list[str] | None = None
+    altitude: int | None = Field(default=None, ge=0)
+    dive: bool = False
+    jump: bool = False
+    move_actions: int | None = Field(default=None, ge=0)
+    limbs_lost_pct: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
+    level: int | None = None
+
+
+class TableSpec(_Record):
+    width_cm: float = Field(gt=0, allow_inf_nan=False)
+    depth_cm: float = Field(gt=0, allow_inf_nan=False)
+    step_cm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+
+
+class ObjectiveSpec(_Record):
+    id: str = Field(min_length=1)
+    x_cm: float = Finite
+    y_cm: float = Finite
+    diameter_mm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+
+
+class TerrainSpec(_Record):
+    id: str = Field(min_length=1)
+    kind: str
+    polygon_cm: list[tuple[float, float]] = Field(min_length=3)
+    height_cm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    level: int | None = None
+
+    @model_validator(mode="after")
+    def _finite(self) -> TerrainSpec:
+        if not all(math.isfinite(v) for point in self.polygon_cm for v in point):
+            raise ValueError("polygon_cm holds a NaN or infinite coordinate")
+        return self
+
+
+class DeploymentSpec(_Record):
+    kind: str
+    sides: dict[str, str]
+
+
+class SceneSpec(_Record):
+    ruleset: str
+    table: TableSpec
+    models: list[ModelSpec]
+    objectives: list[ObjectiveSpec] = []
+    terrain: list[TerrainSpec] = []
+    phase: Literal["deployment", "movement", "shooting", "assault", "end"] = "movement"
+    deployment: DeploymentSpec | None = None
+    sides: list[str] | None = None
+    step_cm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A validated scene plus the arrays the geometry works on (all in table cm)."""
+
+    spec: SceneSpec
+    ruleset: Ruleset
+    cm_per_unit: float
+    models: tuple[ModelSpec, ...]
+    index: dict[str, int] = field(repr=False)
+
+    @property
+    def table(self) -> TableSpec:
+        return self.spec.table
+
+    @property
+    def phase(self) -> str:
+        return self.spec.phase
+
+    def cm(self, value: float) -> float:
+        return value * self.cm_per_unit
+
+    def in_units(self, value_cm: float) -> float:
+        return value_cm / self.cm_per_unit
+
+    def unit_type(self, i: int) -> UnitType:
+        model = self.models[i]
+        return self.ruleset.unit_type(model.type, model.chassis)
+
+    @cached_property
+    def xy(self) -> np.ndarray:
+        return np.array([[m.x_cm, m.y_cm] for m in self.models], dtype=float).reshape(-1, 2)
+
+    @cached_property
+    def sides(self) -> np.ndarray:
+        return np.array([m.side for m in self.models], dtype=object)
+
+    @cached_property
+    def units(self) -> np.ndarray:
+        return np.array([m.unit for m in self.models], dtype=object)
+
+    @cached_property
+    def footprints(self):
+        from rules_core.footprints import Footprints
+
+        return Footprints.of_scene(self)
+
+    def model_index(self, model_id: str, field_name: str) -> int:
+        if model_id not in self.index:
+            raise SceneError(
+                f"{field_name}: unknown model id {model_id!r}", "use an id from the scene's models"
+            )
+        return self.index[model_id]
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "(scene)"
+
+
+def _fail(field_name: str, problem: str, fix: str = "correct the scene") -> SceneError:
+    return SceneError(f"scene field {field_name}: {problem}", fix)
+
+
+def parse_scene(data: Any, allow_off_table: bool = False) -> Scene:
+    """Validate scene JSON (already decoded) against the ruleset it names."""
+    if not isinstance(data, dict):
+        raise _fail("(scene)", "must be a JSON object", "give an object with ruleset, table and models")
+    try:
+        spec = SceneSpec.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        problem = "missing" if first["type"] == "missing" else first["msg"]
+        raise _fail(_field_path(first["loc"]), problem) from None
+    if spec.ruleset not in ruleset_ids():
+        raise _fail(
+            "ruleset",
+            f"unknown ruleset {spec.ruleset!r}",
+            f"use one of {', '.join(ruleset_ids())} (`tablesight rules list`)",
+        )
+    return _checked(spec, load_ruleset(spec.ruleset), allow_off_table)
+
+
+def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
+    step_cm = spec.step_cm or spec.table.step_cm
+    known_sides = set(spec.sides) if spec.sides is not None else None
+    if spec.deployment is not None:
+        _check_deployment(spec, ruleset)
+        deployment_sides = set(spec.deployment.sides)
+        known_sides = deployment_sides if known_sides is None else known_sides
+    index: dict[str, int] = {}
+    models = []
+    for i, model in enumerate(spec.models):
+        where = f"models[{i}]"
+        if model.id in index:
+            raise _fail(f"{where}.id", f"duplicate model id {model.id!r}", "give every model its own id")
+        index[model.id] = i
+        if model.type not in ruleset.unit_types:
+            raise _fail(
+                f"{where}.type",
+                f"unknown unit type {model.type!r} for ruleset {ruleset.id}",
+                f"use one of {', '.join(ruleset.unit_types)}",
+            )
+        unit_type = ruleset.unit_types[model.type]
+        if model.chassis is not None and unit_type.chassis and model.chassis not in unit_type.chassis:
+            raise _fail(
+                f"{where}.chassis",
+                f"unknown chassis {model.chassis!r}",
+                f"use one of {', '.join(unit_type.chassis)}",
+            )
+        if known_sides is not None and model.side not in known_sides:
+            raise _fail(
+                f"{where}.side",
+                f"unknown side {model.side!r}",
+                f"use one of {', '.join(sorted(known_sides))}",
+            )
+        for weapon in model.weapons or []:
+            if weapon not in ruleset.weapons:
+                raise _fail(
+                    f"{where}.weapons",
+                    f"unknown weapon {weapon!r} for ruleset {ruleset.id}",
+                    f"use one of {', '.join(ruleset.weapons) or '(this ruleset has no weapon table)'}",
+                )
+        model = _with_base(model, unit_type, where)
+        if not allow_off_table and not (
+            0 <= model.x_cm <= spec.table.width_cm and 0 <= model.y_cm <= spec.table.depth_cm
+        ):
+            raise _fail(
+                f"{where}.x_cm/y_cm",
+                f"model {model.id!r} at ({model.x_cm}, {model.y_cm}) is off the "
+                f"{spec.table.width_cm}x{spec.table.depth_cm} cm table",
+                "place it on the table or remove it",
+            )
+        models.append(model)
+    for i, model in enumerate(models):
+        if model.crew_of is not None and model.crew_of not in index:
+            raise _fail(
+                f"models[{i}].crew_of", f"unknown model id {model.crew_of!r}", "name the gun's model id"
+            )
+    _check_ids_and_terrain(spec, ruleset, set(index))
+    return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)
+
+
+def _with_base(model: ModelSpec, unit_type: UnitType, where: str) -> ModelSpec:
+    if model.base is None:
+        if unit_type.base_mm is None:
+            raise _fail(
+                f"{where}.base", "missing (this unit type has no standard base)", "give a rect hull footprint"
+            )
+        model = model.model_copy(update={"base": BaseSpec(shape="round", diameter_mm=unit_type.base_mm)})
+    if model.base.shape == "rect" and model.heading_deg is None:
+        model = model.model_copy(update={"heading_deg": 0.0})
+    return model
+
+
+def _check_ids_and_terrain(spec: SceneSpec, ruleset: Ruleset, model_ids: set[str]) -> None:
+    seen = set(model_ids)
+    for i, objective in enumerate(spec.objectives):
+        if objective.id in seen:
+            raise _fail(
+                f"objectives[{i}].id", f"duplicate id {objective.id!r}", "give every objective its own id"
+            )
+        seen.add(objective.id)
+    for i, piece in enumerate(spec.terrain):
+        if piece.kind not in ruleset.terrain:
+            raise _fail(
+                f"terrain[{i}].kind",
+                f"unknown terrain kind {piece.kind!r}",
+                f"use one of {', '.join(ruleset.terrain)}",
+            )
+
+
+def _check_deployment(spec: SceneSpec, ruleset: Ruleset) -> None:
+    deployment = spec.deployment
+    assert deployment is not None
+    kinds = ruleset.deployment.kinds if ruleset.deployment else {}
+    if deployment.kind not in kinds:
+        raise _fail(
+            "deployment.kind",
+            f"unknown deployment kind {deployment.kind!r} for ruleset {ruleset.id}",
+            f"use one of {', '.join(kinds) or '(this ruleset defines none)'}",
+        )
+    allowed = QUARTERS if kinds[deployment.kind].shape != "edge_strip" else EDGES
+    for side, place in deployment.sides.items():
+        if place not in allowed:
+            raise _fail(
+                f"deployment.sides.{side}", f"unknown place {place!r}", f"use one of {', '.join(allowed)}"
+            )

@@ -1,0 +1,66 @@
+"""Templates: blasts and smoke strips laid on the table, and the models they cover.
+
+A model is under a template when any part of its footprint is (partial cover counts), with
+the template's own inclusiveness for a model exactly at the rim. Circle distances are exact
+(centre point against the base's core shape).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from rules_core.errors import SceneError
+from rules_core.footprints import distance_to_point, hull_corners
+from rules_core.scene import Scene
+
+TOLERANCE_CM = 1e-6
+
+
+def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **params: float) -> dict:
+    templates = scene.ruleset.templates
+    if kind not in templates:
+        raise SceneError(
+            f"template: unknown kind {kind!r} for ruleset {scene.ruleset.id}",
+            f"use one of {', '.join(templates) or '(this ruleset has none)'}",
+        )
+    template = templates[kind]
+    fp = scene.footprints
+    result: dict = {"kind": kind, "shape": template.shape, "x_cm": x_cm, "y_cm": y_cm}
+    if template.shape == "circle":
+        radius_units = params.get("radius", template.radius)
+        if radius_units is None:
+            raise SceneError(
+                f"template {kind}: radius missing (the seed gives none)", "pass radius in ruleset units"
+            )
+        radius = scene.cm(radius_units)
+        distance = distance_to_point(fp, x_cm, y_cm)
+        result["radius_cm"] = round(radius, 4)
+    else:
+        heading = float(params.get("heading_deg", 0.0))
+        corners = hull_corners(x_cm, y_cm, heading, scene.cm(template.length), scene.cm(template.width))
+        strip = shapely.Polygon(corners)
+        distance = np.maximum(shapely.distance(fp.core, strip) - fp.radius, 0.0)
+        radius = 0.0
+        result["heading_deg"] = heading
+        result["polygon_cm"] = [[round(float(x), 4), round(float(y), 4)] for x, y in corners]
+    inside = distance <= radius + TOLERANCE_CM if template.inclusive else distance < radius - TOLERANCE_CM
+    if template.shape == "strip":
+        inside = distance <= TOLERANCE_CM
+    models = []
+    for k in np.flatnonzero(inside):
+        entry = {
+            "id": scene.models[k].id,
+            "side": scene.models[k].side,
+            "unit": scene.models[k].unit,
+            "distance_cm": round(float(distance[k]), 4),
+        }
+        if template.bands:
+            entry["band"] = next(
+                (band.name for band in template.bands if distance[k] <= scene.cm(band.up_to) + TOLERANCE_CM),
+                template.bands[-1].name,
+            )
+        models.append(entry)
+    models.sort(key=lambda m: (m["distance_cm"], m["id"]))
+    result["models"] = models
+    return result
