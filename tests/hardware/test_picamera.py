@@ -25,6 +25,15 @@ def test_without_picamera2_installed_the_fix_is_the_pi_install(monkeypatch: pyte
         open_source("picamera2")
 
 
+def test_picamera2_built_for_another_numpy_says_how_to_mend_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken_import(name: str):
+        raise ValueError("numpy.dtype size changed, may indicate binary incompatibility")
+
+    monkeypatch.setattr("hardware.picamera.importlib.import_module", broken_import)
+    with pytest.raises(TablesightError, match="force-reinstall simplejpeg"):
+        open_source("picamera2")
+
+
 def test_full_resolution_main_and_small_lores_from_one_configuration(picamera2) -> None:
     source = open_source("picamera2")
     frame = source.read()
