@@ -16,11 +16,19 @@ from rules_core.scene import Scene
 
 
 def coherency_groups(scene: Scene) -> dict[str, dict]:
-    """units.{unit}: coherent, groups (lists of model ids), applies (whether the rule binds it)."""
+    """units.{unit}: coherent, groups (lists of model ids), applies (whether the rule binds it).
+
+    Only models whose type keeps coherency form the groups; guns, vehicles and gun crews (bound
+    to their gun by the crew rule instead) are left out of a unit that has such models.
+    """
     n = len(scene.models)
     threshold = scene.ruleset.coherency
     applies_model = np.array(
-        [threshold is not None and scene.unit_type(i).coherency for i in range(n)], dtype=bool
+        [
+            threshold is not None and scene.unit_type(i).coherency and scene.models[i].crew_of is None
+            for i in range(n)
+        ],
+        dtype=bool,
     )
     links_i = links_j = np.empty(0, dtype=int)
     if threshold is not None and n > 1:
@@ -29,7 +37,7 @@ def coherency_groups(scene: Scene) -> dict[str, dict]:
         i, j, _ = fp.pairs_within(
             limit if threshold.measured == "edge" else limit + 2 * float(fp.radius.max())
         )
-        same_unit = scene.units[i] == scene.units[j]
+        same_unit = (scene.units[i] == scene.units[j]) & (applies_model[i] == applies_model[j])
         i, j = i[same_unit], j[same_unit]
         distance = measured(fp, i, j, threshold.measured)
         linked = threshold.holds(distance, scene.cm_per_unit)
@@ -39,10 +47,12 @@ def coherency_groups(scene: Scene) -> dict[str, dict]:
     report: dict[str, dict] = {}
     for unit in dict.fromkeys(scene.units.tolist()):
         members = np.flatnonzero(scene.units == unit)
+        applies = bool(applies_model[members].any())
+        if applies:
+            members = members[applies_model[members]]
         groups: dict[int, list[str]] = {}
         for k in members:
             groups.setdefault(int(labels[k]), []).append(scene.models[k].id)
-        applies = bool(applies_model[members].any())
         report[unit] = {
             "coherent": len(groups) == 1 or not applies,
             "groups": list(groups.values()),

@@ -118,6 +118,10 @@ class MoveJudge:
             cost += climb
             why.append(f"climbing {_fmt(climb)} cm counts ({_fmt(moved)} + {_fmt(climb)} cm)")
             extra["climb_cm"] = round(climb, 4)
+        if model.jump_range is not None:
+            allowance = self.after.cm(model.jump_range)
+            cost = moved + climb
+            why = [f"jump: length {_fmt(moved)} + height {_fmt(climb)} cm within its jump range"]
         reversed_too_far = False
         if unit_type.movement == "vehicle":
             direction = self._direction(old, model, start, end)

@@ -63,6 +63,7 @@ class ModelSpec(_Record):
     altitude: int | None = Field(default=None, ge=0)
     dive: bool = False
     jump: bool = False
+    jump_range: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     move_actions: int | None = Field(default=None, ge=0)
     limbs_lost_pct: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     level: int | None = None
