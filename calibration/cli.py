@@ -1,9 +1,177 @@
-"""Subcommands of this package for `tablesight` (see tracker/cli.py)."""
+"""Subcommands of the calibration package for `tablesight` (see tracker/cli.py).
+
+Handlers import OpenCV and the calibration modules lazily, so other subcommands start fast.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
+
+from rules_core.errors import TablesightError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this package's subcommands; filled in as the package grows."""
+    p = subparsers.add_parser(
+        "markers",
+        help="printable ArUco marker sheets at exact scale, with their layout JSON",
+        description="Write one page per marker (exact physical size, a 10 cm scale bar, "
+        "where it goes on the table) and the matching layout JSON beside the PDF.",
+    )
+    p.add_argument("--table", default="183x122", help="table WIDTHxDEPTH in cm (default 183x122)")
+    p.add_argument("--size-cm", type=float, default=10.0, help="side of the black square (default 10)")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    p.add_argument(
+        "-o", "--output", required=True, help="PDF to write; the layout goes to the same name .json"
+    )
+    p.set_defaults(func=_markers)
+
+    p = subparsers.add_parser(
+        "calibrate",
+        help="camera-to-table calibration from a photo of the markers",
+        description="Find the layout's markers in IMAGE and write the calibration JSON.",
+    )
+    p.add_argument("image")
+    p.add_argument("--layout", required=True, help="layout JSON (from `tablesight markers`)")
+    p.add_argument("--intrinsics", help="lens calibration CAM.json (from `tablesight calibrate-lens`)")
+    p.add_argument("-o", "--output", required=True, help="calibration JSON to write")
+    p.set_defaults(func=_calibrate)
+
+    p = subparsers.add_parser(
+        "rectify",
+        help="top-down image of the table from a calibrated photo",
+        description="Warp IMAGE to a top-down view of the whole table at N px per mm.",
+    )
+    p.add_argument("image")
+    p.add_argument("--calibration", required=True, help="calibration JSON (from `tablesight calibrate`)")
+    p.add_argument("--px-per-mm", type=float, default=1.0)
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=_rectify)
+
+    p = subparsers.add_parser(
+        "charuco-board",
+        help="printable ChArUco board for lens calibration",
+        description="Write the lens-calibration board as a PDF at exact scale or a PNG.",
+    )
+    p.add_argument(
+        "-o", "--output", required=True, help="board.pdf (print it) or board.png (show it on a screen)"
+    )
+    p.set_defaults(func=_charuco_board)
+
+    p = subparsers.add_parser(
+        "calibrate-lens",
+        help="lens intrinsics (CAM.json) from ChArUco board photos or a video",
+        description="Calibrate K and distortion from photos or videos of the ChArUco board.",
+    )
+    p.add_argument("sources", nargs="+", metavar="IMAGES_OR_VIDEO")
+    p.add_argument("--wide", action="store_true", help="rational distortion model, for wide-angle lenses")
+    p.add_argument("-o", "--output", required=True, help="CAM.json to write")
+    p.set_defaults(func=_calibrate_lens)
+
+
+def read_image(path: str):
+    """A colour image from any file OpenCV reads, or a one-line error."""
+    import cv2
+    import numpy as np
+
+    fix = "give a JPEG or PNG photo of the table"
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+    except FileNotFoundError:
+        raise TablesightError(f"image {path} not found", fix) from None
+    except OSError as error:
+        raise TablesightError(f"cannot read image {path} ({error.strerror})", fix) from None
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise TablesightError(f"cannot read image {path}: not a picture OpenCV can decode", fix)
+    return image
+
+
+def _write_json(path: str, data: dict) -> None:
+    try:
+        Path(path).write_text(json.dumps(data, indent=2) + "\n")
+    except OSError as error:
+        raise TablesightError(
+            f"cannot write {path} ({error.strerror})", "choose a writable -o path"
+        ) from None
+
+
+def _markers(args: argparse.Namespace) -> int:
+    from calibration.layout import corner_layout, parse_table
+    from calibration.sheets import write_marker_sheets
+
+    layout = corner_layout(parse_table(args.table), args.size_cm)
+    json_path = write_marker_sheets(layout, args.output, args.paper)
+    print(f"wrote {args.output} ({len(layout.markers)} pages, {args.paper}) and layout {json_path}")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from calibration.intrinsics import load_intrinsics
+    from calibration.layout import load_layout
+    from calibration.table import calibrate
+
+    layout = load_layout(args.layout)
+    image = read_image(args.image)
+    intrinsics = None
+    if args.intrinsics:
+        intrinsics = load_intrinsics(args.intrinsics)
+        intrinsics.check_image((image.shape[1], image.shape[0]), source=f"image {args.image}")
+    calibration = calibrate(image, layout, intrinsics)
+    _write_json(args.output, calibration.to_dict())
+    warnings = f"; warnings: {' | '.join(calibration.warnings)}" if calibration.warnings else ""
+    print(
+        f"{len(calibration.marker_ids)} of {len(layout.markers)} markers used "
+        f"({', '.join(map(str, calibration.marker_ids))}), rms {calibration.rms_mm:.2f} mm, "
+        f"max {calibration.max_mm:.2f} mm{warnings}"
+    )
+    return 0
+
+
+def load_calibration(path: str):
+    from calibration.table import TableCalibration
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise TablesightError(f"calibration file {path} not found", "check the --calibration path") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TablesightError(
+            f"calibration file {path} is not readable JSON ({error})",
+            "give the JSON written by `tablesight calibrate`",
+        ) from None
+    return TableCalibration.from_dict(data, source=f"calibration {path}")
+
+
+def _rectify(args: argparse.Namespace) -> int:
+    import cv2
+
+    calibration = load_calibration(args.calibration)
+    top = calibration.rectify(read_image(args.image), args.px_per_mm)
+    if not cv2.imwrite(args.output, top):
+        raise TablesightError(
+            f"cannot write {args.output}", "choose a writable -o path ending in .png or .jpg"
+        )
+    print(f"wrote {args.output} ({top.shape[1]}x{top.shape[0]} px, {args.px_per_mm:g} px/mm)")
+    return 0
+
+
+def _charuco_board(args: argparse.Namespace) -> int:
+    from calibration.lens import write_board
+
+    write_board(args.output)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _calibrate_lens(args: argparse.Namespace) -> int:
+    from calibration.lens import calibrate_lens
+
+    result = calibrate_lens(args.sources, wide=args.wide)
+    _write_json(args.output, result.to_dict())
+    print(
+        f"{result.views_used} of {result.views_total} views used, rms {result.rms_px:.3f} px, "
+        f"{result.model} model -> {args.output}"
+    )
+    return 0

@@ -1,0 +1,99 @@
+"""The image-to-table homography, fitted to every visible marker corner and robust to a bad marker.
+
+One marker that is misplaced, knocked askew or confused with another copy would tilt a plain
+least-squares fit across the whole table. Markers are therefore judged as wholes: when the
+markers disagree, the smallest set of markers whose removal leaves the others agreeing to
+a fraction of a millimetre, and which themselves sit millimetres off the others' fit, is
+dropped. Disagreement that no removal explains (an uncorrected wide lens bends every marker)
+keeps every marker: dropping good ones would only trade interpolation for extrapolation.
+At least 3 markers always remain, so two bad markers cannot outvote two good ones.
+The fit minimises reprojection error in the image, where the measurement noise lives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import cv2
+import numpy as np
+
+# Markers agreeing to this (worst marker RMS) need no judging.
+CONSISTENT_MM = 0.5
+# A marker predicted from the others this far off (and well beyond their own spread) is misplaced.
+MISPLACED_MM = 3.0
+MISPLACED_RATIO = 6.0
+
+
+@dataclass(frozen=True)
+class HomographyFit:
+    """Image (undistorted px) -> table cm, the markers it trusts and those it threw out."""
+
+    image_to_table: np.ndarray
+    used_ids: list[int]
+    rejected_ids: list[int]
+    corner_residuals_mm: dict[int, np.ndarray]
+
+
+def apply(H: np.ndarray, points: np.ndarray) -> np.ndarray:
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    mapped = np.hstack([pts, np.ones((len(pts), 1))]) @ H.T
+    return mapped[:, :2] / mapped[:, 2:3]
+
+
+def _fit(image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int]) -> np.ndarray:
+    src = np.concatenate([table_pts[i] for i in ids])
+    dst = np.concatenate([image_pts[i] for i in ids])
+    table_to_image, _ = cv2.findHomography(src, dst, 0)
+    if table_to_image is None:
+        raise np.linalg.LinAlgError("degenerate marker geometry")
+    H = np.linalg.inv(table_to_image)
+    return H / H[2, 2]
+
+
+def _marker_error_mm(
+    H: np.ndarray, image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], marker_id: int
+) -> float:
+    return float(np.linalg.norm(apply(H, image_pts[marker_id]) - table_pts[marker_id], axis=1).mean() * 10)
+
+
+def _worst_marker_rms(
+    H: np.ndarray, image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int]
+) -> float:
+    return max(
+        float(np.sqrt(np.mean(np.sum((apply(H, image_pts[i]) - table_pts[i]) ** 2, axis=1)))) * 10
+        for i in ids
+    )
+
+
+def _misplaced(image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray]) -> list[int]:
+    """The smallest set of markers whose removal explains the disagreement, or none."""
+    ids = sorted(image_pts)
+    if _worst_marker_rms(_fit(image_pts, table_pts, ids), image_pts, table_pts, ids) <= CONSISTENT_MM:
+        return []
+    for count in range(1, len(ids) - 2):
+        candidates = []
+        for removed in combinations(ids, count):
+            kept = [i for i in ids if i not in removed]
+            try:
+                H = _fit(image_pts, table_pts, kept)
+            except np.linalg.LinAlgError:
+                continue
+            spread = _worst_marker_rms(H, image_pts, table_pts, kept)
+            off = min(_marker_error_mm(H, image_pts, table_pts, i) for i in removed)
+            if spread <= CONSISTENT_MM and off > max(MISPLACED_MM, MISPLACED_RATIO * spread):
+                candidates.append((spread, list(removed)))
+        if candidates:
+            return min(candidates)[1]
+    return []
+
+
+def fit_homography(image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray]) -> HomographyFit:
+    """Robust fit over the markers seen (`image_pts` ids must all be in `table_pts`)."""
+    rejected = _misplaced(image_pts, table_pts)
+    kept = [i for i in sorted(image_pts) if i not in rejected]
+    H = _fit(image_pts, table_pts, kept)
+    residuals = {i: np.linalg.norm(apply(H, image_pts[i]) - table_pts[i], axis=1) * 10 for i in kept}
+    return HomographyFit(
+        image_to_table=H, used_ids=sorted(kept), rejected_ids=rejected, corner_residuals_mm=residuals
+    )

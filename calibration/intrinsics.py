@@ -1,0 +1,119 @@
+"""Lens intrinsics (CAM.json): focal length, principal point and distortion of one camera mode.
+
+Intrinsics belong to a sensor mode: the same lens binned or cropped has a different K. Using
+them on an image of another size silently bends the table, so that is an error, not a warning.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rules_core.errors import TablesightError
+
+# OpenCV accepts 4, 5, 8, 12 or 14 distortion coefficients.
+DIST_LENGTHS = (4, 5, 8, 12, 14)
+
+
+@dataclass(frozen=True)
+class Intrinsics:
+    """K (3x3), OpenCV distortion coefficients, and the image size [w, h] they were measured at."""
+
+    K: np.ndarray
+    dist: np.ndarray
+    image_size: tuple[int, int]
+
+    def __post_init__(self) -> None:
+        K = np.asarray(self.K, dtype=np.float64)
+        dist = np.asarray(self.dist if self.dist is not None else np.zeros(5), dtype=np.float64).ravel()
+        if K.shape != (3, 3) or not np.all(np.isfinite(K)) or K[0, 0] <= 0 or K[1, 1] <= 0:
+            raise TablesightError(
+                "intrinsics K must be a 3x3 matrix with positive focal lengths",
+                "use a CAM.json written by `tablesight calibrate-lens`",
+            )
+        if len(dist) not in DIST_LENGTHS or not np.all(np.isfinite(dist)):
+            raise TablesightError(
+                f"intrinsics dist has {len(dist)} coefficients, OpenCV needs 4, 5, 8, 12 or 14",
+                "use a CAM.json written by `tablesight calibrate-lens`",
+            )
+        object.__setattr__(self, "K", K)
+        object.__setattr__(self, "dist", dist)
+        object.__setattr__(self, "image_size", (int(self.image_size[0]), int(self.image_size[1])))
+
+    def check_image(self, image_size: tuple[int, int], source: str = "the image") -> None:
+        """Refuse an image taken in another sensor mode than the lens calibration's."""
+        if tuple(image_size) != self.image_size:
+            w, h = image_size
+            cw, ch = self.image_size
+            raise TablesightError(
+                f"intrinsics are for {cw}x{ch} images but {source} is {w}x{h}",
+                f"calibrate the lens at {w}x{h} (`tablesight calibrate-lens`) or capture at {cw}x{ch}",
+            )
+
+    def undistort(self, pixels: np.ndarray) -> np.ndarray:
+        """Raw (distorted) pixels -> ideal pinhole pixels with the same K, converged tightly."""
+        import cv2
+
+        pts = np.asarray(pixels, dtype=np.float64).reshape(-1, 1, 2)
+        if not np.any(self.dist):
+            return pts.reshape(-1, 2).copy()
+        criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10)
+        return cv2.undistortPointsIter(pts, self.K, self.dist, None, self.K, criteria).reshape(-1, 2)
+
+    def distort(self, ideal: np.ndarray) -> np.ndarray:
+        """Ideal pinhole pixels -> raw pixels (the lens applied), the inverse of `undistort`."""
+        import cv2
+
+        pts = np.asarray(ideal, dtype=np.float64).reshape(-1, 2)
+        if not np.any(self.dist):
+            return pts.copy()
+        normalised = (pts - self.K[:2, 2]) / np.diag(self.K)[:2]
+        rays = np.hstack([normalised, np.ones((len(pts), 1))])
+        raw, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), self.K, self.dist)
+        return raw.reshape(-1, 2)
+
+    def to_dict(self) -> dict:
+        return {"K": self.K.tolist(), "dist": self.dist.tolist(), "image_size": list(self.image_size)}
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "intrinsics") -> Intrinsics:
+        fix = "use a CAM.json with K (3x3), dist and image_size [w, h], as `tablesight calibrate-lens` writes"
+        if not isinstance(data, dict):
+            raise TablesightError(f"{source} is not a JSON object", fix)
+        missing = [k for k in ("K", "dist", "image_size") if k not in data]
+        if missing:
+            raise TablesightError(f"{source} has no {missing[0]}", fix)
+        size = data["image_size"]
+        if not (
+            isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)
+        ):
+            raise TablesightError(f"{source} image_size must be [width, height] in pixels", fix)
+        try:
+            return cls(
+                K=np.asarray(data["K"], dtype=np.float64),
+                dist=np.asarray(data["dist"], dtype=np.float64),
+                image_size=tuple(size),
+            )
+        except (TypeError, ValueError):
+            raise TablesightError(f"{source} K and dist must be numbers", fix) from None
+
+
+def load_intrinsics(path: str | Path, image_size: tuple[int, int] | None = None) -> Intrinsics:
+    """Read CAM.json; with `image_size`, also check it matches the images it will be used on."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise TablesightError(f"intrinsics file {path} not found", "check the --intrinsics path") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TablesightError(
+            f"intrinsics file {path} is not readable JSON ({error})",
+            "give the CAM.json written by `tablesight calibrate-lens`",
+        ) from None
+    intrinsics = Intrinsics.from_dict(data, source=f"intrinsics {path}")
+    if image_size is not None:
+        intrinsics.check_image(image_size)
+    return intrinsics

@@ -1,0 +1,249 @@
+"""Where the calibration markers lie on the table (the marker layout of CONTRACTS.md).
+
+A layout is the ground truth every calibration is measured against, so a wrong one must fail
+loudly on load (a typo in one corner would otherwise bend the whole table by centimetres).
+Both written forms, four corners or centre + size + rotation, become corners here, so the
+rest of the package only ever sees corners.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from shapely.geometry import Polygon
+
+from rules_core.errors import TablesightError
+
+# The square must be square to well within printing error; 1% is 1 mm on a 10 cm marker.
+SQUARE_TOLERANCE = 0.01
+LAYOUTS_DIR = "layouts"
+DEFAULT_TABLES = ("122x122", "183x122", "244x183")
+
+
+def dictionary_size(name: str) -> int:
+    """Number of ids in an OpenCV predefined ArUco dictionary; ValueError if it is not one."""
+    import cv2
+
+    code = getattr(cv2.aruco, name, None) if name.startswith("DICT_") else None
+    if not isinstance(code, int):
+        raise ValueError(f"unknown ArUco dictionary {name!r} (use e.g. DICT_4X4_50)")
+    return int(cv2.aruco.getPredefinedDictionary(code).bytesList.shape[0])
+
+
+def square_corners(center: tuple[float, float], size: float, rotation_deg: float) -> np.ndarray:
+    """Corners TL, TR, BR, BL of a square whose top edge runs along +x rotated by rotation_deg."""
+    a = np.radians(rotation_deg)
+    along, down = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    half = size / 2
+    offsets = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+    return np.array([np.asarray(center) + half * (sx * along + sy * down) for sx, sy in offsets])
+
+
+class Table(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    width_cm: float = Field(gt=0)
+    depth_cm: float = Field(gt=0)
+
+
+class LayoutMarker(BaseModel):
+    """One marker; always held as its 4 corners in OpenCV order (TL, TR, BR, BL), in cm."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: int = Field(ge=0)
+    corners_cm: list[list[float]]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _centre_form_to_corners(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "corners_cm" in data:
+            if isinstance(data, dict) and {"center_cm", "size_cm"} & set(data):
+                raise ValueError("give either corners_cm or center_cm + size_cm, not both")
+            return data
+        if "center_cm" not in data or "size_cm" not in data:
+            raise ValueError("needs corners_cm, or center_cm + size_cm (+ rotation_deg)")
+        rest = {k: v for k, v in data.items() if k not in ("center_cm", "size_cm", "rotation_deg")}
+        center, size = data["center_cm"], data["size_cm"]
+        if not (isinstance(center, list | tuple) and len(center) == 2):
+            raise ValueError("center_cm must be [x, y]")
+        if not isinstance(size, int | float) or size <= 0:
+            raise ValueError("size_cm must be a positive number")
+        corners = square_corners(tuple(center), float(size), float(data.get("rotation_deg", 0.0)))
+        return {**rest, "corners_cm": corners.tolist()}
+
+    @field_validator("corners_cm")
+    @classmethod
+    def _a_printed_square(cls, corners: list[list[float]]) -> list[list[float]]:
+        pts = np.asarray(corners, dtype=np.float64)
+        if pts.shape != (4, 2):
+            raise ValueError("corners_cm must be 4 [x, y] points")
+        if not Polygon(pts).is_valid:
+            raise ValueError("corners_cm are self-intersecting; list them TL, TR, BR, BL around the square")
+        sides = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
+        diagonals = np.linalg.norm(pts[2:] - pts[:2], axis=1)
+        side = sides.mean()
+        if (
+            side <= 0
+            or np.ptp(sides) > SQUARE_TOLERANCE * side
+            or abs(diagonals - side * np.sqrt(2)).max() > SQUARE_TOLERANCE * side
+        ):
+            raise ValueError(f"corners_cm are not a square (sides {', '.join(f'{s:.2f}' for s in sides)} cm)")
+        # Shoelace in the y-down table frame: a face-up marker's TL, TR, BR, BL run clockwise.
+        area = np.sum(pts[:, 0] * np.roll(pts[:, 1], -1) - np.roll(pts[:, 0], -1) * pts[:, 1])
+        if area < 0:
+            raise ValueError("corners_cm run counter-clockwise (a mirrored marker); list them TL, TR, BR, BL")
+        return pts.tolist()
+
+
+class Layout(BaseModel):
+    """A validated marker layout: dictionary, table size and at least 4 markers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    dictionary: str
+    table: Table
+    markers: list[LayoutMarker] = Field(min_length=4)
+
+    @field_validator("dictionary")
+    @classmethod
+    def _known_dictionary(cls, name: str) -> str:
+        dictionary_size(name)
+        return name
+
+    @model_validator(mode="after")
+    def _ids_and_overlaps(self) -> Layout:
+        size = dictionary_size(self.dictionary)
+        ids = [m.id for m in self.markers]
+        for marker in self.markers:
+            if marker.id >= size:
+                raise ValueError(f"marker id {marker.id} is not in {self.dictionary} (ids 0-{size - 1})")
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"marker id {duplicates[0]} is listed twice")
+        squares = [Polygon(m.corners_cm) for m in self.markers]
+        for i, a in enumerate(squares):
+            for j in range(i + 1, len(squares)):
+                if a.intersects(squares[j]):
+                    raise ValueError(f"markers {ids[i]} and {ids[j]} overlap")
+        return self
+
+    @cached_property
+    def corners_by_id(self) -> dict[int, np.ndarray]:
+        return {m.id: np.asarray(m.corners_cm, dtype=np.float64) for m in self.markers}
+
+    @property
+    def ids(self) -> list[int]:
+        return [m.id for m in self.markers]
+
+    @property
+    def table_size_cm(self) -> tuple[float, float]:
+        return (self.table.width_cm, self.table.depth_cm)
+
+    def markers_as_synthetic(self) -> list:
+        """The layout as the synthetic renderer's markers, to render exactly this table."""
+        from calibration.synthetic import Marker
+
+        return [Marker(id=i, corners_cm=c.copy()) for i, c in self.corners_by_id.items()]
+
+    def to_dict(self) -> dict:
+        """The layout JSON, every marker in the corners form."""
+        return {
+            "dictionary": self.dictionary,
+            "table": {"width_cm": self.table.width_cm, "depth_cm": self.table.depth_cm},
+            "markers": [{"id": m.id, "corners_cm": m.corners_cm} for m in self.markers],
+        }
+
+    def to_json(self) -> str:
+        """The layout JSON as people read it: one marker per line."""
+        markers = ",\n".join(f"    {json.dumps(m)}" for m in self.to_dict()["markers"])
+        return (
+            f'{{\n  "dictionary": {json.dumps(self.dictionary)},\n'
+            f'  "table": {json.dumps(self.to_dict()["table"])},\n'
+            f'  "markers": [\n{markers}\n  ]\n}}\n'
+        )
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "layout") -> Layout:
+        """Validate layout JSON, turning the first problem into one user-facing line."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "layout"
+            message = first["msg"].removeprefix("Value error, ")
+            raise TablesightError(
+                f"{source}: {where}: {message}",
+                "fix the layout JSON (see CONTRACTS.md, 'Marker layout'), or write a fresh one with "
+                "`tablesight markers --table WxD -o markers.pdf`",
+            ) from None
+
+
+def load_layout(path: str | Path) -> Layout:
+    """Read and validate a layout JSON file."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise TablesightError(f"layout file {path} not found", "check the --layout path") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TablesightError(
+            f"layout file {path} is not readable JSON ({error})",
+            "give a layout JSON file as written by `tablesight markers`",
+        ) from None
+    return Layout.from_dict(data, source=f"layout {path}")
+
+
+def parse_table(table: str) -> tuple[float, float]:
+    """'183x122' -> (183.0, 122.0)."""
+    try:
+        width, depth = (float(v) for v in table.lower().split("x"))
+    except ValueError:
+        raise TablesightError(
+            f"table size {table!r} is not WIDTHxDEPTH in cm", "write it like 183x122"
+        ) from None
+    if width <= 0 or depth <= 0:
+        raise TablesightError(f"table size {table!r} must be positive", "write it like 183x122")
+    return width, depth
+
+
+def corner_layout(
+    table_cm: tuple[float, float], size_cm: float = 10.0, dictionary: str = "DICT_4X4_50"
+) -> Layout:
+    """Markers in the four corners, plus mid-edge ones on long tables (beyond 200 cm).
+
+    Each square sits with its white quiet zone (a quarter of its side) touching the table edges,
+    so the markers span as much of the table as they can: calibration interpolates between them
+    instead of extrapolating.
+    """
+    width, depth = table_cm
+    inset = size_cm * 0.75
+    if width < 2 * inset + 2 * size_cm or depth < 2 * inset + 2 * size_cm:
+        raise TablesightError(
+            f"{size_cm:g} cm markers do not fit on a {width:g}x{depth:g} cm table",
+            "use smaller markers (--size-cm)",
+        )
+    centres = [(inset, inset), (width - inset, inset), (width - inset, depth - inset), (inset, depth - inset)]
+    if width > 200:
+        centres += [(width / 2, inset), (width / 2, depth - inset)]
+    markers = [
+        {"id": i, "center_cm": [round(x, 4), round(y, 4)], "size_cm": size_cm, "rotation_deg": 0.0}
+        for i, (x, y) in enumerate(centres)
+    ]
+    return Layout.from_dict(
+        {"dictionary": dictionary, "table": {"width_cm": width, "depth_cm": depth}, "markers": markers}
+    )
+
+
+def default_layout(table: str = "183x122") -> Layout:
+    """The shipped layout for one of the seed table sizes (122x122, 183x122, 244x183)."""
+    if table not in DEFAULT_TABLES:
+        raise TablesightError(
+            f"no default layout for a {table} table",
+            f"use one of {', '.join(DEFAULT_TABLES)}, or `tablesight markers --table {table}`",
+        )
+    text = resources.files("calibration").joinpath(LAYOUTS_DIR, f"{table}.json").read_text()
+    return Layout.from_dict(json.loads(text), source=f"default layout {table}")

@@ -1,0 +1,85 @@
+"""Where the camera hangs over the table: the height parallax corrections need.
+
+With a lens calibration the pose comes from solvePnP on the marker corners. Without one, the
+focal length is read off the homography itself (principal point at the image centre, square
+pixels): the images of the table's x and y axes must be perpendicular and equally long after
+undoing K. A camera looking nearly straight down leaves that focal length undetermined (height
+and focal trade off exactly), so then a nominal lens is assumed and the caller is warned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# Raspberry Pi Camera Module 3 (standard lens): 66 degrees horizontal field of view.
+NOMINAL_HFOV_DEG = 66.0
+# Below this tilt the focal length from the homography is noise.
+MIN_TILT_FOR_FOCAL_DEG = 2.0
+
+
+@dataclass(frozen=True)
+class Pose:
+    """K used for the pose, rvec/tvec as in cv2.projectPoints (world = table, z down)."""
+
+    K: np.ndarray
+    rvec: np.ndarray
+    tvec: np.ndarray
+    focal_estimated: bool
+    focal_nominal: bool
+
+    @property
+    def centre_cm(self) -> np.ndarray:
+        R = cv2.Rodrigues(self.rvec)[0]
+        return (-R.T @ self.tvec) * np.array([1.0, 1.0, -1.0])
+
+
+def focal_from_homography(table_to_image: np.ndarray, image_size: tuple[int, int]) -> float | None:
+    """Focal length in px implied by a table->pixel homography, or None when it is not implied."""
+    w, h = image_size
+    centre = np.array([[1, 0, -(w - 1) / 2], [0, 1, -(h - 1) / 2], [0, 0, 1]], dtype=np.float64)
+    A = centre @ table_to_image
+    A = A / np.linalg.norm(A[:, :2])
+    (a11, a12), (a21, a22), (a31, a32) = A[0, :2], A[1, :2], A[2, :2]
+    # In w = 1/f^2: orthogonal axes, and axes of equal length.
+    c = np.array([a11 * a12 + a21 * a22, a11**2 + a21**2 - a12**2 - a22**2])
+    d = np.array([a31 * a32, a31**2 - a32**2])
+    if c @ c == 0:
+        return None
+    inv_f2 = -(c @ d) / (c @ c)
+    if inv_f2 <= 0:
+        return None
+    focal = 1 / np.sqrt(inv_f2)
+    # The table normal in the camera frame, from the two axes' directions once K is undone.
+    normal = np.cross([a11 / focal, a21 / focal, a31], [a12 / focal, a22 / focal, a32])
+    tilt = np.degrees(np.arccos(min(abs(normal[2]) / np.linalg.norm(normal), 1.0)))
+    if not (0.2 * w < focal < 10 * w) or tilt < MIN_TILT_FOR_FOCAL_DEG:
+        return None
+    return float(focal)
+
+
+def solve_pose(
+    table_cm: np.ndarray,
+    image_px: np.ndarray,
+    K: np.ndarray | None,
+    image_size: tuple[int, int],
+    table_to_image: np.ndarray,
+) -> Pose:
+    """Camera pose from marker corners (table cm) and their undistorted pixels."""
+    estimated = nominal = False
+    if K is None:
+        w, h = image_size
+        focal = focal_from_homography(table_to_image, image_size)
+        estimated = focal is not None
+        if focal is None:
+            nominal = True
+            focal = w / 2 / np.tan(np.radians(NOMINAL_HFOV_DEG / 2))
+        K = np.array([[focal, 0, (w - 1) / 2], [0, focal, (h - 1) / 2], [0, 0, 1]], dtype=np.float64)
+    objects = np.hstack([table_cm, np.zeros((len(table_cm), 1))]).astype(np.float64)
+    ok, rvec, tvec = cv2.solvePnP(objects, image_px.astype(np.float64), K, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        ok, rvec, tvec = cv2.solvePnP(objects, image_px.astype(np.float64), K, None)
+    rvec, tvec = cv2.solvePnPRefineLM(objects, image_px.astype(np.float64), K, None, rvec, tvec)
+    return Pose(K=K, rvec=rvec.ravel(), tvec=tvec.ravel(), focal_estimated=estimated, focal_nominal=nominal)

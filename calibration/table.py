@@ -1,0 +1,303 @@
+"""Table calibration: the map between camera pixels and table centimetres.
+
+`calibrate` turns one photo of the table (plus, ideally, the lens's intrinsics) into a
+`TableCalibration`, the only object downstream code needs to speak table cm: points both ways,
+the rectified top-down image, the camera's position for parallax, and the quality figures a
+player can judge it by. It serialises to the calibration JSON of CONTRACTS.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+from shapely.geometry import MultiPoint, Point
+
+from calibration.aruco import find_markers
+from calibration.homography import apply, fit_homography
+from calibration.intrinsics import Intrinsics
+from calibration.layout import Layout
+from calibration.pose import solve_pose
+from rules_core.errors import TablesightError
+
+# Table corners further than this outside the markers' hull are extrapolated, not interpolated.
+EXTRAPOLATION_WARN_CM = 10.0
+# Marker corners this far off the fitted plane mean the camera model is missing something.
+LOOSE_FIT_MM = 1.5
+
+
+@dataclass
+class TableCalibration:
+    """A fitted camera-to-table map. Pixels are raw camera pixels unless stated otherwise."""
+
+    layout: Layout
+    image_size: tuple[int, int]
+    homography: np.ndarray
+    marker_ids: list[int]
+    rms_mm: float
+    max_mm: float
+    warnings: list[str]
+    pose_K: np.ndarray
+    rvec: np.ndarray
+    tvec: np.ndarray
+    intrinsics: Intrinsics | None = None
+    rejected_ids: list[int] = field(default_factory=list)
+    marker_rms_mm: dict[int, float] = field(default_factory=dict)
+    _maps: dict[float, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+
+    @property
+    def camera_centre_cm(self) -> np.ndarray:
+        """Camera centre in the table frame: (x, y, height above the table), cm."""
+        R = cv2.Rodrigues(self.rvec)[0]
+        return (-R.T @ self.tvec) * np.array([1.0, 1.0, -1.0])
+
+    @property
+    def projection(self) -> np.ndarray:
+        """3x4 map from table (x, y, z up, 1) to undistorted pixels; equals the homography at z = 0.
+
+        The z column comes from the pose, scaled to the homography, so points on the table map
+        exactly as the homography says and raised points follow the fitted camera.
+        """
+        table_to_image = np.linalg.inv(self.homography)
+        R = cv2.Rodrigues(self.rvec)[0]
+        plane = self.pose_K @ np.column_stack([R[:, 0], R[:, 1], self.tvec])
+        scale = np.sum(plane * table_to_image) / np.sum(plane * plane)
+        z_up = -scale * (self.pose_K @ R[:, 2])
+        return np.column_stack([table_to_image[:, 0], table_to_image[:, 1], z_up, table_to_image[:, 2]])
+
+    def image_to_table(self, px: np.ndarray) -> np.ndarray:
+        """(n, 2) raw pixels -> (n, 2) table cm, for points on the table surface."""
+        pts = np.asarray(px, dtype=np.float64).reshape(-1, 2)
+        if self.intrinsics is not None:
+            pts = self.intrinsics.undistort(pts)
+        return apply(self.homography, pts)
+
+    def table_to_image(self, cm: np.ndarray) -> np.ndarray:
+        """(n, 2) table cm, or (n, 3) with z up, -> (n, 2) raw pixels."""
+        pts = np.asarray(cm, dtype=np.float64)
+        pts = pts.reshape(-1, pts.shape[-1])
+        if pts.shape[1] == 2:
+            pts = np.hstack([pts, np.zeros((len(pts), 1))])
+        mapped = np.hstack([pts, np.ones((len(pts), 1))]) @ self.projection.T
+        ideal = mapped[:, :2] / mapped[:, 2:3]
+        return self.intrinsics.distort(ideal) if self.intrinsics is not None else ideal
+
+    def rectify(self, image: np.ndarray, px_per_mm: float) -> np.ndarray:
+        """The whole table seen from above.
+
+        Pixel (u, v) shows table point ((u + 0.5) / s, (v + 0.5) / s) cm with s = 10 * px_per_mm.
+        The pixel maps are cached per scale, so after the first call it costs one remap.
+        """
+        if px_per_mm <= 0:
+            raise TablesightError(f"px_per_mm must be positive, got {px_per_mm}", "use e.g. 1 or 2")
+        height, width = image.shape[:2]
+        if (width, height) != tuple(self.image_size):
+            raise TablesightError(
+                f"image is {width}x{height} but the calibration is for "
+                f"{self.image_size[0]}x{self.image_size[1]}",
+                "recalibrate on an image from this camera mode",
+            )
+        key = float(px_per_mm)
+        if key not in self._maps:
+            self._maps[key] = self._rectify_maps(key)
+        map1, map2 = self._maps[key]
+        return cv2.remap(image, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+    def _rectify_maps(self, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+        scale = 10.0 * px_per_mm
+        width_cm, depth_cm = self.layout.table_size_cm
+        cols, rows = round(width_cm * scale), round(depth_cm * scale)
+        u, v = np.meshgrid((np.arange(cols) + 0.5) / scale, (np.arange(rows) + 0.5) / scale)
+        source = self.table_to_image(np.stack([u.ravel(), v.ravel()], axis=1)).reshape(rows, cols, 2)
+        return cv2.convertMaps(source.astype(np.float32), None, cv2.CV_16SC2)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The calibration JSON of CONTRACTS.md, plus the pose and per-marker figures."""
+        return {
+            "layout": self.layout.to_dict(),
+            "image_size": list(self.image_size),
+            "K": None if self.intrinsics is None else self.intrinsics.K.tolist(),
+            "dist": None if self.intrinsics is None else self.intrinsics.dist.tolist(),
+            "homography": self.homography.tolist(),
+            "marker_ids": list(self.marker_ids),
+            "rms_mm": round(self.rms_mm, 4),
+            "max_mm": round(self.max_mm, 4),
+            "markers_used": len(self.marker_ids),
+            "rejected_marker_ids": list(self.rejected_ids),
+            "marker_rms_mm": {str(k): round(v, 4) for k, v in self.marker_rms_mm.items()},
+            "warnings": list(self.warnings),
+            "camera_centre_cm": [round(float(v), 3) for v in self.camera_centre_cm],
+            "pose": {"K": self.pose_K.tolist(), "rvec": self.rvec.tolist(), "tvec": self.tvec.tolist()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "calibration") -> TableCalibration:
+        fix = "use a calibration JSON written by `tablesight calibrate`"
+        if not isinstance(data, dict):
+            raise TablesightError(f"{source} is not a JSON object", fix)
+        for key in ("layout", "image_size", "homography", "marker_ids", "rms_mm", "max_mm"):
+            if key not in data:
+                raise TablesightError(f"{source} has no {key}", fix)
+        layout = Layout.from_dict(data["layout"], source=f"{source} layout")
+        size = tuple(int(v) for v in data["image_size"])
+        intrinsics = None
+        if data.get("K") is not None:
+            intrinsics = Intrinsics(
+                K=np.asarray(data["K"]), dist=np.asarray(data.get("dist") or np.zeros(5)), image_size=size
+            )
+        homography = np.asarray(data["homography"], dtype=np.float64)
+        if homography.shape != (3, 3):
+            raise TablesightError(f"{source} homography is not 3x3", fix)
+        pose = data.get("pose")
+        if pose is None:
+            pose = _pose_from_homography(layout, homography, intrinsics, size)
+        return cls(
+            layout=layout,
+            image_size=size,
+            homography=homography,
+            marker_ids=[int(i) for i in data["marker_ids"]],
+            rms_mm=float(data["rms_mm"]),
+            max_mm=float(data["max_mm"]),
+            warnings=list(data.get("warnings", [])),
+            pose_K=np.asarray(pose["K"], dtype=np.float64),
+            rvec=np.asarray(pose["rvec"], dtype=np.float64).ravel(),
+            tvec=np.asarray(pose["tvec"], dtype=np.float64).ravel(),
+            intrinsics=intrinsics,
+            rejected_ids=[int(i) for i in data.get("rejected_marker_ids", [])],
+            marker_rms_mm={int(k): float(v) for k, v in data.get("marker_rms_mm", {}).items()},
+        )
+
+
+def _pose_from_homography(
+    layout: Layout, homography: np.ndarray, intrinsics: Intrinsics | None, size: tuple[int, int]
+) -> dict[str, Any]:
+    """A pose for calibration files written without one: from the layout's corners via H."""
+    table = np.concatenate(list(layout.corners_by_id.values()))
+    table_to_image = np.linalg.inv(homography)
+    pose = solve_pose(
+        table,
+        apply(table_to_image, table),
+        None if intrinsics is None else intrinsics.K,
+        size,
+        table_to_image,
+    )
+    return {"K": pose.K, "rvec": pose.rvec, "tvec": pose.tvec}
+
+
+def _check_image(image: Any) -> tuple[int, int]:
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise TablesightError(
+            "the image is empty or not a picture", "give a photo of the table (JPEG or PNG)"
+        )
+    return image.shape[1], image.shape[0]
+
+
+def _too_few_markers(layout: Layout, seen: list[int], ignored: list[int]) -> TablesightError:
+    what = "no layout markers" if not seen else f"only marker {seen[0]}"
+    others = (
+        f" (it did see markers {', '.join(map(str, ignored))}, which are not in the layout)"
+        if ignored
+        else ""
+    )
+    return TablesightError(
+        f"found {what} in the image{others}; calibration needs at least 2",
+        f"make sure at least 2 of markers {', '.join(map(str, layout.ids))} ({layout.dictionary}) "
+        "are in view, "
+        "flat, lit and not covered, and that --layout matches the printed sheets",
+    )
+
+
+def _extrapolation_warning(layout: Layout, table_pts: np.ndarray) -> str | None:
+    hull = MultiPoint([tuple(p) for p in table_pts]).convex_hull
+    width, depth = layout.table_size_cm
+    gaps = [hull.distance(Point(x, y)) for x, y in ((0, 0), (width, 0), (width, depth), (0, depth))]
+    if max(gaps) <= EXTRAPOLATION_WARN_CM:
+        return None
+    return (
+        f"the markers used do not span the table: parts of it lie up to {max(gaps):.0f} cm outside them "
+        "and are extrapolated; put markers near every table corner"
+    )
+
+
+def calibrate(
+    image: np.ndarray, layout: Layout, intrinsics: Intrinsics | None = None, refinement: str = "lines"
+) -> TableCalibration:
+    """Calibrate from one photo of the table showing at least 2 of the layout's markers."""
+    size = _check_image(image)
+    if intrinsics is not None:
+        intrinsics.check_image(size)
+    undistort = intrinsics.undistort if intrinsics is not None and np.any(intrinsics.dist) else None
+    sighting = find_markers(image, layout, refinement, undistort)
+    seen = list(sighting.corners)
+    if len(seen) < 2:
+        raise _too_few_markers(layout, seen, sighting.ignored_ids)
+    table_pts = layout.corners_by_id
+    try:
+        fit = fit_homography(sighting.corners, table_pts)
+    except np.linalg.LinAlgError:
+        raise TablesightError(
+            "the markers in view give no usable geometry (all in a line or overlapping)",
+            "bring markers from different table corners into view",
+        ) from None
+    used_table = np.concatenate([table_pts[i] for i in fit.used_ids])
+    used_image = np.concatenate([sighting.corners[i] for i in fit.used_ids])
+    table_to_image = np.linalg.inv(fit.image_to_table)
+    pose = solve_pose(
+        used_table,
+        used_image,
+        None if intrinsics is None else intrinsics.K,
+        size,
+        table_to_image / table_to_image[2, 2],
+    )
+    residuals = np.concatenate([fit.corner_residuals_mm[i] for i in fit.used_ids])
+    warnings = _warnings(layout, sighting, fit, pose, used_table)
+    if residuals.max() > LOOSE_FIT_MM:
+        lens = (
+            "recalibrate the lens"
+            if intrinsics is not None
+            else "give --intrinsics from `tablesight calibrate-lens`"
+        )
+        warnings.append(
+            f"markers disagree by up to {residuals.max():.1f} mm (lens distortion or markers not flat): "
+            f"{lens}, and check the markers lie flat where the layout says"
+        )
+    return TableCalibration(
+        layout=layout,
+        image_size=size,
+        homography=fit.image_to_table,
+        marker_ids=fit.used_ids,
+        rms_mm=float(np.sqrt(np.mean(residuals**2))),
+        max_mm=float(residuals.max()),
+        warnings=warnings,
+        pose_K=pose.K,
+        rvec=pose.rvec,
+        tvec=pose.tvec,
+        intrinsics=intrinsics,
+        rejected_ids=fit.rejected_ids,
+        marker_rms_mm={i: float(np.sqrt(np.mean(fit.corner_residuals_mm[i] ** 2))) for i in fit.used_ids},
+    )
+
+
+def _warnings(layout, sighting, fit, pose, used_table) -> list[str]:
+    warnings = []
+    missing = [i for i in layout.ids if i not in sighting.corners]
+    if missing:
+        warnings.append(f"markers {', '.join(map(str, missing))} not found (covered, out of view or glared)")
+    if fit.rejected_ids:
+        warnings.append(
+            f"markers {', '.join(map(str, fit.rejected_ids))} ignored: they disagree with the others "
+            "(moved, bent or not where the layout says)"
+        )
+    if len(fit.used_ids) == 2:
+        warnings.append("only 2 markers used: a misplaced marker could not be noticed")
+    extrapolated = _extrapolation_warning(layout, used_table)
+    if extrapolated:
+        warnings.append(extrapolated)
+    if pose.focal_nominal:
+        warnings.append(
+            "camera height assumes a nominal lens (camera too square to the table to measure it); "
+            "give --intrinsics for exact parallax correction"
+        )
+    return warnings
