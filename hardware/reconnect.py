@@ -3,7 +3,8 @@
 Cables get kicked and Wi-Fi cameras stall. `ReconnectingSource` stands between the pipeline
 and a live source: when the source raises, or delivers nothing for `stall_s`, it closes it,
 reopens it with exponential backoff (capped, so a returning camera is picked up within
-`max_delay_s`), and tells the UI and the log what is going on through `status`. Its `read()`
+`max_delay_s`), and tells the UI and the log what is going on through `status`. Corrupt
+frames (not an 8-bit BGR picture) are dropped, and count as no frame. Its `read()`
 waits through all of that and never raises for a camera fault, so the tracker and the game
 state simply see a pause; it returns None only when a finite source has ended, or after
 `close()`.
@@ -17,6 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
+
+import numpy as np
 
 from hardware.source import Frame, FrameSource
 
@@ -33,6 +36,12 @@ class SourceStatus:
     message: str
     since_s: float
     attempts: int = 0
+
+
+def _usable(image: object) -> bool:
+    """A BGR picture the pipeline can use; anything else is a corrupt frame, dropped."""
+    return (isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3
+            and image.shape[2] == 3 and image.size > 0)
 
 
 class ReconnectingSource:
@@ -62,6 +71,7 @@ class ReconnectingSource:
         self._inner: FrameSource | None = opener()
         self.description = self._inner.description
         self._index = 0
+        self.corrupt_frames = 0
         self._size: tuple[int, int] | None = None
         self._last_frame_s = clock()
         self.status = SourceStatus("ok", f"{self.description} is delivering frames", clock())
@@ -86,21 +96,31 @@ class ReconnectingSource:
             if self._inner is None:
                 self._reconnect()
                 continue
+            live = getattr(self._inner, "live", False)
             try:
                 frame = self._inner.read()
             except Exception as error:
+                if not live:
+                    raise  # a bad file is the user's to fix, not a camera to wait for
                 log.debug("read from %s failed", self.description, exc_info=True)
                 self._drop(f"{self.description} failed: {error}")
                 continue
-            if frame is not None and getattr(frame.image, "size", 0):
+            if frame is not None and _usable(frame.image):
                 return self._deliver(frame)
-            if not getattr(self._inner, "live", False):
+            if frame is not None:
+                self.corrupt_frames += 1
+                log.debug("dropped a corrupt frame from %s", self.description)
+            elif not live:
                 return None
-            if self._clock() - self._last_frame_s >= self._stall_s:
-                self._drop(f"{self.description} delivered nothing for {self._stall_s:g} s")
-            else:
-                self._sleep(self._poll_s)
+            if live:
+                self._wait_or_drop()
         return None
+
+    def _wait_or_drop(self) -> None:
+        if self._clock() - self._last_frame_s >= self._stall_s:
+            self._drop(f"{self.description} delivered nothing for {self._stall_s:g} s")
+        else:
+            self._sleep(self._poll_s)
 
     def _deliver(self, frame: Frame) -> Frame:
         self._last_frame_s = self._clock()

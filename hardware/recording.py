@@ -1,8 +1,8 @@
 """Frames from a recorded game, whatever reads the recording.
 
-The recording format belongs to tracker/recording.py; this source only needs its frames as
-(image, timestamp_s, name) tuples, so the tracker plugs its reader in and the hardware package
-never learns the format.
+The recording format belongs to tracker/recording.py; this source only needs its frames, as
+`Frame`s or as (image, timestamp_s, name) tuples, so the tracker plugs its reader in and the
+hardware package never learns the format.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 
 from hardware.source import Frame
 
-RecordedFrame = tuple[np.ndarray, float, str]
+RecordedFrame = Frame | tuple[np.ndarray, float, str]
 
 
 class RecordingSource:
@@ -33,7 +33,9 @@ class RecordingSource:
         recorded = next(self._frames, None)
         if recorded is None:
             return None
-        image, timestamp_s, name = recorded
+        image, timestamp_s, name = (
+            (recorded.image, recorded.timestamp_s, recorded.name) if isinstance(recorded, Frame) else recorded
+        )
         frame = Frame(image=image, index=self._index, timestamp_s=float(timestamp_s), name=name)
         self._index += 1
         return frame

@@ -1,9 +1,9 @@
 """`open_source()`: one spec string in, a `FrameSource` out, for every kind of camera or file.
 
 The spec is what users type after `--source`: "picamera2" (or "picamera2:1"), "camera:N" for a
-USB camera, an rtsp/http URL, a video file, a folder of images, a single image, or a recording
-folder. A recording's format belongs to the tracker, so its reader is passed in
-(`recording_reader`) rather than known here.
+USB camera, an rtsp/http URL, a video file, a folder of images, a single image, or a recording.
+A recording's format belongs to the tracker, so its reader is passed in (`recording_reader`:
+path -> its frames, or None when the path is not a recording) rather than known here.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from hardware.capture import CaptureSource, is_network_url
-from hardware.folder import IMAGE_SUFFIXES, FolderSource, image_files
+from hardware.folder import IMAGE_SUFFIXES, FolderSource
 from hardware.reconnect import ReconnectingSource, SourceStatus
 from hardware.recording import RecordedFrame, RecordingSource
 from hardware.source import FrameSource
 from rules_core.errors import TablesightError
 
-RecordingReader = Callable[[Path], Iterable[RecordedFrame]]
+RecordingReader = Callable[[Path], Iterable[RecordedFrame] | None]
 
 _PICAMERA = re.compile(r"picamera2(?::(\d+))?$")
 _USB_CAMERA = re.compile(r"camera:(\d+)$")
@@ -64,8 +64,12 @@ def _opener(
     if is_network_url(spec):
         return lambda: CaptureSource(spec, **options)
     path = Path(spec).expanduser()
+    if recording_reader is not None and path.exists():
+        frames = recording_reader(path)
+        if frames is not None:
+            return lambda: RecordingSource(frames, description=f"recording {path}")
     if path.is_dir():
-        return _folder_opener(path, recording_reader, options)
+        return lambda: FolderSource(path, **options)
     if path.is_file():
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return lambda: FolderSource(path, **options)
@@ -75,10 +79,3 @@ def _opener(
         "use picamera2, camera:N, an rtsp:// or http:// URL, a video file or a folder of images",
     )
 
-
-def _folder_opener(
-    path: Path, recording_reader: RecordingReader | None, options: dict[str, Any]
-) -> Callable[[], FrameSource]:
-    if image_files(path) or recording_reader is None:
-        return lambda: FolderSource(path, **options)
-    return lambda: RecordingSource(recording_reader(path), description=f"recording {path}")

@@ -9,6 +9,7 @@ import pytest
 from hardware.capture import CaptureSource
 from hardware.folder import FolderSource
 from hardware.recording import RecordingSource
+from hardware.source import Frame
 from hardware.sources import open_source
 from rules_core.errors import TablesightError
 from tests.hardware.conftest import table_image
@@ -111,14 +112,16 @@ def test_recording_source_takes_frames_from_any_reader() -> None:
         (0, 100.0, "rec_0.jpg"), (1, 100.5, "rec_1.jpg"), (2, 101.0, "rec_2.jpg")]
 
 
-def test_folder_without_images_opens_as_a_recording_when_given_a_reader(tmp_path: Path) -> None:
-    (tmp_path / "manifest.json").write_text("{}")
-    opened: list[Path] = []
+def test_a_recording_opens_through_the_reader_it_is_given(tmp_path: Path, image_folder: Path) -> None:
+    recording = tmp_path / "game.tsr"
+    recording.write_bytes(b"a recording")
 
     def reader(path: Path):
-        opened.append(path)
-        return [(table_image(0), 0.0, "f0")]
+        if path.suffix != ".tsr":
+            return None
+        return iter([Frame(table_image(0), 7, 12.5, "f0"), (table_image(1), 13.0, "f1")])
 
-    source = open_source(str(tmp_path), recording_reader=reader)
-    assert opened == [tmp_path]
-    assert [f.name for f in read_all(source)] == ["f0"]
+    source = open_source(str(recording), recording_reader=reader)
+    assert source.description == f"recording {recording}"
+    assert [(f.index, f.timestamp_s, f.name) for f in read_all(source)] == [(0, 12.5, "f0"), (1, 13.0, "f1")]
+    assert isinstance(open_source(str(image_folder), recording_reader=reader), FolderSource)

@@ -53,6 +53,8 @@ class Camera:
         if self.world.get("silent"):
             return None
         self.index += 1
+        if self.world.get("corrupt"):
+            return Frame(np.zeros((6, 8), np.float32), self.index - 1, self.clock.now, "torn")
         w, h = self.world.get("size", (8, 6))
         return Frame(np.zeros((h, w, 3), np.uint8), self.index - 1, self.clock.now, f"f{self.index}")
 
@@ -119,6 +121,24 @@ def test_a_stream_that_stalls_without_failing_is_reopened(rig) -> None:
     assert Camera.opened == 2
 
 
+def test_corrupt_frames_are_dropped_and_a_camera_sending_only_those_is_reopened(rig) -> None:
+    source, world, clock, statuses = rig
+    source.read()
+    world["corrupt"] = True
+    started = clock.now
+
+    def recover(seconds: float) -> None:
+        Clock.sleep(clock, seconds)
+        if clock.now - started > 2.5:
+            world["corrupt"] = False
+
+    source._sleep = recover
+    frame = source.read()
+    assert frame.image.shape == (6, 8, 3) and frame.image.dtype == np.uint8
+    assert source.corrupt_frames > 10
+    assert statuses[0].state == "lost" and Camera.opened == 2
+
+
 def test_the_status_reports_a_new_resolution_after_the_camera_returns(rig) -> None:
     source, world, clock, statuses = rig
     source.read()
@@ -157,6 +177,13 @@ def test_a_finite_source_still_ends(image_folder) -> None:
     assert not isinstance(source, ReconnectingSource)
     wrapped = ReconnectingSource(lambda: open_source(str(image_folder)))
     assert [wrapped.read() is not None for _ in range(4)] == [True, True, True, False]
+
+
+def test_a_bad_file_in_a_finite_source_is_raised_not_retried(tmp_path) -> None:
+    (tmp_path / "a.jpg").write_bytes(b"not a jpeg")
+    source = ReconnectingSource(lambda: open_source(str(tmp_path)))
+    with pytest.raises(TablesightError, match="not an image"):
+        source.read()
 
 
 def test_open_source_wraps_live_cameras_and_reaches_their_own_methods(picamera2) -> None:
