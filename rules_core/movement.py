@@ -52,6 +52,8 @@ class MoveJudge:
         self.rules = after.ruleset
         self.cmu = after.cm_per_unit
         self.terrain = [(t, shapely.Polygon(t.polygon_cm)) for t in after.spec.terrain]
+        self.types = [after.unit_type(k) for k in range(len(after.models))]
+        self.flies = np.array([t.flies for t in self.types], dtype=bool)
         self.changed = self._changed()
         self._coherency = coherency_groups(after) if self.changed else {}
 
@@ -81,7 +83,7 @@ class MoveJudge:
     def judge(self, a: int) -> dict:
         model = self.after.models[a]
         b = self.before.index.get(model.id)
-        unit_type = self.after.unit_type(a)
+        unit_type = self.types[a]
         reasons: list[dict[str, str]] = []
         if b is None:
             moved, allowance, extra = None, None, {}
@@ -165,7 +167,7 @@ class MoveJudge:
         if unit_type.unit_moves_at_slowest:
             for k, other in enumerate(self.after.models):
                 if other.unit == model.unit and k != a:
-                    theirs, _ = self._own_allowance(k, self.after.unit_type(k))
+                    theirs, _ = self._own_allowance(k, self.types[k])
                     if theirs is not None and (allowance is None or theirs < allowance - TOLERANCE_CM):
                         allowance = theirs
                         why = [
@@ -264,15 +266,11 @@ class MoveJudge:
                         why.append(f"crossing {piece.kind} {piece.id}: {_fmt(cap)} cm")
         return allowance, why
 
-    def _blockers(self, a: int) -> tuple[list[int], list[int]]:
-        """Other units' ground models the mover may not cross: friends, and enemies (buffered)."""
+    def _blockers(self, a: int) -> tuple[np.ndarray, np.ndarray]:
+        """Other units' ground models the mover may not cross, and which of them are enemies."""
         model = self.after.models[a]
-        friends, enemies = [], []
-        for k, other in enumerate(self.after.models):
-            if other.unit == model.unit or self.after.unit_type(k).flies:
-                continue
-            (enemies if other.side != model.side else friends).append(k)
-        return friends, enemies
+        others = np.flatnonzero((self.after.units != model.unit) & ~self.flies)
+        return others, self.after.sides[others] != model.side
 
     def _buffer_cm(self) -> float | None:
         rule = self.rules.enemy_buffer
@@ -290,17 +288,17 @@ class MoveJudge:
         swept = self._swept(a, b)
         mover_r = fa.radius[a]
         clearance = mover_r if mover_r > 0 else (model.base.width_mm / 20.0)
-        friends, enemies = self._blockers(a)
+        others, enemy = self._blockers(a)
         buffer_cm = self._buffer_cm()
-        others = np.array(friends + enemies, dtype=int)
-        hit_models, hit_buffers, hit_terrain = [], [], []
+        hit_models: list[int] = []
+        hit_buffers: list[int] = []
+        hit_terrain = []
         if len(others):
             gap = shapely.distance(swept, fa.core[others]) - mover_r - fa.radius[others]
-            for k, g in zip(others, gap, strict=True):
-                if g < -self.rules.contact_tolerance_cm:
-                    hit_models.append(int(k))
-                elif buffer_cm is not None and k in enemies and g < buffer_cm - TOLERANCE_CM:
-                    hit_buffers.append(int(k))
+            body = gap < -self.rules.contact_tolerance_cm
+            hit_models = others[body].tolist()
+            if buffer_cm is not None:
+                hit_buffers = others[~body & enemy & (gap < buffer_cm - TOLERANCE_CM)].tolist()
         impassable = [
             (p, poly)
             for p, poly in self.terrain
@@ -313,7 +311,7 @@ class MoveJudge:
         if not (hit_models or hit_buffers or hit_terrain):
             return []
         budget = allowance if allowance is not None else math.inf
-        obstacles = self._obstacles(others, enemies, clearance, buffer_cm, impassable, start, end, budget)
+        obstacles = self._obstacles(others, enemy, clearance, buffer_cm, impassable, start, end, budget)
         length = pathing.shortest_path(start, end, obstacles)
         extra["path_cm"] = None if math.isinf(length) else round(length, 4)
         if length <= budget + TOLERANCE_CM:
@@ -340,7 +338,7 @@ class MoveJudge:
     def _obstacles(
         self,
         others: np.ndarray,
-        enemies: list[int],
+        enemy: np.ndarray,
         clearance: float,
         buffer_cm: float | None,
         impassable: list,
@@ -348,28 +346,20 @@ class MoveJudge:
         end: tuple,
         budget: float,
     ) -> list:
+        """Grown obstacles that a path within the budget could touch (inside the start-end ellipse)."""
         fa = self.after.footprints
+        shapes: list = []
         if len(others):
-            grow = (
-                fa.radius[others]
-                + clearance
-                + np.array([(buffer_cm or 0.0) if k in set(enemies) else 0.0 for k in others])
-            )
+            grow = fa.radius[others] + clearance + np.where(enemy, buffer_cm or 0.0, 0.0)
             cores = fa.core[others]
-            reach = (
-                shapely.distance(cores, shapely.Point(start))
-                + shapely.distance(cores, shapely.Point(end))
-                - 2 * grow
-            )
-            near = reach <= budget + TOLERANCE_CM
-            shapes = list(pathing.grown(cores[near], grow[near]))
-            hulls = ~(fa.radius[others][near] > 0)
+            to_start = shapely.distance(cores, shapely.Point(start))
+            near = to_start + shapely.distance(cores, shapely.Point(end)) - 2 * grow <= budget + TOLERANCE_CM
+            rounded = fa.radius[others][near] > 0
+            grown = pathing.grown(cores[near], np.where(rounded, grow[near], 0.0))
             shapes = [
-                shapely.buffer(s, g, join_style="mitre") if h else s
-                for s, g, h in zip(shapes, grow[near], hulls, strict=True)
+                g if r else shapely.buffer(g, w, join_style="mitre")
+                for g, w, r in zip(grown, grow[near], rounded, strict=True)
             ]
-        else:
-            shapes = []
         shapes += [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
         return shapes
 
@@ -440,7 +430,7 @@ class MoveJudge:
         fa = self.after.footprints
         out = []
         for k, other in enumerate(self.after.models):
-            if other.side == model.side or not self.after.unit_type(k).flies:
+            if other.side == model.side or not self.flies[k]:
                 continue
             gap = float(fa.edge(a, k))
             if model.altitude is not None and other.altitude is not None and model.altitude != other.altitude:
@@ -479,7 +469,7 @@ class MoveJudge:
         fa = self.after.footprints
         model = self.after.models[a]
         candidates = np.array(
-            [k for k in fa.tree.query(fa.shapes[a]) if k != a and not self.after.unit_type(int(k)).flies],
+            [k for k in fa.tree.query(fa.shapes[a]) if k != a and not self.flies[k]],
             dtype=int,
         )
         out = []
@@ -510,14 +500,7 @@ class MoveJudge:
         if buffer_cm is None:
             return []
         model = self.after.models[a]
-        enemies = np.array(
-            [
-                k
-                for k, m in enumerate(self.after.models)
-                if m.side != model.side and not self.after.unit_type(k).flies
-            ],
-            dtype=int,
-        )
+        enemies = np.flatnonzero((self.after.sides != model.side) & ~self.flies)
         if not len(enemies):
             return []
         gaps = self.after.footprints.edge(np.full(len(enemies), a), enemies)

@@ -7,24 +7,58 @@ from typing import Any
 from rules_core import api
 
 
-def base(x: float, y: float, id: str = "m", side: str = "red", unit: str | None = None,  # noqa: A002
-         type: str = "infantry", diameter_mm: float = 32, **extra: Any) -> dict:  # noqa: A002
-    model = {"id": id, "side": side, "unit": unit or f"{side}-1", "type": type, "x_cm": x, "y_cm": y,
-             "base": {"shape": "round", "diameter_mm": diameter_mm}}
+def base(
+    x: float,
+    y: float,
+    id: str = "m",
+    side: str = "red",
+    unit: str | None = None,
+    type: str = "infantry",
+    diameter_mm: float = 32,
+    **extra: Any,
+) -> dict:
+    model = {
+        "id": id,
+        "side": side,
+        "unit": unit or f"{side}-1",
+        "type": type,
+        "x_cm": x,
+        "y_cm": y,
+        "base": {"shape": "round", "diameter_mm": diameter_mm},
+    }
     model.update(extra)
     return model
 
 
-def hull(x: float, y: float, id: str = "t", side: str = "blue", unit: str | None = None,  # noqa: A002
-         type: str = "vehicle", heading: float = 0.0, length_mm: float = 200, width_mm: float = 100,
-         **extra: Any) -> dict:
-    model = {"id": id, "side": side, "unit": unit or f"{side}-{id}", "type": type, "x_cm": x, "y_cm": y,
-             "heading_deg": heading, "base": {"shape": "rect", "length_mm": length_mm, "width_mm": width_mm}}
+def hull(
+    x: float,
+    y: float,
+    id: str = "t",
+    side: str = "blue",
+    unit: str | None = None,
+    type: str = "vehicle",
+    heading: float = 0.0,
+    length_mm: float = 200,
+    width_mm: float = 100,
+    **extra: Any,
+) -> dict:
+    model = {
+        "id": id,
+        "side": side,
+        "unit": unit or f"{side}-{id}",
+        "type": type,
+        "x_cm": x,
+        "y_cm": y,
+        "heading_deg": heading,
+        "base": {"shape": "rect", "length_mm": length_mm, "width_mm": width_mm},
+    }
     model.update(extra)
     return model
 
 
-def scene_data(ruleset: str, models: list[dict], width: float = 183.0, depth: float = 122.0, **extra: Any) -> dict:
+def scene_data(
+    ruleset: str, models: list[dict], width: float = 183.0, depth: float = 122.0, **extra: Any
+) -> dict:
     data = {"ruleset": ruleset, "table": {"width_cm": width, "depth_cm": depth}, "models": models}
     data.update(extra)
     return data

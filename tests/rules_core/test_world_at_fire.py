@@ -41,8 +41,14 @@ def test_infantry_moves_up_to_15_cm(distance: float, legal: bool) -> None:
 
 # waf.move.cavalry: 30 cm, no faster than the slowest member.
 def test_cavalry_30_cm_and_slowest_member() -> None:
-    riders = [base(20, 30, "c1", type="cavalry", diameter_mm=65), base(28, 30, "c2", type="cavalry", diameter_mm=65)]
-    after = [base(50, 30, "c1", type="cavalry", diameter_mm=65), base(58, 30, "c2", type="cavalry", diameter_mm=65)]
+    riders = [
+        base(20, 30, "c1", type="cavalry", diameter_mm=65),
+        base(28, 30, "c2", type="cavalry", diameter_mm=65),
+    ]
+    after = [
+        base(50, 30, "c1", type="cavalry", diameter_mm=65),
+        base(58, 30, "c2", type="cavalry", diameter_mm=65),
+    ]
     assert all(e["legal"] for e in moved(WAF, riders, after).values())
     dismounted = base(36, 30, "c3", type="infantry")
     report = moved(WAF, [*riders, dismounted], [*after, base(51, 30, "c3")])
@@ -53,8 +59,11 @@ def test_cavalry_30_cm_and_slowest_member() -> None:
 # waf.move.motorbike: 30 cm.
 @pytest.mark.parametrize(("distance", "legal"), [(30.0, True), (30.01, False)])
 def test_motorbike_30_cm(distance: float, legal: bool) -> None:
-    report = moved(WAF, [base(20, 30, "m", type="motorbike", diameter_mm=65)],
-                   [base(20 + distance, 30, "m", type="motorbike", diameter_mm=65)])["m"]
+    report = moved(
+        WAF,
+        [base(20, 30, "m", type="motorbike", diameter_mm=65)],
+        [base(20 + distance, 30, "m", type="motorbike", diameter_mm=65)],
+    )["m"]
     assert report["legal"] is legal
 
 
@@ -108,16 +117,30 @@ def test_vehicle_in_forest_is_capped_at_15_cm() -> None:
 # waf.move.vehicle.obstacle: a wall higher than 1 cm halves to 15 cm; lower is free.
 @pytest.mark.parametrize(("height", "allowance"), [(1.0, 30.0), (1.5, 15.0)])
 def test_vehicle_obstacle_over_1_cm_halves(height: float, allowance: float) -> None:
-    wall = {"id": "w", "kind": "wall", "height_cm": height, "polygon_cm": [[100, 40], [101, 40], [101, 80], [100, 80]]}
+    wall = {
+        "id": "w",
+        "kind": "wall",
+        "height_cm": height,
+        "polygon_cm": [[100, 40], [101, 40], [101, 80], [100, 80]],
+    }
     report = moved(WAF, [hull(85, 60, "t")], [hull(105, 60, "t")], terrain=[wall])["t"]
     assert report["allowance_cm"] == allowance
 
 
 # waf.move.cavalry: obstacles above 5 cm only by dismounting.
 def test_cavalry_cannot_cross_high_wall() -> None:
-    wall = {"id": "w", "kind": "wall", "height_cm": 6, "polygon_cm": [[100, 0], [101, 0], [101, 122], [100, 122]]}
-    report = moved(WAF, [base(90, 60, "c", type="cavalry", diameter_mm=65)],
-                   [base(110, 60, "c", type="cavalry", diameter_mm=65)], terrain=[wall])["c"]
+    wall = {
+        "id": "w",
+        "kind": "wall",
+        "height_cm": 6,
+        "polygon_cm": [[100, 0], [101, 0], [101, 122], [100, 122]],
+    }
+    report = moved(
+        WAF,
+        [base(90, 60, "c", type="cavalry", diameter_mm=65)],
+        [base(110, 60, "c", type="cavalry", diameter_mm=65)],
+        terrain=[wall],
+    )["c"]
     assert "impassable_terrain" in codes(report)
 
 
@@ -202,15 +225,28 @@ def test_objective_blocked_by_any_enemy_and_not_held_by_vehicles_or_unique() -> 
 # waf.deploy.breakthrough: short edges, within 30 cm, inclusive, whole base.
 @pytest.mark.parametrize(("x", "inside"), [(30 - 1.6, True), (30 - 1.59, False)])
 def test_breakthrough_zone_30_cm(x: float, inside: bool) -> None:
-    s = scene(WAF, [base(x, 60, "a")], phase="deployment",
-              deployment={"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}})
+    s = scene(
+        WAF,
+        [base(x, 60, "a")],
+        phase="deployment",
+        deployment={"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}},
+    )
     assert api.check(s)["models"]["a"]["in_deployment_zone"] is inside
-    assert api.deployment_zones(s)["blue"][0][0] in ([183.0, 0.0], [153.0, 0.0], [183.0, 122.0], [153.0, 122.0])
+    assert api.deployment_zones(s)["blue"][0][0] in (
+        [183.0, 0.0],
+        [153.0, 0.0],
+        [183.0, 122.0],
+        [153.0, 122.0],
+    )
 
 
 def test_ambush_zone_is_along_the_long_edge() -> None:
-    s = scene(WAF, [base(100, 122 - 28.4, "a"), base(100, 80, "b")], phase="deployment",
-              deployment={"kind": "ambush", "sides": {"red": "bottom", "blue": "top"}})
+    s = scene(
+        WAF,
+        [base(100, 122 - 28.4, "a"), base(100, 80, "b")],
+        phase="deployment",
+        deployment={"kind": "ambush", "sides": {"red": "bottom", "blue": "top"}},
+    )
     models = api.check(s)["models"]
     assert models["a"]["in_deployment_zone"] and not models["b"]["in_deployment_zone"]
 
@@ -218,14 +254,20 @@ def test_ambush_zone_is_along_the_long_edge() -> None:
 # waf.deploy.diversion: a 30x30 corner square in the side's quarter.
 @pytest.mark.parametrize(("x", "y", "inside"), [(28, 28, True), (28, 40, False), (150, 100, False)])
 def test_diversion_corner_square(x: float, y: float, inside: bool) -> None:
-    s = scene(WAF, [base(x, y, "a")], phase="deployment",
-              deployment={"kind": "diversion", "sides": {"red": "top-left", "blue": "bottom-right"}})
+    s = scene(
+        WAF,
+        [base(x, y, "a")],
+        phase="deployment",
+        deployment={"kind": "diversion", "sides": {"red": "top-left", "blue": "bottom-right"}},
+    )
     assert api.check(s)["models"]["a"]["in_deployment_zone"] is inside
 
 
 def test_move_in_deployment_phase_outside_zone() -> None:
     deployment = {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}
-    report = moved(WAF, [base(10, 30, "a")], [base(24, 30, "a")], phase="deployment", deployment=deployment)["a"]
+    report = moved(WAF, [base(10, 30, "a")], [base(24, 30, "a")], phase="deployment", deployment=deployment)[
+        "a"
+    ]
     assert report["legal"]
     out = moved(WAF, [base(20, 30, "a")], [base(34, 30, "a")], phase="deployment", deployment=deployment)["a"]
     assert "outside_deployment_zone" in codes(out)
@@ -240,13 +282,17 @@ def test_move_that_splits_the_unit_breaks_coherency() -> None:
 
 def test_off_table_and_impassable_terrain() -> None:
     lake = {"id": "l", "kind": "water", "polygon_cm": [[40, 20], [60, 20], [60, 40], [40, 40]]}
-    report = moved(WAF, [base(5, 30, "a"), base(35, 30, "b")], [base(-2, 30, "a"), base(45, 30, "b")], terrain=[lake])
+    report = moved(
+        WAF, [base(5, 30, "a"), base(35, 30, "b")], [base(-2, 30, "a"), base(45, 30, "b")], terrain=[lake]
+    )
     assert "off_table" in codes(report["a"])
     assert "impassable_terrain" in codes(report["b"])
 
 
 # waf.move.aircraft: straight forward 60-110 cm after a turn of up to 90 deg.
-@pytest.mark.parametrize(("distance", "code"), [(59.99, "too_short"), (60.0, None), (110.0, None), (110.01, "too_far")])
+@pytest.mark.parametrize(
+    ("distance", "code"), [(59.99, "too_short"), (60.0, None), (110.0, None), (110.01, "too_far")]
+)
 def test_aircraft_flies_60_to_110_cm(distance: float, code: str | None) -> None:
     plane = base(20, 60, "p", type="aircraft", diameter_mm=65, heading_deg=0.0)
     report = moved(WAF, [plane], [{**plane, "x_cm": 20 + distance}])["p"]
@@ -259,7 +305,12 @@ def test_aircraft_turns_up_to_90_deg_before_moving(turn: float, legal: bool) -> 
 
     plane = base(90, 20, "p", type="aircraft", diameter_mm=65, heading_deg=0.0)
     angle = math.radians(turn)
-    after = {**plane, "x_cm": 90 + 80 * math.cos(angle), "y_cm": 20 + 80 * math.sin(angle), "heading_deg": turn}
+    after = {
+        **plane,
+        "x_cm": 90 + 80 * math.cos(angle),
+        "y_cm": 20 + 80 * math.sin(angle),
+        "heading_deg": turn,
+    }
     assert moved(WAF, [plane], [after])["p"]["legal"] is legal
 
 
@@ -275,7 +326,9 @@ def test_aircraft_must_end_facing_its_travel_and_pay_for_altitude() -> None:
 # waf.aircraft.separation: not closer than 5 cm to an enemy aircraft (+50 cm at different altitudes).
 @pytest.mark.parametrize(("gap", "altitude", "legal"), [(5.0, 1, True), (4.99, 1, False), (4.99, 2, True)])
 def test_aircraft_separation(gap: float, altitude: int, legal: bool) -> None:
-    enemy = base(150, 60, "e", side="blue", type="aircraft", diameter_mm=65, heading_deg=180.0, altitude=altitude)
+    enemy = base(
+        150, 60, "e", side="blue", type="aircraft", diameter_mm=65, heading_deg=180.0, altitude=altitude
+    )
     plane = base(60, 60, "p", type="aircraft", diameter_mm=65, heading_deg=0.0, altitude=1)
     after = {**plane, "x_cm": 150 - 6.5 - gap}
     assert moved(WAF, [plane, enemy], [after, enemy])["p"]["legal"] is legal

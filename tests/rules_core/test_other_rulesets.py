@@ -1,0 +1,242 @@
+"""Tankomaster, mobile infantry, combined arms and Bronepehota: thresholds from the seed wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core import api
+from tests.rules_core.builders import base, codes, hull, moved, scene, scene_data
+
+TM, MI, CA, BP = "tankomaster", "mobile-infantry", "combined-arms", "bronepehota"
+INCH = 2.54
+
+
+# tm.coherency.group: «не должно превышать 5 см», inclusive.
+@pytest.mark.parametrize(("gap", "coherent"), [(5.0, True), (5.01, False)])
+def test_tankomaster_coherency_inclusive(gap: float, coherent: bool) -> None:
+    s = scene(TM, [base(20, 30, "a"), base(20 + 3.2 + gap, 30, "b")])
+    assert api.check(s)["units"]["red-1"]["coherent"] is coherent
+
+
+# tm.move.infantry: 16 cm, 8 cm when crossing an obstacle.
+@pytest.mark.parametrize(("distance", "legal"), [(16.0, True), (16.01, False)])
+def test_tankomaster_infantry_16_cm(distance: float, legal: bool) -> None:
+    assert moved(TM, [base(20, 30, "a")], [base(20 + distance, 30, "a")])["a"]["legal"] is legal
+
+
+@pytest.mark.parametrize(("distance", "legal"), [(8.0, True), (8.01, False)])
+def test_tankomaster_infantry_8_cm_over_obstacles(distance: float, legal: bool) -> None:
+    fence = {"id": "f", "kind": "fence", "polygon_cm": [[24, 0], [24.5, 0], [24.5, 122], [24, 122]]}
+    report = moved(TM, [base(20, 30, "a")], [base(20 + distance, 30, "a")], terrain=[fence])["a"]
+    assert report["allowance_cm"] == 8.0
+    assert report["legal"] is legal
+
+
+# tm.move.vehicle: 30 cm, reverse halves to 15 cm.
+@pytest.mark.parametrize(("distance", "code"), [(15.0, None), (15.01, "moved_backwards_too_far")])
+def test_tankomaster_reverse_is_half(distance: float, code: str | None) -> None:
+    report = moved(TM, [hull(90, 60, "t", heading=0.0)], [hull(90 - distance, 60, "t", heading=0.0)])["t"]
+    assert report["direction"] == "backward"
+    assert report["allowance_cm"] == 15.0
+    assert codes(report) == ([code] if code else [])
+
+
+@pytest.mark.parametrize(("distance", "legal"), [(30.0, True), (30.01, False)])
+def test_tankomaster_forward_30_cm(distance: float, legal: bool) -> None:
+    assert moved(TM, [hull(90, 60, "t")], [hull(90 + distance, 60, "t")])["t"]["legal"] is legal
+
+
+# tm.move.at_gun: 10 cm with at least 3 crew.
+@pytest.mark.parametrize(("crew", "legal"), [(3, True), (2, False)])
+def test_tankomaster_at_gun_needs_three_crew(crew: int, legal: bool) -> None:
+    gun = hull(50, 50, "g", side="red", unit="gun", type="heavy_gun", length_mm=60, width_mm=40)
+    men = [base(44 + 4 * k, 56, f"c{k}", unit="gun", crew_of="g") for k in range(crew)]
+    report = moved(TM, [gun, *men], [{**gun, "x_cm": 60}, *men])["g"]
+    assert report["legal"] is legal
+
+
+# tm.melee: «не более 2 см».
+@pytest.mark.parametrize(("gap", "contact"), [(2.0, True), (2.01, False)])
+def test_tankomaster_melee_2_cm(gap: float, contact: bool) -> None:
+    s = scene(TM, [base(20, 30, "a"), base(20 + 3.2 + gap, 30, "e", side="blue")])
+    assert bool(api.check(s)["contacts"]) is contact
+
+
+# tm.ambush: rough terrain, within 30 cm of the own edge, not closer than 20 cm to the enemy.
+@pytest.mark.parametrize(("enemy_gap", "ok"), [(20.0, True), (19.99, False)])
+def test_tankomaster_ambush(enemy_gap: float, ok: bool) -> None:
+    wood = {"id": "w", "kind": "forest", "polygon_cm": [[0, 0], [40, 0], [40, 60], [0, 60]]}
+    models = [base(20, 30, "a"), base(20 + 3.2 + enemy_gap, 30, "e", side="blue")]
+    s = scene(
+        TM,
+        models,
+        terrain=[wood],
+        phase="deployment",
+        deployment={"kind": "ambush", "sides": {"red": "left", "blue": "right"}},
+    )
+    assert api.check(s)["models"]["a"]["in_deployment_zone"] is ok
+
+
+def test_tankomaster_ambush_needs_rough_terrain() -> None:
+    s = scene(
+        TM, [base(20, 30, "a")], phase="deployment", deployment={"kind": "ambush", "sides": {"red": "left"}}
+    )
+    assert api.check(s)["models"]["a"]["in_deployment_zone"] is False
+
+
+# mi.move.bug: 50 mm per move action, 100 mm with two; half at 50 % limbs lost.
+@pytest.mark.parametrize(
+    ("distance_cm", "actions", "legal"),
+    [(10.0, None, True), (10.01, None, False), (5.0, 1, True), (5.01, 1, False)],
+)
+def test_bug_moves_50_mm_per_action(distance_cm: float, actions: int | None, legal: bool) -> None:
+    extra = {} if actions is None else {"move_actions": actions}
+    report = moved(
+        MI, [base(20, 30, "b", type="bug")], [base(20 + distance_cm, 30, "b", type="bug", **extra)]
+    )["b"]
+    assert report["legal"] is legal
+
+
+def test_bug_with_half_its_limbs_lost_moves_half() -> None:
+    report = moved(MI, [base(20, 30, "b", type="bug")], [base(26, 30, "b", type="bug", limbs_lost_pct=50)])[
+        "b"
+    ]
+    assert report["allowance_cm"] == 5.0
+    assert "too_far" in codes(report)
+
+
+def test_trooper_jet_jump_140_mm() -> None:
+    report = moved(
+        MI, [base(20, 30, "t", type="trooper")], [base(34.01, 30, "t", type="trooper", jump=True)]
+    )["t"]
+    assert "too_far" in codes(report)
+    plain = moved(MI, [base(20, 30, "t", type="trooper")], [base(40, 30, "t", type="trooper")])["t"]
+    assert plain["allowance_cm"] is None
+
+
+# mi.measure.tolerance and mi.fire.ranges: rifle 140 mm, +10 mm in the player's favour; 155 mm misses.
+@pytest.mark.parametrize(("edge_mm", "reaches"), [(150.0, True), (150.1, False), (155.0, False)])
+def test_mobile_infantry_rifle_range_with_tolerance(edge_mm: float, reaches: bool) -> None:
+    s = scene(
+        MI,
+        [base(20, 30, "t", type="trooper"), base(20 + 3.2 + edge_mm / 10, 30, "b", side="blue", type="bug")],
+    )
+    target = api.ranges(s, "t")["targets"][0]
+    assert ("assault_rifle" in target["weapons"]) is reaches
+    assert target["edge_in_ruleset_units"] == pytest.approx(edge_mm)
+
+
+def test_mobile_infantry_height_adds_35_mm_per_level() -> None:
+    s = scene(
+        MI,
+        [base(20, 30, "t", type="trooper", level=1), base(20 + 3.2 + 18, 30, "b", side="blue", type="bug")],
+    )
+    assert api.ranges(s, "t")["targets"][0]["weapons"] == ["assault_rifle"]
+
+
+def test_bug_attacks_what_it_touches() -> None:
+    touching = scene(MI, [base(20, 30, "t", type="trooper"), base(23.2, 30, "b", side="blue", type="bug")])
+    apart = scene(MI, [base(20, 30, "t", type="trooper"), base(23.6, 30, "b", side="blue", type="bug")])
+    assert api.check(touching)["contacts"] and not api.check(apart)["contacts"]
+
+
+# ca.command.distance: within 12" of an officer; snipers exempt; radio net relays 6".
+@pytest.mark.parametrize(("gap_in", "ok"), [(12.0, True), (12.01, False)])
+def test_combined_arms_command_distance(gap_in: float, ok: bool) -> None:
+    s = scene(CA, [base(20, 30, "o", role="officer"), base(20 + 3.2 + gap_in * INCH, 30, "a")])
+    assert api.check(s)["command"]["a"]["in_command"] is ok
+
+
+def test_combined_arms_radio_relay_and_sniper() -> None:
+    models = [
+        base(10, 30, "o", role="officer"),
+        base(20, 30, "r1", role="radio"),
+        base(150, 30, "r2", role="radio"),
+        base(150, 40, "a"),
+        base(150, 100, "s", role="sniper"),
+        base(100, 100, "lost"),
+    ]
+    command = api.check(scene(CA, models))["command"]
+    assert command["a"]["in_command"] and command["a"]["via"] == "r2"
+    assert command["s"]["in_command"] and command["s"]["exempt"]
+    assert not command["lost"]["in_command"]
+
+
+# ca.melee: within 1".
+@pytest.mark.parametrize(("gap_in", "contact"), [(1.0, True), (1.01, False)])
+def test_combined_arms_melee_1_inch(gap_in: float, contact: bool) -> None:
+    s = scene(CA, [base(20, 30, "a"), base(20 + 3.2 + gap_in * INCH, 30, "e", side="blue")])
+    assert bool(api.check(s)["contacts"]) is contact
+
+
+# ca.weapon.*: rifle «до 12 дюймов», inclusive.
+@pytest.mark.parametrize(("gap_in", "reaches"), [(12.0, True), (12.01, False)])
+def test_combined_arms_rifle_12_inches(gap_in: float, reaches: bool) -> None:
+    s = scene(CA, [base(20, 30, "a"), base(20 + 3.2 + gap_in * INCH, 30, "e", side="blue")])
+    assert ("rifle" in api.ranges(s, "a")["targets"][0]["weapons"]) is reaches
+
+
+# ca.mortar.blast: heavy mortar, killed within 1", wounded to 3".
+def test_heavy_mortar_bands() -> None:
+    s = scene(
+        CA, [base(50, 30, "a"), base(50, 30 + 1.6 + 2 * INCH, "b"), base(50, 30 + 1.6 + 3.01 * INCH, "c")]
+    )
+    under = api.under_template(s, "heavy_mortar", 50, 30)
+    assert [(m["id"], m["band"]) for m in under["models"]] == [("a", "killed"), ("b", "wounded")]
+
+
+def test_smoke_strip_5_by_1_inches() -> None:
+    s = scene(CA, [base(50 + 2.5 * INCH + 1.5, 30, "a"), base(50, 30 + 0.5 * INCH + 1.7, "b")])
+    under = api.under_template(s, "smoke", 50, 30, heading_deg=0.0)
+    assert [m["id"] for m in under["models"]] == ["a"]
+
+
+# ca.wounded.carry: a wounded fighter is carried up to 6".
+@pytest.mark.parametrize(("distance_in", "legal"), [(6.0, True), (6.01, False)])
+def test_wounded_carried_6_inches(distance_in: float, legal: bool) -> None:
+    report = moved(
+        CA, [base(20, 30, "w", wounded=True)], [base(20 + distance_in * INCH, 30, "w", wounded=True)]
+    )["w"]
+    assert report["legal"] is legal
+
+
+def test_combined_arms_mortar_crew_within_1_inch() -> None:
+    mortar = hull(50, 50, "m", side="red", unit="mortar", type="gun", length_mm=40, width_mm=40)
+    crew = [
+        base(50 + 2 + 1.6 + 2.54, 50, "c1", unit="mortar", crew_of="m"),
+        base(50 - 2 - 1.6 - 2.55, 50, "c2", unit="mortar", crew_of="m"),
+    ]
+    assert api.check(scene(CA, [mortar, *crew]))["guns"]["m"]["can_fire"] is False
+
+
+# bp.grenade.blast: within 1 step of the explosion; the step length is a per-table setting.
+@pytest.mark.parametrize(("step_cm", "under"), [(2.5, False), (3.0, True)])
+def test_bronepehota_grenade_one_step(step_cm: float, under: bool) -> None:
+    s = api.parse_scene(scene_data(BP, [base(50 + 1.6 + 2.75, 30, "a")], step_cm=step_cm))
+    assert bool(api.under_template(s, "grenade", 50, 30)["models"]) is under
+
+
+def test_bronepehota_measures_in_steps() -> None:
+    s = api.parse_scene(
+        scene_data(
+            BP,
+            [base(20, 30, "a"), base(33.2, 30, "b")],
+            table={"width_cm": 183, "depth_cm": 122, "step_cm": 2.0},
+        )
+    )
+    assert api.measure(s, "a", "b")["edge_in_ruleset_units"] == pytest.approx(5.0)
+
+
+# bp.jump: length + height within Пр.
+@pytest.mark.parametrize(("length_steps", "legal"), [(2, True), (4, False)])
+def test_bronepehota_jump_length_plus_height(length_steps: int, legal: bool) -> None:
+    before = base(20, 30, "a", z_cm=0.0)
+    after = base(20 + length_steps * 2.5, 30, "a", z_cm=5.0, jump_range=5)
+    assert moved(BP, [before], [after])["a"]["legal"] is legal
+
+
+# bp.melee.contact: touching within the camera tolerance.
+@pytest.mark.parametrize(("gap", "contact"), [(0.2, True), (0.3, False)])
+def test_bronepehota_contact_tolerance(gap: float, contact: bool) -> None:
+    s = scene(BP, [base(20, 30, "a"), base(23.2 + gap, 30, "e", side="blue")])
+    assert bool(api.check(s)["contacts"]) is contact

@@ -1,0 +1,145 @@
+"""Bad scenes and bad ruleset files: one clear message naming the field (and file and line)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from rules_core import api
+from rules_core.errors import RulesetError, SceneError, TablesightError
+from tests.rules_core.builders import base, scene_data
+
+
+def problem_of(data: dict) -> str:
+    with pytest.raises(SceneError) as caught:
+        api.parse_scene(data)
+    return str(caught.value)
+
+
+def test_unknown_ruleset_names_the_field() -> None:
+    assert "ruleset" in problem_of(scene_data("chess", [base(10, 10)]))
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"type": "dragon"}, "models[0].type", "unknown unit type"),
+        ({"x_cm": math.nan}, "models[0].x_cm", "finite"),
+        ({"x_cm": 500.0}, "models[0].x_cm/y_cm", "off the"),
+        ({"y_cm": -1.0}, "models[0].x_cm/y_cm", "off the"),
+        ({"base": {"shape": "round", "diameter_mm": -32}}, "models[0].base.diameter_mm", "greater than 0"),
+        ({"base": {"shape": "rect", "length_mm": 100}}, "models[0].base", "width_mm"),
+        ({"weapons": ["phaser"]}, "models[0].weapons", "unknown weapon"),
+        ({"crew_of": "nobody"}, "models[0].crew_of", "unknown model id"),
+        ({"chassis": "hover"}, "models[0].chassis", "unknown chassis"),
+    ],
+)
+def test_bad_model_fields_are_named(change: dict, field: str, words: str) -> None:
+    model = {**base(10, 10, "a"), **change}
+    if "chassis" in change:
+        model = {**model, "type": "vehicle"}
+    message = problem_of(scene_data("world-at-fire", [model]))
+    assert field in message and words in message
+
+
+def test_missing_field_is_named() -> None:
+    model = base(10, 10, "a")
+    del model["side"]
+    assert "models[0].side: missing" in problem_of(scene_data("world-at-fire", [model]))
+
+
+def test_missing_table_is_named() -> None:
+    data = scene_data("world-at-fire", [base(10, 10)])
+    del data["table"]
+    assert "table: missing" in problem_of(data)
+
+
+def test_unknown_side_against_deployment() -> None:
+    data = scene_data(
+        "world-at-fire",
+        [base(10, 10, side="green")],
+        deployment={"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}},
+    )
+    assert "models[0].side" in problem_of(data)
+
+
+def test_unknown_side_against_declared_sides() -> None:
+    data = scene_data("world-at-fire", [base(10, 10, side="green")], sides=["red", "blue"])
+    assert "unknown side 'green'" in problem_of(data)
+
+
+def test_duplicate_ids_and_unknown_terrain_and_deployment() -> None:
+    assert "duplicate" in problem_of(scene_data("world-at-fire", [base(10, 10, "a"), base(20, 10, "a")]))
+    terrain = [{"id": "t", "kind": "lava", "polygon_cm": [[0, 0], [1, 0], [1, 1]]}]
+    assert "terrain[0].kind" in problem_of(scene_data("world-at-fire", [base(10, 10)], terrain=terrain))
+    deployment = {"kind": "pincer", "sides": {"red": "left"}}
+    assert "deployment.kind" in problem_of(scene_data("world-at-fire", [base(10, 10)], deployment=deployment))
+
+
+def test_unknown_ids_in_queries() -> None:
+    s = api.parse_scene(scene_data("world-at-fire", [base(10, 10, "a")]))
+    with pytest.raises(SceneError, match="B: unknown model id"):
+        api.measure(s, "a", "zz")
+    with pytest.raises(SceneError, match="FROM"):
+        api.ranges(s, "zz")
+    with pytest.raises(SceneError, match="template"):
+        api.under_template(s, "nuke", 10, 10)
+
+
+def test_vehicle_without_hull_needs_base() -> None:
+    model = {**base(10, 10), "type": "vehicle"}
+    del model["base"]
+    assert "models[0].base" in problem_of(scene_data("world-at-fire", [model]))
+
+
+def test_every_shipped_ruleset_loads_and_lists() -> None:
+    ids = {row["id"] for row in api.list_rulesets()}
+    assert ids == {"world-at-fire", "mobile-infantry", "combined-arms", "tankomaster", "bronepehota"}
+    for ruleset_id in ids:
+        shown = api.ruleset_dict(ruleset_id)
+        assert shown["id"] == ruleset_id and shown["unit_types"]
+
+
+def _user_ruleset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, name: str = "house.json"
+) -> None:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("TABLESIGHT_RULESETS", str(tmp_path))
+
+
+def test_user_folder_adds_a_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    house = api.ruleset_dict("world-at-fire") | {"id": "house", "title": "House rules"}
+    house["unit_types"]["infantry"]["move"] = 20
+    _user_ruleset(tmp_path, monkeypatch, json.dumps(house, indent=2))
+    assert "house" in {row["id"] for row in api.list_rulesets()}
+    assert api.load_ruleset("house").unit_types["infantry"].move == 20
+
+
+def test_malformed_ruleset_names_file_field_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    house = api.ruleset_dict("tankomaster") | {"id": "house"}
+    house["unit_types"]["infantry"]["move"] = -3
+    text = json.dumps(house, indent=2)
+    _user_ruleset(tmp_path, monkeypatch, text)
+    with pytest.raises(RulesetError) as caught:
+        api.load_ruleset("house")
+    message = str(caught.value)
+    expected_line = next(n for n, line in enumerate(text.splitlines(), 1) if '"move": -3' in line)
+    assert (
+        "house.json" in message
+        and "unit_types.infantry.move" in message
+        and f"line {expected_line}" in message
+    )
+
+
+def test_ruleset_with_invalid_json_names_the_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _user_ruleset(tmp_path, monkeypatch, '{\n  "id": "house",\n  "unit": cm\n}')
+    with pytest.raises(RulesetError, match=r"house.json line 3"):
+        api.load_ruleset("house")
+
+
+def test_unknown_ruleset_id_is_a_user_error() -> None:
+    with pytest.raises(TablesightError, match="unknown ruleset"):
+        api.load_ruleset("chess")

@@ -1,0 +1,163 @@
+"""`tablesight rules ...` through the real dispatcher: JSON out, exit 0; bad input exit 2, one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.rules_core.builders import base, hull, scene_data
+from tracker.cli import main
+
+
+def write(tmp_path: Path, name: str, data: object) -> str:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, object, str]:
+    code = main(["rules", *argv])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if code == 0 else out), err
+
+
+@pytest.fixture
+def scene_file(tmp_path: Path) -> str:
+    models = [
+        base(20, 30, "r1", unit="red-inf-1"),
+        base(28.19, 30, "r2", unit="red-inf-1"),
+        hull(100, 60, "t1", heading=90.0, length_mm=200, width_mm=95),
+    ]
+    return write(
+        tmp_path,
+        "scene.json",
+        scene_data("world-at-fire", models, objectives=[{"id": "obj1", "x_cm": 91.5, "y_cm": 61.0}]),
+    )
+
+
+def test_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
+    code, rows, _ = run(capsys, "list")
+    assert code == 0 and {"id", "title", "source", "unit"} <= set(rows[0])
+    code, shown, _ = run(capsys, "show", "tankomaster")
+    assert code == 0 and shown["coherency"]["inclusive"] is True and shown["unit"] == "cm"
+
+
+def test_measure(capsys: pytest.CaptureFixture[str], scene_file: str) -> None:
+    code, result, _ = run(capsys, "measure", scene_file, "r1", "r2")
+    assert code == 0
+    assert result["edge_cm"] == pytest.approx(4.99) and result["centre_cm"] == pytest.approx(8.19)
+    assert result["edge_in_ruleset_units"] == pytest.approx(4.99)
+
+
+def test_check(capsys: pytest.CaptureFixture[str], scene_file: str) -> None:
+    code, result, _ = run(capsys, "check", scene_file)
+    assert code == 0
+    assert result["units"]["red-inf-1"] == {"coherent": True, "groups": [["r1", "r2"]], "applies": True}
+    assert result["objectives"]["obj1"]["controlled_by"] is None
+
+
+def test_move(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    before = write(tmp_path, "before.json", scene_data("world-at-fire", [base(20, 30, "r1")]))
+    after = write(tmp_path, "after.json", scene_data("world-at-fire", [base(35.1, 30, "r1")]))
+    code, result, _ = run(capsys, "move", before, after)
+    assert code == 0
+    entry = result["models"]["r1"]
+    assert (
+        entry["moved_cm"] == pytest.approx(15.1) and entry["allowance_cm"] == 15.0 and entry["legal"] is False
+    )
+    assert entry["reasons"][0]["code"] == "too_far" and "15.1" in entry["reasons"][0]["detail"]
+
+
+def test_ranges(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    models = [
+        base(20, 30, "a", weapons=["rifle", "pistol"]),
+        base(20 + 3.2 + 12 * 2.54, 30, "e", side="blue"),
+    ]
+    path = write(tmp_path, "s.json", scene_data("combined-arms", models))
+    code, result, _ = run(capsys, "ranges", path, "a")
+    assert code == 0
+    assert result["from"] == "a"
+    assert result["targets"][0]["id"] == "e" and result["targets"][0]["weapons"] == ["rifle"]
+    assert result["targets"][0]["edge_in_ruleset_units"] == pytest.approx(12.0)
+
+
+def test_zones_and_template(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "s.json",
+        scene_data(
+            "world-at-fire",
+            [base(20, 30, "a")],
+            phase="deployment",
+            deployment={"kind": "breakthrough", "sides": {"red": "left"}},
+        ),
+    )
+    code, zones, _ = run(capsys, "zones", path)
+    assert code == 0 and set(zones) == {"red"}
+    ca = write(tmp_path, "ca.json", scene_data("combined-arms", [base(20, 30, "a")]))
+    code, under, _ = run(capsys, "template", ca, "grenade", "21", "30")
+    assert code == 0 and under["models"][0]["id"] == "a"
+
+
+def _bad(tmp_path: Path, data: object) -> str:
+    return write(tmp_path, "bad.json", data)
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ("{not json", "invalid JSON at line 1"),
+        (scene_data("chess", [base(10, 10)]), "ruleset"),
+        (scene_data("world-at-fire", [base(10, 10, type="dragon")]), "models[0].type"),
+        (scene_data("world-at-fire", [base(10, 10, side="")]), "models[0].side"),
+        (scene_data("world-at-fire", [{**base(10, 10), "x_cm": "NaN"}]), "models[0].x_cm"),
+        (scene_data("world-at-fire", [base(10, 10, diameter_mm=-32)]), "models[0].base.diameter_mm"),
+        (scene_data("world-at-fire", [base(400, 10)]), "off the"),
+        ({"ruleset": "world-at-fire", "models": []}, "table: missing"),
+        ([1, 2], "must be a JSON object"),
+    ],
+)
+def test_bad_scene_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data: object, words: str
+) -> None:
+    code, _, err = run(capsys, "check", _bad(tmp_path, data))
+    assert code == 2
+    assert words in err
+    assert err.count("\n") == 1 and err.startswith("tablesight rules: ")
+    assert "Traceback" not in err
+
+
+def test_nan_literal_in_json_is_rejected(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = json.dumps(scene_data("world-at-fire", [base(10, 10)])).replace('"x_cm": 10', '"x_cm": NaN')
+    code, _, err = run(capsys, "check", _bad(tmp_path, text))
+    assert code == 2 and "models[0].x_cm" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("measure", "{scene}", "r1", "nobody"),
+        ("ranges", "{scene}", "nobody"),
+        ("check", "/no/such/file.json"),
+        ("show", "chess"),
+        ("move", "{scene}", "/no/such/file.json"),
+    ],
+)
+def test_bad_arguments_exit_2(
+    capsys: pytest.CaptureFixture[str], scene_file: str, argv: tuple[str, ...]
+) -> None:
+    code, _, err = run(capsys, *(a.format(scene=scene_file) for a in argv))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_malformed_user_ruleset_exits_2_naming_file_and_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "rulesets"
+    folder.mkdir()
+    (folder / "house.json").write_text('{\n  "id": "house",\n  "title": 5\n}', encoding="utf-8")
+    monkeypatch.setenv("TABLESIGHT_RULESETS", str(folder))
+    code, _, err = run(capsys, "show", "house")
+    assert code == 2 and "house.json line" in err and "title" in err
