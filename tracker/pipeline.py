@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -55,26 +56,31 @@ class Pipeline:
 
     `confirm`: detections run on this many settled frames after a change, so a missed piece
     is only retired when it is missing twice (see Tracker.confirm_missing).
-    `redetect_every`: a settled scene is re-detected this often (frames) to catch slow changes.
+    `redetect_s`: a settled scene is re-detected this often to catch slow changes. It is in
+    the frames' own time, not a frame count, so a replay of a stills recording (which skips
+    unchanged frames) re-detects on the very frames the live run did.
     """
 
     def __init__(self, calibrate: Calibrate, detector: Detector, tracker: Tracker | None = None,
                  gate: MotionGate | None = None, drift_watch: DriftWatchFactory | None = None,
-                 redetect_every: int = 100) -> None:
+                 redetect_s: float = 10.0) -> None:
         self.calibrate = calibrate
         self.detector = detector
         self.tracker = tracker or Tracker()
         self.gate = gate or MotionGate()
         self.drift_watch = drift_watch
-        self.redetect_every = redetect_every
+        self.redetect_s = redetect_s
         self.calibration: Calibration | None = None
         self.status = PipelineStatus()
         self._watch: Any = None
-        self._since_detection = 0
+        self._last_detection_s: float | None = None
+        self._recalibrate = False
 
     def process(self, frame: Frame) -> FrameResult:
         reading = self.gate.observe(frame.image)
-        if self.calibration is None or (reading.just_settled and self._drifted(frame.image)):
+        if (self.calibration is None or self._recalibrate
+                or (reading.just_settled and self._drifted(frame.image))):
+            self._recalibrate = False
             self._calibrate(frame.image)
         changes = TrackChanges()
         detected = False
@@ -82,21 +88,20 @@ class Pipeline:
             pass
         elif not reading.settled:
             self.tracker.hold(self._covered(reading))
-        elif self._should_detect(reading):
-            changes = self._detect(frame.image)
+        elif self._should_detect(reading, frame.timestamp_s):
+            changes = self._detect(frame.image, frame.timestamp_s)
             detected = True
         else:
             self.tracker.hold(())
-            self._since_detection += 1
         return FrameResult(
             frame=frame.index, source=frame.name, settled=reading.settled,
             models=[t.to_model_json() for t in self.tracker.models()],
             vehicles=[t.to_vehicle_json() for t in self.tracker.vehicles()],
             changes=changes, timestamp_s=frame.timestamp_s, detected=detected)
 
-    def recalibrate(self, image: np.ndarray) -> None:
-        """Forget the calibration and take a new one from this picture (a user's request)."""
-        self._calibrate(image)
+    def request_recalibration(self) -> None:
+        """A user's request: calibrate again on the next frame (the markers must be in view)."""
+        self._recalibrate = True
 
     def _calibrate(self, image: np.ndarray) -> None:
         try:
@@ -119,10 +124,10 @@ class Pipeline:
             self.status.message = f"camera moved: {report.reason}; recalibrating"
         return bool(report.drifted)
 
-    def _should_detect(self, reading) -> bool:
+    def _should_detect(self, reading, timestamp_s: float) -> bool:
         pending = any(t.missed for t in self.tracker.tracks.values())
-        return (reading.just_settled or reading.pieces_moved or pending
-                or self.status.detections_run == 0 or self._since_detection >= self.redetect_every)
+        return (reading.just_settled or reading.pieces_moved or pending or self._last_detection_s is None
+                or timestamp_s - self._last_detection_s >= self.redetect_s)
 
     def _covered(self, reading) -> list[str]:
         tracks = list(self.tracker.tracks.values())
@@ -132,10 +137,10 @@ class Pipeline:
         covered = reading.covers(pixels)
         return [t.id for t, hidden in zip(tracks, covered, strict=True) if hidden]
 
-    def _detect(self, image: np.ndarray) -> TrackChanges:
+    def _detect(self, image: np.ndarray, timestamp_s: float) -> TrackChanges:
         detections = self.detector.detect(image, self.calibration)
         self.status.detections_run += 1
-        self._since_detection = 0
+        self._last_detection_s = timestamp_s
         bases, vehicles = detections.bases, detections.vehicles
         model_look = self._appearance(image, bases.xy_cm, bases.diameter_mm / 20.0)
         vehicle_look = self._appearance(image, vehicles.xy_cm, vehicles.width_cm / 2.0)
@@ -147,3 +152,24 @@ class Pipeline:
         centres = self.calibration.table_to_image(xy_cm)
         rims = self.calibration.table_to_image(xy_cm + np.stack([radius_cm, np.zeros_like(radius_cm)], 1))
         return describe(image, centres, np.linalg.norm(rims - centres, axis=1))
+
+
+def build_pipeline(layout: Any = None, intrinsics: Any = None, table: str = "183x122") -> Pipeline:
+    """The real pipeline: ArUco calibration with drift watch, the shipped detector.
+
+    `layout`/`intrinsics` are paths, loaded objects or None (the default layout for `table`).
+    """
+    from calibration.drift import DriftWatch
+    from calibration.intrinsics import load_intrinsics
+    from calibration.layout import default_layout, load_layout
+    from calibration.table import calibrate
+    from models.detector import load_detector
+
+    if layout is None:
+        layout = default_layout(table)
+    elif isinstance(layout, str | Path):
+        layout = load_layout(layout)
+    if isinstance(intrinsics, str | Path):
+        intrinsics = load_intrinsics(intrinsics)
+    return Pipeline(calibrate=lambda image: calibrate(image, layout, intrinsics), detector=load_detector(),
+                    drift_watch=DriftWatch)

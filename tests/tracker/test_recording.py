@@ -1,0 +1,109 @@
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rules_core.errors import TablesightError
+from tests.tracker.flat import flat_pipeline
+from tests.tracker.recorded import record_flat_game
+from tracker.recording import Recording
+from tracker.replay import replay
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> tuple[Path, list[dict]]:
+    path = tmp_path_factory.mktemp("games") / "game.tsr"
+    return path, record_flat_game(path)
+
+
+def test_replay_reproduces_the_recorded_events(recorded):
+    path, live_events = recorded
+    result = replay(path, flat_pipeline)
+    assert result.events_match
+    assert [e["kind"] for e in result.events] == [e["kind"] for e in live_events]
+    kinds = [(e["kind"], e["data"].get("id")) for e in result.events]
+    assert ("moved", "m1") in kinds and ("moved", "m2") in kinds and ("removed", "m4") in kinds
+    assert not result.stopped
+
+
+def test_replay_is_deterministic(recorded):
+    path, _ = recorded
+    first = [r.to_json() for r in replay(path, flat_pipeline).results]
+    second = [r.to_json() for r in replay(path, flat_pipeline).results]
+    assert first == second and len(first) > 5
+
+
+def test_report_has_phase_snapshots_with_start_positions_and_verdicts(recorded):
+    path, _ = recorded
+    report = replay(path, flat_pipeline).report
+    (turn,) = report["turns"]
+    phases = [p["phase"] for p in turn["phases"]]
+    assert phases == ["deployment", "movement", "shooting", "assault"]
+    movement = turn["phases"][1]
+    m1 = next(m for m in movement["models"] if m["id"] == "m1")
+    assert (m1["start_x_cm"], m1["start_y_cm"]) == pytest.approx((40.0, 40.0), abs=0.2)
+    assert (m1["x_cm"], m1["y_cm"]) == pytest.approx((50.0, 44.0), abs=0.2)
+    assert movement["moves"]["models"]["m1"]["legal"] is True
+
+
+def test_truncated_recording_replays_up_to_its_last_good_frame(recorded, tmp_path):
+    path, _ = recorded
+    full = Recording(path).frame_count()
+    cut = tmp_path / "cut.tsr"
+    data = path.read_bytes()
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    result = replay(cut, flat_pipeline)
+    assert 0 < len(result.results) < full
+    assert "stopped after frame" in result.stopped or "damaged" in result.stopped
+
+
+def test_garbage_in_a_frame_stops_there_and_says_so(recorded, tmp_path):
+    path, _ = recorded
+    broken = tmp_path / "broken.tsr"
+    broken.write_bytes(path.read_bytes())
+    with sqlite3.connect(broken) as db:
+        first_after_3 = "(SELECT MIN(idx) FROM frames WHERE idx > 3)"
+        db.execute(f"UPDATE frames SET jpeg = x'00ff00' WHERE idx = {first_after_3}")
+    result = replay(broken, flat_pipeline)
+    assert "not a readable JPEG" in result.stopped
+    assert all(r.frame <= 3 for r in result.results)
+
+
+def test_recording_from_a_newer_format_says_so(recorded, tmp_path):
+    path, _ = recorded
+    newer = tmp_path / "newer.tsr"
+    newer.write_bytes(path.read_bytes())
+    with sqlite3.connect(newer) as db:
+        db.execute("UPDATE manifest SET value = '99' WHERE key = 'format_version'")
+    with pytest.raises(TablesightError, match="newer tablesight"):
+        Recording(newer)
+
+
+def test_a_file_that_is_not_a_recording_is_refused(tmp_path):
+    other = tmp_path / "notes.tsr"
+    other.write_text("not a game")
+    with pytest.raises(TablesightError, match="not a tablesight recording"):
+        Recording(other)
+
+
+def test_kill_9_while_recording_loses_at_most_the_last_second(tmp_path):
+    path = tmp_path / "killed.tsr"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "tests.tracker.recorded", str(path)], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "recording"
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    recording = Recording(path)
+    assert recording.frame_count() >= 12
+    recording.close()
+    result = replay(path, flat_pipeline)
+    assert len(result.results) >= 12 and not result.stopped

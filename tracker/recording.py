@@ -1,0 +1,249 @@
+"""A recorded game: frames, controls, events and a manifest in ONE append-only SQLite file.
+
+SQLite in WAL mode is the crash-safety: every commit is a complete, checksummed append to the
+log, so a kill -9 or a pulled plug loses at most what was not yet committed, and the writer
+commits at least once a second. The file opens after a crash with nothing to repair by hand.
+
+Reading is defensive: a damaged or truncated file yields frames up to its last good one and
+says where it stopped (`Recording.stopped`); a file written by a newer format says so.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from hardware.source import Frame
+from rules_core.errors import TablesightError
+
+FORMAT_VERSION = 1
+SUFFIX = ".tsr"
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS frames (idx INTEGER PRIMARY KEY, t REAL NOT NULL, name TEXT NOT NULL,
+                                   jpeg BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS controls (seq INTEGER PRIMARY KEY AUTOINCREMENT, frame INTEGER NOT NULL,
+                                     action TEXT NOT NULL, payload TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, frame INTEGER NOT NULL,
+                                   t REAL NOT NULL, turn INTEGER NOT NULL, phase TEXT NOT NULL,
+                                   kind TEXT NOT NULL, detail TEXT NOT NULL, data TEXT NOT NULL);
+"""
+
+
+def is_recording(path: str | Path) -> bool:
+    """A file that starts like SQLite: worth opening as a recording (the name may be anything)."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+
+
+def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
+    ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise TablesightError("a frame could not be encoded as JPEG", "check the camera's image format")
+    return buffer.tobytes()
+
+
+class RecordingWriter:
+    """Appends to a recording; `commit_every_s` bounds what a crash can lose."""
+
+    def __init__(self, path: str | Path, manifest: dict, commit_every_s: float = 1.0) -> None:
+        self.path = Path(path)
+        if self.path.exists():
+            raise TablesightError(f"{self.path} already exists", "record to a new file name")
+        try:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False)
+        except sqlite3.Error as error:
+            raise TablesightError(
+                f"cannot create {self.path} ({error})", "record into a folder you can write to"
+            ) from None
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(SCHEMA)
+        self._db.executemany(
+            "INSERT INTO manifest VALUES (?, ?)",
+            [(k, json.dumps(v)) for k, v in {**manifest, "format_version": FORMAT_VERSION}.items()],
+        )
+        self._db.commit()
+        self.commit_every_s = commit_every_s
+        self._last_commit = time.monotonic()
+        self.frames_written = 0
+
+    def add_frame(self, index: int, timestamp_s: float, name: str, jpeg: bytes) -> None:
+        self._db.execute("INSERT INTO frames VALUES (?, ?, ?, ?)", (index, timestamp_s, name, jpeg))
+        self.frames_written += 1
+        self._maybe_commit()
+
+    def add_control(self, frame: int, action: str, payload: dict) -> None:
+        self._db.execute(
+            "INSERT INTO controls (frame, action, payload) VALUES (?, ?, ?)",
+            (frame, action, json.dumps(payload)),
+        )
+        self._maybe_commit()
+
+    def add_event(self, event: dict) -> None:
+        self._db.execute(
+            "INSERT INTO events (frame, t, turn, phase, kind, detail, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                event["frame"],
+                event["t"],
+                event["turn"],
+                event["phase"],
+                event["kind"],
+                event["detail"],
+                json.dumps(event.get("data", {})),
+            ),
+        )
+        self._maybe_commit()
+
+    def _maybe_commit(self) -> None:
+        if time.monotonic() - self._last_commit >= self.commit_every_s:
+            self.commit()
+
+    def commit(self) -> None:
+        self._db.commit()
+        self._last_commit = time.monotonic()
+
+    def close(self) -> None:
+        self._db.commit()
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._db.execute("PRAGMA journal_mode=DELETE")
+        self._db.close()
+
+
+@dataclass(frozen=True)
+class Control:
+    frame: int
+    action: str
+    payload: dict
+
+
+class Recording:
+    """A recording opened for reading: manifest, controls, events, frames in order."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise TablesightError(f"{self.path} does not exist", "check the recording's path")
+        if not is_recording(self.path):
+            raise TablesightError(
+                f"{self.path} is not a tablesight recording",
+                "give a .tsr file written by `tablesight record`",
+            )
+        self.stopped = ""
+        try:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False)
+            # A truncated file is shorter than its header says; SQLite refuses such a file
+            # unless the schema is "writable", which only relaxes that check (we never write).
+            self._db.execute("PRAGMA writable_schema=ON")
+            self.manifest = {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM manifest")}
+        except sqlite3.DatabaseError as error:
+            raise TablesightError(
+                f"{self.path} is damaged beyond its header ({error})",
+                "nothing in it can be replayed; use another recording",
+            ) from None
+        version = self.manifest.get("format_version")
+        if not isinstance(version, int):
+            raise TablesightError(
+                f"{self.path} has no format version in its manifest",
+                "give a .tsr file written by `tablesight record`",
+            )
+        if version > FORMAT_VERSION:
+            raise TablesightError(
+                f"{self.path} was recorded by a newer tablesight (format {version}; this one reads "
+                f"up to {FORMAT_VERSION})",
+                "update tablesight to replay it",
+            )
+        self.controls = self._rows(
+            "SELECT frame, action, payload FROM controls ORDER BY seq",
+            lambda r: Control(r[0], r[1], json.loads(r[2])),
+            "controls",
+        )
+        self.events = self._rows(
+            "SELECT frame, t, turn, phase, kind, detail, data FROM events ORDER BY seq",
+            lambda r: {
+                "frame": r[0],
+                "t": r[1],
+                "turn": r[2],
+                "phase": r[3],
+                "kind": r[4],
+                "detail": r[5],
+                "data": json.loads(r[6]),
+            },
+            "events",
+        )
+
+    def _rows(self, sql: str, convert, what: str) -> list:
+        rows = []
+        try:
+            for row in self._db.execute(sql):
+                rows.append(convert(row))
+        except (sqlite3.DatabaseError, ValueError) as error:
+            self._stop(f"its {what} are damaged after {len(rows)} entries ({error})")
+        return rows
+
+    def _stop(self, message: str) -> None:
+        if not self.stopped:
+            self.stopped = message
+
+    def frame_count(self) -> int:
+        try:
+            return int(self._db.execute("SELECT COUNT(*) FROM frames").fetchone()[0])
+        except sqlite3.DatabaseError:
+            return 0
+
+    def frames(self) -> Iterator[Frame]:
+        """Frames in order, one query each, so damage ends the iteration at the last good frame."""
+        last, count = -1, 0
+        while True:
+            try:
+                row = self._db.execute(
+                    "SELECT idx, t, name, jpeg FROM frames WHERE idx > ? ORDER BY idx LIMIT 1", (last,)
+                ).fetchone()
+            except sqlite3.DatabaseError as error:
+                self._stop(
+                    f"stopped after frame {last} ({count} frames read): the file is damaged there ({error})"
+                )
+                return
+            if row is None:
+                return
+            image = cv2.imdecode(np.frombuffer(row[3], np.uint8), cv2.IMREAD_COLOR)
+            if image is None:
+                self._stop(
+                    f"stopped after frame {last} ({count} frames read): frame {row[0]} is not a readable JPEG"
+                )
+                return
+            last = int(row[0])
+            count += 1
+            yield Frame(image=image, index=last, timestamp_s=float(row[1]), name=str(row[2]))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class RecordingSource:
+    """A FrameSource over a recording: `--source GAME.tsr` works wherever a camera does."""
+
+    live = False
+
+    def __init__(self, recording: Recording) -> None:
+        self.recording = recording
+        self.description = f"recording {recording.path.name}"
+        self._frames = recording.frames()
+
+    def read(self) -> Frame | None:
+        return next(self._frames, None)
+
+    def close(self) -> None:
+        self._frames.close()

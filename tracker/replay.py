@@ -1,0 +1,100 @@
+"""Replay a recorded game: the same pipeline on the recorded frames, the same controls at the
+same frames, so the same events come out; and the game report the web UI renders.
+
+A damaged recording replays up to its last good frame; the report says where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tracker.game import Game
+from tracker.pipeline import Pipeline, build_pipeline
+from tracker.recording import Recording
+from tracker.runner import GameRunner
+from tracker.tracks import FrameResult
+
+PipelineFactory = Callable[[dict], Pipeline]
+
+
+@dataclass
+class Replay:
+    """What a replay gave: every frame's tracks, the events, the report, and where it stopped."""
+
+    results: list[FrameResult] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)
+    recorded_events: list[dict] = field(default_factory=list)
+    report: dict = field(default_factory=dict)
+    stopped: str = ""
+
+    @property
+    def events_match(self) -> bool:
+        return _comparable(self.events) == _comparable(self.recorded_events)
+
+
+def _comparable(events: list[dict]) -> list[tuple]:
+    return [(e["frame"], e["turn"], e["phase"], e["kind"], e["detail"]) for e in events]
+
+
+def pipeline_from_manifest(manifest: dict) -> Pipeline:
+    """The real pipeline with the layout and lens calibration the game was recorded with."""
+    from calibration.intrinsics import Intrinsics
+    from calibration.layout import Layout
+
+    layout = (
+        Layout.from_dict(manifest["layout"], source="the recording's layout")
+        if manifest.get("layout")
+        else None
+    )
+    intrinsics = manifest.get("intrinsics")
+    intrinsics = Intrinsics.from_dict(intrinsics, source="the recording's intrinsics") if intrinsics else None
+    return build_pipeline(layout, intrinsics)
+
+
+def game_from_manifest(manifest: dict, log: Callable[[dict], None] | None = None) -> Game:
+    table = manifest.get("table") or {"width_cm": 183.0, "depth_cm": 122.0}
+    return Game(manifest.get("ruleset", "world-at-fire"), (table["width_cm"], table["depth_cm"]), log=log)
+
+
+def replay(
+    path: str | Path,
+    make_pipeline: PipelineFactory = pipeline_from_manifest,
+    on_result: Callable[[FrameResult], None] | None = None,
+) -> Replay:
+    recording = Recording(path)
+    out = Replay(recorded_events=recording.events)
+    try:
+        runner = GameRunner(
+            make_pipeline(recording.manifest), game_from_manifest(recording.manifest, out.events.append)
+        )
+        controls = list(recording.controls)
+        for frame in recording.frames():
+            while controls and controls[0].frame < frame.index:
+                control = controls.pop(0)
+                runner.control(control.action, control.payload, control.frame)
+            result = runner.step(frame)
+            if result is not None:
+                out.results.append(result)
+                if on_result is not None:
+                    on_result(result)
+        if not recording.stopped:
+            for control in controls:
+                runner.control(control.action, control.payload, control.frame)
+        out.stopped = recording.stopped
+        out.report = {
+            **runner.report(),
+            "recording": Path(path).name,
+            "frames": len(out.results),
+            "stopped": out.stopped,
+            "events": out.events,
+        }
+    finally:
+        recording.close()
+    return out
+
+
+def game_report(path: str | Path) -> dict:
+    """The report of a recorded game (the web UI's replay page calls this)."""
+    return replay(path).report

@@ -1,0 +1,123 @@
+"""The deterministic heart of a game: frames and controls in, tracks and events out.
+
+Live sessions, `tablesight record` and `tablesight replay` all drive a `GameRunner`, so a
+replay is the same code on the same inputs. Two things make that exact: when recording, the
+pipeline works on the JPEG-decoded frame that goes into the file (not the raw one), and every
+control a player gives is recorded with the frame it followed, and applied at the same point
+on replay.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from hardware.source import Frame
+from rules_core.errors import TablesightError
+from tracker.game import Game
+from tracker.pipeline import Pipeline
+from tracker.recording import RecordingWriter, encode_jpeg
+from tracker.tracks import FrameResult
+
+
+@dataclass(frozen=True)
+class RecordPolicy:
+    """Which frames go into a recording.
+
+    "stills": every frame while hands are over the table and every frame detection ran on
+    (a replay needs exactly those to make the same decisions), else one every `heartbeat_s`.
+    "every": every `every`-th frame, and the pipeline only sees those (so replay sees the same).
+    """
+
+    mode: str = "stills"
+    every: int = 1
+    jpeg_quality: int = 85
+    heartbeat_s: float = 5.0
+
+
+@dataclass
+class GameRunner:
+    pipeline: Pipeline
+    game: Game
+    writer: RecordingWriter | None = None
+    policy: RecordPolicy = field(default_factory=RecordPolicy)
+    phases: list[dict] = field(default_factory=list)
+    last_result: FrameResult | None = None
+    last_image: np.ndarray | None = None
+    _last_written_s: float = float("-inf")
+
+    def step(self, frame: Frame) -> FrameResult | None:
+        """One frame through the pipeline and the game; None when the policy skips it."""
+        if self.writer is not None and self.policy.mode == "every" and frame.index % self.policy.every:
+            return None
+        jpeg = None
+        if self.writer is not None:
+            jpeg = encode_jpeg(frame.image, self.policy.jpeg_quality)
+            image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+            frame = Frame(image=image, index=frame.index, timestamp_s=frame.timestamp_s, name=frame.name)
+        result = self.pipeline.process(frame)
+        self.game.observe(result)
+        if self.writer is not None and jpeg is not None and self._keep(result):
+            self.writer.add_frame(frame.index, frame.timestamp_s, frame.name, jpeg)
+            self._last_written_s = frame.timestamp_s
+        self.last_result, self.last_image = result, frame.image
+        return result
+
+    def _keep(self, result: FrameResult) -> bool:
+        if self.policy.mode == "every":
+            return True
+        return (not result.settled or result.detected
+                or result.timestamp_s - self._last_written_s >= self.policy.heartbeat_s)
+
+    def control(self, action: str, payload: dict, frame: int | None = None) -> dict:
+        """A player's control; validated before anything changes, recorded when it succeeded.
+
+        `frame`: the frame the control followed when it was recorded (replay passes it, so
+        the event lands on the same frame as it did live).
+        """
+        if frame is not None:
+            self.game.frame = frame
+        if not isinstance(payload, dict):
+            raise TablesightError(f"{action}: the payload must be a JSON object", "send {} for no arguments")
+        if action == "recalibrate":
+            self.pipeline.request_recalibration()
+            reply: dict = {"ok": True}
+        else:
+            ending = self._phase_record() if action in ("phase", "next_turn") else None
+            reply = self.game.apply(action, payload)
+            if action == "reset_model":
+                self.pipeline.tracker.place(reply["model_id"], (reply["x_cm"], reply["y_cm"]))
+            if ending is not None:
+                self.phases.append(ending)
+            if action == "undo" and self.phases:
+                self.phases.pop()
+        self.sync_tracker()
+        if self.writer is not None:
+            frame = self.last_result.frame if self.last_result is not None else -1
+            self.writer.add_control(frame, action, payload)
+        return reply
+
+    def sync_tracker(self) -> None:
+        """Units and move allowances from the game steer the tracker's re-association."""
+        tracker = self.pipeline.tracker
+        tracker.unit_of = {pid: a.unit for pid, a in self.game.assignments.items()}
+        tracker.allowance_cm = self.game.allowances_cm()
+
+    def _phase_record(self) -> dict:
+        """The phase now ending, as the game report shows it: positions, starts and verdicts."""
+        _, moves = self.game.verdicts()
+        return {"turn": self.game.turn, "phase": self.game.phase, "t": round(self.game.t, 3),
+                "frame": self.game.frame, **copy.deepcopy(self.game.snapshot()),
+                "moves": copy.deepcopy(moves)}
+
+    def report(self) -> dict:
+        """The game so far as the web UI's report page reads it (see webui/report.py)."""
+        turns: dict[int, list[dict]] = {}
+        for record in [*self.phases, self._phase_record()]:
+            turns.setdefault(record["turn"], []).append({k: v for k, v in record.items() if k != "turn"})
+        return {"ruleset": self.game.ruleset_id, "table": self.game.table, "terrain": self.game.terrain,
+                "objectives": self.game.objectives, "deployment": self.game.deployment,
+                "turns": [{"turn": turn, "phases": phases} for turn, phases in sorted(turns.items())]}

@@ -1,0 +1,318 @@
+"""`TableSession`: the live game the web UI shows and controls (see notes/session_contract.md).
+
+One background thread reads frames and drives the `GameRunner`; web threads only read the
+cached state and send controls. A lock serialises the two, a Condition wakes long-polling
+clients when the state's version moves. A camera that fails does not end the session: the
+status says so, the game state stays, and a reconnecting source picks the camera up again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+
+from hardware.source import Frame, FrameSource
+from rules_core import api as rules
+from rules_core.errors import TablesightError
+from tracker.game import EVENTS_KEPT
+from tracker.recording import Recording, RecordingSource, RecordingWriter, is_recording
+from tracker.replay import game_from_manifest, pipeline_from_manifest
+from tracker.runner import GameRunner, RecordPolicy
+
+DEMO_RECORDING = Path(__file__).parent / "demo" / "demo.tsr"
+
+Opener = Callable[[], FrameSource]
+_RETRY = object()
+RunnerFactory = Callable[[], GameRunner]
+
+
+class TableSession:
+    """The pipeline in one thread, a JSON-ready state for everyone else.
+
+    `open_frames` opens the source (again, after it ended when `loop`); `make_runner` builds a
+    fresh pipeline and game (each loop of a replay starts from the recording's beginning).
+    `controls` are recorded controls to re-apply while replaying, by frame.
+    `realtime`: pace frames by their timestamps (a recording plays at the speed it was taken).
+    `retry`: a source that fails is reopened every `retry_s` (the game carries on meanwhile);
+    without it a failed source ends the session's frames, as an ended one does.
+    """
+
+    def __init__(self, open_frames: Opener, make_runner: RunnerFactory, *, description: str,
+                 loop: bool = False, realtime: bool = False, retry: bool = False, retry_s: float = 2.0,
+                 controls: list | None = None, on_close: Callable[[], None] | None = None) -> None:
+        self._open_frames = open_frames
+        self._make_runner = make_runner
+        self.description = description
+        self.loop = loop
+        self.realtime = realtime
+        self.retry = retry
+        self.retry_s = retry_s
+        self._recorded_controls = list(controls or [])
+        self._on_close = on_close
+        self._lock = threading.RLock()
+        self._changed = threading.Condition()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._source: FrameSource | None = None
+        self.runner = make_runner()
+        self._pending_controls = list(self._recorded_controls)
+        self._camera = {"camera": "ok", "message": ""}
+        self._frame: Frame | None = None
+        self._jpeg: tuple[int, bytes] | None = None
+        self._fps = 0.0
+        self._version = 0
+        self._state: dict = {}
+        self._signature: tuple = ()
+        self._publish(force=True)
+
+    # --- the contract ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="tablesight-pipeline", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        with self._lock:
+            self._close_source()
+            if self._on_close is not None:
+                self._on_close()
+                self._on_close = None
+
+    def state(self) -> dict:
+        with self._changed:
+            return self._state
+
+    def wait_for_change(self, version: int, timeout_s: float) -> int:
+        with self._changed:
+            self._changed.wait_for(lambda: self._version > version, timeout=max(0.0, timeout_s))
+            return self._version
+
+    def latest_jpeg(self) -> bytes | None:
+        frame = self._frame
+        if frame is None:
+            return None
+        cached = self._jpeg
+        if cached is not None and cached[0] == frame.index:
+            return cached[1]
+        ok, buffer = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        self._jpeg = (frame.index, buffer.tobytes()) if ok else None
+        return self._jpeg[1] if self._jpeg else None
+
+    def topdown_jpeg(self) -> bytes | None:
+        frame, calibration = self._frame, self.runner.pipeline.calibration
+        if frame is None or calibration is None or not hasattr(calibration, "rectify"):
+            return None
+        topdown = calibration.rectify(frame.image, 0.4)
+        ok, buffer = cv2.imencode(".jpg", topdown, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return buffer.tobytes() if ok else None
+
+    def apply(self, action: str, payload: dict) -> dict:
+        with self._lock:
+            reply = self.runner.control(action, payload)
+        self._publish(force=True)
+        return reply
+
+    # --- the pipeline thread ----------------------------------------------------------------
+
+    def _run(self) -> None:
+        started = time.monotonic()
+        first_t: float | None = None
+        while not self._stopping.is_set():
+            frame = self._read()
+            if frame is _RETRY:
+                continue
+            if frame is None:
+                if self.loop and not self._stopping.is_set():
+                    self._restart()
+                    started, first_t = time.monotonic(), None
+                    continue
+                break
+            if self.realtime:
+                first_t = frame.timestamp_s if first_t is None else first_t
+                delay = (frame.timestamp_s - first_t) - (time.monotonic() - started)
+                if delay > 0 and self._stopping.wait(delay):
+                    break
+            tick = time.monotonic()
+            with self._lock:
+                self._apply_recorded_controls(frame.index)
+                result = self.runner.step(frame)
+            self._frame = frame
+            if result is not None:
+                elapsed = max(time.monotonic() - tick, 1e-3)
+                self._fps = 0.8 * self._fps + 0.2 / elapsed if self._fps else 1.0 / elapsed
+            self._publish()
+
+    def _read(self) -> Frame | object | None:
+        """The next frame; None when the source has ended (or failed for good); _RETRY after a
+        failure that will be retried."""
+        try:
+            if self._source is None:
+                self._source = self._open_frames()
+                self._set_camera("ok", "")
+            frame = self._source.read()
+        except TablesightError as error:
+            self._set_camera("lost", f"{error} The game state is kept.")
+            self._close_source()
+            if not self.retry:
+                return None
+            self._stopping.wait(self.retry_s)
+            return _RETRY
+        if frame is None:
+            self._set_camera("ended", f"{self.description} has ended.")
+            self._close_source()
+        return frame
+
+    def _restart(self) -> None:
+        with self._lock:
+            self.runner = self._make_runner()
+            self._pending_controls = list(self._recorded_controls)
+        self._set_camera("ok", "")
+
+    def _apply_recorded_controls(self, frame_index: int) -> None:
+        while self._pending_controls and self._pending_controls[0].frame < frame_index:
+            control = self._pending_controls.pop(0)
+            with contextlib.suppress(TablesightError):
+                self.runner.control(control.action, control.payload, control.frame)
+
+    def _close_source(self) -> None:
+        if self._source is not None:
+            with contextlib.suppress(Exception):
+                self._source.close()
+            self._source = None
+
+    def _set_camera(self, camera: str, message: str) -> None:
+        if self._camera != {"camera": camera, "message": message}:
+            self._camera = {"camera": camera, "message": message}
+            self._publish(force=True)
+
+    def on_source_status(self, status) -> None:
+        """hardware.reconnect's callback: ok / lost / reconnecting, with its sentence."""
+        self._set_camera(status.state, "" if status.state == "ok" else status.message)
+
+    # --- state ------------------------------------------------------------------------------
+
+    def _publish(self, force: bool = False) -> None:
+        with self._lock:
+            runner = self.runner
+            result = runner.last_result
+            signature = (id(runner), result.frame if result is not None and result.detected else None,
+                         result.settled if result is not None else None,
+                         tuple(m["visible"] for m in result.models) if result is not None else (),
+                         runner.pipeline.status.message, len(runner.game.events))
+            if not force and signature == self._signature:
+                return
+            self._signature = signature
+            state = self._build_state()
+        with self._changed:
+            self._version += 1
+            self._state = {**state, "version": self._version}
+            self._changed.notify_all()
+
+    def _build_state(self) -> dict:
+        runner = self.runner
+        game, pipeline = runner.game, runner.pipeline
+        calibration = pipeline.calibration
+        check, moves = game.verdicts()
+        ruleset = rules.load_ruleset(game.ruleset_id)
+        result = runner.last_result
+        return {
+            "status": {"source": self.description, **self._camera,
+                       "message": self._camera["message"] or pipeline.status.message,
+                       "settled": bool(result.settled) if result is not None else False,
+                       "fps": round(self._fps, 1),
+                       "calibration": {"ok": calibration is not None,
+                                       "marker_ids": list(getattr(calibration, "marker_ids", []) or []),
+                                       "rms_mm": getattr(calibration, "rms_mm", None),
+                                       "max_mm": getattr(calibration, "max_mm", None),
+                                       "drift": pipeline.status.drift}},
+            "ruleset": {"id": ruleset.id, "title": ruleset.title, "unit": ruleset.unit,
+                        "unit_cm": ruleset.cm_per_unit(game.step_cm),
+                        "premeasure_allowed": bool(getattr(ruleset, "premeasure_allowed", True))},
+            "table": dict(game.table), "turn": game.turn, "phase": game.phase, "phases": list(game.phases),
+            **game.snapshot(),
+            "objectives": game.objectives, "terrain": game.terrain, "deployment": game.deployment,
+            "deployment_zones": _zones(game),
+            "check": check, "moves": moves,
+            "templates": [{k: v for k, v in t.items() if k != "report"} for t in game.templates],
+            "events": [{k: v for k, v in e.items() if k != "data"} for e in game.events[-EVENTS_KEPT:]],
+        }
+
+
+def _zones(game) -> dict:
+    if not game.deployment:
+        return {}
+    try:
+        return rules.deployment_zones(rules.parse_scene(game.scene(), allow_off_table=True))
+    except TablesightError:
+        return {}
+
+
+def _recording_session(path: Path, *, loop: bool, description: str,
+                       make_pipeline=pipeline_from_manifest) -> TableSession:
+    recording = Recording(path)
+    manifest, controls = recording.manifest, recording.controls
+    recording.close()
+
+    def make_runner() -> GameRunner:
+        return GameRunner(make_pipeline(manifest), game_from_manifest(manifest))
+
+    return TableSession(lambda: RecordingSource(Recording(path)), make_runner, description=description,
+                        loop=loop, realtime=True, controls=controls)
+
+
+def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",
+                 recordings_dir: str | None = None) -> TableSession:
+    """A session on a camera, a video, a folder of images or a recording (`tablesight serve`)."""
+    if is_recording(source_spec):
+        path = Path(source_spec)
+        return _recording_session(path, loop=False, description=f"recording {path.name}")
+    from calibration.layout import default_layout, load_layout
+    from hardware.sources import open_source
+    from tracker.pipeline import build_pipeline
+
+    layout = load_layout(layout_path) if layout_path else default_layout("183x122")
+    rules.load_ruleset(ruleset)
+    table = layout.table_size_cm()
+    holder: dict[str, TableSession] = {}
+    first = open_source(source_spec, reconnect=True,
+                        on_status=lambda status: holder["session"].on_source_status(status)
+                        if "session" in holder else None)
+    sources = [first]
+    writer = None
+    if recordings_dir:
+        Path(recordings_dir).mkdir(parents=True, exist_ok=True)
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+        writer = RecordingWriter(Path(recordings_dir) / f"game-{stamp}.tsr",
+                                 {"layout": layout.to_dict(), "ruleset": ruleset,
+                                  "table": {"width_cm": table[0], "depth_cm": table[1]},
+                                  "source": source_spec, "settings": {"mode": "stills", "jpeg_quality": 85}})
+
+    def make_runner():
+        from tracker.game import Game
+
+        game = Game(ruleset, table, log=writer.add_event if writer else None)
+        return GameRunner(build_pipeline(layout), game, writer=writer, policy=RecordPolicy())
+
+    session = TableSession(lambda: sources.pop() if sources else open_source(source_spec, reconnect=True),
+                           make_runner, description=first.description, retry=True,
+                           on_close=writer.close if writer else None)
+    holder["session"] = session
+    return session
+
+
+def open_demo_session() -> TableSession:
+    """The bundled demo game, replayed in a loop at real time: no camera needed."""
+    if not DEMO_RECORDING.exists():
+        raise TablesightError(f"the demo recording {DEMO_RECORDING} is missing",
+                              "reinstall tablesight, or rebuild it with python -m tracker.demo.make")
+    return _recording_session(DEMO_RECORDING, loop=True, description="demo recording")
