@@ -35,6 +35,11 @@ def action(action: str):
     return jsonify(_extension()["session"].apply(action, payload))
 
 
+@api.get("/rulesets")
+def rulesets():
+    return jsonify(rulesets=measuring.rulesets())
+
+
 @api.get("/ranges")
 def ranges():
     model_id = request.args.get("from", "").strip()

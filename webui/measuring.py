@@ -47,7 +47,8 @@ def scene_from_state(state: dict) -> dict:
 def ranges(state: dict, model_id: str) -> dict:
     """Edge-to-edge ranges from one model (or unit) to every enemy, with the weapons that reach."""
     _require_known(state, model_id)
-    return _rules_api().ranges(scene_from_state(state), model_id)
+    rules = _rules_api()
+    return rules.ranges(rules.parse_scene(scene_from_state(state), allow_off_table=True), model_id)
 
 
 def measure(state: dict, a: str, b: str) -> dict:
@@ -55,7 +56,8 @@ def measure(state: dict, a: str, b: str) -> dict:
     if not POINT.match(a) and not POINT.match(b):
         _require_known(state, a)
         _require_known(state, b)
-        return _rules_api().measure(scene_from_state(state), a, b)
+        rules = _rules_api()
+        return rules.measure(rules.parse_scene(scene_from_state(state), allow_off_table=True), a, b)
     shape_a, shape_b = _footprint(state, a), _footprint(state, b)
     edge = float(shapely.distance(shape_a, shape_b))
     centre = float(shapely.distance(shapely.centroid(shape_a), shapely.centroid(shape_b)))
@@ -65,6 +67,11 @@ def measure(state: dict, a: str, b: str) -> dict:
         "centre_cm": round(centre, 2),
         "edge_in_ruleset_units": round(edge / unit_cm, 2),
     }
+
+
+def rulesets() -> list[dict]:
+    """The rulesets installed on the rig (user-added ones included) for the setup panel."""
+    return _rules_api().list_rulesets()
 
 
 def _rules_api() -> ModuleType:

@@ -67,9 +67,9 @@ def demo_state() -> dict:
         _model("r3", "red", "red-inf-1", "infantry", 36.2, 40.0, (20.0, 40.0)),
         _model("r4", "red", "red-inf-2", "infantry", 30.0, 80.0),
         _model("r5", "red", "red-inf-2", "infantry", 45.0, 92.0),
-        _model("b1", "blue", "blue-inf-1", "infantry", 150.0, 40.0),
-        _model("b2", "blue", "blue-inf-1", "infantry", 154.0, 44.0),
-        _model("b3", "blue", "blue-inf-1", "infantry", 151.0, 48.0),
+        _model("b1", "blue", "blue-inf-1", "infantry", 78.0, 44.0, (90.0, 44.0)),
+        _model("b2", "blue", "blue-inf-1", "infantry", 82.0, 48.0, (94.0, 48.0)),
+        _model("b3", "blue", "blue-inf-1", "infantry", 79.0, 52.0, (91.0, 52.0)),
         _model("g1", "blue", "blue-gun-1", "heavy_gun", 140.0, 90.0, diameter=65),
         _model("m9", None, None, None, 92.0, 104.0),
     ]

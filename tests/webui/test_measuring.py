@@ -2,46 +2,25 @@
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
+from tests.webui.fake_rules import FakeRules
 from webui import measuring
 
 
 @pytest.fixture
 def rules(monkeypatch):
-    """A stand-in rules core that records the scene it was given."""
-    calls = []
-
-    def ranges(scene, model_id):
-        calls.append(scene)
-        return {
-            "from": model_id,
-            "targets": [
-                {
-                    "id": "b1",
-                    "unit": "blue-inf-1",
-                    "edge_cm": 114.4,
-                    "edge_in_ruleset_units": 114.4,
-                    "weapons": ["rifle"],
-                }
-            ],
-        }
-
-    def measure(scene, a, b):
-        calls.append(scene)
-        return {"edge_cm": 1.0, "centre_cm": 4.2, "edge_in_ruleset_units": 1.0}
-
-    module = types.SimpleNamespace(ranges=ranges, measure=measure)
-    monkeypatch.setattr(measuring, "_rules_api", lambda: module)
-    return calls
+    """A stand-in rules core that records the scenes it was given."""
+    fake = FakeRules()
+    monkeypatch.setattr(measuring, "_rules_api", lambda: fake)
+    return fake.calls
 
 
 def test_ranges_from_a_model(client, rules):
     response = client.get("/api/ranges?from=r1")
     assert response.status_code == 200
-    assert response.get_json()["targets"][0]["weapons"] == ["rifle"]
+    nearest = response.get_json()["targets"][0]
+    assert nearest["id"] == "b1" and nearest["weapons"] == ["rifle"]  # 44 cm: beyond a pistol's 15
     scene = rules[0]
     ids = {m["id"] for m in scene["models"]}
     assert "m9" not in ids  # unassigned models are drawn but never measured
@@ -69,7 +48,7 @@ def test_ranges_bad_input(client, rules, query, word):
 
 def test_measure_between_models_asks_the_rules_core(client, rules):
     response = client.get("/api/measure?a=r1&b=r2")
-    assert response.get_json()["centre_cm"] == 4.2
+    assert response.get_json()["centre_cm"] == 5.0
 
 
 def test_measure_to_a_point_is_edge_to_the_base(client, rules):
@@ -122,3 +101,19 @@ def test_without_the_rules_core_measuring_is_503(client, monkeypatch):
     response = client.get("/api/ranges?from=r1")
     assert response.status_code == 503
     assert "rules core" in response.get_json()["message"]
+
+
+def test_rulesets_for_the_setup_panel(client, rules):
+    assert client.get("/api/rulesets").get_json()["rulesets"][0]["id"] == "world-at-fire"
+
+
+def test_the_real_rules_core_measures_the_fake_table(client):
+    """No stand-in: the scene the web UI builds must be one the rules core accepts."""
+    ranges = client.get("/api/ranges?from=r1").get_json()
+    assert [t["id"] for t in ranges["targets"]][:3] == ["b1", "b3", "b2"]
+    assert ranges["targets"][0]["edge_cm"] == pytest.approx(44.88, abs=0.01)
+    ruler = client.get("/api/measure?a=r1&b=r2").get_json()
+    assert ruler["edge_cm"] == pytest.approx(1.8) and ruler["centre_cm"] == pytest.approx(5.0)
+    assert {"world-at-fire", "mobile-infantry"} <= {
+        r["id"] for r in client.get("/api/rulesets").get_json()["rulesets"]
+    }

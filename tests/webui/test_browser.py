@@ -1,0 +1,223 @@
+"""The page on a phone (390x844, touch) in Debian's Chromium, for the flows players use.
+
+Screenshots go to test-artifacts/ for a human to look at; the assertions are on the DOM.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.webui.browser import ARTIFACTS, PHONE, chromium, serving
+from tests.webui.conftest import PIN
+from tests.webui.fake_replay import load_report
+from tests.webui.fake_rules import FakeRules
+from tests.webui.fake_session import FakeSession
+from webui import measuring
+from webui.app import create_app
+
+pytestmark = pytest.mark.browser
+
+RED = "rgb(255, 107, 107)"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def session():
+    return FakeSession()
+
+
+@pytest.fixture
+def page(browser, session, recordings_dir, monkeypatch):
+    monkeypatch.setattr(measuring, "_rules_api", lambda: FakeRules())
+    app = create_app(
+        session,
+        PIN,
+        str(recordings_dir),
+        report_loader=load_report,
+        config={"SSE_HEARTBEAT_S": 0.5, "MJPEG_MAX_S": 5},
+    )
+    with serving(app) as url:
+        context = browser.new_context(**PHONE)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(url + "/")
+        page.wait_for_selector("#pieces circle[data-id='r1']")
+        yield page
+        context.close()
+        assert errors == []
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"webui-{name}.png"))
+
+
+def tap_table(page, x_cm: float, y_cm: float) -> None:
+    """A finger on the table view at a table position."""
+    x, y = page.evaluate(
+        """([x, y]) => { const svg = document.querySelector('#overlay');
+             const p = svg.createSVGPoint(); p.x = x; p.y = y;
+             const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
+        [x_cm, y_cm],
+    )
+    page.touchscreen.tap(x, y)
+
+
+def enter_pin(page) -> None:
+    page.fill("#pin-input", PIN)
+    page.click("#pin-form button[value='ok']")
+
+
+def assert_phone_friendly(page) -> None:
+    widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"horizontal scroll: {widths}"
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('button, select, input, a.button')]
+             .filter(e => e.offsetParent !== null && !e.closest('dialog'))
+             .map(e => [e.textContent.trim() || e.id, e.getBoundingClientRect()])
+             .filter(([, r]) => r.height < 44 || r.width < 44)
+             .map(([name, r]) => `${name} ${r.width}x${r.height}`)"""
+    )
+    assert small == []
+
+
+def test_every_panel_fits_a_phone_with_big_tap_targets(page):
+    for tab in ("play", "setup", "replay", "log"):
+        page.click(f"[data-tab='{tab}']")
+        assert_phone_friendly(page)
+    page.click("[data-view='camera']")
+    page.wait_for_function("document.querySelector('#camera').naturalWidth > 0")
+    assert_phone_friendly(page)
+    shot(page, "camera")
+
+
+def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
+    path = page.locator("#moves-layer line[data-id='r3']")
+    assert path.get_attribute("data-legal") == "false"
+    assert path.evaluate("e => getComputedStyle(e).stroke") == RED
+    assert "16.2 cm / 15.0 cm" in page.locator("#moves-layer").text_content()
+    row = page.locator("#moves li[data-id='r3']")
+    assert "moved 16.2 cm, infantry may move 15 cm" in row.text_content()
+    assert row.evaluate("e => getComputedStyle(e).color") == RED
+    assert page.locator("#moves-layer line[data-id='r1']").get_attribute("data-legal") == "true"
+    broken = page.locator("#coherency .break[data-unit='red-inf-2']")
+    assert broken.count() == 1
+    assert page.locator("#objectives circle[data-id='obj2']").get_attribute("data-controlled-by") == "red"
+    shot(page, "movement")
+
+
+def test_state_pushes_redraw_the_overlay(page, session):
+    session.move_model("r1", 60.0, 30.0)
+    page.wait_for_function(
+        "document.querySelector(\"#pieces circle[data-id='r1']\").getAttribute('cx') === '60'"
+    )
+
+
+def test_tap_a_model_for_ranges_to_every_enemy(page):
+    tap_table(page, 32.0, 30.0)
+    page.wait_for_selector("#ranges li[data-id='b1']")
+    assert "rifle" in page.locator("#ranges li[data-id='b1']").text_content()
+    assert "nothing reaches" in page.locator("#ranges li[data-id='t1']").text_content()
+    assert page.locator("#layer-tools line.range-line").count() >= 3
+    assert page.locator("#pieces circle[data-id='r1']").get_attribute("class").endswith("selected")
+    shot(page, "ranges")
+
+
+def test_ruler_between_two_models(page):
+    page.click("[data-mode='ruler']")
+    tap_table(page, 32.0, 30.0)
+    tap_table(page, 35.0, 34.0)
+    page.wait_for_selector("#ruler-result")
+    assert "1.8 cm edge to edge" in page.locator("#ruler-result").text_content()
+
+
+def test_blast_template_asks_the_pin_and_lists_who_is_under_it(page, session):
+    page.click("[data-mode='blast']")
+    tap_table(page, 32.0, 30.0)
+    enter_pin(page)
+    page.wait_for_selector("#templates circle[data-kind='blast']")
+    assert "r1" in page.locator("#message").text_content()
+    assert page.evaluate("sessionStorage.getItem('tablesight.pin')") == PIN
+    assert session.state()["templates"][0]["under"]
+
+
+def test_setup_assigns_a_tapped_model(page, session):
+    page.click("[data-tab='setup']")
+    page.click("[data-mode='assign']")
+    tap_table(page, 92.0, 104.0)
+    assert "m9" in page.locator("#picked").text_content()
+    page.fill("#assign-side", "red")
+    page.fill("#assign-unit", "red-inf-2")
+    page.fill("#assign-type", "infantry")
+    page.click("[data-action='assign']")
+    enter_pin(page)
+    page.wait_for_selector("#pieces circle[data-id='m9'][data-side='red']")
+    m9 = next(m for m in session.state()["models"] if m["id"] == "m9")
+    assert (m9["side"], m9["unit"], m9["type"]) == ("red", "red-inf-2", "infantry")
+    shot(page, "setup")
+
+
+def test_setup_lasso_picks_a_unit(page):
+    page.click("[data-tab='setup']")
+    page.click("[data-mode='assign']")
+    box = page.evaluate(
+        """() => { const svg = document.querySelector('#overlay'); const m = svg.getScreenCTM();
+             return [[70, 38], [90, 38], [90, 58], [70, 58]].map(([x, y]) => {
+               const p = svg.createSVGPoint(); p.x = x; p.y = y;
+               const s = p.matrixTransform(m); return [s.x, s.y]; }); }"""
+    )
+    page.mouse.move(*box[0])
+    page.mouse.down()
+    for corner in [*box[1:], box[0]]:
+        page.mouse.move(*corner, steps=4)
+    page.mouse.up()
+    assert page.locator("#picked").text_content() == "Picked: b1, b2, b3"
+
+
+def test_wrong_pin_says_so_and_changes_nothing(page, session):
+    before = session.state()
+    page.click("[data-action='next-phase']")
+    page.fill("#pin-input", "0000")
+    page.click("#pin-form button[value='ok']")
+    page.fill("#pin-input", "0001")
+    page.click("#pin-form button[value='ok']")
+    page.wait_for_selector("#message:not([hidden])")
+    assert "PIN" in page.locator("#message").text_content()
+    assert session.state() == before
+
+
+def test_orders_phase_hides_measurements(page, session):
+    session.apply("setup", {"ruleset": "mobile-infantry"})
+    page.wait_for_selector("#premeasure-note:not([hidden])")
+    assert page.locator("[data-mode='ruler']").is_hidden()
+    assert (
+        "cm" not in page.locator("#moves").text_content()
+        and "mm" not in page.locator("#moves").text_content()
+    )
+    tap_table(page, 32.0, 30.0)
+    assert page.locator("#ranges").count() == 0
+    shot(page, "orders")
+
+
+def test_replay_scrubber_moves_through_the_game(page):
+    page.click("[data-tab='replay']")
+    page.click("#recordings button >> text=game-2026-11-29")
+    page.wait_for_selector("#banner:not([hidden])")
+    assert "turn 1, movement" in page.locator("#replay-where").text_content()
+    page.locator("#scrubber").fill("2")
+    page.wait_for_function("document.querySelector('#replay-where').textContent.includes('turn 2, movement')")
+    assert page.locator("#pieces circle[data-id='r1']").get_attribute("cx") == "44"
+    page.click("#replay-turns button >> text=Turn 1")
+    assert "turn 1" in page.locator("#replay-where").text_content()
+    assert page.locator("#replay-report").get_attribute("href") == "/api/recordings/game-2026-11-29/report"
+    assert_phone_friendly(page)
+    shot(page, "replay")
+    page.click("#banner-live")
+    assert page.locator("#banner").is_hidden()
+    assert page.locator("#pieces circle[data-id='r1']").get_attribute("cx") == "32"

@@ -1,0 +1,68 @@
+// Talking to the rig: reads need nothing, control actions carry the table PIN.
+// The PIN lives in sessionStorage: it survives a reload, not the closing of the tab.
+
+const PIN_KEY = "tablesight.pin";
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export function storedPin() {
+  return sessionStorage.getItem(PIN_KEY);
+}
+
+export function storePin(pin) {
+  if (pin) sessionStorage.setItem(PIN_KEY, pin);
+  else sessionStorage.removeItem(PIN_KEY);
+}
+
+async function parse(response) {
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    body = null;
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, (body && body.message) || `The rig answered ${response.status}.`);
+  }
+  return body;
+}
+
+export async function getJson(url) {
+  return parse(await fetch(url, { cache: "no-store" }));
+}
+
+// askPin() resolves to a PIN the player typed, or null when they cancel.
+export async function action(name, payload, askPin) {
+  let pin = storedPin();
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    if (!pin) {
+      pin = await askPin();
+      if (!pin) throw new ApiError(403, "No PIN given: nothing was changed.");
+      storePin(pin);
+    }
+    const response = await fetch(`/api/action/${name}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Table-Pin": pin },
+      body: JSON.stringify(payload || {}),
+    });
+    if (response.status !== 403) return parse(response);
+    storePin(null);
+    pin = null;
+    if (attempt === 1) return parse(response);
+  }
+  return null;
+}
+
+// Calls onState(state) for every pushed state; EventSource reconnects by itself.
+export function subscribe(onState, onConnection) {
+  const source = new EventSource("/api/events");
+  source.addEventListener("state", (event) => onState(JSON.parse(event.data)));
+  source.addEventListener("open", () => onConnection(true));
+  source.addEventListener("error", () => onConnection(false));
+  return source;
+}

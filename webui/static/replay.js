@@ -1,0 +1,106 @@
+// The Replay panel: pick a recording, scrub its phases on the table view, export the report.
+
+import { getJson } from "./api.js";
+
+const $ = (selector) => document.querySelector(selector);
+
+export function initReplay(ctx) {
+  let timeline = null;
+  let timer = null;
+
+  const showSnapshot = (index) => {
+    const snapshot = timeline.snapshots[index];
+    if (!snapshot) return;
+    $("#scrubber").value = String(index);
+    ctx.replay = {
+      version: snapshot.index, replay: true, table: timeline.table, terrain: timeline.terrain || [],
+      objectives: timeline.objectives || [], deployment: timeline.deployment, deployment_zones: {},
+      ruleset: { id: timeline.ruleset, premeasure_allowed: true, unit: "cm", unit_cm: 1 },
+      turn: snapshot.turn, phase: snapshot.phase, models: snapshot.models || [], vehicles: snapshot.vehicles || [],
+      moves: snapshot.moves || {}, check: snapshot.check || {}, templates: [], status: {},
+    };
+    const where = `${timeline.name}: turn ${snapshot.turn}, ${snapshot.phase} (${index + 1}/${timeline.snapshots.length})`;
+    $("#replay-where").textContent = where;
+    $("#banner-text").textContent = `Replay of ${where}`;
+    $("#banner").hidden = false;
+    $("#banner-live").hidden = false;
+    ctx.redraw();
+  };
+
+  const stop = () => {
+    clearInterval(timer);
+    timer = null;
+    $("#replay-play").textContent = "Play";
+  };
+
+  const backToLive = () => {
+    stop();
+    ctx.replay = null;
+    $("#banner").hidden = true;
+    ctx.redraw();
+  };
+
+  const open = async (name) => {
+    stop();
+    try {
+      timeline = await getJson(`/api/recordings/${encodeURIComponent(name)}`);
+    } catch (error) {
+      ctx.show(error.message, true);
+      return;
+    }
+    if (!timeline.snapshots.length) {
+      ctx.show(`${name} has no finished phase to show yet.`, true);
+      return;
+    }
+    $("#replay-controls").hidden = false;
+    $("#scrubber").max = String(timeline.snapshots.length - 1);
+    $("#replay-report").href = `/api/recordings/${encodeURIComponent(name)}/report`;
+    $("#replay-turns").replaceChildren(...timeline.turns.map((turn) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = `Turn ${turn.turn}`;
+      button.addEventListener("click", () => showSnapshot(turn.index));
+      return button;
+    }));
+    showSnapshot(0);
+  };
+
+  const list = async () => {
+    const box = $("#recordings");
+    try {
+      const body = await getJson("/api/recordings");
+      box.replaceChildren(...body.recordings.map((recording) => {
+        const li = document.createElement("li");
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = `${recording.name} (${new Date(recording.modified * 1000).toLocaleString()})`;
+        button.addEventListener("click", () => open(recording.name));
+        li.appendChild(button);
+        return li;
+      }));
+      if (!body.recordings.length) box.innerHTML = `<li>${body.message || "No recordings yet."}</li>`;
+    } catch (error) {
+      ctx.show(error.message, true);
+    }
+  };
+
+  $("#scrubber").addEventListener("input", () => {
+    stop();
+    showSnapshot(Number($("#scrubber").value));
+  });
+  $("#replay-play").addEventListener("click", () => {
+    if (timer) return stop();
+    $("#replay-play").textContent = "Pause";
+    timer = setInterval(() => {
+      const next = Number($("#scrubber").value) + 1;
+      if (next >= timeline.snapshots.length) stop();
+      else showSnapshot(next);
+    }, 1200);
+  });
+  $("#banner-live").addEventListener("click", backToLive);
+  const previous = ctx.onTab;
+  ctx.onTab = (tab) => {
+    previous && previous(tab);
+    if (tab === "replay") list();
+  };
+}
