@@ -21,6 +21,8 @@ from scipy.sparse.csgraph import dijkstra
 QUAD_SEGS = 3
 CIRCUMSCRIBE = 1.0 / math.cos(math.pi / (4 * QUAD_SEGS))
 SLACK_CM = 1e-4
+# How deep inside a drawn-around polygon a point in true contact may lie (3.5 % of the grown radius).
+CONTACT_SLACK_CM = 0.5
 
 
 def grown(core: np.ndarray, radius: np.ndarray) -> np.ndarray:
@@ -35,10 +37,16 @@ def grown(core: np.ndarray, radius: np.ndarray) -> np.ndarray:
 
 
 def shortest_path(start: tuple[float, float], end: tuple[float, float], obstacles: list) -> float:
-    """Length (cm) of the shortest start-end path outside every obstacle interior; inf if none exists."""
+    """Length (cm) of the shortest start-end path outside every obstacle interior; inf if none exists.
+
+    A model that starts or ends in contact with an obstacle sits on its true outline, which
+    the drawn-around polygon swallows: such an obstacle is shrunk just enough to free the
+    point (ignored only when the model really overlaps it, which the end checks report).
+    """
     direct = math.dist(start, end)
-    start_point, end_point = shapely.Point(start), shapely.Point(end)
-    kept = [o for o in obstacles if not (o.contains(start_point) or o.contains(end_point))]
+    ends = shapely.multipoints([start, end])
+    kept = [_freed(o, ends) for o in obstacles]
+    kept = [o for o in kept if o is not None]
     if not kept:
         return direct
     blocking = shapely.unary_union(kept)
@@ -56,6 +64,17 @@ def shortest_path(start: tuple[float, float], end: tuple[float, float], obstacle
     lengths = np.hypot(*(nodes[i] - nodes[j]).T)
     graph = coo_matrix((lengths, (i, j)), shape=(len(nodes), len(nodes))).tocsr()
     return float(dijkstra(graph, directed=False, indices=0)[1])
+
+
+def _freed(obstacle: shapely.Geometry, ends: shapely.Geometry) -> shapely.Geometry | None:
+    if not obstacle.intersects(ends):
+        return obstacle
+    depth = float(shapely.distance(obstacle.boundary, ends))
+    shrink = 2 * SLACK_CM + max(depth, 0.0) if depth < CONTACT_SLACK_CM else None
+    if shrink is None:
+        return None
+    freed = shapely.buffer(obstacle, -shrink, join_style="mitre")
+    return None if freed.is_empty or freed.intersects(ends) else freed
 
 
 def _corners(geometry: shapely.Geometry) -> np.ndarray:

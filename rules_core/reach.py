@@ -28,7 +28,10 @@ def weapons_of(scene: Scene, i: int) -> list[str]:
     return list(model.weapons) if model.weapons is not None else list(scene.unit_type(i).weapons)
 
 
-def reaches(scene: Scene, weapon: Weapon, edge_cm: float, levels_below: int) -> bool:
+def reaches(scene: Scene, weapon: Weapon | None, edge_cm: float, levels_below: int) -> bool:
+    """Whether the weapon reaches; a name the ruleset has no range for (no weapon table) never does."""
+    if weapon is None:
+        return False
     if weapon.range is None:
         return True
     rules = scene.ruleset
@@ -60,7 +63,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
             below = (shooter.level or 0) - (target.level or 0)
             for name in weapons_of(scene, s):
                 if name not in reaching and reaches(
-                    scene, scene.ruleset.weapons[name], edge[row, column], below
+                    scene, scene.ruleset.weapon(name), edge[row, column], below
                 ):
                     reaching.append(name)
         nearest = float(edge[:, column].min())

@@ -123,9 +123,12 @@ class Command(_Strict):
 
 
 class Weapon(_Strict):
+    """A weapon's reach; range null = unlimited. Aliases are other names a scene may use for it."""
+
     range: float | None = Field(ge=0)
     inclusive: bool = True
     sure_hit: float | None = Field(default=None, ge=0)
+    aliases: list[str] = []
     note: str = ""
 
 
@@ -191,9 +194,15 @@ class Ruleset(_Strict):
                         f"unit type {name} chassis {chassis} sets unknown field {sorted(unknown)}"
                     )
             for weapon in unit_type.weapons:
-                if weapon not in self.weapons:
+                if self.weapon(weapon) is None:
                     raise ValueError(f"unit type {name} names unknown weapon {weapon!r}")
         return self
+
+    def weapon(self, name: str) -> Weapon | None:
+        """The weapon a scene's name means (its own name or an alias); None when the table lacks it."""
+        if name in self.weapons:
+            return self.weapons[name]
+        return next((w for w in self.weapons.values() if name in w.aliases), None)
 
     def cm_per_unit(self, step_cm: float | None = None) -> float:
         """Table cm in one ruleset unit; a scene may set its own step length."""

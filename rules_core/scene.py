@@ -231,11 +231,11 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"use one of {', '.join(sorted(known_sides))}",
             )
         for weapon in model.weapons or []:
-            if weapon not in ruleset.weapons:
+            if ruleset.weapons and ruleset.weapon(weapon) is None:
                 raise _fail(
                     f"{where}.weapons",
                     f"unknown weapon {weapon!r} for ruleset {ruleset.id}",
-                    f"use one of {', '.join(ruleset.weapons) or '(this ruleset has no weapon table)'}",
+                    f"use one of {', '.join(ruleset.weapons)}",
                 )
         model = _with_base(model, unit_type, where)
         if not allow_off_table and not (

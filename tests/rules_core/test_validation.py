@@ -32,7 +32,6 @@ def test_unknown_ruleset_names_the_field() -> None:
         ({"y_cm": -1.0}, "models[0].x_cm/y_cm", "off the"),
         ({"base": {"shape": "round", "diameter_mm": -32}}, "models[0].base.diameter_mm", "greater than 0"),
         ({"base": {"shape": "rect", "length_mm": 100}}, "models[0].base", "width_mm"),
-        ({"weapons": ["phaser"]}, "models[0].weapons", "unknown weapon"),
         ({"crew_of": "nobody"}, "models[0].crew_of", "unknown model id"),
         ({"chassis": "hover"}, "models[0].chassis", "unknown chassis"),
     ],
@@ -43,6 +42,24 @@ def test_bad_model_fields_are_named(change: dict, field: str, words: str) -> Non
         model = {**model, "type": "vehicle"}
     message = problem_of(scene_data("world-at-fire", [model]))
     assert field in message and words in message
+
+
+def test_unknown_weapon_is_named_where_the_ruleset_has_a_weapon_table() -> None:
+    message = problem_of(scene_data("combined-arms", [base(10, 10, weapons=["phaser"])]))
+    assert "models[0].weapons" in message and "unknown weapon 'phaser'" in message
+
+
+def test_weapon_aliases_and_rulesets_without_weapon_table() -> None:
+    ca = api.parse_scene(
+        scene_data(
+            "combined-arms", [base(10, 10, "a", weapons=["hand_grenade"]), base(20, 10, "e", side="blue")]
+        )
+    )
+    assert api.ranges(ca, "a")["targets"][0]["weapons"] == ["hand_grenade"]
+    waf = api.parse_scene(
+        scene_data("world-at-fire", [base(10, 10, "a", weapons=["rifle"]), base(20, 10, "e", side="blue")])
+    )
+    assert api.ranges(waf, "a")["targets"][0]["weapons"] == []
 
 
 def test_missing_field_is_named() -> None:

@@ -332,3 +332,15 @@ def test_aircraft_separation(gap: float, altitude: int, legal: bool) -> None:
     plane = base(60, 60, "p", type="aircraft", diameter_mm=65, heading_deg=0.0, altitude=1)
     after = {**plane, "x_cm": 150 - 6.5 - gap}
     assert moved(WAF, [plane, enemy], [after, enemy])["p"]["legal"] is legal
+
+
+def test_moving_through_a_model_it_starts_touching_is_caught() -> None:
+    wall_of_friends = [base(30, 30 + 3.3 * k, f"f{k}", unit="red-2") for k in range(-8, 9)]
+    report = moved(WAF, [base(26.8, 30, "a"), *wall_of_friends], [base(33.2, 30, "a"), *wall_of_friends])["a"]
+    assert "passes_through_model" in codes(report)
+
+
+def test_stepping_away_from_a_touching_model_is_legal() -> None:
+    friend = base(30, 30, "f", unit="red-2")
+    report = moved(WAF, [base(26.8, 30, "a"), friend], [base(26.8, 40, "a"), friend])["a"]
+    assert report["legal"], report
