@@ -21,6 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="picamera2, camera:N, a URL, a video file or a folder "
                         "(default: picamera2 on a Pi, else camera:0)")
     doctor.add_argument("--layout", type=Path, default=None, help="marker layout JSON, to check calibration")
+    doctor.add_argument("--intrinsics", type=Path, default=None,
+                        help="lens calibration CAM.json (from `tablesight calibrate-lens`)")
     doctor.add_argument("--frames", type=int, default=10, help="frames to read to measure the frame rate")
     doctor.set_defaults(func=run_doctor_command)
 
@@ -33,7 +35,8 @@ def default_source() -> str:
 def run_doctor_command(args: argparse.Namespace) -> int:
     from hardware.doctor import run_doctor
 
-    report = run_doctor(args.source or default_source(), args.layout, frames=args.frames)
+    report = run_doctor(args.source or default_source(), args.layout, intrinsics_path=args.intrinsics,
+                        frames=args.frames)
     for check in report.checks:
         print(check.line())
     for check in report.checks:

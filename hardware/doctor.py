@@ -18,6 +18,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.aruco import detector, to_gray
+from calibration.intrinsics import Intrinsics, load_intrinsics
+from calibration.layout import Layout, load_layout
+from calibration.table import LOOSE_FIT_MM, TableCalibration, calibrate
 from hardware.source import Frame, FrameSource
 from hardware.sources import open_source
 from rules_core.errors import TablesightError
@@ -64,6 +68,7 @@ def run_doctor(
     spec: str,
     layout_path: Path | None = None,
     *,
+    intrinsics_path: Path | None = None,
     frames: int = 10,
     weights_dir: Path | None = None,
     disk_path: Path | None = None,
@@ -73,7 +78,7 @@ def run_doctor(
     layout = None
     if layout_path is not None:
         try:
-            layout = _load_layout(layout_path)
+            layout = load_layout(layout_path)
         except TablesightError as error:
             checks.append(Check("Layout", False, error.problem, error.fix, fatal=True))
     if not checks:
@@ -83,18 +88,12 @@ def run_doctor(
             checks.append(Check("Camera", False, error.problem, error.fix, fatal=True))
         else:
             try:
-                checks += _camera_checks(source, frames, clock, layout)
+                checks += _camera_checks(source, frames, clock, layout, intrinsics_path)
             finally:
                 source.close()
     checks.append(check_model(weights_dir if weights_dir is not None else _default_weights_dir()))
     checks.append(check_disk(disk_path if disk_path is not None else Path.cwd()))
     return Report(checks)
-
-
-def _load_layout(path: Path):
-    from calibration.layout import load_layout
-
-    return load_layout(path)
 
 
 def _default_weights_dir() -> Path:
@@ -103,20 +102,29 @@ def _default_weights_dir() -> Path:
     return Path(models.__file__).parent / "weights"
 
 
-def _camera_checks(source: FrameSource, frames: int, clock: Callable[[], float], layout) -> list[Check]:
+def _camera_checks(
+    source: FrameSource,
+    frames: int,
+    clock: Callable[[], float],
+    layout: Layout | None,
+    intrinsics_path: Path | None,
+) -> list[Check]:
     sample, seconds, failure = _sample(source, frames, clock)
     if not sample:
         return [Check("Camera", False, f"{source.description} gave no picture ({failure or 'no frames'})",
                       "check the camera or the files given as the source", fatal=True)]
-    last = sample[-1]
-    h, w = last.image.shape[:2]
-    checks = [Check("Camera", True, f"{source.description} delivers {w}x{h} pictures")]
+    image = sample[-1].image
+    h, w = image.shape[:2]
+    checks = [Check("Camera", True, f"{source.description}, {w}x{h} pixels")]
     checks.append(_frame_rate(source, sample, seconds, failure))
-    checks.append(check_light(last.image))
-    dictionary = layout.dictionary if layout is not None else DEFAULT_DICTIONARY
-    seen = find_markers(last.image, dictionary)
-    checks += check_markers(seen, layout, (w, h), dictionary)
-    return checks
+    checks.append(check_light(image))
+    if layout is None:
+        return [*checks, *check_markers_without_layout(image)]
+    try:
+        intrinsics = load_intrinsics(intrinsics_path, (w, h)) if intrinsics_path is not None else None
+    except TablesightError as error:
+        return [*checks, Check("Lens calibration", False, error.problem, error.fix)]
+    return [*checks, *check_calibration(image, layout, intrinsics)]
 
 
 def _sample(source: FrameSource, frames: int, clock: Callable[[], float]) -> tuple[list[Frame], float, str]:
@@ -149,7 +157,7 @@ def _frame_rate(source: FrameSource, sample: list[Frame], seconds: float, failur
         return Check("Frame rate", True, f"frames are read at {fps:.1f} per second")
     if fps < MIN_LIVE_FPS:
         return Check("Frame rate", False, f"only {fps:.1f} frames per second",
-                     "lower the resolution (--size) or close other programs; the tracker needs "
+                     "lower the resolution or close other programs; the tracker needs "
                      f"{MIN_LIVE_FPS:g} per second to see hands come and go")
     return Check("Frame rate", True, f"{fps:.1f} frames per second")
 
@@ -168,78 +176,53 @@ def check_light(image: np.ndarray) -> Check:
     return Check("Light", True, f"exposure looks right (mean brightness {mean:.0f} of 255)")
 
 
-def find_markers(image: np.ndarray, dictionary: str) -> dict[int, np.ndarray]:
-    """ArUco markers in the picture: id -> 4 corner pixels (TL, TR, BR, BL), sub-pixel refined."""
-    parameters = cv2.aruco.DetectorParameters()
-    parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    detector = cv2.aruco.ArucoDetector(
-        cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), parameters)
-    corners, ids, _ = detector.detectMarkers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
-    if ids is None:
-        return {}
-    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners, strict=True)}
+def check_markers_without_layout(image: np.ndarray) -> list[Check]:
+    """Without a layout only the markers can be counted; calibration needs to know where they lie."""
+    _, ids, _ = detector(DEFAULT_DICTIONARY, "subpix").detectMarkers(to_gray(image))
+    seen = sorted({int(i) for i in ([] if ids is None else ids.ravel())})
+    if not seen:
+        return [Check("Markers", False, f"no {DEFAULT_DICTIONARY} markers are in view",
+                      "lay the printed markers in the table's corners (`tablesight markers`)")]
+    return [Check("Markers", True, f"{len(seen)} markers in view (ids {', '.join(map(str, seen))})"),
+            Check("Calibration", False, "not checked, because no layout was given",
+                  "run doctor with --layout LAYOUT.json to measure the calibration error")]
 
 
-def check_markers(
-    seen: dict[int, np.ndarray], layout, image_size: tuple[int, int], dictionary: str
-) -> list[Check]:
-    if layout is None:
-        if not seen:
-            return [Check("Markers", False, f"no {dictionary} markers are in view",
-                          "lay the printed markers in the table's corners (`tablesight markers`)")]
-        return [Check("Markers", True, f"{len(seen)} markers in view (ids {_ids(seen)})"),
-                Check("Calibration", False, "not checked, because no layout was given",
-                      "run doctor with --layout LAYOUT.json to measure the calibration error")]
-    expected = set(layout.ids)
-    found = sorted(expected & set(seen))
-    missing = sorted(expected - set(seen))
-    if len(found) < 2:
-        return [Check("Markers", False,
-                      f"{len(found)} of the layout's {len(expected)} markers are in view"
-                      + (f" (missing ids {', '.join(map(str, missing))})" if missing else ""),
-                      "calibration needs at least 2: check that each marker lies flat, uncovered and "
-                      "inside the picture")]
-    in_view = f"{len(found)} of the layout's {len(expected)} markers are in view"
-    markers = Check("Markers", not missing,
-                    in_view + (f"; {_id_list(missing)} not" if missing else ""),
-                    "uncover or move the missing ones into the picture" if missing else "")
-    return [markers, *check_calibration({i: seen[i] for i in found}, layout, image_size)]
+def check_calibration(image: np.ndarray, layout: Layout, intrinsics: Intrinsics | None = None) -> list[Check]:
+    """Calibrate as `tablesight calibrate` would, then judge the markers, the fit and the view."""
+    try:
+        calibration = calibrate(image, layout, intrinsics)
+    except TablesightError as error:
+        return [Check("Markers", False, error.problem, error.fix)]
+    found = set(calibration.marker_ids) | set(calibration.rejected_ids)
+    missing = [i for i in layout.ids if i not in found]
+    in_view = f"{len(found)} of the layout's {len(layout.ids)} markers are in view"
+    checks = [Check("Markers", not missing, in_view + (f"; {_id_list(missing)} not" if missing else ""),
+                    "uncover or move the missing ones into the picture" if missing else "")]
+    if calibration.rejected_ids:
+        checks.append(Check(
+            "Marker placement", False,
+            f"{_id_list(calibration.rejected_ids)} not where the layout says (left out of the calibration)",
+            "put it back where the layout puts it, flat, or fix the layout file"))
+    fit = f"marker corners fit to {calibration.rms_mm:.2f} mm RMS, {calibration.max_mm:.2f} mm at worst"
+    loose = calibration.rms_mm > MAX_RMS_MM or calibration.max_mm > LOOSE_FIT_MM
+    lens = ("recalibrate the lens" if intrinsics is not None
+            else "a lens calibration (--intrinsics) removes the lens's bending")
+    checks.append(Check("Calibration", not loose, fit,
+                        f"check that the markers lie flat where the layout says; {lens}" if loose else ""))
+    return [*checks, *_coverage(calibration)]
 
 
 def _id_list(ids: list[int]) -> str:
     return f"id {ids[0]} is" if len(ids) == 1 else f"ids {', '.join(map(str, ids))} are"
 
 
-def _ids(seen: dict[int, np.ndarray]) -> str:
-    return ", ".join(map(str, sorted(seen)))
-
-
-def check_calibration(seen: dict[int, np.ndarray], layout, image_size: tuple[int, int]) -> list[Check]:
-    """Fit pixels -> table cm on the marker corners, then judge the fit and what it implies."""
-    pixels = np.concatenate([seen[i] for i in sorted(seen)])
-    table = np.concatenate([layout.corners_by_id[i] for i in sorted(seen)])
-    homography, _ = cv2.findHomography(pixels, table, 0)
-    if homography is None:
-        return [Check("Calibration", False, "the markers in view do not fit the layout",
-                      "check that the layout file matches the printed sheet and the table size")]
-    fitted = cv2.perspectiveTransform(pixels.reshape(-1, 1, 2), homography).reshape(-1, 2)
-    errors_mm = np.linalg.norm(fitted - table, axis=1) * 10.0
-    rms, worst = float(np.sqrt(np.mean(errors_mm**2))), float(errors_mm.max())
-    finding = f"marker corners fit to {rms:.2f} mm RMS, {worst:.2f} mm at worst"
-    checks = [Check("Calibration", rms <= MAX_RMS_MM, finding,
-                    "" if rms <= MAX_RMS_MM else "check that the markers lie flat and match the layout; "
-                    "a lens calibration (--intrinsics) removes the lens's bending")]
-    checks += _coverage(homography, layout, image_size)
-    return checks
-
-
-def _coverage(homography: np.ndarray, layout, image_size: tuple[int, int]) -> list[Check]:
+def _coverage(calibration: TableCalibration) -> list[Check]:
     """Whether the whole table is in the picture, and how many millimetres one pixel covers."""
-    width, depth = layout.table_size_cm
+    width, depth = calibration.layout.table_size_cm
     corners_cm = np.array([[0, 0], [width, 0], [width, depth], [0, depth]], dtype=np.float64)
-    to_pixels = np.linalg.inv(homography)
-    corners_px = cv2.perspectiveTransform(corners_cm.reshape(-1, 1, 2), to_pixels).reshape(-1, 2)
-    w, h = image_size
+    corners_px = calibration.table_to_image(corners_cm)
+    w, h = calibration.image_size
     outside = [f"({x:g}, {y:g})" for (x, y), (u, v) in zip(corners_cm, corners_px, strict=True)
                if not (0 <= u < w and 0 <= v < h)]
     area_px = cv2.contourArea(corners_px.astype(np.float32))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import Camera, focal_to_fit
-from calibration.layout import load_layout
+from calibration.layout import Layout, load_layout
 from calibration.synthetic import render_markers
 from hardware import doctor
 from hardware.doctor import check_calibration, check_disk, check_model, run_doctor
@@ -98,8 +98,8 @@ def test_no_markers_in_view(tmp_path, weights, table) -> None:
     cv2.imwrite(str(blank / "mat.png"), np.full((480, 640, 3), (60, 120, 60), np.uint8))
     report = run_doctor(str(blank), layout, weights_dir=weights, disk_path=tmp_path)
     markers = by_name(report)["Markers"]
-    assert markers.finding.startswith("0 of the layout's 4 markers are in view")
-    assert "at least 2" in markers.fix
+    assert not markers.ok and "no layout markers" in markers.finding and "at least 2" in markers.finding
+    assert "Calibration" not in by_name(report)
     assert report.exit_code == 1
 
 
@@ -182,13 +182,41 @@ def test_low_disk(monkeypatch, tmp_path) -> None:
     assert not check.ok and check.finding.startswith("only 0.5 GB free")
 
 
-def test_a_camera_too_low_for_the_table_is_told_to_rise(table) -> None:
-    _, layout_path = table
-    layout = load_layout(layout_path)
-    seen = {i: corners * 20.0 + 10.0 for i, corners in layout.corners_by_id.items()}  # 20 px per cm
-    checks = {c.name: c for c in check_calibration(seen, layout, (800, 600))}
-    assert checks["Calibration"].ok
+def test_a_camera_too_low_for_the_table_is_told_to_rise() -> None:
+    centres = [[20, 13], [40, 13], [40, 27], [20, 27]]
+    markers = [{"id": i, "center_cm": c, "size_cm": 4.0} for i, c in enumerate(centres)]
+    inner = {**SMALL_TABLE, "markers": markers}
+    layout = Layout.from_dict(inner)
+    size = (1152, 648)
+    focal = focal_to_fit((48.0, 32.0), 60.0, size, margin=1.0)  # sees 57 x 32 cm of the 60 x 40 table
+    camera = Camera.looking_at((30.0, 20.0), 60.0, image_size=size, focal_px=focal)
+    markers = layout.markers_as_synthetic()
+    image = render_markers(camera, layout.table_size_cm, markers, layout.dictionary).image
+    checks = {c.name: c for c in check_calibration(image, layout)}
+    assert checks["Calibration"].ok and checks["Markers"].ok
     view = checks["Table in view"]
     assert not view.ok
-    assert view.finding == "table corners (60, 0), (60, 40), (0, 40) cm are outside the picture"
-    assert checks["Detail"].finding.startswith("one pixel covers 0.50 mm")
+    assert view.finding == "table corners (0, 0), (60, 0), (60, 40), (0, 40) cm are outside the picture"
+    assert "raise or centre the camera" in view.fix
+    mm_per_px = 600.0 / focal  # camera height in mm over the focal length in pixels
+    assert checks["Detail"].finding.startswith(f"one pixel covers {mm_per_px:.2f} mm")
+
+
+def test_a_moved_marker_is_left_out_and_named(table, tmp_path) -> None:
+    folder, layout_path = table
+    moved = json.loads(layout_path.read_text())
+    moved["markers"][1]["center_cm"] = [52.0, 5.0]  # the layout says 3 cm left of where it lies
+    layout = Layout.from_dict(moved)
+    checks = {c.name: c for c in check_calibration(cv2.imread(str(folder / "frame_0.png")), layout)}
+    placement = checks["Marker placement"]
+    assert not placement.ok and placement.finding.startswith("id 1 is not where the layout says")
+    assert checks["Calibration"].ok, "the other three still calibrate well"
+
+
+def test_a_missing_lens_calibration_is_named(table, weights, tmp_path) -> None:
+    folder, layout = table
+    report = run_doctor(str(folder), layout, intrinsics_path=tmp_path / "cam.json", weights_dir=weights,
+                        disk_path=tmp_path)
+    lens = by_name(report)["Lens calibration"]
+    assert not lens.ok and "cam.json not found" in lens.finding
+    assert report.exit_code == 1
