@@ -12,6 +12,7 @@ from rules_core.coherency import coherency_groups
 from rules_core.deployment import deployment_report
 from rules_core.footprints import measured
 from rules_core.objectives import objectives_report
+from rules_core.proximity import proximity_report, within
 from rules_core.scene import Scene
 
 TOLERANCE_CM = 1e-6
@@ -32,6 +33,8 @@ def check_report(scene: Scene) -> dict:
         report["command"] = command_report(scene)
     if scene.ruleset.melee is not None:
         report["contacts"] = contacts_report(scene)
+    if scene.ruleset.proximity:
+        report["proximity"] = proximity_report(scene)
     return report
 
 
@@ -111,7 +114,7 @@ def contacts_report(scene: Scene) -> list[dict]:
     opposed = scene.sides[i] != scene.sides[j]
     i, j = i[opposed], j[opposed]
     distance = measured(fp, i, j, rule.measured)
-    close = distance <= limit + tolerance if rule.inclusive else distance < limit - TOLERANCE_CM
+    close = within(scene, rule, distance)
     return [
         {"a": scene.models[a].id, "b": scene.models[b].id, "edge_cm": round(float(d), 4)}
         for a, b, d in zip(i[close], j[close], distance[close], strict=True)

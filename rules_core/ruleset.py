@@ -122,6 +122,32 @@ class Command(_Strict):
     note: str = ""
 
 
+class Selector(_Strict):
+    """Which models a proximity rule looks at: by type, role and state flags (all optional)."""
+
+    types: list[str] | None = None
+    roles: list[str] | None = None
+    flags: list[str] = []
+    not_flags: list[str] = []
+
+
+class Condition(Selector):
+    """Models of a relation (enemy or friend of the subject) within a distance, at least N of them."""
+
+    relation: Literal["enemy", "friend", "any"]
+    distance: Threshold
+    at_least: int = Field(default=1, ge=1)
+
+
+class ProximityRule(_Strict):
+    """A rule decided by who stands near whom: subject, what must be near it, what must not."""
+
+    subject: Selector
+    needs: list[Condition] = []
+    forbids: list[Condition] = []
+    note: str = ""
+
+
 class Weapon(_Strict):
     """A weapon's reach; range null = unlimited. Aliases are other names a scene may use for it."""
 
@@ -180,6 +206,7 @@ class Ruleset(_Strict):
     range_tolerance: float = Field(default=0.0, ge=0)
     range_per_level_below: float = Field(default=0.0, ge=0)
     templates: dict[str, Template] = {}
+    proximity: dict[str, ProximityRule] = {}
     notes: list[str] = []
 
     @model_validator(mode="after")

@@ -55,6 +55,7 @@ class ModelSpec(_Record):
     heading_deg: float | None = Field(default=None, allow_inf_nan=False)
     z_cm: float | None = Field(default=None, allow_inf_nan=False)
     wounded: bool = False
+    pilotless: bool = False
     unique: bool = False
     crew_of: str | None = None
     chassis: str | None = None

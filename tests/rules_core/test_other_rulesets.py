@@ -240,3 +240,41 @@ def test_bronepehota_jump_length_plus_height(length_steps: int, legal: bool) -> 
 def test_bronepehota_contact_tolerance(gap: float, contact: bool) -> None:
     s = scene(BP, [base(20, 30, "a"), base(23.2 + gap, 30, "e", side="blue")])
     assert bool(api.check(s)["contacts"]) is contact
+
+
+# ca.capture.test: at least 4 enemy infantry within 2" of the hull, no friend of the vehicle within 12".
+@pytest.mark.parametrize(
+    ("crowd", "friend_gap_in", "met"), [(4, 12.01, True), (3, 12.01, False), (4, 12.0, False)]
+)
+def test_combined_arms_capture_test(crowd: int, friend_gap_in: float, met: bool) -> None:
+    tank = hull(100, 60, "v", side="blue", length_mm=100, width_mm=60)
+    raiders = [base(100 - 3 + 2 * k, 60 - 3 - 1.6 - 2 * INCH, f"r{k}") for k in range(crowd)]
+    friend = base(100 + 5 + 1.6 + friend_gap_in * INCH, 60, "f", side="blue")
+    report = api.check(scene(CA, [tank, *raiders, friend]))["proximity"]["capture_test"]["v"]
+    assert report["met"] is met
+
+
+def test_combined_arms_prisoner_and_medic() -> None:
+    wounded = base(50, 60, "w", side="blue", wounded=True)
+    captor = base(50 + 3.2 + INCH, 60, "c")
+    guard = base(50 - 3.2 - 4.01 * INCH, 60, "g", side="blue")
+    assert api.check(scene(CA, [wounded, captor, guard]))["proximity"]["take_prisoner"]["w"]["met"] is True
+    near_guard = {**guard, "x_cm": 50 - 3.2 - 4 * INCH}
+    guarded = api.check(scene(CA, [wounded, captor, near_guard]))["proximity"]["take_prisoner"]["w"]
+    assert guarded["met"] is False and guarded["blocked_by"] == ["g"]
+    for gap_in, healed in ((1.0, True), (1.01, False)):
+        medic = base(50, 60 + 3.2 + gap_in * INCH, "m", side="blue", role="medic")
+        assert api.check(scene(CA, [wounded, medic]))["proximity"]["medic_heal"]["w"]["met"] is healed
+
+
+# bp.capture.gun and bp.repair.infantry: touching, within the camera tolerance.
+def test_bronepehota_gun_capture_and_repair() -> None:
+    gun = hull(50, 50, "g", side="blue", type="gun", length_mm=40, width_mm=40)
+    raider = base(50 + 2 + 1.6 + 0.1, 50, "r")
+    report = api.check(scene(BP, [gun, raider]))["proximity"]
+    assert report["capture_gun"]["g"]["met"] is True
+    assert report["repair"]["g"]["met"] is False
+    defender = base(50 - 2 - 1.6, 50, "d", side="blue")
+    report = api.check(scene(BP, [gun, raider, defender]))["proximity"]
+    assert report["capture_gun"]["g"]["met"] is False
+    assert report["repair"]["g"]["blocked_by"] == ["r"]
