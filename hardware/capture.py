@@ -8,6 +8,7 @@ half-working camera often "opens" and then never delivers.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from hardware.source import Frame
 from rules_core.errors import TablesightError
 
 NETWORK_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://")
+# OpenCV's V4L2 backend waits 10 s for each frame of a stalled USB camera (and ignores
+# CAP_PROP_READ_TIMEOUT_MSEC); it reads this variable once, at the first capture.
+V4L_SELECT_TIMEOUT_S = "2"
 
 
 def is_network_url(spec: str) -> bool:
@@ -66,6 +70,7 @@ class CaptureSource:
     def _open(self, camera: int | str | Path, timeout_s: float) -> cv2.VideoCapture:
         if isinstance(camera, int):
             self.description = f"USB camera {camera}"
+            os.environ.setdefault("OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT", V4L_SELECT_TIMEOUT_S)
             capture = _quietly(cv2.VideoCapture, camera)
             if not capture.isOpened():
                 raise TablesightError(

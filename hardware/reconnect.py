@@ -22,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from hardware.source import Frame, FrameSource
+from rules_core.errors import TablesightError
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +104,8 @@ class ReconnectingSource:
                 if not live:
                     raise  # a bad file is the user's to fix, not a camera to wait for
                 log.debug("read from %s failed", self.description, exc_info=True)
-                self._drop(f"{self.description} failed: {error}")
+                named = isinstance(error, TablesightError)  # already names the camera
+                self._drop(error.problem if named else f"{self.description} failed: {error}")
                 continue
             if frame is not None and _usable(frame.image):
                 return self._deliver(frame)

@@ -50,6 +50,9 @@ class Camera:
         self.clock.now += 0.05
         if self.clock.now < self.world["down_until"]:
             raise CameraFault("USB camera 0 stopped delivering frames", "check its cable")
+        if self.world.get("crash"):
+            self.world["crash"] = False
+            raise OSError("[Errno 19] No such device")
         if self.world.get("silent"):
             return None
         self.index += 1
@@ -90,8 +93,17 @@ def test_a_camera_pulled_for_ten_seconds_comes_back_without_read_raising(rig) ->
     assert clock.now >= world["down_until"]
     states = [s.state for s in statuses]
     assert states[0] == "lost" and "reconnecting" in states and states[-1] == "ok"
-    assert "USB camera 0" in statuses[0].message
+    assert statuses[0].message == "USB camera 0 stopped delivering frames"
     assert statuses[-1].message == "USB camera 0 is back"
+
+
+def test_any_error_from_a_live_camera_is_a_fault_to_recover_from(rig) -> None:
+    source, world, _, statuses = rig
+    source.read()
+    world["crash"] = True
+    assert source.read() is not None
+    assert statuses[0].message == "USB camera 0 failed: [Errno 19] No such device"
+    assert statuses[-1].state == "ok"
 
 
 def test_backoff_doubles_up_to_its_cap_and_picks_the_camera_up_soon_after_it_returns(rig) -> None:
