@@ -1,13 +1,16 @@
 """The motion gate: are hands over the table, and where has the picture changed?
 
 Detection is the expensive step, and a frame with a hand in it is the one frame where it is
-useless. So every frame is first shrunk to a thumbnail and differenced, against the previous
-frame (motion) and against the last settled frame (what is covered or changed since then).
+useless. So every frame is first shrunk to a thumbnail and differenced against the last
+settled frame. An arm always reaches in from outside the picture, so a changed blob that
+touches the picture's edge is a hand; blobs inside the picture are pieces that moved, which
+detection should see, not wait out. The frame the hands leave is therefore already settled,
+and a sequence of still photos, each a few models different from the last, is settled on
+every frame.
 
-A changed blob counts as a hand when it is bigger than any piece can make it, or when it
-reaches the edge of the picture (an arm always comes in from outside). Smaller blobs away from
-the edge are pieces that moved, which detection should see, not wait out: so a sequence of
-still photos, each a few models different from the last, is settled on every frame.
+If the settled frame itself was wrong (the rig started with a hand in view), nothing would
+ever match it again; so a picture that has not changed at all for `rebase_s` becomes the
+new settled frame whatever it shows.
 """
 
 from __future__ import annotations
@@ -44,19 +47,20 @@ class MotionGate:
     """Frame differencing on a blurred grey thumbnail `width` pixels wide.
 
     `threshold`: grey levels a thumbnail pixel must change by (above sensor noise and JPEG);
-    `max_piece_fraction`: the largest blob, as a share of the thumbnail, that a moved piece can
-    leave (a 65 mm base moved a few cm, a tank nudged); anything bigger is a hand.
+    `min_blob_px`: smaller changed blobs are noise; `grow_px`: how far around a changed blob a
+    piece counts as covered.
     """
 
-    def __init__(self, width: int = 320, threshold: int = 18, min_blob_px: int = 4,
-                 max_piece_fraction: float = 0.006, grow_px: int = 2) -> None:
+    def __init__(self, width: int = 320, threshold: int = 18, min_blob_px: int = 4, grow_px: int = 2,
+                 rebase_s: float = 2.0) -> None:
         self.width = width
         self.threshold = threshold
         self.min_blob_px = min_blob_px
-        self.max_piece_fraction = max_piece_fraction
         self.grow_px = grow_px
+        self.rebase_s = rebase_s
         self._previous: np.ndarray | None = None
         self._reference: np.ndarray | None = None
+        self._still_since = 0.0
         self._settled = False
 
     def thumbnail(self, image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -66,45 +70,37 @@ class MotionGate:
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
         return cv2.GaussianBlur(grey, (5, 5), 0), scale
 
-    def _mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return (cv2.absdiff(a, b) > self.threshold).astype(np.uint8)
-
-    def _blobs(self, mask: np.ndarray, by_size: bool) -> tuple[bool, bool]:
-        """(a hand is there, some piece-sized change is there).
-
-        A hand is a blob reaching the picture's edge or, when `by_size`, one too big for a
-        piece. Against the last settled frame only the edge counts: a tank that moved leaves a
-        big blob there until the next settled frame, and it is not a hand.
-        """
+    def _blobs(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool, bool]:
+        """(changed mask, a blob reaches the edge, a blob lies inside)."""
+        mask = (cv2.absdiff(a, b) > self.threshold).astype(np.uint8)
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         h, w = mask.shape
-        biggest = self.max_piece_fraction * h * w
-        hand = piece = False
+        edge = inside = False
         for x, y, bw, bh, area in stats[1:count]:
             if area < self.min_blob_px:
                 continue
-            if (by_size and area > biggest) or x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
-                hand = True
+            if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
+                edge = True
             else:
-                piece = True
-        return hand, piece
+                inside = True
+        return mask, edge, inside
 
-    def observe(self, image: np.ndarray) -> GateReading:
+    def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
         if self._previous is None or self._previous.shape != thumb.shape:
             self._previous = self._reference = thumb
-        moving, _ = self._blobs(self._mask(thumb, self._previous), by_size=True)
-        since_settled = self._mask(thumb, self._reference)
-        held_still, pieces_moved = self._blobs(since_settled, by_size=False)
-        hand_present = moving or held_still
+            self._still_since = timestamp_s
+        _, edge_motion, inner_motion = self._blobs(thumb, self._previous)
+        if edge_motion or inner_motion:
+            self._still_since = timestamp_s
+        changed, hand, pieces_moved = self._blobs(thumb, self._reference)
         self._previous = thumb
         was_settled = self._settled
-        self._settled = not hand_present
+        self._settled = not hand or timestamp_s - self._still_since >= self.rebase_s
         if self._settled:
             self._reference = thumb
-        changed = since_settled
         if self.grow_px:
             kernel = np.ones((2 * self.grow_px + 1, 2 * self.grow_px + 1), np.uint8)
             changed = cv2.dilate(changed, kernel)
         return GateReading(settled=self._settled, just_settled=self._settled and not was_settled,
-                           changed=changed > 0, scale=scale, pieces_moved=pieces_moved)
+                           changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled)

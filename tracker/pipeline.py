@@ -77,7 +77,7 @@ class Pipeline:
         self._recalibrate = False
 
     def process(self, frame: Frame) -> FrameResult:
-        reading = self.gate.observe(frame.image)
+        reading = self.gate.observe(frame.image, frame.timestamp_s)
         if (self.calibration is None or self._recalibrate
                 or (reading.just_settled and self._drifted(frame.image))):
             self._recalibrate = False

@@ -282,7 +282,7 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
 
     layout = load_layout(layout_path) if layout_path else default_layout("183x122")
     rules.load_ruleset(ruleset)
-    table = layout.table_size_cm()
+    table = layout.table_size_cm
     holder: dict[str, TableSession] = {}
     first = open_source(source_spec, reconnect=True,
                         on_status=lambda status: holder["session"].on_source_status(status)

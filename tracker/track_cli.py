@@ -1,9 +1,200 @@
-"""Subcommands of this package for `tablesight` (see tracker/cli.py)."""
+"""`tablesight track`, `record` and `replay`: the tracker from the command line.
+
+Heavy imports (OpenCV, the detector) happen inside the handlers so `tablesight rules ...`
+stays fast. Every user mistake is a TablesightError; a source that fails part-way is reported
+with the frame it reached, after everything before it was printed or recorded.
+"""
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import sys
+from pathlib import Path
+
+from rules_core.errors import TablesightError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this package's subcommands; filled in as the package grows."""
+    track = subparsers.add_parser(
+        "track",
+        help="track every model and vehicle through a video, a folder of images or a recording",
+        description="Print each frame's tracks: ids that survive hands and lift-and-place moves.",
+    )
+    track.add_argument(
+        "source", metavar="SOURCE", help="a video file, a folder of images (name order) or a .tsr"
+    )
+    track.add_argument("--layout", required=True, help="the marker layout JSON")
+    track.add_argument("--intrinsics", help="lens calibration JSON (CAM.json)")
+    track.add_argument("--json", action="store_true", help="JSON lines, one object per frame (CONTRACTS.md)")
+    track.set_defaults(func=run_track)
+
+    record = subparsers.add_parser(
+        "record",
+        help="record a game (frames, events, manifest) into one crash-safe file",
+        description="Record frames and the game's events into GAME.tsr; a crash loses at most a second.",
+    )
+    record.add_argument("--source", required=True, help="picamera2, camera:N, a URL, a video or a folder")
+    record.add_argument("--layout", required=True, help="the marker layout JSON")
+    record.add_argument("--intrinsics", help="lens calibration JSON (CAM.json)")
+    record.add_argument("-o", "--output", required=True, metavar="GAME.tsr", help="the recording to write")
+    record.add_argument("--ruleset", default="world-at-fire", help="ruleset id (default world-at-fire)")
+    mode = record.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--stills", action="store_true", help="keep frames only when the scene changes (default)"
+    )
+    mode.add_argument("--every", type=int, metavar="N", help="keep every Nth frame instead")
+    record.add_argument(
+        "--quality", type=int, default=85, help="JPEG quality of recorded frames (default 85)"
+    )
+    record.set_defaults(func=run_record)
+
+    replay = subparsers.add_parser(
+        "replay",
+        help="rerun the pipeline on a recording and write the game report",
+        description="Replay a recorded game through the same pipeline; check it gives the same events.",
+    )
+    replay.add_argument("recording", metavar="RECORDING", help="a .tsr file written by tablesight record")
+    replay.add_argument(
+        "--report",
+        metavar="REPORT.json",
+        help="write the game report (per-turn positions, moves, verdicts) as JSON",
+    )
+    replay.add_argument("--json", action="store_true", help="also print each frame's tracks as JSON lines")
+    replay.set_defaults(func=run_replay)
+
+
+def _open_frames(spec: str):
+    from tracker.recording import Recording, RecordingSource, is_recording
+
+    if is_recording(spec):
+        return RecordingSource(Recording(spec))
+    from hardware.sources import open_source
+
+    return open_source(spec)
+
+
+def _frames(source):
+    """Frames until the source ends; a failure part-way is raised with how far it got."""
+    count = 0
+    while True:
+        try:
+            frame = source.read()
+        except TablesightError as error:
+            raise TablesightError(
+                f"{source.description} failed after {count} frames ({error.problem})",
+                error.fix or "check the source; everything before it was kept",
+            ) from None
+        if frame is None:
+            return
+        count += 1
+        yield frame
+
+
+def run_track(args: argparse.Namespace) -> int:
+    from tracker.pipeline import build_pipeline
+
+    pipeline = build_pipeline(args.layout, args.intrinsics)
+    source = _open_frames(args.source)
+    warned = ""
+    try:
+        for frame in _frames(source):
+            result = pipeline.process(frame)
+            if pipeline.status.message and pipeline.status.message != warned:
+                warned = pipeline.status.message
+                print(f"tablesight track: frame {frame.index}: {warned}", file=sys.stderr)
+            if args.json:
+                print(json.dumps(result.to_json()), flush=True)
+            else:
+                hidden = sum(not m["visible"] for m in result.models)
+                print(
+                    f"frame {result.frame} {result.source}: {'settled' if result.settled else 'hands'}, "
+                    f"{len(result.models)} models ({hidden} hidden), {len(result.vehicles)} vehicles"
+                )
+    finally:
+        source.close()
+    return 0
+
+
+def run_record(args: argparse.Namespace) -> int:
+    from calibration.intrinsics import load_intrinsics
+    from calibration.layout import load_layout
+    from rules_core import api as rules
+    from tracker.game import Game
+    from tracker.pipeline import build_pipeline
+    from tracker.recording import RecordingWriter
+    from tracker.runner import GameRunner, RecordPolicy
+
+    if args.every is not None and args.every < 1:
+        raise TablesightError(
+            f"--every must be 1 or more, got {args.every}", "give how many frames to skip by"
+        )
+    if not 10 <= args.quality <= 100:
+        raise TablesightError(
+            f"--quality must be 10 to 100, got {args.quality}", "85 keeps files small and sharp"
+        )
+    layout = load_layout(args.layout)
+    intrinsics = load_intrinsics(args.intrinsics) if args.intrinsics else None
+    rules.load_ruleset(args.ruleset)
+    policy = RecordPolicy(
+        mode="every" if args.every else "stills", every=args.every or 1, jpeg_quality=args.quality
+    )
+    source = _open_frames(args.source)
+    width, depth = layout.table_size_cm
+    manifest = {
+        "layout": layout.to_dict(),
+        "intrinsics": intrinsics.to_dict() if intrinsics else None,
+        "ruleset": args.ruleset,
+        "table": {"width_cm": width, "depth_cm": depth},
+        "source": args.source,
+        "created_utc": datetime.datetime.now(datetime.UTC).isoformat(),
+        "settings": {"mode": policy.mode, "every": policy.every, "jpeg_quality": policy.jpeg_quality},
+    }
+    writer = RecordingWriter(Path(args.output), manifest)
+    runner = GameRunner(
+        build_pipeline(layout, intrinsics),
+        Game(args.ruleset, (width, depth), log=writer.add_event),
+        writer=writer,
+        policy=policy,
+    )
+    seen = 0
+    try:
+        for frame in _frames(source):
+            runner.step(frame)
+            seen += 1
+    except KeyboardInterrupt:
+        print("tablesight record: stopped by the user.", file=sys.stderr)
+    finally:
+        source.close()
+        writer.close()
+        print(
+            f"tablesight record: {writer.frames_written} of {seen} frames and "
+            f"{len(runner.game.events)} events in {args.output}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from tracker.replay import replay
+
+    def show(result) -> None:
+        if args.json:
+            print(json.dumps(result.to_json()), flush=True)
+
+    outcome = replay(args.recording, on_result=show)
+    if args.report:
+        Path(args.report).write_text(json.dumps(outcome.report, indent=1))
+    same = (
+        "the same events as recorded"
+        if outcome.events_match
+        else (
+            f"{len(outcome.events)} events where {len(outcome.recorded_events)} were recorded (they differ)"
+        )
+    )
+    print(f"tablesight replay: {len(outcome.results)} frames, {same}", file=sys.stderr)
+    if outcome.stopped:
+        print(f"tablesight replay: {args.recording} {outcome.stopped}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,47 @@
+from tests.tracker.flat import flat_pipeline, game_frames
+
+
+def run_flat_game():
+    pipeline = flat_pipeline()
+    return [pipeline.process(frame) for frame in game_frames()]
+
+
+def by_id(result) -> dict[str, dict]:
+    return {m["track_id"]: m for m in result.models}
+
+
+def test_hands_make_frames_unsettled_and_hide_what_they_cover():
+    results = run_flat_game()
+    assert [r.settled for r in results[:6]] == [True, True, False, False, False, True]
+    covered = by_id(results[3])
+    assert not covered["m1"]["visible"] and not covered["m2"]["visible"]
+    assert covered["m3"]["visible"] and covered["m4"]["visible"]
+    assert (covered["m1"]["x_cm"], covered["m1"]["y_cm"]) == (40.0, 40.0)
+
+
+def test_detection_runs_only_on_settled_frames():
+    results = run_flat_game()
+    assert all(r.settled for r in results if r.detected)
+    assert sum(r.detected for r in results) < len(results) / 2 + 1
+
+
+def test_lifted_and_placed_models_keep_ids_once_the_hands_leave():
+    results = run_flat_game()
+    placed = by_id(results[5])
+    assert (placed["m1"]["x_cm"], placed["m1"]["y_cm"]) == (50.0, 44.0)
+    assert (placed["m2"]["x_cm"], placed["m2"]["y_cm"]) == (56.0, 44.0)
+    assert all(m["visible"] for m in placed.values())
+
+
+def test_a_model_taken_off_is_reported_removed_and_the_rest_keep_their_ids():
+    results = run_flat_game()
+    removed = [track_id for r in results for track_id in r.changes.removed]
+    assert removed == ["m4"]
+    assert sorted(by_id(results[-1])) == ["m1", "m2", "m3"]
+
+
+def test_track_json_lines_have_the_contract_fields():
+    line = run_flat_game()[0].to_json()
+    assert set(line) == {"frame", "source", "settled", "models", "vehicles"}
+    assert set(line["models"][0]) == {"track_id", "x_cm", "y_cm", "diameter_mm", "visible"}
+    assert line["models"][0]["diameter_mm"] == 32

@@ -1,0 +1,109 @@
+import time
+
+import pytest
+
+from rules_core.errors import TablesightError
+from tests.tracker.flat import flat_pipeline, game_frames
+from tracker.game import Game
+from tracker.runner import GameRunner
+from tracker.session import TableSession
+
+
+class ListSource:
+    description = "test frames"
+
+    def __init__(self, frames, fail_after: int | None = None) -> None:
+        self.frames = list(frames)
+        self.fail_after = fail_after
+        self.read_count = 0
+
+    def read(self):
+        if self.fail_after is not None and self.read_count >= self.fail_after:
+            raise TablesightError("the test camera stopped delivering frames", "plug it back in")
+        self.read_count += 1
+        return self.frames.pop(0) if self.frames else None
+
+    def close(self) -> None:
+        pass
+
+
+def run_session(fail_after: int | None = None) -> TableSession:
+    session = TableSession(lambda: ListSource(game_frames(), fail_after),
+                           lambda: GameRunner(flat_pipeline(), Game()), description="test frames")
+    session.start()
+    deadline = time.monotonic() + 20
+    while session.state()["status"]["camera"] == "ok" and time.monotonic() < deadline:
+        session.wait_for_change(session.state()["version"], 0.5)
+    return session
+
+
+@pytest.fixture(scope="module")
+def finished() -> TableSession:
+    session = run_session()
+    yield session
+    session.stop()
+
+
+def test_state_follows_the_contract_schema(finished):
+    state = finished.state()
+    for key in ("version", "status", "ruleset", "table", "turn", "phase", "phases", "models", "vehicles",
+                "objectives", "terrain", "deployment", "deployment_zones", "check", "moves", "templates",
+                "events"):
+        assert key in state
+    assert state["status"]["camera"] == "ended"
+    assert sorted(m["id"] for m in state["models"]) == ["m1", "m2", "m3"]
+    assert state["models"][0]["side"] is None
+    assert finished.latest_jpeg().startswith(b"\xff\xd8")
+
+
+@pytest.mark.parametrize(("action", "payload"), [
+    ("fly", {}),
+    ("assign", {"model_ids": ["m99"], "side": "red", "unit": "r1", "type": "infantry"}),
+    ("assign", {"model_ids": ["m1"], "side": "red", "unit": "r1", "type": "dragon"}),
+    ("assign", {"model_ids": "m1", "side": "red", "unit": "r1", "type": "infantry"}),
+    ("phase", {"to": "lunch"}),
+    ("reset_model", {"model_id": "m42"}),
+    ("template", {"kind": "blast", "x_cm": "here", "y_cm": 3}),
+    ("undo", {}),
+    ("setup", {"ruleset": "no-such-game", "table": {"width_cm": 183, "depth_cm": 122}}),
+])
+def test_bad_controls_raise_and_change_nothing(finished, action, payload):
+    before = finished.state()
+    with pytest.raises(TablesightError):
+        finished.apply(action, payload)
+    assert finished.state() == before
+
+
+def test_assign_then_phase_then_undo(finished):
+    finished.apply("assign", {"model_ids": ["m1", "m2"], "side": "red", "unit": "red-1", "type": "infantry"})
+    models = {m["id"]: m for m in finished.state()["models"]}
+    assert (models["m1"]["side"], models["m1"]["unit"]) == ("red", "red-1")
+    assert finished.apply("phase", {"to": "next"})["phase"] == "movement"
+    assert finished.apply("undo", {})["phase"] == "deployment"
+    assert finished.state()["phase"] == "deployment"
+
+
+def test_reset_model_puts_it_back_where_the_phase_began():
+    session = TableSession(lambda: ListSource(game_frames()[:2]), lambda: GameRunner(flat_pipeline(), Game()),
+                           description="test frames")
+    session.start()
+    session._thread.join(10)
+    session.apply("phase", {"to": "movement"})
+    for frame in game_frames()[2:7]:
+        session.runner.step(frame)
+    moved = session.runner.game.pieces["m1"]
+    assert (moved["x_cm"], moved["y_cm"]) == (50.0, 44.0)
+    reply = session.apply("reset_model", {"model_id": "m1"})
+    assert (reply["x_cm"], reply["y_cm"]) == (40.0, 40.0)
+    model = next(m for m in session.state()["models"] if m["id"] == "m1")
+    assert (model["x_cm"], model["y_cm"]) == (40.0, 40.0)
+    session.stop()
+
+
+def test_a_failing_camera_is_reported_and_the_game_is_kept():
+    session = run_session(fail_after=6)
+    state = session.state()
+    assert state["status"]["camera"] == "lost"
+    assert "stopped delivering frames" in state["status"]["message"]
+    assert len(state["models"]) == 4
+    session.stop()
