@@ -145,7 +145,11 @@ def test_cli_warnings_exit_1(table, capsys, monkeypatch, tmp_path) -> None:
     assert "FIX  Calibration: not checked, because no layout was given. Run doctor with --layout" in out
 
 
+SMALL_SENSOR = {"Model": "imx708", "sensor": (640, 360), "autofocus": True}
+
+
 def test_slow_live_camera_is_flagged(picamera2, weights, tmp_path) -> None:
+    picamera2.rig.reset(SMALL_SENSOR)
     ticks = iter([0.0, 10.0])
     report = run_doctor("picamera2", frames=3, weights_dir=weights, disk_path=tmp_path,
                         clock=lambda: next(ticks))
@@ -156,6 +160,7 @@ def test_slow_live_camera_is_flagged(picamera2, weights, tmp_path) -> None:
 def test_camera_that_stalls_during_the_check(picamera2, weights, tmp_path, monkeypatch) -> None:
     from hardware import picamera
 
+    picamera2.rig.reset(SMALL_SENSOR)
     real_read = picamera.PicameraSource.read
     reads = []
 
