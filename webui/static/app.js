@@ -112,6 +112,7 @@ function redraw() {
   if (!$("#panel-log").hidden) drawEvents(state);
   $("#topdown").style.display = ctx.replay ? "none" : "";
   ctx.onRedraw && ctx.onRedraw(state);
+  if (!performance.getEntriesByName("tablesight-first-overlay").length) performance.mark("tablesight-first-overlay");
 }
 
 function drawEvents(state) {
@@ -149,6 +150,10 @@ function drawTools(ui, state) {
       if (!from || !to) continue;
       el("line", { x1: from.x_cm, y1: from.y_cm, x2: to.x_cm, y2: to.y_cm,
         class: target.weapons.length ? "range-line" : "range-line out", "data-target": target.id }, tools);
+      if (target.weapons.length) {
+        el("text", { x: to.x_cm, y: to.y_cm - radiusCm(to) - 0.5, class: "label", "font-size": ui.fontCm * 0.8,
+          "text-anchor": "middle" }, tools, formatDistance(target.edge_cm, state.ruleset));
+      }
     }
   }
   if (ctx.ruler.length && ui.showMeasurements) {

@@ -1,0 +1,113 @@
+"""`tablesight serve` and `demo`: arguments, the printed PIN, and what a user sees when it cannot run."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from rules_core.errors import TablesightError
+from tests.webui.fake_session import FakeSession
+from tracker.cli import main
+
+
+class NoServer:
+    """Stands in for waitress: returns at once instead of serving for ever."""
+
+    def __init__(self, app, host, port, viewers=24):
+        self.app, self.host, self.port = app, host, port
+        self.closed = False
+        NoServer.last = self
+
+    def run(self):
+        assert self.app.test_client().get("/api/state").status_code == 200
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def sessions(monkeypatch):
+    """A tracker.session module that hands out fake sessions and remembers the arguments."""
+    module = types.SimpleNamespace(opened=[], session=FakeSession())
+
+    def open_session(source_spec, layout_path=None, ruleset="world-at-fire", recordings_dir=None):
+        module.opened.append((source_spec, layout_path, ruleset, recordings_dir))
+        if source_spec == "camera:7":
+            raise TablesightError("camera 7 does not answer", "Check the cable")
+        if source_spec == "missing.mp4":
+            raise TablesightError("missing.mp4 does not exist", "Check the path")
+        return module.session
+
+    module.open_session = open_session
+    module.open_demo_session = lambda: module.session
+    monkeypatch.setitem(sys.modules, "tracker.session", module)
+    monkeypatch.setattr("webui.serve.make_server", NoServer)
+    return module
+
+
+def test_demo_prints_the_address_and_a_random_pin(sessions, capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert ":8080/" in out and "table PIN " in out
+    pin = out.split("table PIN ")[1].strip()
+    assert pin.isdigit() and 4 <= len(pin) <= 6
+    assert (NoServer.last.host, NoServer.last.port) == ("0.0.0.0", 8080)
+    assert NoServer.last.closed and sessions.session.started is False
+
+
+def test_serve_passes_its_options_to_the_session(sessions, capsys, tmp_path):
+    argv = [
+        "serve",
+        "--source",
+        "game.mp4",
+        "--layout",
+        "l.json",
+        "--ruleset",
+        "tankomaster",
+        "--recordings",
+        str(tmp_path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "9000",
+        "--pin",
+        "123456",
+    ]
+    assert main(argv) == 0
+    assert sessions.opened == [("game.mp4", "l.json", "tankomaster", str(tmp_path))]
+    assert "http://127.0.0.1:9000/  table PIN 123456" in capsys.readouterr().out
+
+
+def test_serve_without_a_camera_says_how_to_start_the_demo(sessions, capsys):
+    assert main(["serve", "--source", "camera:7"]) == 2
+    err = capsys.readouterr().err
+    assert "No camera" in err and "tablesight demo" in err
+    assert err.count("\n") == 1
+
+
+def test_a_bad_file_source_is_reported_as_it_is(sessions, capsys):
+    assert main(["serve", "--source", "missing.mp4"]) == 2
+    assert "missing.mp4 does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("pin", ["12", "abcd", "1234567"])
+def test_a_pin_that_is_not_4_to_6_digits_is_refused(sessions, capsys, pin):
+    assert main(["demo", "--pin", pin]) == 2
+    assert "4-6 digits" in capsys.readouterr().err
+
+
+def test_a_busy_port_is_a_message_not_a_traceback(sessions, capsys, monkeypatch):
+    def busy(*args, **kwargs):
+        raise OSError(98, "Address already in use")
+
+    monkeypatch.setattr("webui.serve.make_server", busy)
+    assert main(["demo", "--port", "8080"]) == 2
+    assert "Cannot listen on 0.0.0.0:8080 (Address already in use)" in capsys.readouterr().err
+
+
+def test_without_the_tracker_session_the_cli_says_so(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tracker.session", None)
+    assert main(["demo"]) == 2
+    assert "table session is missing" in capsys.readouterr().err
