@@ -35,7 +35,50 @@ def check_report(scene: Scene) -> dict:
         report["contacts"] = contacts_report(scene)
     if scene.ruleset.proximity:
         report["proximity"] = proximity_report(scene)
+    if scene.ruleset.table_sizes_cm:
+        report["table"] = table_report(scene)
+    if scene.ruleset.check_bases:
+        report["bases"] = bases_report(scene)
     return report
+
+
+def table_report(scene: Scene) -> dict:
+    """Whether the table is one of the seed's sizes (either orientation, within 1 cm)."""
+    width, depth = scene.table.width_cm, scene.table.depth_cm
+    sizes = scene.ruleset.table_sizes_cm
+    standard = any(
+        (abs(width - w) <= 1 and abs(depth - d) <= 1) or (abs(width - d) <= 1 and abs(depth - w) <= 1)
+        for w, d in sizes
+    )
+    return {
+        "width_cm": width,
+        "depth_cm": depth,
+        "standard": standard,
+        "standard_sizes_cm": [list(s) for s in sizes],
+    }
+
+
+def bases_report(scene: Scene) -> dict[str, dict]:
+    """Models (and objective markers) whose base does not match the ruleset's base rules."""
+    tolerance = scene.ruleset.base_tolerance_mm
+    wrong: dict[str, dict] = {}
+    for i, model in enumerate(scene.models):
+        unit_type = scene.unit_type(i)
+        base = model.base
+        if unit_type.hull and base.shape != "rect":
+            wrong[model.id] = {"base": "round", "expected": "hull footprint (rect): this type has no base"}
+        elif (
+            base.shape == "round"
+            and unit_type.bases_mm is not None
+            and not any(abs(base.diameter_mm - d) <= tolerance for d in unit_type.bases_mm)
+        ):
+            wrong[model.id] = {"diameter_mm": base.diameter_mm, "expected_mm": unit_type.bases_mm}
+    objectives = scene.ruleset.objectives
+    for objective in scene.spec.objectives:
+        size = objective.diameter_mm
+        if objectives is not None and size is not None and abs(size - objectives.marker_mm) > tolerance:
+            wrong[objective.id] = {"diameter_mm": size, "expected_mm": [objectives.marker_mm]}
+    return wrong
 
 
 def crew_report(scene: Scene) -> dict[str, dict]:

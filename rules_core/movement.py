@@ -17,6 +17,8 @@ from rules_core import pathing
 from rules_core.coherency import coherency_groups
 from rules_core.deployment import deployment_problems, zone_of
 from rules_core.errors import SceneError
+from rules_core.footprints import measured
+from rules_core.proximity import within
 from rules_core.ruleset import UnitType
 from rules_core.scene import ModelSpec, Scene
 
@@ -77,7 +79,24 @@ class MoveJudge:
         return changed
 
     def report(self) -> dict:
-        return {"models": {self.after.models[a].id: self.judge(a) for a in self.changed}}
+        result: dict = {"models": {self.after.models[a].id: self.judge(a) for a in self.changed}}
+        idle = self._idle_must_movers()
+        if idle:
+            result["not_moved"] = idle
+        return result
+
+    def _idle_must_movers(self) -> dict[str, list]:
+        """Models that had to move (World at Fire aircraft) but stayed put, reported beside `models`."""
+        if self.after.phase != "movement":
+            return {}
+        moved = set(self.changed)
+        idle = {}
+        for a, model in enumerate(self.after.models):
+            unit_type = self.types[a]
+            exempt = any(model.has(flag) for flag in unit_type.must_move_exempt_flags)
+            if unit_type.must_move and not exempt and a not in moved and model.id in self.before.index:
+                idle[model.id] = [_reason("did_not_move", f"{model.id} ({model.type}) must move every turn")]
+        return idle
 
     # ------------------------------------------------------------------ one model
     def judge(self, a: int) -> dict:
@@ -92,6 +111,9 @@ class MoveJudge:
         else:
             moved, allowance, extra = self._ground(a, b, unit_type, reasons)
         reasons += self._end_state(a, unit_type)
+        contacts = self._contacts(a)
+        if contacts is not None:
+            extra["contacts"] = contacts
         result = {
             "moved_cm": None if moved is None else round(moved, 4),
             "allowance_cm": None if allowance is None else round(allowance, 4),
@@ -179,6 +201,12 @@ class MoveJudge:
         model = self.after.models[a]
         cm = self.after.cm
         why: list[str] = []
+        if self.after.phase in self.rules.dash_phases:
+            if model.dash is None:
+                return None, [
+                    f"a move in the {self.after.phase} phase is a dash: give its dice total as dash"
+                ]
+            return cm(model.dash), [f"dash of {_fmt(cm(model.dash))} cm"]
         allowance = None if unit_type.move is None else cm(unit_type.move)
         if unit_type.move_per_action is not None:
             actions = model.move_actions if model.move_actions is not None else (unit_type.actions or 1)
@@ -363,6 +391,18 @@ class MoveJudge:
         shapes += [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
         return shapes
 
+    def _contacts(self, a: int) -> list[str] | None:
+        """Enemies within melee distance after the move: the mover is the attacker (Bronepehota)."""
+        rule = self.rules.melee
+        if rule is None:
+            return None
+        model = self.after.models[a]
+        enemies = np.flatnonzero(self.after.sides != model.side)
+        if not len(enemies):
+            return []
+        distance = measured(self.after.footprints, np.full(len(enemies), a), enemies, rule.measured)
+        return [self.after.models[k].id for k in enemies[within(self.after, rule, distance)]]
+
     # ------------------------------------------------------------------ aircraft
     def _aircraft(
         self, a: int, b: int, unit_type: UnitType, reasons: list
@@ -388,7 +428,7 @@ class MoveJudge:
                     "too_far", f"flew {_fmt(moved)} cm, {model.type} may fly {_fmt(allowance)} cm{suffix}"
                 )
             )
-        if shortest is not None and moved < shortest - TOLERANCE_CM:
+        if shortest is not None and self.rules.moved_threshold_cm < moved < shortest - TOLERANCE_CM:
             reasons.append(
                 _reason(
                     "too_short",

@@ -30,8 +30,7 @@ def objectives_report(scene: Scene) -> dict[str, dict]:
         return report
     can_control = np.array(
         [
-            m.type in rules.controller_types
-            and not any(getattr(m, flag, False) for flag in rules.excluded_flags)
+            m.type in rules.controller_types and not any(m.has(flag) for flag in rules.excluded_flags)
             for m in scene.models
         ],
         dtype=bool,

@@ -9,6 +9,7 @@ code. A threshold of 0 means touching, within the ruleset's camera contact toler
 from __future__ import annotations
 
 import numpy as np
+import shapely
 
 from rules_core.footprints import measured
 from rules_core.ruleset import Condition, Selector, Threshold
@@ -21,8 +22,8 @@ def selected(model: ModelSpec, selector: Selector) -> bool:
     return (
         (selector.types is None or model.type in selector.types)
         and (selector.roles is None or model.role in selector.roles)
-        and all(getattr(model, flag, False) for flag in selector.flags)
-        and not any(getattr(model, flag, False) for flag in selector.not_flags)
+        and all(model.has(flag) for flag in selector.flags)
+        and not any(model.has(flag) for flag in selector.not_flags)
     )
 
 
@@ -32,7 +33,19 @@ def within(scene: Scene, threshold: Threshold, distance_cm: np.ndarray) -> np.nd
     return threshold.holds(distance_cm, scene.cm_per_unit)
 
 
+def _terrain_matches(scene: Scene, s: int, condition: Condition) -> list[str]:
+    pieces = [t for t in scene.spec.terrain if condition.types is None or t.kind in condition.types]
+    if not pieces:
+        return []
+    polygons = np.array([shapely.Polygon(t.polygon_cm) for t in pieces], dtype=object)
+    fp = scene.footprints
+    distance = np.maximum(shapely.distance(fp.core[s], polygons) - fp.radius[s], 0.0)
+    return [t.id for t, near in zip(pieces, within(scene, condition.distance, distance), strict=True) if near]
+
+
 def _matches(scene: Scene, s: int, condition: Condition) -> list[str]:
+    if condition.relation == "terrain":
+        return _terrain_matches(scene, s, condition)
     subject = scene.models[s]
     others = [
         k

@@ -51,6 +51,10 @@ class UnitType(_Strict):
     jump_move: float | None = Field(default=None, ge=0)
     half_from_limbs_lost_pct: float | None = Field(default=None, ge=0, le=100)
     immobile_from_limbs_lost_pct: float | None = Field(default=None, ge=0, le=100)
+    bases_mm: list[float] | None = None
+    hull: bool = False
+    must_move: bool = False
+    must_move_exempt_flags: list[str] = []
     unit_moves_at_slowest: bool = False
     coherency: bool = False
     controls_objectives: bool = False
@@ -132,9 +136,9 @@ class Selector(_Strict):
 
 
 class Condition(Selector):
-    """Models of a relation (enemy or friend of the subject) within a distance, at least N of them."""
+    """Models (enemy, friend, any) or terrain pieces (types = kinds) within a distance, at least N."""
 
-    relation: Literal["enemy", "friend", "any"]
+    relation: Literal["enemy", "friend", "any", "terrain"]
     distance: Threshold
     at_least: int = Field(default=1, ge=1)
 
@@ -190,6 +194,9 @@ class Ruleset(_Strict):
     table_sizes_cm: list[tuple[float, float]] = []
     contact_tolerance_cm: float = Field(default=0.1, ge=0)
     moved_threshold_cm: float = Field(default=0.01, ge=0)
+    check_bases: bool = False
+    base_tolerance_mm: float = Field(default=1.0, ge=0)
+    dash_phases: list[str] = []
     move_reference: Literal["centre"] = "centre"
     unit_types: dict[str, UnitType]
     coherency: Threshold | None = None

@@ -56,6 +56,8 @@ class ModelSpec(_Record):
     z_cm: float | None = Field(default=None, allow_inf_nan=False)
     wounded: bool = False
     pilotless: bool = False
+    flags: list[str] = []
+    dash: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     unique: bool = False
     crew_of: str | None = None
     chassis: str | None = None
@@ -68,6 +70,10 @@ class ModelSpec(_Record):
     move_actions: int | None = Field(default=None, ge=0)
     limbs_lost_pct: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     level: int | None = None
+
+    def has(self, flag: str) -> bool:
+        """A state flag: a boolean field (wounded, unique, pilotless...) or a name in `flags`."""
+        return flag in self.flags or getattr(self, flag, False) is True
 
 
 class TableSpec(_Record):

@@ -278,3 +278,27 @@ def test_bronepehota_gun_capture_and_repair() -> None:
     report = api.check(scene(BP, [gun, raider, defender]))["proximity"]
     assert report["capture_gun"]["g"]["met"] is False
     assert report["repair"]["g"]["blocked_by"] == ["r"]
+
+
+# bp.melee.contact: the model that moved into contact is the attacker.
+def test_bronepehota_move_into_contact_lists_the_attacked() -> None:
+    enemy = base(40, 30, "e", side="blue")
+    report = moved(BP, [base(20, 30, "a"), enemy], [base(36.8, 30, "a"), enemy])["a"]
+    assert report["contacts"] == ["e"]
+
+
+# ca.sapper.task, ca.hmg.crew, ca.scout.
+def test_combined_arms_sapper_hmg_and_scout() -> None:
+    wire = {"id": "wire", "kind": "fence", "polygon_cm": [[28, 20], [29, 20], [29, 40], [28, 40]]}
+    hmg = hull(40, 60, "g", side="red", unit="hmg", type="gun", role="hmg", length_mm=40, width_mm=40)
+    models = [
+        base(20, 30, "s", role="sapper"),
+        hmg,
+        base(40 + 2 + 1.6 + INCH, 60, "c1", unit="hmg"),
+        base(150, 30, "e", side="blue", role="scout"),
+    ]
+    report = api.check(scene(CA, models, terrain=[wire]))["proximity"]
+    assert report["sapper_at_work"]["s"] == {"met": True, "near": ["wire"], "blocked_by": []}
+    assert report["hmg_can_fire"]["g"]["met"] and not report["hmg_can_move"]["g"]["met"]
+    assert not report["observed_by_scout"]["s"]["met"]
+    assert report["observed_by_scout"]["e"]["met"] is False

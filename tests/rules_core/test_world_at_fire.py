@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, codes, hull, moved, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene, scene_data
 
 WAF = "world-at-fire"
 
@@ -344,3 +344,41 @@ def test_stepping_away_from_a_touching_model_is_legal() -> None:
     friend = base(30, 30, "f", unit="red-2")
     report = moved(WAF, [base(26.8, 30, "a"), friend], [base(26.8, 40, "a"), friend])["a"]
     assert report["legal"], report
+
+
+# waf.table.sizes, waf.base.small / large / none, waf.objective.marker.
+def test_table_and_base_sizes() -> None:
+    models = [
+        base(20, 30, "a"),
+        base(40, 30, "b", diameter_mm=40),
+        {**base(60, 30, "t"), "type": "vehicle"},
+        base(80, 30, "team", diameter_mm=65),
+    ]
+    report = api.check(
+        scene(WAF, models, objectives=[{"id": "o", "x_cm": 90, "y_cm": 90, "diameter_mm": 50}])
+    )
+    assert report["table"]["standard"] is True
+    assert set(report["bases"]) == {"b", "t", "o"}
+    odd = api.check(scene(WAF, [base(20, 30, "a")], width=150.0, depth=100.0))
+    assert odd["table"]["standard"] is False
+
+
+# waf.aircraft.must_move: a stationary aircraft is listed under not_moved (heavy bombers exempt).
+def test_aircraft_must_move() -> None:
+    plane = base(20, 60, "p", type="aircraft", diameter_mm=65, heading_deg=0.0)
+    bomber = base(90, 60, "b", type="aircraft", diameter_mm=65, heading_deg=0.0, flags=["heavy_bomber"])
+    first = api.parse_scene(scene_data(WAF, [plane, bomber]))
+    result = api.move(first, api.parse_scene(scene_data(WAF, [plane, bomber])))
+    assert result["models"] == {}
+    assert [r["code"] for r in result["not_moved"]["p"]] == ["did_not_move"]
+    assert "b" not in result["not_moved"]
+
+
+# waf.phase.order and waf.dash: a move in the shooting phase is a Dash of the dice total.
+@pytest.mark.parametrize(("dash", "distance", "legal"), [(9, 9.0, True), (9, 9.01, False)])
+def test_move_in_shooting_phase_is_a_dash(dash: float, distance: float, legal: bool) -> None:
+    report = moved(WAF, [base(20, 30, "a")], [base(20 + distance, 30, "a", dash=dash)], phase="shooting")["a"]
+    assert report["allowance_cm"] == dash
+    assert report["legal"] is legal
+    unknown = moved(WAF, [base(20, 30, "a")], [base(30, 30, "a")], phase="shooting")["a"]
+    assert unknown["allowance_cm"] is None
