@@ -20,6 +20,8 @@ PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 MARGIN_MM = 12.0
 QUIET_ZONE = 0.25  # white margin around the square, as a fraction of its side
 SCALE_BAR_MM = 100.0
+HEADER_MM = 32.0  # title and placement text above the marker
+MAP_MM = 60.0  # the table map beside the scale bar
 
 
 def marker_bits(dictionary: str, marker_id: int) -> np.ndarray:
@@ -58,10 +60,10 @@ def _draw_scale_bar(pdf: FPDF, x: float, y: float) -> None:
         pdf.line(x + cm * 10, y, x + cm * 10, y - (3.0 if cm % 5 == 0 else 1.5))
     pdf.set_font("Helvetica", size=8)
     pdf.set_xy(x, y + 3)
-    pdf.cell(
+    pdf.multi_cell(
         SCALE_BAR_MM,
-        4,
-        "10 cm - measure it: if it is not exactly 10 cm, print again at 100% (actual size)",
+        3.5,
+        "10 cm: measure it. If it is not exactly 10 cm, print again at 100% (actual size, no 'fit to page').",
         align="C",
     )
 
@@ -93,7 +95,10 @@ def marker_sheets(layout: Layout, paper: str = "a4") -> FPDF:
         centre, side_cm, rotation = _placement(corners)
         size = side_cm * 10
         paper_side = size * (1 + 2 * QUIET_ZONE)
-        if paper_side > page_w - 2 * MARGIN_MM or paper_side + 110 > page_h:
+        map_w = MAP_MM * min(1.0, layout.table.width_cm / layout.table.depth_cm)
+        map_h = map_w * layout.table.depth_cm / layout.table.width_cm
+        room = min(page_w - 2 * MARGIN_MM, page_h - HEADER_MM - 14 - map_h - MARGIN_MM)
+        if paper_side > room:
             raise TablesightError(
                 f"a {side_cm:g} cm marker does not fit on {paper} paper with its white margin",
                 f"use --size-cm {(page_w - 2 * MARGIN_MM) / (1 + 2 * QUIET_ZONE) / 10:.0f} or less",
@@ -116,7 +121,7 @@ def marker_sheets(layout: Layout, paper: str = "a4") -> FPDF:
             f"{turn}. Cut along the dashed line; keep the white margin. Lay it flat.",
         )
         left = (page_w - paper_side) / 2
-        top = MARGIN_MM + 22
+        top = HEADER_MM
         pdf.set_draw_color(150, 150, 150)
         pdf.set_line_width(0.2)
         pdf.set_dash_pattern(dash=2, gap=2)
@@ -132,9 +137,9 @@ def marker_sheets(layout: Layout, paper: str = "a4") -> FPDF:
         pdf.set_font("Helvetica", style="B", size=10)
         pdf.set_xy(left, top + 1)
         pdf.cell(paper_side, 4, f"{marker_id}  ^ top", align="C")
-        below = top + paper_side + 12
-        _draw_scale_bar(pdf, (page_w - SCALE_BAR_MM) / 2, below)
-        _draw_table_map(pdf, layout, marker_id, (page_w - 80) / 2, below + 18, 80.0)
+        below = top + paper_side + 10
+        _draw_scale_bar(pdf, MARGIN_MM, below + 4)
+        _draw_table_map(pdf, layout, marker_id, page_w - MARGIN_MM - map_w, below + 4, map_w)
     return pdf
 
 

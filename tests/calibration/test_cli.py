@@ -1,0 +1,112 @@
+"""The calibration commands end to end, and every bad input as one line and exit code 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.calibration.conftest import Shot
+from tests.calibration.test_layout import SQUARE, layout_data, with_marker
+from tests.calibration.test_table import cover
+from tracker.cli import main
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, straight_shot: Shot) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("cli")
+    names = ("table.png", "layout.json", "blank.png", "one.png", "twice.png")
+    paths = {name: folder / name for name in names}
+    cv2.imwrite(str(paths["table.png"]), straight_shot.image)
+    paths["layout.json"].write_text(straight_shot.layout.to_json())
+    cv2.imwrite(str(paths["blank.png"]), np.full_like(straight_shot.image, 90))
+    cv2.imwrite(str(paths["one.png"]), cover(straight_shot, [0, 1, 2]))
+    twice = straight_shot.image.copy()
+    box = np.round(straight_shot.camera.project(straight_shot.layout.corners_by_id[3])).astype(int)
+    (x0, y0), (x1, y1) = box.min(0) - 25, box.max(0) + 25
+    twice[500:500 + y1 - y0, 900:900 + x1 - x0] = twice[y0:y1, x0:x1]
+    cv2.imwrite(str(paths["twice.png"]), twice)
+    return paths
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_calibrate_then_rectify(files, capsys, tmp_path):
+    calib = tmp_path / "calib.json"
+    code, out, _ = run(capsys, "calibrate", files["table.png"], "--layout", files["layout.json"], "-o", calib)
+    assert code == 0
+    assert out.startswith("4 of 4 markers used (0, 1, 2, 3), rms 0.") and out.count("\n") == 1
+    data = json.loads(calib.read_text())
+    assert data["marker_ids"] == [0, 1, 2, 3] and data["K"] is None and data["rms_mm"] < 0.2
+    top = tmp_path / "top.png"
+    code, out, _ = run(capsys, "rectify", files["table.png"], "--calibration", calib, "--px-per-mm", "0.5",
+                       "-o", top)
+    assert code == 0 and cv2.imread(str(top)).shape == (610, 915, 3)
+
+
+def write(tmp_path: Path, name: str, data: dict) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+MARKER_1 = {"center_cm": [176.0, 7.0], "size_cm": 10.0}
+LAYOUT_PROBLEMS = {
+    "missing id": (with_marker(1, MARKER_1), "markers.1.id: Field required"),
+    "unknown id": (with_marker(1, {"id": 77, **MARKER_1}), "not in DICT_4X4_50"),
+    "non-square": (with_marker(0, {"id": 0, "corners_cm": [[2, 2], [12, 2], [12, 15], [2, 15]]}),
+                   "not a square"),
+    "self-intersecting": (with_marker(0, {"id": 0, "corners_cm": [SQUARE[i] for i in (0, 2, 1, 3)]}),
+                          "self-intersecting"),
+    "unknown dictionary": (layout_data(dictionary="DICT_4X4_51"), "unknown ArUco dictionary"),
+    "three markers": (layout_data(markers=layout_data()["markers"][:3]), "at least 4"),
+}
+
+
+@pytest.mark.parametrize("problem", sorted(LAYOUT_PROBLEMS))
+def test_bad_layouts(files, capsys, tmp_path, problem):
+    data, message = LAYOUT_PROBLEMS[problem]
+    layout = write(tmp_path, "layout.json", data)
+    code, _, err = run(capsys, "calibrate", files["table.png"], "--layout", layout, "-o", tmp_path / "c.json")
+    assert code == 2
+    assert err.startswith(f"tablesight calibrate: layout {layout}") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("image", "message"), [
+    ("missing.png", "not found"),
+    ("garbage.png", "cannot read image"),
+    ("blank.png", "found no layout markers in the image"),
+    ("one.png", "found only marker 3 in the image"),
+    ("twice.png", "marker id 3 is seen twice"),
+])
+def test_bad_images(files, capsys, tmp_path, image, message):
+    (tmp_path / "garbage.png").write_bytes(b"not a picture")
+    path = files[image] if image in files else tmp_path / image
+    code, _, err = run(capsys, "calibrate", path, "--layout", files["layout.json"], "-o", tmp_path / "c.json")
+    assert code == 2 and message in err
+    assert err.startswith("tablesight calibrate: ") and err.count("\n") == 1
+
+
+def test_intrinsics_of_the_wrong_image_size(files, capsys, tmp_path, straight_shot):
+    cam = write(tmp_path, "cam.json", {"K": straight_shot.camera.K.tolist(), "dist": [0, 0, 0, 0, 0],
+                                       "image_size": [4608, 2592]})
+    code, _, err = run(capsys, "calibrate", files["table.png"], "--layout", files["layout.json"],
+                       "--intrinsics", cam, "-o", tmp_path / "c.json")
+    assert code == 2
+    assert "intrinsics are for 4608x2592 images but image" in err and "calibrate-lens" in err
+    assert err.count("\n") == 1
+
+
+def test_rectify_with_a_broken_calibration_file(files, capsys, tmp_path):
+    calib = write(tmp_path, "calib.json", {"layout": {}})
+    code, _, err = run(capsys, "rectify", files["table.png"], "--calibration", calib,
+                       "-o", tmp_path / "t.png")
+    assert code == 2 and "has no image_size" in err

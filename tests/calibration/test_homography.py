@@ -1,0 +1,40 @@
+"""The robust fit on exact marker corners: which markers it trusts and which it throws out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.homography import apply, fit_homography
+from calibration.layout import default_layout
+from tests.calibration.conftest import table_camera
+
+
+def corners_seen(camera, layout, noise_px: float = 0.02, seed: int = 0) -> dict[int, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {i: camera.project(c) + rng.normal(0, noise_px, (4, 2)) for i, c in layout.corners_by_id.items()}
+
+
+def test_clean_markers_are_all_used():
+    layout = default_layout("244x183")
+    fit = fit_homography(corners_seen(table_camera(layout), layout), layout.corners_by_id)
+    assert fit.used_ids == [0, 1, 2, 3, 4, 5] and fit.rejected_ids == []
+
+
+def test_two_wrong_markers_of_six_are_rejected():
+    layout = default_layout("244x183")
+    camera = table_camera(layout)
+    seen = corners_seen(camera, layout)
+    seen[1] = camera.project(layout.corners_by_id[1] + [0.0, 4.0])
+    seen[4] = np.roll(seen[4], 1, axis=0)
+    fit = fit_homography(seen, layout.corners_by_id)
+    assert fit.rejected_ids == [1, 4]
+    table = np.array([[50.0, 50.0], [200.0, 150.0]])
+    assert np.abs(apply(fit.image_to_table, camera.project(table)) - table).max() < 0.01
+
+
+def test_a_bent_lens_without_intrinsics_keeps_every_marker():
+    """Disagreement no single marker explains is the lens, and dropping markers would only extrapolate."""
+    layout = default_layout("183x122")
+    camera = table_camera(layout, dist=np.array([-0.08, 0.02, 0.0, 0.0, 0.0]))
+    fit = fit_homography(corners_seen(camera, layout), layout.corners_by_id)
+    assert fit.used_ids == [0, 1, 2, 3]

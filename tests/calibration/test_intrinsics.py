@@ -1,0 +1,41 @@
+"""Lens intrinsics files and the lens model's two directions."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from calibration.intrinsics import Intrinsics, load_intrinsics
+from rules_core.errors import TablesightError
+
+K = [[1800.0, 0.0, 1151.5], [0.0, 1800.0, 647.5], [0.0, 0.0, 1.0]]
+
+
+def test_undistort_inverts_distort_across_the_frame():
+    lens = Intrinsics(np.array(K), np.array([-0.12, 0.05, 0.001, -0.0005, 0.0]), (2304, 1296))
+    ideal = np.stack(np.meshgrid(np.linspace(0, 2303, 9), np.linspace(0, 1295, 7)), -1).reshape(-1, 2)
+    assert np.abs(lens.undistort(lens.distort(ideal)) - ideal).max() < 1e-6
+
+
+def test_load_checks_the_image_size(tmp_path):
+    path = tmp_path / "cam.json"
+    path.write_text(json.dumps({"K": K, "dist": [0, 0, 0, 0, 0], "image_size": [2304, 1296]}))
+    assert load_intrinsics(path, (2304, 1296)).image_size == (2304, 1296)
+    with pytest.raises(TablesightError, match="are for 2304x1296 images but the image is 4056x3040"):
+        load_intrinsics(path, (4056, 3040))
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"dist": [0] * 5, "image_size": [10, 10]}, "has no K"),
+    ({"K": [[1, 0], [0, 1]], "dist": [0] * 5, "image_size": [10, 10]}, "3x3"),
+    ({"K": K, "dist": [0] * 3, "image_size": [10, 10]}, "3 coefficients"),
+    ({"K": K, "dist": [0] * 5, "image_size": [10]}, "image_size"),
+    ({"K": "abc", "dist": [0] * 5, "image_size": [10, 10]}, "must be numbers"),
+])
+def test_malformed_intrinsics_are_user_errors(tmp_path, data, message):
+    path = tmp_path / "cam.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(TablesightError, match=message):
+        load_intrinsics(path)

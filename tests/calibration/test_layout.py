@@ -1,0 +1,96 @@
+"""Marker layouts: both written forms, the shipped defaults, and every way a layout can be wrong."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from calibration.layout import Layout, corner_layout, default_layout, load_layout
+from rules_core.errors import TablesightError
+
+SQUARE = [[2.0, 2.0], [12.0, 2.0], [12.0, 12.0], [2.0, 12.0]]
+
+
+def layout_data(**changes) -> dict:
+    data = {"dictionary": "DICT_4X4_50", "table": {"width_cm": 183.0, "depth_cm": 122.0},
+            "markers": [{"id": 0, "corners_cm": SQUARE},
+                        {"id": 1, "center_cm": [176.0, 7.0], "size_cm": 10.0, "rotation_deg": 0.0},
+                        {"id": 2, "center_cm": [176.0, 115.0], "size_cm": 10.0},
+                        {"id": 3, "center_cm": [7.0, 115.0], "size_cm": 10.0, "rotation_deg": 90.0}]}
+    data.update(changes)
+    return data
+
+
+def with_marker(index: int, marker: dict) -> dict:
+    data = layout_data()
+    data["markers"][index] = marker
+    return data
+
+
+def test_centre_form_becomes_opencv_ordered_corners():
+    layout = Layout.from_dict(layout_data())
+    assert np.allclose(layout.corners_by_id[1], [[171, 2], [181, 2], [181, 12], [171, 12]])
+    # Turned 90 degrees clockwise: the marker's top edge now runs along +y, on the right-hand side.
+    assert np.allclose(layout.corners_by_id[3], [[12, 110], [12, 120], [2, 120], [2, 110]])
+    assert Layout.from_dict(layout.to_dict()) == layout
+
+
+@pytest.mark.parametrize("table", ["122x122", "183x122", "244x183"])
+def test_default_layouts_put_markers_in_every_corner(table):
+    layout = default_layout(table)
+    width, depth = layout.table_size_cm
+    assert f"{width:g}x{depth:g}" == table
+    centres = np.array([c.mean(0) for c in layout.corners_by_id.values()])
+    for corner in ([0, 0], [width, 0], [width, depth], [0, depth]):
+        assert np.linalg.norm(centres - corner, axis=1).min() < 12
+    assert layout == corner_layout((width, depth))
+    assert len(layout.markers_as_synthetic()) == len(layout.markers)
+
+
+def test_load_layout_reads_the_file_it_wrote(tmp_path):
+    path = tmp_path / "layout.json"
+    path.write_text(default_layout("244x183").to_json())
+    assert load_layout(path) == default_layout("244x183")
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (with_marker(2, {"corners_cm": SQUARE}), r"markers\.2\.id: Field required"),
+    (with_marker(2, {"id": 50, "center_cm": [176.0, 115.0], "size_cm": 10.0}), "not in DICT_4X4_50"),
+    (with_marker(2, {"id": 1, "center_cm": [176.0, 115.0], "size_cm": 10.0}), "listed twice"),
+    (with_marker(0, {"id": 0, "corners_cm": [[2, 2], [14, 2], [14, 12], [2, 12]]}), "not a square"),
+    (with_marker(0, {"id": 0, "corners_cm": [[2, 2], [12, 12], [12, 2], [2, 12]]}), "self-intersecting"),
+    (with_marker(0, {"id": 0, "corners_cm": SQUARE[::-1]}), "counter-clockwise"),
+    (with_marker(0, {"id": 0, "corners_cm": SQUARE[:3]}), "4"),
+    (with_marker(0, {"id": 0, "center_cm": [171.0, 7.0], "size_cm": 10.0}), "overlap"),
+    (layout_data(dictionary="DICT_9X9_50"), "unknown ArUco dictionary"),
+    (layout_data(markers=layout_data()["markers"][:3]), "at least 4"),
+    (layout_data(table={"width_cm": -1, "depth_cm": 122}), "table.width_cm"),
+])
+def test_bad_layouts_name_the_problem_on_one_line(data, message):
+    with pytest.raises(TablesightError, match=message) as caught:
+        Layout.from_dict(data)
+    assert "\n" not in str(caught.value)
+
+
+def test_unreadable_layout_files_are_user_errors(tmp_path):
+    with pytest.raises(TablesightError, match="not found"):
+        load_layout(tmp_path / "missing.json")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(TablesightError, match="not readable JSON"):
+        load_layout(broken)
+    with pytest.raises(TablesightError, match="no default layout"):
+        default_layout("100x100")
+
+
+def test_markers_too_big_for_the_table_are_refused():
+    with pytest.raises(TablesightError, match="do not fit"):
+        corner_layout((40.0, 40.0), size_cm=15.0)
+
+
+def test_written_json_is_one_marker_per_line():
+    text = default_layout().to_json()
+    assert json.loads(text) == default_layout().to_dict()
+    assert sum('"id"' in line for line in text.splitlines()) == 4

@@ -1,0 +1,57 @@
+"""Lens calibration from rendered ChArUco views recovers the lens that rendered them."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+
+from calibration.camera import Camera
+from calibration.lens import BOARD_SQUARES, SQUARE_MM, board_image
+from calibration.synthetic import Canvas, Look
+from tracker.cli import main
+
+SIZE = (960, 720)
+FOCAL = 760.0
+DIST = np.array([-0.18, 0.06, 0.0, 0.0, 0.0])
+
+
+def board_view(tilt_deg: float, towards_deg: float, target_cm: tuple[float, float], seed: int) -> np.ndarray:
+    width_cm, depth_cm = (n * SQUARE_MM / 10 for n in BOARD_SQUARES)
+    camera = Camera.looking_at(target_cm, 22.0, image_size=SIZE, focal_px=FOCAL, tilt_deg=tilt_deg,
+                               tilt_towards_deg=towards_deg, dist=DIST)
+    canvas = Canvas(camera, supersample=1)
+    canvas.draw_table((width_cm, depth_cm), cv2.cvtColor(board_image(4.0), cv2.COLOR_GRAY2BGR),
+                      surround_bgr=(255, 255, 255))
+    return canvas.finish(Look(light_gradient=0.1, vignette=0.1, noise_sigma=1.5, jpeg_quality=None),
+                         np.random.default_rng(seed))
+
+
+def test_calibrate_lens_recovers_focal_length_and_distortion(tmp_path, capsys):
+    views = [(35, 0, (10.5, 7.5)), (35, 90, (10.5, 7.5)), (35, 200, (8, 6)), (30, 300, (13, 9)),
+             (20, 45, (6, 10)), (40, 150, (14, 5)), (10, 250, (10.5, 7.5))]
+    paths = []
+    for i, (tilt, towards, target) in enumerate(views):
+        paths.append(tmp_path / f"view{i}.png")
+        cv2.imwrite(str(paths[-1]), board_view(tilt, towards, target, i))
+    cam = tmp_path / "cam.json"
+    assert main(["calibrate-lens", *map(str, paths), "-o", str(cam)]) == 0
+    assert capsys.readouterr().out.startswith(f"{len(views)} of {len(views)} views used")
+    data = json.loads(cam.read_text())
+    assert data["image_size"] == list(SIZE) and data["rms_px"] < 0.5
+    K = np.array(data["K"])
+    assert abs(K[0, 0] / FOCAL - 1) < 0.02 and abs(K[1, 1] / FOCAL - 1) < 0.02
+    # The fitted lens moves a point far off-centre where the true lens does.
+    corner = np.array([[[150.0, 110.0]]])
+    fitted = cv2.undistortPoints(corner, K, np.array(data["dist"]), P=K)
+    true = cv2.undistortPoints(corner, K, DIST, P=K)
+    assert np.abs(fitted - true).max() < 1.0  # of a 23 px distortion there
+
+
+def test_too_few_views_is_a_user_error(tmp_path, capsys):
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((SIZE[1], SIZE[0]), 128, np.uint8))
+    assert main(["calibrate-lens", str(blank), "-o", str(tmp_path / "cam.json")]) == 2
+    err = capsys.readouterr().err
+    assert "readable in only 0 of 1 views" in err and err.count("\n") == 1

@@ -1,0 +1,86 @@
+"""Marker sheets and the ChArUco board print at exact physical scale."""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.layout import corner_layout, default_layout
+from calibration.lens import BOARD_SQUARES, SQUARE_MM, _board_pdf, write_board
+from calibration.sheets import marker_sheets
+from rules_core.errors import TablesightError
+
+PT_PER_MM = 72 / 25.4
+RECT = re.compile(rb"([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+) re ([fS])")
+
+
+def pdf_ops(pdf) -> tuple[list[tuple[float, float]], list[list[tuple[float, float, float, float, str]]]]:
+    """Page sizes (mm) and each page's rectangles (x, y from the top, w, h in mm, fill or stroke)."""
+    pdf.set_compression(False)
+    data = bytes(pdf.output())
+    sizes = [(float(w) / PT_PER_MM, float(h) / PT_PER_MM)
+             for w, h in re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", data)]
+    pages = []
+    for stream in re.findall(rb"stream\n(.*?)endstream", data, re.S):
+        rects = [(float(x), float(y), float(w), float(h), op.decode())
+                 for x, y, w, h, op in RECT.findall(stream)]
+        if rects:
+            height_pt = sizes[0][1] * PT_PER_MM
+            pages.append([(x / PT_PER_MM, (height_pt - y) / PT_PER_MM, w / PT_PER_MM, -h / PT_PER_MM, op)
+                          for x, y, w, h, op in rects])
+    return sizes, pages
+
+
+@pytest.mark.parametrize(("paper", "size_mm"), [("a4", (210.0, 297.0)), ("letter", (215.9, 279.4))])
+def test_each_marker_is_printed_at_its_exact_size_with_a_10_cm_scale_bar(paper, size_mm):
+    layout = corner_layout((183.0, 122.0), size_cm=11.0)
+    sizes, pages = pdf_ops(marker_sheets(layout, paper))
+    assert len(pages) == 4
+    assert all(abs(w - size_mm[0]) < 0.01 and abs(h - size_mm[1]) < 0.01 for w, h in sizes)
+    for marker_id, rects in enumerate(pages):
+        filled = [r for r in rects if r[4] == "f"]
+        square = [r for r in filled if abs(r[2] - 110.0) < 0.01 and abs(r[3] - 110.0) < 0.01]
+        assert len(square) == 1, f"page {marker_id}: no 11 cm black square"
+        bar = [r for r in filled if abs(r[2] - 100.0) < 0.01 and abs(r[3] - 2.0) < 0.01]
+        assert len(bar) == 1, f"page {marker_id}: no 10 cm scale bar"
+        x, y, side = square[0][:3]
+        assert x > 0 and x + side < size_mm[0] and y > 0 and y + side < size_mm[1]
+        # The white cells cut out of the square spell this marker's id.
+        cell = side / 6
+        bits = np.ones((6, 6), np.uint8)
+        for cx, cy, w, _, _ in filled:
+            if abs(w - cell) < 0.01 and x - 0.01 <= cx < x + side:
+                bits[round((cy - y) / cell), round((cx - x) / cell)] = 0
+        image = cv2.resize((1 - bits) * 255, (120, 120), interpolation=cv2.INTER_NEAREST)
+        image = cv2.copyMakeBorder(image, 30, 30, 30, 30, cv2.BORDER_CONSTANT, value=255)
+        detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+        assert detector.detectMarkers(image)[1].ravel().tolist() == [marker_id]
+
+
+def test_markers_command_writes_the_matching_layout(tmp_path):
+    from tracker.cli import main
+
+    pdf = tmp_path / "markers.pdf"
+    assert main(["markers", "--table", "244x183", "--paper", "letter", "-o", str(pdf)]) == 0
+    assert pdf.read_bytes().startswith(b"%PDF")
+    assert (tmp_path / "markers.json").read_text() == default_layout("244x183").to_json()
+
+
+def test_a_marker_too_big_for_the_paper_is_refused():
+    with pytest.raises(TablesightError, match="does not fit on a4"):
+        marker_sheets(corner_layout((183.0, 122.0), size_cm=15.0), "a4")
+
+
+def test_charuco_board_squares_are_exact(tmp_path):
+    sizes, pages = pdf_ops(_board_pdf())
+    squares = [r for r in pages[0] if abs(r[2] - SQUARE_MM) < 0.01 and abs(r[3] - SQUARE_MM) < 0.01]
+    cols, rows = BOARD_SQUARES
+    assert len(squares) == cols * rows // 2 + (cols * rows) % 2
+    assert abs(sizes[0][0] - 297.0) < 0.01
+    write_board(tmp_path / "board.png")
+    assert cv2.imread(str(tmp_path / "board.png")) is not None
+    with pytest.raises(TablesightError, match=r"name the output \.pdf"):
+        write_board(tmp_path / "board.gif")
