@@ -83,6 +83,9 @@ class PicameraSource:
         self._index = 0
         self._preview: np.ndarray | None = None
         self._camera = self._acquire(_picamera2(), camera_num)
+        if self.has_autofocus:
+            # libcamera starts the lens in manual mode at 1 m; the table is further away.
+            self.controls.setdefault("AfMode", AF_MODE_CONTINUOUS)
         try:
             self._configure(size, buffer_count)
             self._camera.start()

@@ -8,6 +8,7 @@ Modelled on picamera2 (raspberrypi/picamera2, picamera2.py, request.py, controls
   YUV (the Pi 4 ISP); sizes even; a size beyond the sensor is adjusted by libcamera, not refused.
 - RGB888 arrays are (h, w, 3) in B, G, R order; YUV420 arrays are (h * 3 // 2, stride).
 - Controls not advertised by the camera are a RuntimeError (a fixed-focus HQ camera has no AfMode).
+- Autofocus starts in manual mode (libcamera's default): the lens only moves once AfMode asks.
 - Captures wait for a frame; a camera that stopped delivering times out (the real one blocks
   for ever without `wait`, which a test cannot do, so this one times out then too).
 
@@ -212,7 +213,7 @@ class Picamera2:
         self._sensor.frames_delivered += 1
         if self._controls.get("AeEnable", True):
             self._auto["ExposureTime"] += 50
-        if self._controls.get("AfMode", AF_MODE_CONTINUOUS) != AF_MODE_MANUAL:
+        if self._controls.get("AfMode", AF_MODE_MANUAL) != AF_MODE_MANUAL:
             self._auto["LensPosition"] += 0.01
 
     def _metadata(self) -> dict[str, Any]:

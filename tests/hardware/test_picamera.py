@@ -119,6 +119,12 @@ def test_hq_camera_has_its_own_sensor_size_and_no_autofocus(picamera2) -> None:
     source.close()
 
 
+def test_autofocus_runs_until_locked(picamera2) -> None:
+    source = PicameraSource(size=(640, 480))
+    positions = {source.read() and source.metadata["LensPosition"] for _ in range(3)}
+    assert source.controls["AfMode"] == 2 and len(positions) == 3
+
+
 def test_focus_lock_holds_the_lens_where_autofocus_left_it(picamera2) -> None:
     source = PicameraSource(size=(640, 480))
     source.read()
