@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from rules_core import api
@@ -122,8 +123,13 @@ def main() -> None:
     scene = api.parse_scene(data)
     after = api.parse_scene(moved(data))
     n_models = len(scene.models)
-    moved_count = len(api.move(scene, after)["models"])
-    print(f"{n_models} models on a {WIDTH:g}x{DEPTH:g} cm table, {moved_count} moved")
+    judged = api.move(scene, after)["models"]
+    detours = sum("path_cm" in entry for entry in judged.values())
+    reasons = Counter(reason["code"] for entry in judged.values() for reason in entry["reasons"])
+    print(
+        f"{n_models} models on a {WIDTH:g}x{DEPTH:g} cm table, {len(judged)} moved, "
+        f"{detours} needed a way round, reasons {dict(reasons)}"
+    )
     timed("parse_scene (200 models)", lambda: api.parse_scene(data), 20)
     timed("check (200 models, parsed)", lambda: api.check(fresh(scene)), 30, 10)
     timed("move (40 of 200 models, parsed)", lambda: api.move(fresh(scene), fresh(after)), 20, 50)
