@@ -50,22 +50,27 @@ class CaptureSource:
     ) -> None:
         self.live = not isinstance(camera, Path)
         self._capture = self._open(camera, timeout_s)
+        try:
+            self._pending: np.ndarray | None = self._first_frame(camera, size)
+        except TablesightError:
+            self._capture.release()
+            raise
+        self._index = 0
+        self._fps = self._capture.get(cv2.CAP_PROP_FPS) or 0.0
+
+    def _first_frame(self, camera: int | str | Path, size: tuple[int, int] | None) -> np.ndarray:
         if size is not None:
             self._request_size(camera, size)
         first = self._grab()
         if first is None:
-            self._capture.release()
             raise self._silent_error(camera)
-        if size is not None and (first.shape[1], first.shape[0]) != tuple(size):
-            self._capture.release()
+        got = (first.shape[1], first.shape[0])
+        if size is not None and got != tuple(size):
             raise TablesightError(
-                f"{self.description} does not support {size[0]}x{size[1]}: it delivers "
-                f"{first.shape[1]}x{first.shape[0]}",
-                f"ask for {first.shape[1]}x{first.shape[0]}, or leave the resolution unset",
+                f"{self.description} does not support {size[0]}x{size[1]}: it delivers {got[0]}x{got[1]}",
+                f"ask for {got[0]}x{got[1]}, or leave the resolution unset",
             )
-        self._pending: np.ndarray | None = first
-        self._index = 0
-        self._fps = self._capture.get(cv2.CAP_PROP_FPS) or 0.0
+        return first
 
     def _open(self, camera: int | str | Path, timeout_s: float) -> cv2.VideoCapture:
         if isinstance(camera, int):

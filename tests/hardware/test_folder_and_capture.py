@@ -74,6 +74,11 @@ def test_video_file_plays_to_its_end(video_file: Path) -> None:
     source.close()
 
 
+def test_a_video_file_has_no_resolution_to_choose(video_file: Path) -> None:
+    with pytest.raises(TablesightError, match="fixed by the sender"):
+        open_source(str(video_file), size=(640, 480))
+
+
 def test_garbage_video_file_is_unreadable(tmp_path: Path) -> None:
     path = tmp_path / "broken.mp4"
     path.write_bytes(b"\x00" * 1000)
