@@ -54,8 +54,32 @@ class Footprints:
 
     @classmethod
     def of_models(cls, models: tuple[ModelSpec, ...] | list[ModelSpec]) -> Footprints:
-        cores, radii = zip(*(core_of(m) for m in models), strict=True) if models else ((), ())
-        return cls(np.array(cores, dtype=object), np.array(radii, dtype=float))
+        n = len(models)
+        xy = np.array([[m.x_cm, m.y_cm] for m in models], dtype=float).reshape(n, 2)
+        rounded = np.array([m.base.shape == "round" for m in models], dtype=bool)
+        radius = np.array([m.base.diameter_mm / 20.0 if m.base.shape == "round" else 0.0 for m in models])
+        core = np.empty(n, dtype=object)
+        if rounded.any():
+            core[rounded] = shapely.points(xy[rounded])
+        if (~rounded).any():
+            hulls = [m for m in models if m.base.shape == "rect"]
+            heading = np.radians([m.heading_deg or 0.0 for m in hulls])
+            half_length = np.array([m.base.length_mm for m in hulls]) / 20.0
+            half_width = np.array([m.base.width_mm for m in hulls]) / 20.0
+            along = np.stack([np.cos(heading), np.sin(heading)], axis=1) * half_length[:, None]
+            across = np.stack([-np.sin(heading), np.cos(heading)], axis=1) * half_width[:, None]
+            centre = xy[~rounded]
+            corners = np.stack(
+                [
+                    centre + along + across,
+                    centre + along - across,
+                    centre - along - across,
+                    centre - along + across,
+                ],
+                axis=1,
+            )
+            core[~rounded] = shapely.polygons(corners)
+        return cls(core, radius)
 
     @classmethod
     def of_scene(cls, scene: Scene) -> Footprints:

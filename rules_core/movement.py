@@ -56,6 +56,7 @@ class MoveJudge:
         self.terrain = [(t, shapely.Polygon(t.polygon_cm)) for t in after.spec.terrain]
         self.types = [after.unit_type(k) for k in range(len(after.models))]
         self.flies = np.array([t.flies for t in self.types], dtype=bool)
+        self._swept_cache: dict[int, shapely.Geometry] = {}
         self.changed = self._changed()
         self._coherency = coherency_groups(after) if self.changed else {}
 
@@ -243,6 +244,16 @@ class MoveJudge:
 
     def _swept(self, a: int, b: int) -> shapely.Geometry:
         """The ground the footprint covers on a straight move (core shape; add the radius to test)."""
+        if a not in self._swept_cache:
+            self._swept_cache[a] = self._sweep(a, b)
+        return self._swept_cache[a]
+
+    def _swept_body(self, a: int, b: int) -> shapely.Geometry:
+        """The swept core grown by the base radius: everything the footprint touched on the way."""
+        radius = self.after.footprints.radius[a]
+        return shapely.buffer(self._swept(a, b), radius) if radius > 0 else self._swept(a, b)
+
+    def _sweep(self, a: int, b: int) -> shapely.Geometry:
         fa, fb = self.after.footprints, self.before.footprints
         if fa.radius[a] > 0:
             return shapely.LineString(
@@ -254,11 +265,7 @@ class MoveJudge:
         self, a: int, b: int, unit_type: UnitType, allowance: float | None, reasons: list
     ) -> tuple[float | None, list[str]]:
         model = self.after.models[a]
-        swept = (
-            shapely.buffer(self._swept(a, b), self.after.footprints.radius[a])
-            if self.after.footprints.radius[a] > 0
-            else self._swept(a, b)
-        )
+        swept = self._swept_body(a, b)
         why: list[str] = []
         for piece, polygon in self.terrain:
             effect = self.rules.terrain[piece.kind]
@@ -316,29 +323,36 @@ class MoveJudge:
         swept = self._swept(a, b)
         mover_r = fa.radius[a]
         clearance = mover_r if mover_r > 0 else (model.base.width_mm / 20.0)
-        others, enemy = self._blockers(a)
         buffer_cm = self._buffer_cm()
+        reach = mover_r + float(fa.radius.max()) + (buffer_cm or 0.0) + TOLERANCE_CM
+        near = fa.tree.query(swept, predicate="dwithin", distance=reach)
+        near = near[(self.after.units[near] != model.unit) & ~self.flies[near]]
         hit_models: list[int] = []
         hit_buffers: list[int] = []
         hit_terrain = []
-        if len(others):
-            gap = shapely.distance(swept, fa.core[others]) - mover_r - fa.radius[others]
+        if len(near):
+            enemy_near = self.after.sides[near] != model.side
+            gap = shapely.distance(swept, fa.core[near]) - mover_r - fa.radius[near]
             body = gap < -self.rules.contact_tolerance_cm
-            hit_models = others[body].tolist()
+            hit_models = near[body].tolist()
             if buffer_cm is not None:
-                hit_buffers = others[~body & enemy & (gap < buffer_cm - TOLERANCE_CM)].tolist()
+                hit_buffers = near[~body & enemy_near & (gap < buffer_cm - TOLERANCE_CM)].tolist()
         impassable = [
             (p, poly)
             for p, poly in self.terrain
             if _applies(self.rules.terrain[p.kind].impassable_for, model)
         ]
-        swept_body = shapely.buffer(swept, mover_r) if mover_r > 0 else swept
+        swept_body = self._swept_body(a, b)
         for piece, polygon in impassable:
-            if shapely.intersection(swept_body, polygon).area > TOLERANCE_CM:
+            if (
+                swept_body.intersects(polygon)
+                and shapely.intersection(swept_body, polygon).area > TOLERANCE_CM
+            ):
                 hit_terrain.append(piece)
         if not (hit_models or hit_buffers or hit_terrain):
             return []
         budget = allowance if allowance is not None else math.inf
+        others, enemy = self._blockers(a)
         obstacles = self._obstacles(others, enemy, clearance, buffer_cm, impassable, start, end, budget)
         length = pathing.shortest_path(start, end, obstacles)
         extra["path_cm"] = None if math.isinf(length) else round(length, 4)
@@ -384,10 +398,8 @@ class MoveJudge:
             near = to_start + shapely.distance(cores, shapely.Point(end)) - 2 * grow <= budget + TOLERANCE_CM
             rounded = fa.radius[others][near] > 0
             grown = pathing.grown(cores[near], np.where(rounded, grow[near], 0.0))
-            shapes = [
-                g if r else shapely.buffer(g, w, join_style="mitre")
-                for g, w, r in zip(grown, grow[near], rounded, strict=True)
-            ]
+            grown[~rounded] = shapely.buffer(grown[~rounded], grow[near][~rounded], join_style="mitre")
+            shapes = list(grown)
         shapes += [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
         return shapes
 
@@ -540,10 +552,13 @@ class MoveJudge:
         if buffer_cm is None:
             return []
         model = self.after.models[a]
-        enemies = np.flatnonzero((self.after.sides != model.side) & ~self.flies)
+        fa = self.after.footprints
+        reach = buffer_cm + fa.radius[a] + float(fa.radius.max()) + TOLERANCE_CM
+        near = fa.tree.query(fa.core[a], predicate="dwithin", distance=reach)
+        enemies = near[(self.after.sides[near] != model.side) & ~self.flies[near]]
         if not len(enemies):
             return []
-        gaps = self.after.footprints.edge(np.full(len(enemies), a), enemies)
+        gaps = fa.edge(np.full(len(enemies), a), enemies)
         rule = self.rules.enemy_buffer
         close = rule.holds(gaps, self.cmu)
         return [
