@@ -12,6 +12,7 @@ from typing import Any
 API = (
     "check",
     "deployment_zones",
+    "hex_centre",
     "list_rulesets",
     "load_ruleset",
     "measure",

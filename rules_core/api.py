@@ -90,6 +90,7 @@ __all__ = [
     "SceneError",
     "check",
     "deployment_zones",
+    "hex_centre",
     "list_rulesets",
     "load_ruleset",
     "measure",
@@ -99,3 +100,16 @@ __all__ = [
     "ruleset_dict",
     "under_template",
 ]
+
+
+def hex_centre(ruleset_id: str, col: int, row: int) -> dict:
+    """Table cm of a tactical-map hex (mobile infantry: hexes x 40 mm + 20 mm from the table edges)."""
+    ruleset = library.load_ruleset(ruleset_id)
+    if ruleset.hex_mm is None:
+        raise SceneError(
+            f"ruleset {ruleset_id} has no hex map", "use a ruleset with hex_mm (mobile-infantry)"
+        )
+    if col < 0 or row < 0:
+        raise SceneError(f"hex ({col}, {row}): negative index", "count hexes from 0 at the table's top-left")
+    size_cm = ruleset.hex_mm / 10.0
+    return {"col": col, "row": row, "x_cm": col * size_cm + size_cm / 2, "y_cm": row * size_cm + size_cm / 2}

@@ -7,7 +7,7 @@ import shapely
 
 from rules_core.errors import SceneError
 from rules_core.ruleset import Weapon
-from rules_core.scene import Scene
+from rules_core.scene import ModelSpec, Scene
 
 TOLERANCE_CM = 1e-6
 
@@ -28,7 +28,9 @@ def weapons_of(scene: Scene, i: int) -> list[str]:
     return list(model.weapons) if model.weapons is not None else list(scene.unit_type(i).weapons)
 
 
-def reaches(scene: Scene, weapon: Weapon | None, edge_cm: float, levels_below: int) -> bool:
+def reaches(
+    scene: Scene, weapon: Weapon | None, edge_cm: float, levels_below: int, aimed: bool = False
+) -> bool:
     """Whether the weapon reaches; a name the ruleset has no range for (no weapon table) never does."""
     if weapon is None:
         return False
@@ -36,9 +38,19 @@ def reaches(scene: Scene, weapon: Weapon | None, edge_cm: float, levels_below: i
         return True
     rules = scene.ruleset
     limit = scene.cm(
-        weapon.range + rules.range_tolerance + rules.range_per_level_below * max(levels_below, 0)
+        weapon.range
+        + rules.range_tolerance
+        + rules.range_per_level_below * max(levels_below, 0)
+        + (rules.aimed_range_bonus if aimed else 0.0)
     )
     return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
+
+
+def cover_of(covers: list, target: ModelSpec) -> str | None:
+    """The best cover save of the terrain the target stands in (lowest roll needed), None in the open."""
+    point = shapely.Point(target.x_cm, target.y_cm)
+    saves = [save for polygon, save in covers if polygon.covers(point)]
+    return min(saves, key=lambda save: int(save.rstrip("+"))) if saves else None
 
 
 def ranges_report(scene: Scene, from_id: str) -> dict:
@@ -54,6 +66,11 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     centre = shapely.distance(
         shapely.centroid(core[shooters])[:, None], shapely.centroid(core[targets])[None, :]
     )
+    covers = [
+        (shapely.Polygon(t.polygon_cm), scene.ruleset.terrain[t.kind].cover)
+        for t in scene.spec.terrain
+        if scene.ruleset.terrain[t.kind].cover is not None
+    ]
     rows = []
     for column, t in enumerate(targets):
         target = scene.models[t]
@@ -63,7 +80,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
             below = (shooter.level or 0) - (target.level or 0)
             for name in weapons_of(scene, s):
                 if name not in reaching and reaches(
-                    scene, scene.ruleset.weapon(name), edge[row, column], below
+                    scene, scene.ruleset.weapon(name), edge[row, column], below, shooter.has("aimed")
                 ):
                     reaching.append(name)
         nearest = float(edge[:, column].min())
@@ -78,5 +95,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
                 "weapons": reaching,
             }
         )
+        if covers:
+            rows[-1]["cover"] = cover_of(covers, target)
     rows.sort(key=lambda r: (r["edge_cm"], r["id"]))
     return {"from": from_id, "side": side, "unit_of_measure": scene.ruleset.unit, "targets": rows}

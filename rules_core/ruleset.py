@@ -82,6 +82,7 @@ class TerrainEffect(_Strict):
     area: bool = False
     obstacle: bool = False
     rough: bool = False
+    cover: str | None = None
     note: str = ""
 
 
@@ -212,6 +213,8 @@ class Ruleset(_Strict):
     weapons: dict[str, Weapon] = {}
     range_tolerance: float = Field(default=0.0, ge=0)
     range_per_level_below: float = Field(default=0.0, ge=0)
+    aimed_range_bonus: float = Field(default=0.0, ge=0)
+    hex_mm: float | None = Field(default=None, gt=0)
     templates: dict[str, Template] = {}
     proximity: dict[str, ProximityRule] = {}
     notes: list[str] = []

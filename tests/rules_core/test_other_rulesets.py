@@ -302,3 +302,30 @@ def test_combined_arms_sapper_hmg_and_scout() -> None:
     assert report["hmg_can_fire"]["g"]["met"] and not report["hmg_can_move"]["g"]["met"]
     assert not report["observed_by_scout"]["s"]["met"]
     assert report["observed_by_scout"]["e"]["met"] is False
+
+
+# mi.fire.aimed: aimed fire reaches 35 mm further.
+@pytest.mark.parametrize(("aimed", "reaches"), [(True, True), (False, False)])
+def test_mobile_infantry_aimed_fire_adds_35_mm(aimed: bool, reaches: bool) -> None:
+    shooter = base(20, 30, "t", type="trooper", flags=["aimed"] if aimed else [])
+    s = scene(MI, [shooter, base(20 + 3.2 + 18.5, 30, "b", side="blue", type="bug")])
+    assert ("assault_rifle" in api.ranges(s, "t")["targets"][0]["weapons"]) is reaches
+
+
+# mi.map.hex: hex centre = hexes x 40 mm + 20 mm from the table edges.
+def test_mobile_infantry_hex_centre() -> None:
+    assert api.hex_centre(MI, 3, 0) == {"col": 3, "row": 0, "x_cm": 14.0, "y_cm": 2.0}
+    with pytest.raises(api.SceneError):
+        api.hex_centre(TM, 0, 0)
+
+
+# tm.cover: the target's cover save comes from the terrain it stands in.
+def test_tankomaster_cover_from_terrain() -> None:
+    wood = {"id": "w", "kind": "forest", "polygon_cm": [[90, 0], [130, 0], [130, 60], [90, 60]]}
+    s = scene(
+        TM,
+        [base(20, 30, "a"), base(100, 30, "e1", side="blue"), base(100, 90, "e2", side="blue")],
+        terrain=[wood],
+    )
+    covers = {t["id"]: t["cover"] for t in api.ranges(s, "a")["targets"]}
+    assert covers == {"e1": "5+", "e2": None}

@@ -382,3 +382,27 @@ def test_move_in_shooting_phase_is_a_dash(dash: float, distance: float, legal: b
     assert report["legal"] is legal
     unknown = moved(WAF, [base(20, 30, "a")], [base(30, 30, "a")], phase="shooting")["a"]
     assert unknown["allowance_cm"] is None
+
+
+# waf.move.cavalry.trench, waf.move.heavy_gun.obstacles, waf.move.vehicle.obstacle: who crosses a trench.
+@pytest.mark.parametrize(
+    ("model", "blocked"),
+    [
+        (base(90, 60, "m", type="cavalry", diameter_mm=65), True),
+        (hull(90, 60, "m", side="red", type="heavy_gun", length_mm=40, width_mm=30), True),
+        (hull(90, 60, "m", side="red", chassis="wheeled", length_mm=60, width_mm=30), True),
+        (hull(90, 60, "m", side="red", chassis="tracked", length_mm=60, width_mm=30), False),
+        (base(90, 60, "m"), False),
+    ],
+)
+def test_trench_crossing(model: dict, blocked: bool) -> None:
+    trench = {"id": "tr", "kind": "trench", "polygon_cm": [[96, 0], [97, 0], [97, 122], [96, 122]]}
+    report = moved(WAF, [model], [{**model, "x_cm": 100}], terrain=[trench])["m"]
+    assert ("impassable_terrain" in codes(report)) is blocked
+
+
+# waf.coherency.team_weapon: a 65 mm heavy-weapon team keeps the infantry unit's coherency.
+@pytest.mark.parametrize(("gap", "coherent"), [(4.99, True), (5.0, False)])
+def test_team_weapon_in_infantry_coherency(gap: float, coherent: bool) -> None:
+    s = scene(WAF, [base(20, 30, "a"), base(20 + 1.6 + 3.25 + gap, 30, "team", diameter_mm=65)])
+    assert api.check(s)["units"]["red-1"]["coherent"] is coherent
