@@ -141,7 +141,7 @@ def test_cli_warnings_exit_1(table, capsys, monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(doctor, "_default_weights_dir", lambda: tmp_path / "none")
     assert main(["doctor", "--source", str(folder)]) == 1
     out = capsys.readouterr().out
-    assert "FIX  Detector model: no .onnx model" in out
+    assert "ok   Detector model: no .onnx model in" in out and "the built-in detector" in out
     assert "FIX  Calibration: not checked, because no layout was given. Run doctor with --layout" in out
 
 
