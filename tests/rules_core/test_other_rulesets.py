@@ -329,3 +329,48 @@ def test_tankomaster_cover_from_terrain() -> None:
     )
     covers = {t["id"]: t["cover"] for t in api.ranges(s, "a")["targets"]}
     assert covers == {"e1": "5+", "e2": None}
+
+
+# ca.grenade, ca.charge, ca.hmg.blast, ca.mine: template radii in inches, rim included.
+@pytest.mark.parametrize(("kind", "radius_in"), [("grenade", 1), ("charge", 4), ("hmg", 3), ("mine", 3)])
+def test_combined_arms_blast_radii(kind: str, radius_in: float) -> None:
+    rim = base(50 + 1.6 + radius_in * INCH, 30, "rim")
+    out = base(50, 30 + 1.6 + (radius_in + 0.01) * INCH, "out")
+    under = api.under_template(scene(CA, [rim, out]), kind, 50, 30)
+    assert [m["id"] for m in under["models"]] == ["rim"]
+
+
+# ca.transport.embark / disembark / desant_fire, ca.sapper.kill_vehicle, ca.wounded.carry.
+def test_combined_arms_transport_and_sapper() -> None:
+    apc = hull(100, 60, "v", side="red", unit="apc", length_mm=100, width_mm=60, weapons=["desant_fire"])
+    touching = base(100 + 5 + 1.6, 60, "in")
+    dropped = base(100, 60 + 3 + 1.6 + 4 * INCH, "out", flags=["disembarked"])
+    too_far = base(100, 60 - 3 - 1.6 - 4.01 * INCH, "far", flags=["disembarked"])
+    sapper = base(100 - 5 - 1.6 - 2 * INCH, 60, "sap", side="blue", role="sapper")
+    target = base(100 + 5 + 1.6 + 6 * INCH, 60, "e", side="blue")
+    s = scene(CA, [apc, touching, dropped, too_far, sapper, target])
+    proximity = api.check(s)["proximity"]
+    assert proximity["embark"]["in"]["met"] and not proximity["embark"]["out"]["met"]
+    assert proximity["disembark"]["out"]["met"] and not proximity["disembark"]["far"]["met"]
+    assert proximity["sapper_kills_vehicle"]["v"]["near"] == ["sap"]
+    reach = {t["id"]: t["weapons"] for t in api.ranges(s, "v")["targets"]}
+    assert reach["e"] == ["desant_fire"]
+
+
+def test_combined_arms_carry_needs_an_unwounded_fighter_within_1_inch() -> None:
+    wounded = base(50, 60, "w", wounded=True)
+    for gap_in, met in ((1.0, True), (1.01, False)):
+        carrier = base(50 + 3.2 + gap_in * INCH, 60, "c")
+        assert api.check(scene(CA, [wounded, carrier]))["proximity"]["carry_wounded"]["w"]["met"] is met
+
+
+# bp.capture.vehicle and bp.melee.locked: touching a pilotless vehicle; touching pairs stay in contacts.
+def test_bronepehota_pilotless_vehicle_capture_and_locked_melee() -> None:
+    walker = hull(50, 50, "v", side="blue", length_mm=60, width_mm=40, flags=["pilotless"])
+    raider = base(50 + 3 + 1.6, 50, "r")
+    report = api.check(scene(BP, [walker, raider]))
+    assert report["proximity"]["capture_vehicle"]["v"]["met"] is True
+    assert (
+        report["contacts"] == [{"a": "v", "b": "r", "edge_cm": 0.0}]
+        or report["contacts"][0]["edge_cm"] == 0.0
+    )
