@@ -370,7 +370,4 @@ def test_bronepehota_pilotless_vehicle_capture_and_locked_melee() -> None:
     raider = base(50 + 3 + 1.6, 50, "r")
     report = api.check(scene(BP, [walker, raider]))
     assert report["proximity"]["capture_vehicle"]["v"]["met"] is True
-    assert (
-        report["contacts"] == [{"a": "v", "b": "r", "edge_cm": 0.0}]
-        or report["contacts"][0]["edge_cm"] == 0.0
-    )
+    assert [{c["a"], c["b"]} for c in report["contacts"]] == [{"v", "r"}]
