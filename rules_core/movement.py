@@ -107,6 +107,10 @@ class MoveJudge:
         reasons: list[dict[str, str]] = []
         if b is None:
             moved, allowance, extra = None, None, {}
+        elif self.after.phase == "deployment":
+            old = self.before.models[b]
+            moved, allowance, extra = math.hypot(model.x_cm - old.x_cm, model.y_cm - old.y_cm), None, {}
+            extra["allowance_notes"] = ["deployment: models are placed, not moved, so no allowance applies"]
         elif unit_type.movement == "aircraft":
             moved, allowance, extra = self._aircraft(a, b, unit_type, reasons)
         else:

@@ -13,7 +13,8 @@ from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+import shapely
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rules_core.errors import SceneError
 from rules_core.library import load_ruleset, ruleset_ids
@@ -96,11 +97,15 @@ class TerrainSpec(_Record):
     height_cm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     level: int | None = None
 
-    @model_validator(mode="after")
-    def _finite(self) -> TerrainSpec:
-        if not all(math.isfinite(v) for point in self.polygon_cm for v in point):
-            raise ValueError("polygon_cm holds a NaN or infinite coordinate")
-        return self
+    @field_validator("polygon_cm")
+    @classmethod
+    def _simple(cls, points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        if not all(math.isfinite(v) for point in points for v in point):
+            raise ValueError("holds a NaN or infinite coordinate")
+        polygon = shapely.Polygon(points)
+        if not polygon.is_valid or polygon.area <= 0:
+            raise ValueError(f"not a simple polygon ({shapely.is_valid_reason(polygon)})")
+        return points
 
 
 class DeploymentSpec(_Record):

@@ -160,3 +160,8 @@ def test_ruleset_with_invalid_json_names_the_line(tmp_path: Path, monkeypatch: p
 def test_unknown_ruleset_id_is_a_user_error() -> None:
     with pytest.raises(TablesightError, match="unknown ruleset"):
         api.load_ruleset("chess")
+
+
+def test_self_intersecting_terrain_is_named() -> None:
+    bowtie = [{"id": "t", "kind": "forest", "polygon_cm": [[0, 0], [10, 10], [10, 0], [0, 10]]}]
+    assert "terrain[0].polygon_cm" in problem_of(scene_data("world-at-fire", [base(50, 50)], terrain=bowtie))

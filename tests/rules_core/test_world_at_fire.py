@@ -406,3 +406,12 @@ def test_trench_crossing(model: dict, blocked: bool) -> None:
 def test_team_weapon_in_infantry_coherency(gap: float, coherent: bool) -> None:
     s = scene(WAF, [base(20, 30, "a"), base(20 + 1.6 + 3.25 + gap, 30, "team", diameter_mm=65)])
     assert api.check(s)["units"]["red-1"]["coherent"] is coherent
+
+
+def test_placing_a_model_during_deployment_has_no_allowance() -> None:
+    deployment = {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}
+    report = moved(WAF, [base(100, 30, "a")], [base(20, 30, "a")], phase="deployment", deployment=deployment)[
+        "a"
+    ]
+    assert report["allowance_cm"] is None
+    assert report["legal"], report
