@@ -1,9 +1,132 @@
-"""Subcommands of this package for `tablesight` (see tracker/cli.py)."""
+"""Subcommands of this package for `tablesight` (see tracker/cli.py): detect and train."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+
+from rules_core.errors import TablesightError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this package's subcommands; filled in as the package grows."""
+    p = subparsers.add_parser(
+        "detect",
+        help="find the bases and vehicles in one photo of the table",
+        description="Calibrate IMAGE against the marker layout, then list every base (bottom-disc centre, "
+        "table cm) and vehicle (hull footprint) as JSON.",
+    )
+    p.add_argument("image", metavar="IMAGE", help="a photo of the table (any format OpenCV reads)")
+    p.add_argument("--layout", required=True, metavar="LAYOUT", help="marker layout JSON")
+    p.add_argument("--intrinsics", metavar="CAM", help="lens calibration JSON (K, dist, image_size)")
+    p.add_argument("--weights", metavar="ONNX", help="rim-verifier model (default: the shipped one)")
+    p.add_argument(
+        "--json", action="store_true", help="print the JSON of CONTRACTS.md (the only output form)"
+    )
+    p.set_defaults(func=_detect)
+
+    t = subparsers.add_parser(
+        "train",
+        help="train the detector's rim verifier on synthetic tables (needs the train extra)",
+        description="Render synthetic tables, run the detector's candidate and rim-fit stages on them, "
+        "label every fitted rim from the exact truth, train the small CNN and export ONNX. "
+        "The defaults reproduce the shipped models/weights/rim_verifier.onnx.",
+    )
+    t.add_argument(
+        "-o",
+        "--output",
+        default=str(Path(__file__).parent / "weights" / "rim_verifier.onnx"),
+        help="where to write the ONNX model",
+    )
+    t.add_argument("--scenes", type=int, default=160, help="synthetic frames to render")
+    t.add_argument("--epochs", type=int, default=30)
+    t.add_argument(
+        "--dataset", metavar="NPZ", help="cache: load the rims from here if it exists, else save them"
+    )
+    t.set_defaults(func=_train)
+
+
+def _detect(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.intrinsics import load_intrinsics
+    from calibration.layout import load_layout
+    from calibration.table import calibrate
+    from models.detector import load_detector
+
+    detector = load_detector(args.weights)
+    layout = load_layout(args.layout)
+    intrinsics = load_intrinsics(args.intrinsics) if args.intrinsics else None
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        raise TablesightError(f"cannot read image {args.image}", "give a photo file OpenCV reads (JPEG, PNG)")
+    calibration = calibrate(image, layout, intrinsics)
+    found = detector.detect(image, calibration)
+    print(json.dumps(detection_json(args.image, calibration, found), indent=1))
+    return 0
+
+
+def detection_json(image_name: str, calibration, found) -> dict:
+    """The `tablesight detect --json` document of CONTRACTS.md."""
+    import numpy as np
+
+    bases, vehicles = found.bases, found.vehicles
+    models = [
+        {
+            "id": f"d{i + 1}",
+            "kind": "base",
+            "diameter_mm": int(np.rint(bases.diameter_mm[i])),
+            "x_cm": round(float(bases.xy_cm[i, 0]), 2),
+            "y_cm": round(float(bases.xy_cm[i, 1]), 2),
+            "confidence": round(float(bases.confidence[i]), 3),
+            "measured_diameter_mm": round(float(bases.measured_diameter_mm[i]), 2),
+        }
+        for i in range(len(bases))
+    ]
+    corners = vehicles.corners_cm()
+    cars = [
+        {
+            "id": f"v{i + 1}",
+            "corners_cm": [[round(float(v), 2) for v in c] for c in corners[i]],
+            "x_cm": round(float(vehicles.xy_cm[i, 0]), 2),
+            "y_cm": round(float(vehicles.xy_cm[i, 1]), 2),
+            "length_cm": round(float(vehicles.length_cm[i]), 2),
+            "width_cm": round(float(vehicles.width_cm[i]), 2),
+            "heading_deg": round(float(vehicles.heading_deg[i]) % 360, 2),
+            "confidence": round(float(vehicles.confidence[i]), 3),
+        }
+        for i in range(len(vehicles))
+    ]
+    summary = {
+        "marker_ids": [int(i) for i in calibration.marker_ids],
+        "rms_mm": round(float(calibration.rms_mm), 3),
+        "max_mm": round(float(calibration.max_mm), 3),
+    }
+    return {"image": image_name, "calibration": summary, "models": models, "vehicles": cars}
+
+
+def _train(args: argparse.Namespace) -> int:
+    try:
+        import torch  # noqa: F401
+    except ImportError as error:
+        raise TablesightError(
+            "training needs torch, which is not installed",
+            "install the train extra: pip install 'tablesight[train]'",
+        ) from error
+    import numpy as np
+
+    from models.training import Recipe, make_dataset, train
+
+    recipe = Recipe(scenes=args.scenes, epochs=args.epochs)
+    cache = Path(args.dataset) if args.dataset else None
+    if cache is not None and cache.exists():
+        data = np.load(cache)
+        x, y = data["x"], data["y"]
+    else:
+        x, y = make_dataset(recipe, log=lambda m: print(m, file=sys.stderr))
+        if cache is not None:
+            np.savez_compressed(cache, x=x, y=y)
+    report = train(x, y, recipe, Path(args.output), log=lambda m: print(m, file=sys.stderr))
+    print(json.dumps({"model": args.output, "rims": len(y), "bases": int(y.sum()), "validation": report}))
+    return 0

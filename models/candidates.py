@@ -1,0 +1,86 @@
+"""Where bases might be: circle evidence at the two known radii on the rectified table.
+
+On the rectified image a base of a given class always has the same radius in pixels, so each
+strong edge pixel votes for the centre one radius away along its gradient, in both directions
+(a black rim on sand and a sand rim on black mat look alike). Peaks in the vote map are
+candidates; the rim fit decides. Colour edges count too: the strongest channel's gradient is
+used, because a green rim on brown earth can be flat in grey.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Candidates:
+    centres_px: np.ndarray  # (n, 2) rectified pixels
+    diameter_mm: np.ndarray  # (n,) nominal class
+    votes: np.ndarray  # (n,) share of the circumference that voted
+
+
+def colour_gradient(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pixel, the gradient (gx, gy, magnitude) of whichever colour channel changes most."""
+    img = image.astype(np.float32)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+    mag2 = gx * gx + gy * gy
+    pick = np.argmax(mag2, axis=2)[..., None]
+    gx = np.take_along_axis(gx, pick, 2)[..., 0]
+    gy = np.take_along_axis(gy, pick, 2)[..., 0]
+    return gx, gy, np.sqrt(np.take_along_axis(mag2, pick, 2)[..., 0])
+
+
+def vote_map(
+    gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, radius_px: float, threshold: float
+) -> np.ndarray:
+    """Each edge pixel adds one vote at +-radius along its gradient; blurred to absorb parallax."""
+    h, w = mag.shape
+    ys, xs = np.nonzero(mag > threshold)
+    m = mag[ys, xs]
+    ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
+    weight = np.minimum(m / (3 * threshold), 1.0)
+    votes = np.zeros(h * w, np.float64)
+    for sign in (1.0, -1.0):
+        cx = np.round(xs + sign * radius_px * ux).astype(np.int64)
+        cy = np.round(ys + sign * radius_px * uy).astype(np.int64)
+        ok = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+        votes += np.bincount(cy[ok] * w + cx[ok], weights=weight[ok], minlength=h * w)
+    smooth = cv2.GaussianBlur(votes.reshape(h, w).astype(np.float32), (0, 0), max(1.0, radius_px * 0.08))
+    # Normalise so that a full, sharp circle scores about 1 whatever its size.
+    return smooth * (2 * np.pi * max(1.0, radius_px * 0.08) ** 2) / (2 * np.pi * radius_px)
+
+
+VOTE_PX_PER_MM = 0.5  # a 32 mm base is 16 px across here: plenty to vote, 4x cheaper than full size
+
+
+def find_candidates(
+    image: np.ndarray,
+    px_per_mm: float,
+    classes_mm: tuple[float, ...] = (32.0, 65.0),
+    min_votes: float = 0.13,
+    limit: int = 400,
+) -> Candidates:
+    """Vote-map peaks for every size class, in `image` pixels (the rim fit refines them)."""
+    f = min(1.0, VOTE_PX_PER_MM / px_per_mm)
+    small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else image
+    vote_ppm = px_per_mm * f
+    gx, gy, mag = colour_gradient(small)
+    valid = mag[mag > 0]
+    threshold = float(max(10.0, 2.5 * np.median(valid))) if len(valid) else 10.0
+    centres, classes, scores = [], [], []
+    for diameter in classes_mm:
+        radius = diameter / 2 * vote_ppm
+        votes = vote_map(gx, gy, mag, radius, threshold)
+        size = int(2 * round(radius * 0.45) + 1)
+        peaks = (votes == cv2.dilate(votes, np.ones((size, size), np.uint8))) & (votes > min_votes)
+        ys, xs = np.nonzero(peaks)
+        centres.append((np.column_stack([xs, ys]).astype(np.float64) + 0.5) / f - 0.5)
+        classes.append(np.full(len(xs), diameter))
+        scores.append(votes[ys, xs].astype(np.float64))
+    votes = np.concatenate(scores)
+    best = np.argsort(-votes)[:limit]  # the rim fit's cost grows with the count; keep the likeliest
+    return Candidates(np.vstack(centres)[best], np.concatenate(classes)[best], votes[best])

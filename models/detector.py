@@ -1,0 +1,218 @@
+"""The detector: every base and vehicle of a frame, in table centimetres.
+
+It works on the rectified top-down image, where a 32 mm base is always the same size. Stages:
+candidates (circle votes at the known radii), the parallax-aware rim fit that gives the
+millimetres and the measured diameter, non-maximum suppression in table space (two bases can
+never overlap), and vehicle footprints. Per-stage timings are kept on the detector for the
+benchmark, because the whole frame has a budget of ~250 ms.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from models.detections import Bases, Detections
+from models.verifier import RimVerifier
+from rules_core.errors import TablesightError
+
+CLASSES_MM = (32.0, 65.0)
+# Below this a base spans under ~20 px; the rectified image is upsampled so the fit has room.
+MIN_PX_PER_MM = 0.8
+MAX_PX_PER_MM = 1.5
+MIN_COVERAGE = 0.6
+MIN_CONTRAST = 1.3
+SIZE_TOLERANCE = 0.06
+PLAUSIBLE_COVERAGE = 0.25
+ACCEPT_PROBABILITY = 0.5
+
+
+class Calibration(Protocol):
+    """What the detector needs from calibration (calibration.table.TableCalibration has it)."""
+
+    camera_centre_cm: np.ndarray
+
+    def table_to_image(self, points_cm: np.ndarray) -> np.ndarray: ...
+
+    def rectify(self, image: np.ndarray, px_per_mm: float) -> np.ndarray: ...
+
+
+def native_px_per_mm(calibration: Calibration, table_cm: tuple[float, float]) -> float:
+    """Image pixels per table millimetre at the table's centre."""
+    cx, cy = table_cm[0] / 2, table_cm[1] / 2
+    px = calibration.table_to_image(np.array([[cx - 5, cy], [cx + 5, cy], [cx, cy - 5], [cx, cy + 5]]))
+    return float((np.linalg.norm(px[1] - px[0]) + np.linalg.norm(px[3] - px[2])) / 200)
+
+
+def table_size_cm(calibration) -> tuple[float, float]:
+    """Table size from the calibration's layout (or the render's table for synthetic ones)."""
+    if hasattr(calibration, "table_cm"):
+        return tuple(calibration.table_cm)
+    layout = calibration.layout
+    return (layout.table.width_cm, layout.table.depth_cm)
+
+
+@dataclass
+class FittedCandidates:
+    """Every candidate after the rim fit, before anything is accepted (shared with training)."""
+
+    rect: np.ndarray
+    px_per_mm: float
+    nadir_px: np.ndarray
+    centres_px: np.ndarray
+    radius_px: np.ndarray
+    diameter_mm: np.ndarray
+    coverage: np.ndarray
+    contrast: np.ndarray
+    plausible: np.ndarray  # right size, not on a marker, some rim found
+
+    @property
+    def xy_cm(self) -> np.ndarray:
+        return (self.centres_px + 0.5) / (10 * self.px_per_mm)
+
+    @property
+    def measured_mm(self) -> np.ndarray:
+        return 2 * self.radius_px / self.px_per_mm
+
+
+class Detector:
+    """Finds bases (and vehicles) on one frame; holds no state between frames but timings.
+
+    With a `verifier` (the shipped ONNX model) a small CNN accepts or rejects each fitted rim;
+    without one, fixed thresholds on rim coverage and contrast do (the classical fallback).
+    """
+
+    def __init__(self, verifier: RimVerifier | None = None) -> None:
+        self.verifier = verifier
+        self.timings_ms: dict[str, float] = {}
+
+    def fitted_candidates(self, image: np.ndarray, calibration) -> FittedCandidates:
+        from models.candidates import find_candidates
+        from models.rim_fit import fit_rims
+
+        t0 = time.perf_counter()
+        table = table_size_cm(calibration)
+        ppm = float(np.clip(native_px_per_mm(calibration, table), MIN_PX_PER_MM, MAX_PX_PER_MM))
+        rect = calibration.rectify(image, ppm)
+        t1 = time.perf_counter()
+        cands = find_candidates(rect, ppm, CLASSES_MM)
+        t2 = time.perf_counter()
+        camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
+        nadir_px = camera[:2] * 10 * ppm - 0.5
+        fit = fit_rims(rect, cands.centres_px, cands.diameter_mm / 2 * ppm, nadir_px, camera[2] * 10, ppm)
+        out = FittedCandidates(
+            rect,
+            ppm,
+            nadir_px,
+            fit.centres_px,
+            fit.radius_px,
+            cands.diameter_mm,
+            fit.coverage,
+            fit.contrast,
+            np.zeros(len(fit.coverage), bool),
+        )
+        size_ok = np.abs(out.measured_mm / cands.diameter_mm - 1) < SIZE_TOLERANCE
+        out.plausible = (
+            size_ok
+            & (fit.coverage >= PLAUSIBLE_COVERAGE)
+            & ~_on_markers(out.xy_cm, marker_squares_cm(calibration))
+        )
+        self.timings_ms = {
+            "rectify": (t1 - t0) * 1000,
+            "candidates": (t2 - t1) * 1000,
+            "rim_fit": (time.perf_counter() - t2) * 1000,
+        }
+        return out
+
+    def detect(self, image: np.ndarray, calibration) -> Detections:
+        from models.vehicles import find_vehicles
+
+        c = self.fitted_candidates(image, calibration)
+        t0 = time.perf_counter()
+        if self.verifier is not None:
+            from models.verifier import rim_patches
+
+            score = np.zeros(len(c.coverage))
+            idx = np.nonzero(c.plausible)[0]
+            patches = rim_patches(c.rect, c.centres_px[idx], c.radius_px[idx], c.nadir_px, c.diameter_mm[idx])
+            score[idx] = self.verifier.probability(patches)
+            keep = score >= ACCEPT_PROBABILITY
+        else:
+            keep = c.plausible & (c.coverage >= MIN_COVERAGE) & (c.contrast >= MIN_CONTRAST)
+            score = c.coverage * np.minimum(c.contrast / (3 * MIN_CONTRAST), 1.0)
+        chosen = _non_overlapping(c.centres_px, c.diameter_mm / 2 * c.px_per_mm, score, keep)
+        bases = Bases(
+            c.xy_cm[chosen],
+            c.diameter_mm[chosen].astype(np.float64),
+            np.clip(score[chosen], 0, 1),
+            c.measured_mm[chosen],
+        )
+        t1 = time.perf_counter()
+        camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
+        vehicles = find_vehicles(c.rect, c.px_per_mm, camera, bases)
+        self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
+        return Detections(bases=bases, vehicles=vehicles)
+
+
+def marker_squares_cm(calibration) -> list[np.ndarray]:
+    """The calibration markers' squares (their printed circles of bits are not bases)."""
+    layout = getattr(calibration, "layout", None)
+    if layout is not None and hasattr(layout, "corners_by_id"):
+        return list(layout.corners_by_id.values())
+    return list(getattr(calibration, "markers_cm", []))
+
+
+def _on_markers(xy_cm: np.ndarray, squares: list[np.ndarray]) -> np.ndarray:
+    """Centres on a marker sheet (square plus its white margin, plus a base radius)."""
+    hit = np.zeros(len(xy_cm), bool)
+    for corners in squares:
+        centre = corners.mean(0)
+        side = np.linalg.norm(corners[1] - corners[0])
+        hit |= np.linalg.norm(xy_cm - centre, axis=1) < side * 0.75 + 2.0
+    return hit
+
+
+def _non_overlapping(
+    centres: np.ndarray, radius: np.ndarray, score: np.ndarray, keep: np.ndarray
+) -> np.ndarray:
+    """Best-first: a base may touch its neighbours but never overlap them."""
+    chosen: list[int] = []
+    for i in np.argsort(-score):
+        if not keep[i]:
+            continue
+        if all(
+            np.linalg.norm(centres[i] - centres[j]) > radius[i] + radius[j] - 0.25 * min(radius[i], radius[j])
+            for j in chosen
+        ):
+            chosen.append(int(i))
+    return np.array(chosen, dtype=np.int64)
+
+
+SHIPPED_WEIGHTS = Path(__file__).parent / "weights" / "rim_verifier.onnx"
+
+
+def load_detector(weights: str | None = None) -> Detector:
+    """The detector with its rim verifier; `weights` names an ONNX file (None: the shipped one).
+
+    Should the shipped file be absent (a source checkout without weights), the classical
+    thresholds run instead; a file the user names must exist and load.
+    """
+    path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
+    if weights is None and not path.exists():
+        return Detector()
+    if not path.is_file():
+        raise TablesightError(
+            f"model file {path} does not exist",
+            "pass a .onnx file made by `tablesight train`, or leave the option out to use the shipped model",
+        )
+    try:
+        return Detector(RimVerifier(path))
+    except Exception as error:  # onnxruntime raises its own exception types for unreadable models
+        raise TablesightError(
+            f"model file {path} is not a usable rim-verifier ONNX model ({error})".split("\n")[0],
+            "re-create it with `tablesight train`, or leave the option out to use the shipped model",
+        ) from error

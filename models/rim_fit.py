@@ -1,0 +1,147 @@
+"""The millimetre step: fit each base's rim, parallax included, to edges found along rays.
+
+Seen from a camera H above the table, a base of thickness t shows two circles on the rectified
+(table-plane) image: the bottom disc (centre c, radius R) and the top disc, scaled about the
+camera's nadir N by s = H / (H - t). The outline is the bottom circle on the side facing N and
+the top circle on the far side; the top rim is an edge all round. So every edge found along a
+ray from the centre is explained by whichever circle is nearer, both tied to the one unknown
+centre c (and the measured radius). A Tukey-weighted Gauss-Newton fit then ignores the
+miniature standing on the base, a neighbour's rim and anything else that is not this base.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+RAYS = 48
+SAMPLES = 40
+PEAKS_PER_RAY = 3
+THICKNESS_MM = 3.5
+
+
+@dataclass(frozen=True)
+class RimFit:
+    centres_px: np.ndarray  # (n, 2) bottom-disc centres, rectified pixels
+    radius_px: np.ndarray  # (n,) measured bottom radius
+    coverage: np.ndarray  # (n,) share of rays whose strongest edge lies on the fitted rim
+    contrast: np.ndarray  # (n,) rim edge strength over the texture's typical edge strength
+
+
+def _ray_edges(
+    image: np.ndarray, centres: np.ndarray, radius: np.ndarray, reach: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Sub-pixel edge peaks along RAYS rays per candidate: (n, RAYS, PEAKS) radii and strengths."""
+    n = len(centres)
+    angles = np.linspace(0, 2 * np.pi, RAYS, endpoint=False)
+    direction = np.stack([np.cos(angles), np.sin(angles)], 1)  # (K, 2)
+    frac = np.linspace(0.0, 1.0, SAMPLES)
+    rho = (radius * 0.72)[:, None] + (radius * 0.56 + reach)[:, None] * frac[None, :]  # (n, S)
+    pts = centres[:, None, None, :] + rho[:, None, :, None] * direction[None, :, None, :]  # (n, K, S, 2)
+    flat = pts.reshape(n, RAYS * SAMPLES, 2).astype(np.float32)  # remap wants < 32767 rows
+    profile = cv2.remap(
+        image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    profile = profile.reshape(n, RAYS, SAMPLES, -1)
+    # Difference of two-sample means: steadier than a central difference on grainy flock.
+    deriv = np.zeros(profile.shape[:3], np.float32)
+    deriv[..., 2:-2] = (
+        np.linalg.norm(
+            profile[..., 3:-1, :] + profile[..., 4:, :] - profile[..., :-4, :] - profile[..., 1:-3, :],
+            axis=-1,
+        )
+        / 6
+    )
+    left, mid, right = deriv[..., :-2], deriv[..., 1:-1], deriv[..., 2:]
+    is_peak = (mid > left) & (mid >= right)
+    strength = np.where(is_peak, mid, 0.0)
+    order = np.argsort(-strength, axis=-1)[..., :PEAKS_PER_RAY]  # (n, K, P), index into 1..S-2
+    peak = np.take_along_axis(strength, order, -1)
+    lo, m, hi = (np.take_along_axis(a, order, -1) for a in (left, mid, right))
+    denom = lo - 2 * m + hi
+    offset = np.where(np.abs(denom) > 1e-6, 0.5 * (lo - hi) / np.where(denom == 0, 1, denom), 0.0)
+    step = (radius * 0.56 + reach) / (SAMPLES - 1)
+    radii = rho[:, None, :1] + (order + 1 + np.clip(offset, -0.5, 0.5)) * step[:, None, None]
+    texture = np.median(deriv.reshape(n, -1), axis=1)
+    return radii, peak, direction, texture
+
+
+def _refine(
+    image: np.ndarray,
+    c: np.ndarray,
+    R: np.ndarray,
+    nominal: np.ndarray,
+    nadir_px: np.ndarray,
+    s: float,
+    scale: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One round: edges along rays from the current centres, then Tukey IRLS on (cx, cy, R)."""
+    n = len(c)
+    shift = np.linalg.norm(c - nadir_px, axis=1) * (s - 1) + R * (s - 1)
+    radii, strength, direction, texture = _ray_edges(image, c, R, shift + 2.0)
+    pts = c[:, None, None, :] + radii[..., None] * direction[None, :, None, :]  # (n, K, P, 2)
+    w_edge = strength / (strength.reshape(n, -1).max(1)[:, None, None] + 1e-6)
+    for _ in range(5):
+        top_c = nadir_px + (c - nadir_px) * s
+        d_bot = pts - c[:, None, None, :]
+        d_top = pts - top_c[:, None, None, :]
+        n_bot = np.linalg.norm(d_bot, axis=-1) + 1e-9
+        n_top = np.linalg.norm(d_top, axis=-1) + 1e-9
+        r_bot = n_bot - R[:, None, None]
+        r_top = n_top - (R * s)[:, None, None]
+        use_top = np.abs(r_top) < np.abs(r_bot)
+        res = np.where(use_top, r_top, r_bot)
+        u = np.where(use_top[..., None], d_top / n_top[..., None] * s, d_bot / n_bot[..., None])
+        J = np.concatenate([-u, -np.where(use_top, s, 1.0)[..., None]], -1)  # d res / d (cx, cy, R)
+        tukey = np.clip(1 - (res / (3 * scale)) ** 2, 0, None) ** 2 * w_edge
+        Jf, rf, wf = J.reshape(n, -1, 3), res.reshape(n, -1), tukey.reshape(n, -1)
+        A = np.einsum("nki,nk,nkj->nij", Jf, wf, Jf)
+        b = np.einsum("nki,nk,nk->ni", Jf, wf, rf)
+        prior = 0.05 * wf.sum(1)  # keep R near its class unless many edges say otherwise
+        A[:, 2, 2] += prior
+        b[:, 2] += prior * (R - nominal)
+        A += np.eye(3) * 1e-6
+        delta = np.linalg.solve(A, -b[..., None])[..., 0]
+        delta[:, :2] = np.clip(delta[:, :2], -0.3 * nominal[:, None], 0.3 * nominal[:, None])
+        c = c + delta[:, :2]
+        R = np.clip(R + delta[:, 2], nominal * 0.8, nominal * 1.2)
+    inlier = (np.abs(res) < 1.5 * scale) & (w_edge > 0.08)
+    coverage = inlier[..., 0].mean(-1)  # the ray's strongest edge is this rim
+    contrast = np.where(inlier, strength, 0).max(-1).mean(-1) / (texture + 1.0)
+    return c, R, coverage, contrast
+
+
+def fit_rims(
+    image: np.ndarray,
+    centres_px: np.ndarray,
+    radius_px: np.ndarray,
+    nadir_px: np.ndarray,
+    camera_height_mm: float,
+    px_per_mm: float,
+    rounds: int = 3,
+    prune_below: float = 0.35,
+) -> RimFit:
+    """Fit bottom-rim centres for all candidates at once (vectorised over candidates).
+
+    After the first round, candidates whose rays found hardly any rim are dropped (coverage
+    0), which keeps the cost proportional to the number of real bases, not of candidates.
+    """
+    c = np.asarray(centres_px, dtype=np.float64).copy()
+    nominal = np.asarray(radius_px, dtype=np.float64)
+    R = nominal.copy()
+    n = len(c)
+    coverage, contrast = np.zeros(n), np.zeros(n)
+    s = camera_height_mm / (camera_height_mm - THICKNESS_MM)
+    scale = max(0.6, 0.5 * px_per_mm)
+    alive = np.arange(n)
+    for k in range(rounds):
+        if not len(alive):
+            break
+        c[alive], R[alive], cov, con = _refine(image, c[alive], R[alive], nominal[alive], nadir_px, s, scale)
+        coverage[alive], contrast[alive] = cov, con
+        if k == 0:
+            coverage[alive[cov < prune_below]] = 0
+            alive = alive[cov >= prune_below]
+    return RimFit(c, R, coverage, contrast)

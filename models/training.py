@@ -1,0 +1,174 @@
+"""Train the rim verifier on synthetic tables, and export it to ONNX for the runtime.
+
+The dataset is made by the runtime itself: every synthetic frame goes through the same
+rectify -> candidates -> rim fit path as a real one, and each plausible fitted rim becomes a
+polar patch labelled against the render's exact truth. So the verifier learns exactly the
+decision the detector must take, on exactly the candidates it will see. torch is imported
+here only (the `train` extra); the runtime needs onnxruntime alone.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from models.detector import Detector
+from models.synth.scene import random_camera, random_scene, render_scene
+from models.synth.truth_calibration import CameraCalibration
+from models.verifier import rim_patches
+
+# Seeds at or above this are training data; the benchmark uses seeds below it.
+TRAIN_SEED_BASE = 1_000_000
+POSITIVE_MM = 2.0  # a fitted rim this close to a real base of its class is that base
+NEGATIVE_MM = 5.0  # farther than this from any base of its class it is not a base
+MIN_VISIBLE = 0.25
+
+
+@dataclass
+class Recipe:
+    """Everything that decides the shipped model; `tablesight train` defaults reproduce it."""
+
+    scenes: int = 160
+    hard_share: float = 0.5
+    epochs: int = 30
+    batch: int = 256
+    learning_rate: float = 2e-3
+    seed: int = 0
+
+
+def label_candidates(xy_cm: np.ndarray, diameter_mm: np.ndarray, truth) -> np.ndarray:
+    """1 base, 0 not a base, -1 ambiguous (skipped)."""
+    labels = np.zeros(len(xy_cm), np.int8)
+    for i, (xy, d) in enumerate(zip(xy_cm, diameter_mm, strict=True)):
+        same = [b for b in truth.bases if b.diameter_mm == d]
+        if not same:
+            continue
+        dist = np.linalg.norm(np.array([[b.x_cm, b.y_cm] for b in same]) - xy, axis=1) * 10
+        j = int(np.argmin(dist))
+        if dist[j] <= POSITIVE_MM:
+            labels[i] = 1 if same[j].rim_visible >= MIN_VISIBLE else -1
+        elif dist[j] < NEGATIVE_MM:
+            labels[i] = -1
+    return labels
+
+
+def scene_samples(index: int, hard: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Polar patches and labels of one synthetic frame (seeded by `index`)."""
+    seed = TRAIN_SEED_BASE + index
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, hard=hard)
+    sensor = "cm3-binned" if rng.random() < 0.7 else None
+    camera = random_camera(rng, scene.table_cm, sensor=sensor, wide=hard and rng.random() < 0.3)
+    rendered = render_scene(scene, camera, seed)
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    c = Detector().fitted_candidates(rendered.image, calibration)
+    idx = np.nonzero(c.plausible)[0]
+    labels = label_candidates(c.xy_cm[idx], c.diameter_mm[idx], rendered.truth)
+    patches = rim_patches(c.rect, c.centres_px[idx], c.radius_px[idx], c.nadir_px, c.diameter_mm[idx])
+    keep = labels >= 0
+    return patches[keep], labels[keep].astype(np.float32)
+
+
+def make_dataset(recipe: Recipe, log=print) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    hard_every = max(1, round(1 / recipe.hard_share)) if recipe.hard_share > 0 else 0
+    t0 = time.perf_counter()
+    for i in range(recipe.scenes):
+        x, y = scene_samples(i, hard=bool(hard_every) and i % hard_every == hard_every - 1)
+        xs.append(x)
+        ys.append(y)
+        if (i + 1) % 10 == 0 or i + 1 == recipe.scenes:
+            log(
+                f"scene {i + 1}/{recipe.scenes}: {sum(map(len, ys))} rims, "
+                f"{int(sum(v.sum() for v in ys))} bases, {time.perf_counter() - t0:.0f} s"
+            )
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def _network():
+    import torch
+    from torch import nn
+
+    from models.verifier import CHANNELS
+
+    class RimNet(nn.Module):
+        """Three small convolutions over (ray, radius), pooled: ~10k weights."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(CHANNELS, 16, 3),
+                nn.ReLU(),
+                nn.Conv2d(16, 24, 3, stride=2),
+                nn.ReLU(),
+                nn.Conv2d(24, 32, 3, stride=2),
+                nn.ReLU(),
+                nn.AdaptiveMaxPool2d(1),
+                nn.Flatten(),
+            )
+            self.head = nn.Linear(32, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(self.features(x))
+
+    return RimNet()
+
+
+def train(x: np.ndarray, y: np.ndarray, recipe: Recipe, out: Path, log=print) -> dict:
+    """Fit the CNN, export it to `out` (ONNX), and report held-out accuracy."""
+    import torch
+
+    torch.manual_seed(recipe.seed)
+    rng = np.random.default_rng(recipe.seed)
+    order = rng.permutation(len(x))
+    split = max(1, len(x) // 10)
+    val, tr = order[:split], order[split:]
+    net = _network()
+    opt = torch.optim.Adam(net.parameters(), lr=recipe.learning_rate)
+    pos = max(1.0, float(y[tr].sum()))
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(tr) - pos) / pos))
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    for epoch in range(recipe.epochs):
+        net.train()
+        perm = torch.from_numpy(rng.permutation(tr))
+        for start in range(0, len(perm), recipe.batch):
+            b = perm[start : start + recipe.batch]
+            xb = xt[b]
+            if rng.random() < 0.5:  # the mirror image of a base is a base: reverse the rays
+                xb = torch.flip(xb, dims=[2])
+            opt.zero_grad()
+            loss = loss_fn(net(xb).squeeze(1), yt[b])
+            loss.backward()
+            opt.step()
+        if (epoch + 1) % 5 == 0 or epoch + 1 == recipe.epochs:
+            scores = _accuracy(net, xt, yt, val)
+            log(f"epoch {epoch + 1}/{recipe.epochs}: loss {loss.item():.4f}, validation {scores}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    net.eval()
+    torch.onnx.export(
+        net,
+        xt[:1],
+        str(out),
+        input_names=["rims"],
+        output_names=["logit"],
+        dynamic_axes={"rims": {0: "n"}, "logit": {0: "n"}},
+        dynamo=False,
+    )
+    return _accuracy(net, xt, yt, val)
+
+
+def _accuracy(net, xt, yt, idx) -> dict:
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        p = (net(xt[idx]).squeeze(1) > 0).numpy()
+    y = yt[idx].numpy() > 0.5
+    return {
+        "recall": round(float((p & y).sum() / max(1, y.sum())), 4),
+        "precision": round(float((p & y).sum() / max(1, p.sum())), 4),
+        "samples": len(idx),
+    }

@@ -1,0 +1,75 @@
+"""The learned step: is this fitted rim a base, or mat texture, a coin, a printed circle?
+
+Hand-set thresholds on edge coverage and contrast cannot separate a green-on-green flocked base
+from grass blotches. A small CNN can, if it looks at the right thing: the base's ring unrolled
+into polar coordinates around the fitted centre (rays x radius), so every base, whatever its
+size class or place on the table, becomes the same picture. Ray 0 points away from the
+camera's nadir, so parallax (the top rim pushed outward on the far side) always appears in
+the same rows. Runs with onnxruntime alone; torch is only needed to train it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+RAYS = 48
+WRAP = 4  # rays repeated at each end so convolutions see the ring as closed
+SAMPLES = 24
+INNER, OUTER = 0.55, 1.45  # radius range sampled, in units of the base radius
+CHANNELS = 4  # B, G, R normalised, plus the size class
+
+
+def rim_patches(
+    image: np.ndarray,
+    centres_px: np.ndarray,
+    radius_px: np.ndarray,
+    nadir_px: np.ndarray,
+    diameter_mm: np.ndarray,
+) -> np.ndarray:
+    """(n, CHANNELS, RAYS + 2*WRAP, SAMPLES) float32 polar views of each candidate rim."""
+    n = len(centres_px)
+    if n == 0:
+        return np.zeros((0, CHANNELS, RAYS + 2 * WRAP, SAMPLES), np.float32)
+    away = centres_px - nadir_px
+    start = np.arctan2(away[:, 1], away[:, 0])
+    angles = start[:, None] + np.linspace(0, 2 * np.pi, RAYS, endpoint=False)[None]  # (n, K)
+    rho = radius_px[:, None] * np.linspace(INNER, OUTER, SAMPLES)[None]  # (n, S)
+    xs = centres_px[:, 0, None, None] + np.cos(angles)[..., None] * rho[:, None, :]
+    ys = centres_px[:, 1, None, None] + np.sin(angles)[..., None] * rho[:, None, :]
+    mx = xs.reshape(n, -1).astype(np.float32)
+    my = ys.reshape(n, -1).astype(np.float32)
+    polar = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    polar = polar.reshape(n, RAYS, SAMPLES, 3).astype(np.float32)
+    mean = polar.mean(axis=(1, 2), keepdims=True)
+    spread = polar.std(axis=(1, 2, 3), keepdims=True)
+    polar = (polar - mean) / (spread + 8.0)
+    size = np.broadcast_to(np.where(diameter_mm > 50, 1.0, -1.0)[:, None, None, None], (n, RAYS, SAMPLES, 1))
+    out = np.concatenate([polar, size], -1).transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(np.concatenate([out[:, :, -WRAP:], out, out[:, :, :WRAP]], 2), np.float32)
+
+
+class RimVerifier:
+    """An ONNX model mapping polar rim views to the probability of a real base."""
+
+    def __init__(self, path: str | Path) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 2
+        self.path = Path(path)
+        self.session = ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self.input = self.session.get_inputs()[0].name
+        shape = self.session.get_inputs()[0].shape
+        if list(shape[1:]) != [CHANNELS, RAYS + 2 * WRAP, SAMPLES]:
+            raise ValueError(f"expects input {shape}, not a rim verifier")
+
+    def probability(self, patches: np.ndarray) -> np.ndarray:
+        if not len(patches):
+            return np.zeros(0)
+        logits = self.session.run(None, {self.input: patches})[0].reshape(-1)
+        return 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))
