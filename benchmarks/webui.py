@@ -95,7 +95,9 @@ def page_timings(base: str, loads: int = 5) -> tuple[list[float], list[float]]:
             page = context.new_page()
             page.goto(base + "/")
             page.wait_for_selector("#pieces circle")
-            overlay_ms = page.evaluate("performance.getEntriesByName('tablesight-first-overlay')[0].startTime")
+            overlay_ms = page.evaluate(
+                "performance.getEntriesByName('tablesight-first-overlay')[0].startTime"
+            )
             paint = page.evaluate(
                 "performance.getEntriesByType('paint')"
                 ".filter(e => e.name === 'first-paint').map(e => e.startTime)"

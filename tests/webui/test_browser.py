@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.webui.browser import ARTIFACTS, PHONE, chromium, serving
+from tests.webui.browser import ARTIFACTS, PHONE, chromium, chromium_path, serving
 from tests.webui.conftest import PIN
 from tests.webui.fake_replay import load_report
 from tests.webui.fake_rules import FakeRules
@@ -22,6 +22,10 @@ RED = "rgb(255, 107, 107)"
 
 @pytest.fixture(scope="module")
 def browser():
+    try:
+        chromium_path()
+    except RuntimeError as error:
+        pytest.fail(str(error))  # CI installs Chromium: its absence is a failure, never a skip
     with chromium() as launched:
         yield launched
 
@@ -129,6 +133,26 @@ def test_tap_a_model_for_ranges_to_every_enemy(page):
     shot(page, "ranges")
 
 
+def test_a_moved_model_can_be_put_back(page, session):
+    tap_table(page, 36.2, 40.0)
+    page.click("#reset-model")
+    enter_pin(page)
+    page.wait_for_function(
+        "document.querySelector(\"#pieces circle[data-id='r3']\").getAttribute('cx') === '20'"
+    )
+    assert page.locator("#moves li[data-id='r3']").count() == 0
+    assert session.applied[-1] == ("reset_model", {"model_id": "r3"})
+
+
+def test_tablet_and_laptop_layouts_fit(browser, page):
+    for width, height in ((820, 1180), (1366, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        for tab in ("play", "setup"):
+            page.click(f"[data-tab='{tab}']")
+            assert_phone_friendly(page)
+    shot(page, "laptop")
+
+
 def test_ruler_between_two_models(page):
     page.click("[data-mode='ruler']")
     tap_table(page, 32.0, 30.0)
@@ -161,6 +185,29 @@ def test_setup_assigns_a_tapped_model(page, session):
     m9 = next(m for m in session.state()["models"] if m["id"] == "m9")
     assert (m9["side"], m9["unit"], m9["type"]) == ("red", "red-inf-2", "infantry")
     shot(page, "setup")
+
+
+def test_setup_draws_terrain_places_an_objective_and_sets_deployment(page, session):
+    page.click("[data-tab='setup']")
+    page.select_option("#terrain-kind", "hill")
+    page.click("[data-mode='terrain']")
+    for corner in ((120, 10), (150, 10), (140, 30)):
+        tap_table(page, *corner)
+    page.click("[data-action='terrain-finish']")
+    enter_pin(page)
+    page.wait_for_selector("#terrain polygon[data-id='terrain3']")
+    hill = session.state()["terrain"][-1]
+    assert hill["kind"] == "hill" and len(hill["polygon_cm"]) == 3
+    assert hill["polygon_cm"][0] == pytest.approx([120, 10], abs=1.0)
+    page.click("[data-mode='objective']")
+    tap_table(page, 60.0, 100.0)
+    page.wait_for_selector("#objectives circle[data-id='obj3']")
+    page.select_option("#deployment-kind", "ambush")
+    page.select_option("#deployment-sides select[data-side='red']", "top")
+    page.select_option("#deployment-sides select[data-side='blue']", "bottom")
+    page.click("[data-action='deployment']")
+    page.wait_for_function("document.querySelector('#message').textContent.includes('Deployment set')")
+    assert session.state()["deployment"] == {"kind": "ambush", "sides": {"red": "top", "blue": "bottom"}}
 
 
 def test_setup_lasso_picks_a_unit(page):

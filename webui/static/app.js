@@ -239,6 +239,15 @@ function drawInfo(state) {
     }
     info.appendChild(list);
   }
+  const moved = ctx.selected && !ctx.replay && state.moves && state.moves.models && state.moves.models[ctx.selected];
+  if (moved) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.id = "reset-model";
+    button.textContent = `Put ${ctx.selected} back where the phase began`;
+    button.addEventListener("click", () => send("reset_model", { model_id: ctx.selected }));
+    info.appendChild(button);
+  }
   if (ctx.rulerResult) {
     line(`Ruler: ${formatDistance(ctx.rulerResult.edge_cm, state.ruleset)} edge to edge, ` +
       `${formatDistance(ctx.rulerResult.centre_cm, state.ruleset)} centre to centre.`).id = "ruler-result";
