@@ -1,0 +1,113 @@
+"""How far a model may move this time: its type's move, changed by what the scene says.
+
+Crew, wounds, jumps, move actions, lost limbs and missing gun crews change one model's move;
+a unit that moves at its slowest member takes the minimum; terrain crossed on the way caps
+it (area terrain, obstacles) or forbids it (too high). Each change leaves a note, so a
+verdict can say why the allowance is what it is.
+"""
+
+from __future__ import annotations
+
+import shapely
+
+from rules_core.reasons import TOLERANCE_CM, fmt, reason
+from rules_core.ruleset import UnitType
+from rules_core.scene import Scene, TerrainSpec
+
+
+def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | None, list[str]]:
+    """One model's allowance in cm (None: the seed gives none), with the notes that changed it."""
+    model = scene.models[a]
+    cm = scene.cm
+    why: list[str] = []
+    if scene.phase in scene.ruleset.dash_phases:
+        if model.dash is None:
+            return None, [f"a move in the {scene.phase} phase is a dash: give its dice total as dash"]
+        return cm(model.dash), [f"dash of {fmt(cm(model.dash))} cm"]
+    allowance = None if unit_type.move is None else cm(unit_type.move)
+    if unit_type.move_per_action is not None:
+        actions = model.move_actions if model.move_actions is not None else (unit_type.actions or 1)
+        allowance = cm(unit_type.move_per_action) * actions
+        why.append(f"{actions} move action(s) of {fmt(cm(unit_type.move_per_action))} cm")
+    if model.crew_of is not None and unit_type.crew_move is not None:
+        allowance = cm(unit_type.crew_move)
+        why.append(f"crew of {model.crew_of}")
+    if model.wounded and unit_type.wounded_move is not None:
+        allowance = cm(unit_type.wounded_move)
+        why.append("wounded, carried")
+    if model.jump and unit_type.jump_move is not None:
+        allowance = cm(unit_type.jump_move)
+        why.append("jump")
+    if model.limbs_lost_pct is not None and allowance is not None:
+        immobile, half = unit_type.immobile_from_limbs_lost_pct, unit_type.half_from_limbs_lost_pct
+        if immobile is not None and model.limbs_lost_pct >= immobile:
+            allowance = 0.0
+            why.append(f"lost {model.limbs_lost_pct:g}% of its limbs, immobile")
+        elif half is not None and model.limbs_lost_pct >= half:
+            allowance /= 2
+            why.append(f"lost {model.limbs_lost_pct:g}% of its limbs, half speed")
+    if unit_type.min_crew_to_move is not None:
+        crew = sum(1 for m in scene.models if m.crew_of == model.id)
+        if crew < unit_type.min_crew_to_move:
+            allowance = 0.0
+            why.append(f"needs {unit_type.min_crew_to_move} crew to move, has {crew}")
+    return allowance, why
+
+
+def unit_allowance(scene: Scene, a: int, types: list[UnitType]) -> tuple[float | None, list[str]]:
+    """The model's allowance, or its unit's slowest member's where the type says so."""
+    allowance, why = own_allowance(scene, a, types[a])
+    model = scene.models[a]
+    if types[a].unit_moves_at_slowest:
+        for k, other in enumerate(scene.models):
+            if other.unit == model.unit and k != a:
+                theirs, _ = own_allowance(scene, k, types[k])
+                if theirs is not None and (allowance is None or theirs < allowance - TOLERANCE_CM):
+                    allowance = theirs
+                    why = [f"unit moves at its slowest member, {other.id} ({other.type}) {fmt(theirs)} cm"]
+    return allowance, why
+
+
+def terrain_allowance(
+    scene: Scene,
+    a: int,
+    swept_body: shapely.Geometry,
+    terrain: list[tuple[TerrainSpec, shapely.Polygon]],
+    allowance: float | None,
+) -> tuple[float | None, list[str], list[dict[str, str]]]:
+    """Caps from area terrain and obstacles the move crossed, and obstacles too high to cross."""
+    model = scene.models[a]
+    unit_type = scene.unit_type(a)
+    cm = scene.cm
+    why: list[str] = []
+    reasons: list[dict[str, str]] = []
+    for piece, polygon in terrain:
+        effect = scene.ruleset.terrain[piece.kind]
+        if not swept_body.intersects(polygon) or swept_body.touches(polygon):
+            continue
+        caps = []
+        if effect.area and unit_type.area_terrain_move is not None:
+            caps.append((cm(unit_type.area_terrain_move), f"in or through {piece.kind} {piece.id}"))
+        if effect.obstacle:
+            height = piece.height_cm
+            too_high = unit_type.obstacle_max_height
+            if too_high is not None and (height is None or height > cm(too_high) + TOLERANCE_CM):
+                high = "" if height is None else f" ({fmt(height)} cm high)"
+                reasons.append(
+                    reason(
+                        "impassable_terrain",
+                        f"{model.id} ({model.type}) cannot cross {piece.kind} {piece.id}{high}, "
+                        f"limit {fmt(cm(too_high))} cm",
+                    )
+                )
+                continue
+            slows = unit_type.obstacle_slows_above
+            if unit_type.obstacle_move is not None and (
+                slows is None or height is None or height > cm(slows) + TOLERANCE_CM
+            ):
+                caps.append((cm(unit_type.obstacle_move), f"crossing {piece.kind} {piece.id}"))
+        for cap, where in caps:
+            if allowance is None or cap < allowance:
+                allowance = cap
+                why.append(f"{where}: {fmt(cap)} cm")
+    return allowance, why, reasons

@@ -1,0 +1,137 @@
+"""Where a move may not end: off the table, on another base, too near the enemy, in terrain the
+model cannot enter, with its unit split, outside its deployment zone.
+
+Each check looks only at the AFTER scene and returns reasons; `contacts_after` lists the
+enemies a moved model now touches (or is within melee distance of), since it is the attacker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from rules_core.deployment import deployment_problems, zone_of
+from rules_core.footprints import measured
+from rules_core.proximity import within
+from rules_core.reasons import TOLERANCE_CM, fmt, names_model, reason
+from rules_core.scene import Scene, TerrainSpec
+
+
+def off_table(after: Scene, a: int) -> list:
+    fa = after.footprints
+    if fa.radius[a] > 0:
+        (x, y), r = after.xy[a], fa.radius[a]
+        minx, miny, maxx, maxy = x - r, y - r, x + r, y + r
+    else:
+        minx, miny, maxx, maxy = shapely.bounds(fa.core[a])
+    table = after.table
+    if (
+        minx < -TOLERANCE_CM
+        or miny < -TOLERANCE_CM
+        or maxx > table.width_cm + TOLERANCE_CM
+        or (maxy > table.depth_cm + TOLERANCE_CM)
+    ):
+        return [reason("off_table", f"{after.models[a].id} ends (partly) off the table")]
+    return []
+
+
+def overlaps(after: Scene, a: int, flies: np.ndarray) -> list:
+    """Ending on another ground model's base, or on an objective marker where that is forbidden."""
+    fa = after.footprints
+    model = after.models[a]
+    tolerance = after.ruleset.contact_tolerance_cm
+    candidates = fa.tree.query(fa.shapes[a])
+    candidates = candidates[(candidates != a) & ~flies[candidates]]
+    out = []
+    if len(candidates):
+        hit = fa.overlapping(np.full(len(candidates), a), candidates, tolerance)
+        out += [reason("overlaps_model", f"{model.id} ends on {after.models[k].id}") for k in candidates[hit]]
+    objectives = after.ruleset.objectives
+    if objectives is not None and objectives.no_end_on:
+        for objective in after.spec.objectives:
+            radius = (objective.diameter_mm or objectives.marker_mm) / 20.0
+            centre = shapely.Point(objective.x_cm, objective.y_cm)
+            if float(shapely.distance(fa.core[a], centre)) - fa.radius[a] - radius < -tolerance:
+                out.append(
+                    reason(
+                        "overlaps_model",
+                        f"{model.id} ends on objective {objective.id} (moving through it is allowed)",
+                    )
+                )
+    return out
+
+
+def near_enemy(after: Scene, a: int, flies: np.ndarray, buffer_cm: float | None) -> list:
+    """Ending inside the enemy keep-away distance (World at Fire: closer than 2 cm)."""
+    if buffer_cm is None:
+        return []
+    model = after.models[a]
+    fa = after.footprints
+    reach = buffer_cm + fa.radius[a] + float(fa.radius.max()) + TOLERANCE_CM
+    near = fa.tree.query(fa.core[a], predicate="dwithin", distance=reach)
+    enemies = near[(after.sides[near] != model.side) & ~flies[near]]
+    if not len(enemies):
+        return []
+    gaps = fa.edge(np.full(len(enemies), a), enemies)
+    close = after.ruleset.enemy_buffer.holds(gaps, after.cm_per_unit)
+    return [
+        reason(
+            "too_close_to_enemy",
+            f"{model.id} ends {fmt(g)} cm from enemy {after.models[k].id}, "
+            f"must stay at least {fmt(buffer_cm)} cm away",
+        )
+        for k, g in zip(enemies[close], gaps[close], strict=True)
+    ]
+
+
+def in_forbidden_terrain(after: Scene, a: int, terrain: list[tuple[TerrainSpec, shapely.Polygon]]) -> list:
+    model = after.models[a]
+    shape = after.footprints.shapes[a]
+    return [
+        reason(
+            "impassable_terrain",
+            f"{model.id} ends in {piece.kind} {piece.id}, which {model.type} cannot enter",
+        )
+        for piece, polygon in terrain
+        if names_model(after.ruleset.terrain[piece.kind].impassable_for, model)
+        and shapely.intersection(shape, polygon).area > 1e-4
+    ]
+
+
+def split_unit(after: Scene, a: int, coherency: dict[str, dict]) -> list:
+    """The moved model's unit ends in more than one group (it broke, or kept broken, coherency)."""
+    unit = after.models[a].unit
+    state = coherency.get(unit)
+    if state is None or state["coherent"]:
+        return []
+    rule = after.ruleset.coherency
+    groups = " | ".join(", ".join(g) for g in state["groups"])
+    limit = f"{'within' if rule.inclusive else 'less than'} {fmt(after.cm(rule.value))} cm"
+    spacing = f"{limit} apart ({rule.measured})"
+    return [
+        reason(
+            "breaks_coherency",
+            f"unit {unit} ends in {len(state['groups'])} groups ({groups}); models must stay {spacing}",
+        )
+    ]
+
+
+def outside_zone(after: Scene, a: int) -> list:
+    if after.phase != "deployment" or after.spec.deployment is None or after.ruleset.deployment is None:
+        return []
+    model = after.models[a]
+    kind = after.ruleset.deployment.kinds[after.spec.deployment.kind]
+    problems = deployment_problems(after, a, kind, zone_of(after, model.side))
+    return [reason("outside_deployment_zone", problem) for problem in problems]
+
+
+def contacts_after(after: Scene, a: int) -> list[str] | None:
+    """Enemies within melee distance after the move (None where the ruleset has no melee rule)."""
+    rule = after.ruleset.melee
+    if rule is None:
+        return None
+    enemies = np.flatnonzero(after.sides != after.models[a].side)
+    if not len(enemies):
+        return []
+    distance = measured(after.footprints, np.full(len(enemies), a), enemies, rule.measured)
+    return [after.models[k].id for k in enemies[within(after, rule, distance)]]

@@ -1,0 +1,111 @@
+"""Aircraft moves (World at Fire): straight ahead, 60-110 cm, after a turn of up to 90 degrees.
+
+The camera sees the stand's base before and after. Its centre's displacement is the flight
+(the turn pivots on the stand); the end heading must point along the flight, and the flight
+within the allowed turn of the start heading. Altitude changes eat into both the minimum and
+the maximum. Aircraft ignore ground models, but must keep apart from enemy aircraft.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
+from rules_core.ruleset import UnitType
+from rules_core.scene import ModelSpec, Scene
+
+
+def altitude_cost(
+    unit_type: UnitType, old: ModelSpec, model: ModelSpec, cm_per_unit: float
+) -> tuple[float, str]:
+    if model.altitude is None or old.altitude is None or model.altitude == old.altitude:
+        return 0.0, ""
+    levels = abs(model.altitude - old.altitude)
+    diving = model.dive and model.altitude < old.altitude and unit_type.dive_cost is not None
+    per_level = unit_type.dive_cost if diving else unit_type.altitude_change_cost
+    cost = (per_level or 0.0) * cm_per_unit * levels
+    return cost, f"{'dive' if diving else 'altitude change'} costs {fmt(cost)} cm"
+
+
+def judge_flight(
+    before: Scene, after: Scene, a: int, b: int, flies: np.ndarray
+) -> tuple[float, float | None, dict, list[dict[str, str]]]:
+    """moved_cm, allowance_cm, extra fields and reasons for one aircraft."""
+    model, old = after.models[a], before.models[b]
+    unit_type = after.unit_type(a)
+    start, end = (old.x_cm, old.y_cm), (model.x_cm, model.y_cm)
+    moved = math.dist(start, end)
+    cost, why = altitude_cost(unit_type, old, model, after.cm_per_unit)
+    suffix = f" ({why})" if why else ""
+    allowance = None if unit_type.move is None else max(after.cm(unit_type.move) - cost, 0.0)
+    shortest = None if unit_type.min_move is None else max(after.cm(unit_type.min_move) - cost, 0.0)
+    reasons = []
+    if allowance is not None and moved > allowance + TOLERANCE_CM:
+        reasons.append(
+            reason("too_far", f"flew {fmt(moved)} cm, {model.type} may fly {fmt(allowance)} cm{suffix}")
+        )
+    if shortest is not None and after.ruleset.moved_threshold_cm < moved < shortest - TOLERANCE_CM:
+        reasons.append(
+            reason(
+                "too_short",
+                f"flew {fmt(moved)} cm, {model.type} must fly at least {fmt(shortest)} cm{suffix}",
+            )
+        )
+    if moved > after.ruleset.moved_threshold_cm:
+        reasons += _heading_reasons(unit_type, old, model, start, end)
+    reasons += separation_reasons(after, a, flies)
+    return moved, allowance, ({"min_cm": round(shortest, 4)} if shortest is not None else {}), reasons
+
+
+def _heading_reasons(unit_type: UnitType, old: ModelSpec, model: ModelSpec, start: tuple, end: tuple) -> list:
+    travel = math.degrees(math.atan2(end[1] - start[1], end[0] - start[0])) % 360.0
+    reasons = []
+    if old.heading_deg is not None and unit_type.max_turn_deg is not None:
+        turn = angle_between(travel, old.heading_deg)
+        if turn > unit_type.max_turn_deg + 1e-6:
+            reasons.append(
+                reason(
+                    "turned_too_far",
+                    f"flew at {fmt(travel)} deg, {fmt(turn)} deg from its heading {fmt(old.heading_deg)}; "
+                    f"it may turn {fmt(unit_type.max_turn_deg)} deg before moving",
+                )
+            )
+    if (
+        model.heading_deg is not None
+        and angle_between(travel, model.heading_deg) > unit_type.heading_tolerance_deg
+    ):
+        reasons.append(
+            reason(
+                "not_straight_ahead",
+                f"ends heading {fmt(model.heading_deg)} deg but flew at {fmt(travel)} deg; "
+                "aircraft fly straight forward",
+            )
+        )
+    return reasons
+
+
+def separation_reasons(after: Scene, a: int, flies: np.ndarray) -> list[dict[str, str]]:
+    """Ending too close to an enemy aircraft: shadow edge distance, plus a bonus across altitudes."""
+    unit_type = after.unit_type(a)
+    rule = unit_type.separation
+    if rule is None:
+        return []
+    model = after.models[a]
+    reasons = []
+    for k, other in enumerate(after.models):
+        if other.side == model.side or not flies[k]:
+            continue
+        gap = float(after.footprints.edge(a, k))
+        if model.altitude is not None and other.altitude is not None and model.altitude != other.altitude:
+            gap += after.cm(unit_type.altitude_separation_bonus)
+        if rule.holds(gap, after.cm_per_unit):
+            reasons.append(
+                reason(
+                    "too_close_to_enemy",
+                    f"ends {fmt(gap)} cm from enemy aircraft {other.id}, "
+                    f"must not be closer than {fmt(after.cm(rule.value))} cm",
+                )
+            )
+    return reasons
