@@ -19,7 +19,8 @@ def coherency_groups(scene: Scene) -> dict[str, dict]:
     """units.{unit}: coherent, groups (lists of model ids), applies (whether the rule binds it).
 
     Only models whose type keeps coherency form the groups; guns, vehicles and gun crews (bound
-    to their gun by the crew rule instead) are left out of a unit that has such models.
+    to their gun by the crew rule instead) are left out of a unit that has such models. A unit
+    no coherency rule binds (vehicles, or a ruleset without one) is one group.
     """
     n = len(scene.models)
     threshold = scene.ruleset.coherency
@@ -48,14 +49,15 @@ def coherency_groups(scene: Scene) -> dict[str, dict]:
     for unit in dict.fromkeys(scene.units.tolist()):
         members = np.flatnonzero(scene.units == unit)
         applies = bool(applies_model[members].any())
-        if applies:
-            members = members[applies_model[members]]
+        if not applies:
+            report[unit] = {
+                "coherent": True,
+                "groups": [[scene.models[k].id for k in members]],
+                "applies": False,
+            }
+            continue
         groups: dict[int, list[str]] = {}
-        for k in members:
+        for k in members[applies_model[members]]:
             groups.setdefault(int(labels[k]), []).append(scene.models[k].id)
-        report[unit] = {
-            "coherent": len(groups) == 1 or not applies,
-            "groups": list(groups.values()),
-            "applies": applies,
-        }
+        report[unit] = {"coherent": len(groups) == 1, "groups": list(groups.values()), "applies": True}
     return report

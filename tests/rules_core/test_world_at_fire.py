@@ -27,7 +27,7 @@ def test_coherency_chain_is_one_group() -> None:
 
 def test_vehicles_are_not_bound_by_coherency() -> None:
     s = scene(WAF, [hull(50, 50, "t1", unit="tanks"), hull(150, 50, "t2", unit="tanks")])
-    assert api.check(s)["units"]["tanks"]["coherent"] is True
+    assert api.check(s)["units"]["tanks"] == {"coherent": True, "groups": [["t1", "t2"]], "applies": False}
 
 
 # waf.move.infantry: «не более 15 см», inclusive, centre displacement.
