@@ -10,7 +10,7 @@ so a replay of recorded frames gives the same tracks and the same events.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -75,9 +75,12 @@ class Pipeline:
         self._watch: Any = None
         self._last_detection_s: float | None = None
         self._recalibrate = False
+        self._in_play: np.ndarray | None = None
 
     def process(self, frame: Frame) -> FrameResult:
         reading = self.gate.observe(frame.image, frame.timestamp_s)
+        if self._in_play is not None and self._in_play.shape == reading.changed.shape:
+            self._in_play |= reading.changed
         if (self.calibration is None or self._recalibrate
                 or (reading.just_settled and self._drifted(frame.image))):
             self._recalibrate = False
@@ -89,7 +92,7 @@ class Pipeline:
         elif not reading.settled:
             self.tracker.hold(self._covered(reading))
         elif self._should_detect(reading, frame.timestamp_s):
-            changes = self._detect(frame.image, frame.timestamp_s)
+            changes = self._detect(frame.image, frame.timestamp_s, reading)
             detected = True
         else:
             self.tracker.hold(())
@@ -137,14 +140,22 @@ class Pipeline:
         covered = reading.covers(pixels)
         return [t.id for t, hidden in zip(tracks, covered, strict=True) if hidden]
 
-    def _detect(self, image: np.ndarray, timestamp_s: float) -> TrackChanges:
+    def _detect(self, image: np.ndarray, timestamp_s: float, reading) -> TrackChanges:
+        """Detect and associate; only where the picture changed since the last detection may
+        pieces move far, vanish or appear (see Tracker.update)."""
         detections = self.detector.detect(image, self.calibration)
         self.status.detections_run += 1
         self._last_detection_s = timestamp_s
         bases, vehicles = detections.bases, detections.vehicles
         model_look = self._appearance(image, bases.xy_cm, bases.diameter_mm / 20.0)
         vehicle_look = self._appearance(image, vehicles.xy_cm, vehicles.width_cm / 2.0)
-        return self.tracker.update(detections, model_look, vehicle_look)
+        in_play = None
+        if self._in_play is not None:
+            played = replace(reading, changed=self._in_play)
+            in_play = lambda xy: played.covers(self.calibration.table_to_image(xy))  # noqa: E731
+        changes = self.tracker.update(detections, model_look, vehicle_look, in_play)
+        self._in_play = np.zeros_like(reading.changed)
+        return changes
 
     def _appearance(self, image: np.ndarray, xy_cm: np.ndarray, radius_cm: np.ndarray) -> list:
         if not len(xy_cm):

@@ -14,16 +14,17 @@ distance, size class, appearance, unit membership and the move allowance.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from models.detections import Bases, Detections, Vehicles
+from models.detections import Detections
 from tracker.appearance import blend
 from tracker.association import Weights, assign, group_shifts, heading_cost, match_cost
 from tracker.tracks import Track, TrackChanges
 
 Appearance = Sequence[np.ndarray | None]
+InPlay = Callable[[np.ndarray], np.ndarray]
 
 
 class Tracker:
@@ -36,11 +37,12 @@ class Tracker:
     """
 
     def __init__(self, weights: Weights | None = None, default_allowance_cm: float = 30.0,
-                 confirm_missing: int = 2, moved_cm: float = 0.5) -> None:
+                 confirm_missing: int = 2, moved_cm: float = 0.5, still_cm: float = 1.5) -> None:
         self.weights = weights or Weights()
         self.default_allowance_cm = default_allowance_cm
         self.confirm_missing = confirm_missing
         self.moved_cm = moved_cm
+        self.still_cm = still_cm
         self.tracks: dict[str, Track] = {}
         self.removed: dict[str, Track] = {}
         self.allowance_cm: dict[str, float] = {}
@@ -64,54 +66,76 @@ class Tracker:
         self.tracks[track_id].xy_cm = np.asarray(xy_cm, dtype=np.float64).copy()
 
     def update(self, detections: Detections, model_appearance: Appearance | None = None,
-               vehicle_appearance: Appearance | None = None) -> TrackChanges:
-        """A settled frame's detections: re-associate, add the new, retire the gone."""
+               vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None) -> TrackChanges:
+        """A settled frame's detections: re-associate, add the new, retire the gone.
+
+        `in_play(xy_cm) -> bool array` says where the picture changed since the last detection
+        (hands, moved pieces). Nothing changes on a table without a hand, so elsewhere a piece
+        can neither move far, vanish nor appear: a missed or doubled detection there is the
+        detector's flicker, not the game's. None: everything is in play (the first look).
+        """
         changes = TrackChanges()
-        self._update_models(detections.bases, model_appearance, changes)
-        self._update_vehicles(detections.vehicles, vehicle_appearance, changes)
-        return changes
-
-    def _update_models(self, bases: Bases, appearance: Appearance | None, changes: TrackChanges) -> None:
-        tracks = self.models()
-        new_appearance = list(appearance) if appearance is not None else [None] * len(bases)
-        same_class = (np.array([t.diameter_mm for t in tracks])[:, None]
-                      == bases.diameter_mm[None, :]) if tracks else np.zeros((0, len(bases)), bool)
-        pairs, _, _ = self._associate(tracks, bases.xy_cm, new_appearance, same_class, extra=None)
-        for i, j in pairs:
-            self._follow(tracks[i], bases.xy_cm[j], new_appearance[j], changes)
-        matched_tracks = {i for i, _ in pairs}
-        matched_dets = {j for _, j in pairs}
-        self._retire([t for i, t in enumerate(tracks) if i not in matched_tracks], changes)
-        for j in self._in_reading_order(bases.xy_cm, matched_dets):
-            track = self._new("model", bases.xy_cm[j], new_appearance[j], changes)
+        bases, vehicles = detections.bases, detections.vehicles
+        model_look = list(model_appearance) if model_appearance is not None else [None] * len(bases)
+        vehicle_look = list(vehicle_appearance) if vehicle_appearance is not None else [None] * len(vehicles)
+        models = self.models()
+        same_size = (np.array([t.diameter_mm for t in models])[:, None] == bases.diameter_mm[None, :]
+                     if models else np.zeros((0, len(bases)), bool))
+        for track, j in self._match("model", models, bases.xy_cm, model_look, same_size, None, in_play,
+                                    changes):
             track.diameter_mm = float(bases.diameter_mm[j])
-
-    def _update_vehicles(self, vehicles: Vehicles, appearance: Appearance | None,
-                         changes: TrackChanges) -> None:
-        tracks = self.vehicles()
-        new_appearance = list(appearance) if appearance is not None else [None] * len(vehicles)
-        if tracks:
-            lengths = np.array([t.length_cm for t in tracks])
+        vehicle_tracks = self.vehicles()
+        if vehicle_tracks:
+            lengths = np.array([t.length_cm for t in vehicle_tracks])
             ratio = vehicles.length_cm[None, :] / np.maximum(lengths[:, None], 1e-6)
-            same_class = (ratio > 0.8) & (ratio < 1.25)
-            extra = self.weights.heading * heading_cost(np.array([t.heading_deg for t in tracks]),
+            same_size = (ratio > 0.8) & (ratio < 1.25)
+            extra = self.weights.heading * heading_cost(np.array([t.heading_deg for t in vehicle_tracks]),
                                                         vehicles.heading_deg)
         else:
-            same_class, extra = np.zeros((0, len(vehicles)), bool), None
-        pairs, _, _ = self._associate(tracks, vehicles.xy_cm, new_appearance, same_class, extra)
-        for i, j in pairs:
-            track = tracks[i]
-            turned = abs((vehicles.heading_deg[j] - track.heading_deg + 180.0) % 360.0 - 180.0) > 2.0
-            self._follow(track, vehicles.xy_cm[j], new_appearance[j], changes, force_moved=turned)
-            track.heading_deg = float(vehicles.heading_deg[j]) % 360.0
-        matched_tracks = {i for i, _ in pairs}
-        matched_dets = {j for _, j in pairs}
-        self._retire([t for i, t in enumerate(tracks) if i not in matched_tracks], changes)
-        for j in self._in_reading_order(vehicles.xy_cm, matched_dets):
-            track = self._new("vehicle", vehicles.xy_cm[j], new_appearance[j], changes)
+            same_size, extra = np.zeros((0, len(vehicles)), bool), None
+        for track, j in self._match("vehicle", vehicle_tracks, vehicles.xy_cm, vehicle_look, same_size, extra,
+                                    in_play, changes, headings=vehicles.heading_deg):
             track.length_cm = float(vehicles.length_cm[j])
             track.width_cm = float(vehicles.width_cm[j])
             track.heading_deg = float(vehicles.heading_deg[j]) % 360.0
+        return changes
+
+    def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, same_size: np.ndarray,
+               extra: np.ndarray | None, in_play: InPlay | None, changes: TrackChanges,
+               headings: np.ndarray | None = None) -> list[tuple[Track, int]]:
+        """Associate one kind of piece; returns (track, detection) for new and matched tracks."""
+        played = np.ones(len(tracks), bool) if in_play is None or not tracks else (
+            in_play(np.array([t.xy_cm for t in tracks])) | np.array([t.missed > 0 for t in tracks]))
+        fresh = np.ones(len(xy), bool) if in_play is None or not len(xy) else in_play(xy)
+        taken: set[int] = set()
+        out: list[tuple[Track, int]] = []
+        untouched = [i for i in range(len(tracks)) if not played[i]]
+        if untouched and len(xy):
+            old = np.array([tracks[i].xy_cm for i in untouched])
+            cost = np.linalg.norm(old[:, None, :] - xy[None, :, :], axis=2)
+            cost[~same_size[untouched]] = np.inf
+            pairs, _, _ = assign(np.where(np.isfinite(cost), cost, 1e6), self.still_cm)
+            for a, j in pairs:
+                self._follow(tracks[untouched[a]], xy[j], look[j], changes, headings, j)
+                out.append((tracks[untouched[a]], j))
+                taken.add(j)
+        for i in untouched:
+            tracks[i].visible = True
+        moving = [i for i in range(len(tracks)) if played[i]]
+        free = [j for j in range(len(xy)) if j not in taken]
+        cost_extra = extra[np.ix_(moving, free)] if extra is not None and moving and free else None
+        pairs, _, _ = self._associate([tracks[i] for i in moving], xy[free], [look[j] for j in free],
+                                      same_size[np.ix_(moving, free)], cost_extra)
+        for a, b in pairs:
+            self._follow(tracks[moving[a]], xy[free[b]], look[free[b]], changes, headings, free[b])
+            out.append((tracks[moving[a]], free[b]))
+            taken.add(free[b])
+        matched = {moving[a] for a, _ in pairs}
+        self._retire([tracks[i] for i in moving if i not in matched], changes)
+        for j in self._in_reading_order(xy, taken):
+            if fresh[j]:
+                out.append((self._new(kind, xy[j], look[j], changes), j))
+        return out
 
     def _associate(self, tracks: list[Track], new_xy: np.ndarray, new_appearance: list,
                    same_class: np.ndarray, extra: np.ndarray | None):
@@ -136,8 +160,10 @@ class Tracker:
             return first
         return solve(group_shifts(old_xy, new_xy, moved, groups))
 
-    def _follow(self, track: Track, xy: np.ndarray, appearance: np.ndarray | None,
-                changes: TrackChanges, force_moved: bool = False) -> None:
+    def _follow(self, track: Track, xy: np.ndarray, appearance: np.ndarray | None, changes: TrackChanges,
+                headings: np.ndarray | None = None, j: int = 0) -> None:
+        force_moved = headings is not None and abs(
+            (headings[j] - track.heading_deg + 180.0) % 360.0 - 180.0) > 2.0
         before = track.xy_cm.copy()
         track.xy_cm = np.asarray(xy, dtype=np.float64).copy()
         track.appearance = blend(track.appearance, appearance)

@@ -1,0 +1,157 @@
+"""Tracking through hands on scripted synthetic games: identities, positions, settle time, speed.
+
+    python -m benchmarks.tracking [--seed 3] [--fps 5] [--sensor cm3-binned]
+
+A scripted game (tracker/demo/scenario.py: four bases lifted past a covered marker, a swap, a
+whole squad moved to its allowance, a casualty, a tank driven and turned, a reinforcement,
+cavalry moved 25 cm) is rendered with models.synth, JPEG-compressed like a camera's frames,
+and run through:
+
+- tablesight: the pipeline (motion gate, detection on settled frames, re-association);
+- baseline: detection on every frame, Hungarian nearest-neighbour association frame to frame.
+
+Identity is scored with motmetrics (IDF1, identity switches) on every frame with no hand in
+the picture, against the true position of every piece on the table (3 cm match radius). The
+settle time is counted from the first hand-free frame after each move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import motmetrics as mm
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from calibration.layout import default_layout
+from calibration.table import calibrate
+from models.detector import load_detector
+from tracker.demo.scenario import benchmark_script, encode, render_shots, rig_camera, truth_positions
+from tracker.pipeline import build_pipeline
+
+MATCH_CM = 3.0
+
+
+class NearestNeighbourBaseline:
+    """Per-frame detection, frame-to-frame Hungarian association within `gate_cm`."""
+
+    def __init__(self, gate_cm: float = 5.0) -> None:
+        self.detector = load_detector()
+        self.layout = default_layout("183x122")
+        self.calibration = None
+        self.gate_cm = gate_cm
+        self.tracks: dict[str, np.ndarray] = {}
+        self.count = 0
+
+    def process(self, image: np.ndarray) -> dict[str, tuple[float, float]]:
+        if self.calibration is None:
+            self.calibration = calibrate(image, self.layout)
+        found = self.detector.detect(image, self.calibration)
+        points = np.concatenate([found.bases.xy_cm, found.vehicles.xy_cm]).reshape(-1, 2)
+        ids = list(self.tracks)
+        taken: dict[int, str] = {}
+        if ids and len(points):
+            old = np.array([self.tracks[i] for i in ids])
+            cost = np.linalg.norm(old[:, None] - points[None], axis=2)
+            for r, c in zip(*linear_sum_assignment(cost), strict=True):
+                if cost[r, c] <= self.gate_cm:
+                    taken[int(c)] = ids[r]
+        self.tracks = {}
+        for j, point in enumerate(points):
+            if j not in taken:
+                self.count += 1
+                taken[j] = f"n{self.count}"
+            self.tracks[taken[j]] = point
+        return {k: (float(v[0]), float(v[1])) for k, v in self.tracks.items()}
+
+
+def score(truth: list[dict], hypotheses: list[dict], frames: list[int]) -> tuple[dict, list[float]]:
+    accumulator = mm.MOTAccumulator(auto_id=True)
+    errors_mm: list[float] = []
+    number: dict[str, int] = {}  # motmetrics wants numeric ids
+    for i in frames:
+        gt_ids = [number.setdefault(f"truth:{k}", len(number)) for k in truth[i]]
+        hyp_ids = [number.setdefault(f"track:{k}", len(number)) for k in hypotheses[i]]
+        gt = np.array(list(truth[i].values())).reshape(-1, 2)
+        hyp = np.array(list(hypotheses[i].values())).reshape(-1, 2)
+        distances = mm.distances.norm2squared_matrix(gt, hyp, max_d2=MATCH_CM ** 2)
+        accumulator.update(gt_ids, hyp_ids, distances)
+        finite = np.isfinite(distances)
+        if finite.any():
+            cost = np.where(finite, distances, 1e9)
+            for r, c in zip(*linear_sum_assignment(cost), strict=True):
+                if finite[r, c]:
+                    errors_mm.append(float(np.sqrt(distances[r, c])) * 10)
+    summary = mm.metrics.create().compute(accumulator, metrics=["idf1", "num_switches", "mota"], name="x")
+    return {k: float(summary[k].iloc[0]) for k in ("idf1", "num_switches", "mota")}, errors_mm
+
+
+def timed(step: Callable, *args) -> tuple[object, float]:
+    start = time.perf_counter()
+    out = step(*args)
+    return out, (time.perf_counter() - start) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--fps", type=float, default=5.0)
+    parser.add_argument("--sensor", default="cm3-binned")
+    parser.add_argument("--dump", help="also pickle the per-frame truth and tracks here, for a closer look")
+    args = parser.parse_args()
+
+    script = benchmark_script()
+    camera = rig_camera(args.sensor)
+    pipeline = build_pipeline(default_layout("183x122"))
+    baseline = NearestNeighbourBaseline()
+    truth, ours, theirs, hands, settled = [], [], [], [], []
+    our_ms, detect_ms, their_ms = [], [], []
+    for frame, shot in render_shots(script.shots, camera, args.seed, fps=args.fps):
+        frame = type(frame)(encode(frame.image, 90), frame.index, frame.timestamp_s, frame.name)
+        result, ms = timed(pipeline.process, frame)
+        our_ms.append(ms)
+        if result.detected:
+            detect_ms.append(ms)
+        tracks = {m["track_id"]: (m["x_cm"], m["y_cm"]) for m in [*result.models, *result.vehicles]}
+        nn, ms = timed(baseline.process, frame.image)
+        their_ms.append(ms)
+        truth.append(truth_positions(shot))
+        ours.append(tracks)
+        theirs.append(nn)
+        hands.append(shot.hand is not None)
+        settled.append(result.settled)
+
+    if args.dump:
+        import pickle
+
+        with open(args.dump, "wb") as handle:
+            pickle.dump((truth, ours, theirs, hands, settled), handle)
+    frames = [i for i, hand in enumerate(hands) if not hand]
+    our_scores, our_errors = score(truth, ours, frames)
+    their_scores, their_errors = score(truth, theirs, frames)
+    delays = []
+    for i in range(1, len(hands)):
+        if hands[i - 1] and not hands[i]:
+            later = [j for j in range(i, len(hands)) if settled[j] and not hands[j]]
+            delays.append(later[0] - i if later else float("inf"))
+    print(f"{len(hands)} frames at {args.fps:g} fps ({sum(hands)} with a hand), {len(delays)} hand moves, "
+          f"{len(truth[0])} pieces, {camera.image_size[0]}x{camera.image_size[1]}, seed {args.seed}")
+    print()
+    print("| | tablesight | baseline (per-frame detection + Hungarian NN) |")
+    print("| --- | --- | --- |")
+    print(f"| identity switches | {our_scores['num_switches']:.0f} | {their_scores['num_switches']:.0f} |")
+    print(f"| IDF1 | {our_scores['idf1']:.3f} | {their_scores['idf1']:.3f} |")
+    print(f"| MOTA | {our_scores['mota']:.3f} | {their_scores['mota']:.3f} |")
+    print(f"| position error, median / 95th pct | {np.median(our_errors):.1f} / "
+          f"{np.percentile(our_errors, 95):.1f} mm | {np.median(their_errors):.1f} / "
+          f"{np.percentile(their_errors, 95):.1f} mm |")
+    worst = max(delays) if delays else 0
+    print(f"| hands out to settled, worst | {worst} frames ({worst / args.fps:.2f} s) | (no gate) |")
+    print(f"| ms per frame, mean | {np.mean(our_ms):.0f} (detection frames {np.mean(detect_ms):.0f}, "
+          f"{len(detect_ms)} of {len(our_ms)}) | {np.mean(their_ms):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
