@@ -29,21 +29,32 @@ def weapons_of(scene: Scene, i: int) -> list[str]:
 
 
 def reaches(
-    scene: Scene, weapon: Weapon | None, edge_cm: float, levels_below: int, aimed: bool = False
+    scene: Scene, weapon: Weapon | None, edge_cm: float, shooter: ModelSpec, target: ModelSpec
 ) -> bool:
-    """Whether the weapon reaches; a name the ruleset has no range for (no weapon table) never does."""
-    if weapon is None:
+    """Whether the weapon reaches: range (+ tolerance, height and aimed bonuses), shooter state, target type.
+
+    A name the ruleset has no range for (a ruleset without a weapon table) never reaches.
+    """
+    if weapon is None or not all(shooter.has(flag) for flag in weapon.requires_flags):
+        return False
+    if weapon.target_types is not None and target.type not in weapon.target_types:
         return False
     if weapon.range is None:
         return True
     rules = scene.ruleset
+    levels_below = max((shooter.level or 0) - (target.level or 0), 0)
     limit = scene.cm(
         weapon.range
         + rules.range_tolerance
-        + rules.range_per_level_below * max(levels_below, 0)
-        + (rules.aimed_range_bonus if aimed else 0.0)
+        + rules.range_per_level_below * levels_below
+        + (rules.aimed_range_bonus if shooter.has("aimed") else 0.0)
     )
     return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
+
+
+def effect_of(scene: Scene, weapon: Weapon, edge_cm: float) -> str | None:
+    """The weapon's effect band at this distance (combined arms: kills up to 3", wounds to 6")."""
+    return next((band.name for band in weapon.bands if edge_cm <= scene.cm(band.up_to) + TOLERANCE_CM), None)
 
 
 def cover_of(covers: list, target: ModelSpec) -> str | None:
@@ -75,14 +86,16 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     for column, t in enumerate(targets):
         target = scene.models[t]
         reaching: list[str] = []
+        effects: dict[str, str] = {}
         for row, s in enumerate(shooters):
             shooter = scene.models[s]
-            below = (shooter.level or 0) - (target.level or 0)
             for name in weapons_of(scene, s):
-                if name not in reaching and reaches(
-                    scene, scene.ruleset.weapon(name), edge[row, column], below, shooter.has("aimed")
-                ):
+                weapon = scene.ruleset.weapon(name)
+                if name not in reaching and reaches(scene, weapon, edge[row, column], shooter, target):
                     reaching.append(name)
+                    effect = effect_of(scene, weapon, edge[row, column])
+                    if effect is not None:
+                        effects[name] = effect
         nearest = float(edge[:, column].min())
         rows.append(
             {
@@ -97,5 +110,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         )
         if covers:
             rows[-1]["cover"] = cover_of(covers, target)
+        if effects:
+            rows[-1]["effects"] = effects
     rows.sort(key=lambda r: (r["edge_cm"], r["id"]))
     return {"from": from_id, "side": side, "unit_of_measure": scene.ruleset.unit, "targets": rows}

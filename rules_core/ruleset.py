@@ -153,6 +153,11 @@ class ProximityRule(_Strict):
     note: str = ""
 
 
+class Band(_Strict):
+    name: str
+    up_to: float = Field(ge=0)
+
+
 class Weapon(_Strict):
     """A weapon's reach; range null = unlimited. Aliases are other names a scene may use for it."""
 
@@ -160,12 +165,10 @@ class Weapon(_Strict):
     inclusive: bool = True
     sure_hit: float | None = Field(default=None, ge=0)
     aliases: list[str] = []
+    requires_flags: list[str] = []
+    target_types: list[str] | None = None
+    bands: list[Band] = []
     note: str = ""
-
-
-class Band(_Strict):
-    name: str
-    up_to: float = Field(ge=0)
 
 
 class Template(_Strict):

@@ -371,3 +371,19 @@ def test_bronepehota_pilotless_vehicle_capture_and_locked_melee() -> None:
     report = api.check(scene(BP, [walker, raider]))
     assert report["proximity"]["capture_vehicle"]["v"]["met"] is True
     assert [{c["a"], c["b"]} for c in report["contacts"]] == [{"v", "r"}]
+
+
+# ca.weapon.*: effect bands (shotgun kills to 3", wounds to 6") and the hmg's 14" only when dug in.
+@pytest.mark.parametrize(("gap_in", "effect"), [(3.0, "kills"), (3.01, "wounds"), (6.0, "wounds")])
+def test_combined_arms_shotgun_bands(gap_in: float, effect: str) -> None:
+    s = scene(
+        CA, [base(20, 30, "a", weapons=["shotgun"]), base(20 + 3.2 + gap_in * INCH, 30, "e", side="blue")]
+    )
+    assert api.ranges(s, "a")["targets"][0]["effects"] == {"shotgun": effect}
+
+
+@pytest.mark.parametrize(("flags", "reaches"), [(["dug_in"], True), ([], False)])
+def test_combined_arms_hmg_14_inches_when_dug_in(flags: list[str], reaches: bool) -> None:
+    gunner = base(20, 30, "a", weapons=["hmg"], flags=flags)
+    s = scene(CA, [gunner, base(20 + 3.2 + 14 * INCH, 30, "e", side="blue")])
+    assert (api.ranges(s, "a")["targets"][0]["weapons"] == ["hmg"]) is reaches
