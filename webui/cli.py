@@ -7,6 +7,7 @@ The tracker's session (tracker/session.py) and Flask are imported inside the han
 from __future__ import annotations
 
 import argparse
+import importlib
 
 from rules_core.errors import TablesightError
 
@@ -67,7 +68,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
 def _session_module():
     try:
-        from tracker import session
+        session = importlib.import_module("tracker.session")
     except ImportError as error:
         raise TablesightError(
             f"The table session is missing from this install ({error})",

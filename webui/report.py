@@ -29,6 +29,8 @@ SIDE_COLOURS = {
 }
 PALETTE = ("#d32f2f", "#1565c0", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f")
 ILLEGAL = "#c62828"
+# Detection jitters by a millimetre or two between phases; a trail starts at a real move.
+JITTER_CM = 0.3
 
 
 def timeline(report: dict, name: str) -> dict:
@@ -82,7 +84,8 @@ def turn_trails(turn: dict) -> list[Trail]:
                 )
                 trail = trails[piece["id"]] = Trail(piece["id"], piece.get("side"), [start], radius)
             point = (piece["x_cm"], piece["y_cm"])
-            if point != trail.points[-1]:
+            last = trail.points[-1]
+            if ((point[0] - last[0]) ** 2 + (point[1] - last[1]) ** 2) ** 0.5 > JITTER_CM:
                 trail.points.append(point)
             verdict = verdicts.get(piece["id"])
             if verdict and not verdict.get("legal", True):

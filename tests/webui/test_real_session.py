@@ -1,0 +1,114 @@
+"""The web UI over the tracker's real TableSession, rules core and replay engine.
+
+The fake session pins down the web UI's own behaviour; this checks the parts meet: the state
+the tracker publishes, the actions it validates, the scenes the rules core accepts, and the
+report its replay engine writes. It reuses the tracker's small flat test game.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.tracker.flat import flat_pipeline, game_frames
+from tests.tracker.recorded import record_flat_game
+from tests.webui.test_stream import sse_events
+from tracker.game import Game
+from tracker.replay import replay
+from tracker.runner import GameRunner
+from tracker.session import TableSession
+from webui.app import create_app
+
+PIN = "2468"
+
+
+class Frames:
+    description = "the flat test game"
+
+    def __init__(self) -> None:
+        self.frames = list(game_frames())
+
+    def read(self):
+        return self.frames.pop(0) if self.frames else None
+
+    def close(self) -> None:
+        pass
+
+
+def flat_game_report(path) -> dict:
+    """The replay engine on the flat game, which needs the flat pipeline the tracker tests use."""
+    return replay(path, make_pipeline=lambda manifest: flat_pipeline()).report
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("recordings")
+    record_flat_game(folder / "flat-game.tsr")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def client(recordings):
+    session = TableSession(
+        Frames, lambda: GameRunner(flat_pipeline(), Game()), description="the flat test game"
+    )
+    session.start()
+    deadline = time.monotonic() + 30
+    while session.state()["status"]["camera"] == "ok" and time.monotonic() < deadline:
+        session.wait_for_change(session.state()["version"], 0.5)
+    app = create_app(
+        session,
+        PIN,
+        str(recordings),
+        report_loader=flat_game_report,
+        config={"SSE_MAX_S": 0.3, "SSE_HEARTBEAT_S": 0.1},
+    )
+    yield app.test_client()
+    session.stop()
+
+
+def act(client, action, payload):
+    return client.post(f"/api/action/{action}", json=payload, headers={"X-Table-Pin": PIN})
+
+
+def test_state_and_events_carry_the_sessions_game(client):
+    state = client.get("/api/state").get_json()
+    assert sorted(m["id"] for m in state["models"]) == ["m1", "m2", "m3"]
+    pushed = sse_events(client.get("/api/events").get_data(as_text=True))
+    assert pushed[0]["version"] == state["version"]
+
+
+def test_assign_then_measure_with_the_real_rules_core(client):
+    assert (
+        act(
+            client, "assign", {"model_ids": ["m1", "m2"], "side": "red", "unit": "red-1", "type": "infantry"}
+        ).status_code
+        == 200
+    )
+    assert (
+        act(
+            client, "assign", {"model_ids": ["m3"], "side": "blue", "unit": "blue-1", "type": "infantry"}
+        ).status_code
+        == 200
+    )
+    ranges = client.get("/api/ranges?from=m1").get_json()
+    assert [t["id"] for t in ranges["targets"]] == ["m3"]
+    ruler = client.get("/api/measure?a=m1&b=m2").get_json()
+    assert ruler["centre_cm"] > ruler["edge_cm"] > 0
+
+
+def test_what_the_session_refuses_is_a_400_with_its_message(client):
+    before = client.get("/api/state").get_json()
+    response = act(client, "assign", {"model_ids": ["m1"], "side": "red", "unit": "red-1", "type": "dragon"})
+    assert response.status_code == 400
+    assert "dragon" in response.get_json()["message"]
+    assert client.get("/api/state").get_json() == before
+
+
+def test_replay_timeline_and_report_from_the_real_replay_engine(client):
+    timeline = client.get("/api/recordings/flat-game.tsr").get_json()
+    assert timeline["snapshots"] and timeline["turns"][0]["turn"] == 1
+    assert {s["phase"] for s in timeline["snapshots"]} >= {"movement", "shooting"}
+    report = client.get("/api/recordings/flat-game.tsr/report")
+    assert report.status_code == 200 and "<svg" in report.get_data(as_text=True)
