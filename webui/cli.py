@@ -63,7 +63,11 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    return _serve(_session_module().open_demo_session(), args, "demo game")
+    sessions = _session_module()
+    demo = getattr(sessions, "DEMO_RECORDING", None)
+    if args.recordings is None and demo is not None:
+        args.recordings = str(demo.parent)  # so the Replay tab has the demo game to open
+    return _serve(sessions.open_demo_session(), args, "demo game")
 
 
 def _session_module():

@@ -32,7 +32,10 @@ def listing():
         return jsonify(
             recordings=[], message="No recordings folder on this rig. Start it with one to replay games."
         )
-    entries = sorted((p for p in root.iterdir() if not p.name.startswith(".")), key=lambda p: p.name)
+    is_recording = _recording_test()
+    entries = sorted(
+        (p for p in root.iterdir() if not p.name.startswith(".") and is_recording(p)), key=lambda p: p.name
+    )
     return jsonify(recordings=[_describe(path) for path in entries])
 
 
@@ -66,10 +69,18 @@ def recording_path(name: str) -> Path:
     return candidate
 
 
+def _recording_test():
+    """The tracker's own test of what is a recording, so the list skips stray files."""
+    try:
+        from tracker.recording import is_recording
+    except ImportError:
+        return lambda path: True
+    return is_recording
+
+
 def _describe(path: Path) -> dict:
     stat = path.stat()
-    size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else stat.st_size
-    return {"name": path.name, "size_bytes": size, "modified": stat.st_mtime}
+    return {"name": path.name, "size_bytes": stat.st_size, "modified": stat.st_mtime}
 
 
 def _load(path: Path) -> dict:

@@ -11,6 +11,7 @@ from tests.webui.fake_session import FakeSession
 from webui.app import create_app
 
 PIN = "4821"
+SQLITE_HEADER = b"SQLite format 3\x00"  # what the tracker's recordings start with
 
 
 @pytest.fixture
@@ -21,9 +22,10 @@ def session() -> FakeSession:
 @pytest.fixture
 def recordings_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "recordings"
-    (folder / "game-2026-11-29").mkdir(parents=True)
-    (folder / "game-2026-11-29" / "frames.bin").write_bytes(b"\0" * 100)
-    (folder / "skirmish.tsr").write_bytes(b"\0" * 10)
+    folder.mkdir()
+    (folder / "game-2026-11-29").write_bytes(SQLITE_HEADER + b"\0" * 84)
+    (folder / "skirmish.tsr").write_bytes(SQLITE_HEADER)
+    (folder / "notes.txt").write_text("not a recording")
     (tmp_path / "secret.txt").write_text("not a recording")
     return folder
 

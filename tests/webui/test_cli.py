@@ -111,3 +111,9 @@ def test_without_the_tracker_session_the_cli_says_so(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "tracker.session", None)
     assert main(["demo"]) == 2
     assert "table session is missing" in capsys.readouterr().err
+
+
+def test_demo_offers_the_demo_recording_for_replay(sessions, tmp_path, capsys):
+    sessions.DEMO_RECORDING = tmp_path / "demo" / "demo.tsr"
+    assert main(["demo"]) == 0
+    assert NoServer.last.app.extensions["tablesight"]["recordings_dir"] == (tmp_path / "demo").resolve()
