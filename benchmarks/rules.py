@@ -93,6 +93,18 @@ def table(seed: int = 7) -> dict:
     }
 
 
+def as_combined_arms(data: dict) -> dict:
+    """The same table under combined-arms: guns, officers, radio operators, medics, wounded."""
+    models = []
+    for k, model in enumerate(data["models"]):
+        model = {**model, "type": "gun" if model["type"] == "heavy_gun" else model["type"]}
+        if model["type"] == "infantry":
+            model["role"] = ("officer", "radio", "medic", None, None)[k % 5]
+            model["wounded"] = k % 7 == 0
+        models.append(model)
+    return {**data, "ruleset": "combined-arms", "models": models, "objectives": [], "terrain": []}
+
+
 def moved(data: dict) -> dict:
     """Four red squads (40 models) advance 10-14 cm; one squad must step round the wood."""
     after = {**data, "models": [dict(m) for m in data["models"]]}
@@ -136,6 +148,8 @@ def main() -> None:
     )
     timed("parse_scene (200 models)", lambda: api.parse_scene(data), 20)
     timed("check (200 models, parsed)", lambda: api.check(fresh(scene)), 30, 10)
+    combined = api.parse_scene(as_combined_arms(data))
+    timed("check (200 models, combined-arms)", lambda: api.check(fresh(combined)), 30)
     timed("move (40 of 200 models, parsed)", lambda: api.move(fresh(scene), fresh(after)), 20, 50)
     timed("ranges (one squad vs army)", lambda: api.ranges(scene, "red-inf-0"), 30)
 

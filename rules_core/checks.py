@@ -13,6 +13,7 @@ from rules_core.deployment import deployment_report
 from rules_core.footprints import measured
 from rules_core.objectives import objectives_report
 from rules_core.proximity import proximity_report, within
+from rules_core.ruleset import Threshold
 from rules_core.scene import Scene
 
 TOLERANCE_CM = 1e-6
@@ -108,41 +109,43 @@ def crew_report(scene: Scene) -> dict[str, dict]:
 
 
 def command_report(scene: Scene) -> dict[str, dict]:
-    """Every model: in command range of a leader, directly or through the side's radio net."""
+    """Every model: in command range of a leader, directly or through the side's radio net.
+
+    A side's radio operators share what they hear at once, so with two or more of them and one
+    in range of a leader, any model within the relay distance of a radio operator is in command.
+    """
     rules = scene.ruleset.command
-    fp = scene.footprints
-    n = len(scene.models)
-    everyone = np.arange(n)
+    roles = np.array([m.role for m in scene.models], dtype=object)
     report: dict[str, dict] = {}
-    roles = [m.role for m in scene.models]
     for side in dict.fromkeys(scene.sides.tolist()):
-        members = everyone[scene.sides == side]
-        leaders = [k for k in members if roles[k] in rules.leader_roles]
-        radios = [k for k in members if roles[k] in rules.relay_roles]
-
-        def within(k: int, sources: list[int], threshold) -> int | None:
-            for s in sources:
-                d = float(measured(fp, k, s, threshold.measured))
-                if s == k or threshold.holds(d, scene.cm_per_unit):
-                    return s
-            return None
-
-        linked_radios = [r for r in radios if within(r, leaders, rules.distance) is not None]
-        net_up = len(linked_radios) > 0 and len(radios) >= 2
-        for k in members:
-            model = scene.models[k]
+        members = np.flatnonzero(scene.sides == side)
+        leaders = members[np.isin(roles[members], rules.leader_roles)]
+        radios = members[np.isin(roles[members], rules.relay_roles)]
+        via = _nearest_source(scene, members, leaders, rules.distance)
+        linked = via[np.isin(members, radios)] >= 0
+        if rules.relay_distance is not None and len(radios) >= 2 and linked.any():
+            relay = _nearest_source(scene, members, radios, rules.relay_distance)
+            via = np.where(via >= 0, via, relay)
+        for row, k in enumerate(members):
             exempt = roles[k] in rules.exempt_roles
-            via = within(k, leaders, rules.distance)
-            relay = None
-            if via is None and net_up and rules.relay_distance is not None:
-                relay = within(k, radios, rules.relay_distance)
-            source = via if via is not None else relay
-            report[model.id] = {
-                "in_command": exempt or source is not None,
-                "via": None if source is None else scene.models[source].id,
-                "exempt": exempt,
+            report[scene.models[k].id] = {
+                "in_command": bool(exempt or via[row] >= 0),
+                "via": None if via[row] < 0 else scene.models[via[row]].id,
+                "exempt": bool(exempt),
             }
     return report
+
+
+def _nearest_source(
+    scene: Scene, members: np.ndarray, sources: np.ndarray, threshold: Threshold
+) -> np.ndarray:
+    """For each member, the index of the first source within the threshold (itself counts), else -1."""
+    if not len(sources):
+        return np.full(len(members), -1)
+    distance = measured(scene.footprints, members[:, None], sources[None, :], threshold.measured)
+    close = threshold.holds(distance, scene.cm_per_unit) | (members[:, None] == sources[None, :])
+    first = np.argmax(close, axis=1)
+    return np.where(close.any(axis=1), sources[first], -1)
 
 
 def contacts_report(scene: Scene) -> list[dict]:

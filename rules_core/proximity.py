@@ -33,50 +33,59 @@ def within(scene: Scene, threshold: Threshold, distance_cm: np.ndarray) -> np.nd
     return threshold.holds(distance_cm, scene.cm_per_unit)
 
 
-def _terrain_matches(scene: Scene, s: int, condition: Condition) -> list[str]:
+def _selection(scene: Scene, selector: Selector) -> np.ndarray:
+    """Indices of the models a selector picks; vectorised over the scene's types and roles."""
+    keep = np.ones(len(scene.models), dtype=bool)
+    if selector.types is not None:
+        keep &= np.isin(np.array([m.type for m in scene.models], dtype=object), selector.types)
+    if selector.roles is not None:
+        keep &= np.isin(np.array([m.role for m in scene.models], dtype=object), selector.roles)
+    if selector.flags or selector.not_flags:
+        keep &= np.array([selected(m, selector) for m in scene.models], dtype=bool)
+    return np.flatnonzero(keep)
+
+
+def _terrain_matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[list[str]]:
     pieces = [t for t in scene.spec.terrain if condition.types is None or t.kind in condition.types]
     if not pieces:
-        return []
+        return [[] for _ in subjects]
     polygons = np.array([shapely.Polygon(t.polygon_cm) for t in pieces], dtype=object)
     fp = scene.footprints
-    distance = np.maximum(shapely.distance(fp.core[s], polygons) - fp.radius[s], 0.0)
-    return [t.id for t, near in zip(pieces, within(scene, condition.distance, distance), strict=True) if near]
+    gap = shapely.distance(fp.core[subjects][:, None], polygons[None, :]) - fp.radius[subjects][:, None]
+    hits = within(scene, condition.distance, np.maximum(gap, 0.0))
+    return [[pieces[k].id for k in np.flatnonzero(row)] for row in hits]
 
 
-def _matches(scene: Scene, s: int, condition: Condition) -> list[str]:
+def _matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[list[str]]:
+    """For each subject, the ids of the models (or terrain pieces) meeting the condition."""
     if condition.relation == "terrain":
-        return _terrain_matches(scene, s, condition)
-    subject = scene.models[s]
-    others = [
-        k
-        for k, m in enumerate(scene.models)
-        if k != s
-        and selected(m, condition)
-        and (condition.relation == "any" or (condition.relation == "enemy") == (m.side != subject.side))
-    ]
-    if not others:
-        return []
-    idx = np.array(others, dtype=int)
-    distance = measured(scene.footprints, np.full(len(idx), s), idx, condition.distance.measured)
-    return [scene.models[k].id for k in idx[within(scene, condition.distance, distance)]]
+        return _terrain_matches(scene, subjects, condition)
+    candidates = _selection(scene, condition)
+    if not len(candidates):
+        return [[] for _ in subjects]
+    related = subjects[:, None] != candidates[None, :]
+    if condition.relation != "any":
+        enemies = scene.sides[subjects][:, None] != scene.sides[candidates][None, :]
+        related &= enemies if condition.relation == "enemy" else ~enemies
+    distance = measured(scene.footprints, subjects[:, None], candidates[None, :], condition.distance.measured)
+    hits = related & within(scene, condition.distance, distance)
+    return [[scene.models[k].id for k in candidates[row]] for row in hits]
 
 
 def proximity_report(scene: Scene) -> dict[str, dict[str, dict]]:
     """rule -> subject id -> met, and the models that satisfy or block each condition."""
     report: dict[str, dict[str, dict]] = {}
     for name, rule in scene.ruleset.proximity.items():
-        subjects: dict[str, dict] = {}
-        for s, model in enumerate(scene.models):
-            if not selected(model, rule.subject):
-                continue
-            needs = [_matches(scene, s, c) for c in rule.needs]
-            blockers = [_matches(scene, s, c) for c in rule.forbids]
-            met = all(len(ids) >= c.at_least for ids, c in zip(needs, rule.needs, strict=True))
-            blocked = any(len(ids) >= c.at_least for ids, c in zip(blockers, rule.forbids, strict=True))
-            subjects[model.id] = {
+        subjects = _selection(scene, rule.subject)
+        needs = [_matches(scene, subjects, c) for c in rule.needs]
+        blockers = [_matches(scene, subjects, c) for c in rule.forbids]
+        report[name] = {}
+        for row, s in enumerate(subjects):
+            met = all(len(ids[row]) >= c.at_least for ids, c in zip(needs, rule.needs, strict=True))
+            blocked = any(len(ids[row]) >= c.at_least for ids, c in zip(blockers, rule.forbids, strict=True))
+            report[name][scene.models[s].id] = {
                 "met": met and not blocked,
-                "near": sorted({i for ids in needs for i in ids}),
-                "blocked_by": sorted({i for ids in blockers for i in ids}),
+                "near": sorted({i for ids in needs for i in ids[row]}),
+                "blocked_by": sorted({i for ids in blockers for i in ids[row]}),
             }
-        report[name] = subjects
     return report

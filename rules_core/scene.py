@@ -17,6 +17,7 @@ import shapely
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rules_core.errors import SceneError
+from rules_core.footprints import Footprints
 from rules_core.library import load_ruleset, ruleset_ids
 from rules_core.ruleset import Ruleset, UnitType
 
@@ -166,9 +167,7 @@ class Scene:
         return np.array([m.unit for m in self.models], dtype=object)
 
     @cached_property
-    def footprints(self):
-        from rules_core.footprints import Footprints
-
+    def footprints(self) -> Footprints:
         return Footprints.of_scene(self)
 
     def model_index(self, model_id: str, field_name: str) -> int:

@@ -10,9 +10,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rules_core.errors import SceneError
+
+if TYPE_CHECKING:
+    from rules_core.scene import Scene
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -93,7 +96,7 @@ def _read_json(path: str, name: str) -> Any:
         ) from None
 
 
-def _scene(path: str, name: str = "SCENE", allow_off_table: bool = False):
+def _scene(path: str, name: str = "SCENE", allow_off_table: bool = False) -> Scene:
     from rules_core import api
 
     data = _read_json(path, name)
