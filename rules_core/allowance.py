@@ -25,6 +25,9 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
             return None, [f"a move in the {scene.phase} phase is a dash: give its dice total as dash"]
         return cm(model.dash), [f"dash of {fmt(cm(model.dash))} cm"]
     allowance = None if unit_type.move is None else cm(unit_type.move)
+    if model.speed is not None:
+        allowance = cm(model.speed)
+        why.append(f"its own speed {fmt(cm(model.speed))} cm (army list or order)")
     if unit_type.move_per_action is not None:
         actions = model.move_actions if model.move_actions is not None else (unit_type.actions or 1)
         allowance = cm(unit_type.move_per_action) * actions

@@ -19,6 +19,7 @@ from rules_core.allowance import terrain_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
+from rules_core.panic import panic_reasons
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, names_model, reason
 from rules_core.scene import ModelSpec, Scene
 
@@ -116,7 +117,8 @@ class MoveJudge:
 
     def _end_state(self, a: int) -> list:
         after = self.after
-        reasons = end_state.off_table(after, a)
+        deserting = after.ruleset.panic_heading_tolerance_deg is not None and after.models[a].has("panicked")
+        reasons = [] if deserting else end_state.off_table(after, a)
         if not self.flies[a]:
             reasons += end_state.overlaps(after, a, self.flies)
             reasons += end_state.near_enemy(after, a, self.flies, self.buffer_cm)
@@ -161,6 +163,7 @@ class MoveJudge:
         if why:
             extra["allowance_notes"] = why
         reasons += self._path(a, b, allowance, extra)
+        reasons += panic_reasons(self.before, self.after, a, b, allowance)
         return moved, allowance, extra, reasons
 
     def _direction(self, old: ModelSpec, model: ModelSpec, start: tuple, end: tuple) -> str:

@@ -201,6 +201,7 @@ class Ruleset(_Strict):
     check_bases: bool = False
     base_tolerance_mm: float = Field(default=1.0, ge=0)
     dash_phases: list[str] = []
+    panic_heading_tolerance_deg: float | None = Field(default=None, ge=0, le=180)
     move_reference: Literal["centre"] = "centre"
     unit_types: dict[str, UnitType]
     coherency: Threshold | None = None

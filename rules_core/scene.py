@@ -60,6 +60,7 @@ class ModelSpec(_Record):
     pilotless: bool = False
     flags: list[str] = []
     dash: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    speed: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     unique: bool = False
     crew_of: str | None = None
     chassis: str | None = None

@@ -387,3 +387,26 @@ def test_combined_arms_hmg_14_inches_when_dug_in(flags: list[str], reaches: bool
     gunner = base(20, 30, "a", weapons=["hmg"], flags=flags)
     s = scene(CA, [gunner, base(20 + 3.2 + 14 * INCH, 30, "e", side="blue")])
     assert (api.ranges(s, "a")["targets"][0]["weapons"] == ["hmg"]) is reaches
+
+
+# bp.panic: full speed («Ск», scene field speed) towards the nearest edge.
+@pytest.mark.parametrize(
+    ("end", "codes_expected"),
+    [
+        ((10.0 - 4 * 2.5, 50.0), []),
+        ((10.0, 50.0 + 4 * 2.5), ["panic_not_to_nearest_edge"]),
+        ((10.0 - 2.5, 50.0), ["panic_too_short"]),
+    ],
+)
+def test_bronepehota_panic_runs_to_the_nearest_edge(
+    end: tuple[float, float], codes_expected: list[str]
+) -> None:
+    before = base(10, 50, "p", speed=4)
+    after = base(*end, "p", speed=4, flags=["panicked"])
+    assert codes(moved(BP, [before], [after])["p"]) == codes_expected
+
+
+def test_speed_from_the_army_list_sets_the_allowance() -> None:
+    report = moved(CA, [base(20, 30, "a")], [base(20 + 6.01 * INCH, 30, "a", speed=6)])["a"]
+    assert report["allowance_cm"] == pytest.approx(6 * INCH)
+    assert "too_far" in codes(report)
