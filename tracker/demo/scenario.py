@@ -69,9 +69,10 @@ def two_armies() -> tuple[list[Piece], list[tuple[str, VehicleSpec]]]:
     return pieces, [("bt1", tank)]
 
 
-def rig_camera(sensor: str = "cm3-binned", height_cm: float = 190.0, tilt_deg: float = 4.0) -> Camera:
+def rig_camera(sensor: str = "cm3-binned", height_cm: float = 190.0, tilt_deg: float = 4.0,
+               image_size: tuple[int, int] | None = None) -> Camera:
     table = (183.0, 122.0)
-    size = SENSORS[sensor]
+    size = image_size or SENSORS[sensor]
     return Camera.looking_at((table[0] / 2, table[1] / 2), height_cm, image_size=size,
                              focal_px=focal_to_fit(table, height_cm, size, 1.12), tilt_deg=tilt_deg,
                              tilt_towards_deg=30.0)
