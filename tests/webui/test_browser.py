@@ -5,6 +5,8 @@ Screenshots go to test-artifacts/ for a human to look at; the assertions are on 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.webui.browser import ARTIFACTS, PHONE, chromium, chromium_path, serving
@@ -91,10 +93,14 @@ def assert_phone_friendly(page) -> None:
     assert small == []
 
 
-def test_every_panel_fits_a_phone_with_big_tap_targets(page):
+LOW_CONTRAST = (Path(__file__).with_name("contrast.js")).read_text()
+
+
+def test_every_panel_fits_a_phone_with_big_tap_targets_and_legible_text(page):
     for tab in ("play", "setup", "replay", "log"):
         page.click(f"[data-tab='{tab}']")
         assert_phone_friendly(page)
+        assert page.evaluate(LOW_CONTRAST) == []
     page.click("[data-view='camera']")
     page.wait_for_function("document.querySelector('#camera').naturalWidth > 0")
     assert_phone_friendly(page)
