@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from rules_core.footprints import measured
+from rules_core.footprints import hull_corners, measured
 from rules_core.ruleset import Condition, Selector, Threshold
 from rules_core.scene import ModelSpec, Scene
 
@@ -67,9 +67,35 @@ def _matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[l
     if condition.relation != "any":
         enemies = scene.sides[subjects][:, None] != scene.sides[candidates][None, :]
         related &= enemies if condition.relation == "enemy" else ~enemies
-    distance = measured(scene.footprints, subjects[:, None], candidates[None, :], condition.distance.measured)
+    if condition.distance.measured == "rear_edge":
+        distance = _from_rear_edges(scene, subjects, candidates)
+    else:
+        distance = measured(
+            scene.footprints, subjects[:, None], candidates[None, :], condition.distance.measured
+        )
     hits = related & within(scene, condition.distance, distance)
     return [[scene.models[k].id for k in candidates[row]] for row in hits]
+
+
+def _from_rear_edges(scene: Scene, subjects: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Subject footprint to each candidate's rear hull edge (a round base has no rear: infinite)."""
+    fp = scene.footprints
+    rears = np.empty(len(candidates), dtype=object)
+    for column, k in enumerate(candidates):
+        model = scene.models[k]
+        if model.base.shape != "rect":
+            rears[column] = None
+            continue
+        corners = hull_corners(
+            model.x_cm,
+            model.y_cm,
+            model.heading_deg or 0.0,
+            model.base.length_mm / 10,
+            model.base.width_mm / 10,
+        )
+        rears[column] = shapely.LineString(corners[2:4])
+    gap = shapely.distance(fp.core[subjects][:, None], rears[None, :]) - fp.radius[subjects][:, None]
+    return np.where(np.isnan(gap), np.inf, np.maximum(gap, 0.0))
 
 
 def proximity_report(scene: Scene) -> dict[str, dict[str, dict]]:

@@ -22,11 +22,15 @@ class _Strict(BaseModel):
 
 
 class Threshold(_Strict):
-    """'Within N': `inclusive` says whether exactly N counts (не более / до) or not (менее / ближе чем)."""
+    """'Within N': `inclusive` says whether exactly N counts (не более / до) or not (менее / ближе чем).
+
+    `measured`: base or hull edge to edge, centre to centre, or (proximity rules only) from the
+    rear edge of the nearby model's hull, as a HELIX platform touches what it repairs or tows.
+    """
 
     value: float = Field(ge=0, allow_inf_nan=False)
     inclusive: bool
-    measured: Literal["edge", "centre"] = "edge"
+    measured: Literal["edge", "centre", "rear_edge"] = "edge"
     note: str = ""
 
     def holds(self, distance_cm: float, cm_per_unit: float, tolerance_cm: float = 1e-6) -> bool:

@@ -410,3 +410,23 @@ def test_speed_from_the_army_list_sets_the_allowance() -> None:
     report = moved(CA, [base(20, 30, "a")], [base(20 + 6.01 * INCH, 30, "a", speed=6)])["a"]
     assert report["allowance_cm"] == pytest.approx(6 * INCH)
     assert "too_far" in codes(report)
+
+
+# bp.repair.helix / bp.tow.helix: the rear edge of the HELIX platform touches the object.
+@pytest.mark.parametrize(("helix_heading", "met"), [(0.0, True), (180.0, False)])
+def test_bronepehota_helix_rear_edge(helix_heading: float, met: bool) -> None:
+    gun = hull(50, 50, "g", side="red", unit="guns", type="gun", length_mm=40, width_mm=40)
+    helix = hull(
+        50 + 2 + 3,
+        50,
+        "h",
+        side="red",
+        unit="helix",
+        role="helix",
+        heading=helix_heading,
+        length_mm=60,
+        width_mm=40,
+    )
+    proximity = api.check(scene(BP, [gun, helix]))["proximity"]
+    assert proximity["helix_tow"]["g"]["met"] is met
+    assert proximity["helix_repair"]["g"]["met"] is met
