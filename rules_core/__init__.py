@@ -12,6 +12,7 @@ from typing import Any
 API = (
     "check",
     "deployment_zones",
+    "grenade_scatter",
     "hex_centre",
     "list_rulesets",
     "load_ruleset",

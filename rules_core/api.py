@@ -18,7 +18,7 @@ from rules_core.reach import ranges_report
 from rules_core.ruleset import Ruleset
 from rules_core.scene import Scene
 from rules_core.scene import parse_scene as _parse_scene
-from rules_core.templates import under_template_report
+from rules_core.templates import scatter_report, under_template_report
 
 
 def list_rulesets() -> list[dict]:
@@ -90,6 +90,7 @@ __all__ = [
     "SceneError",
     "check",
     "deployment_zones",
+    "grenade_scatter",
     "hex_centre",
     "list_rulesets",
     "load_ruleset",
@@ -100,6 +101,11 @@ __all__ = [
     "ruleset_dict",
     "under_template",
 ]
+
+
+def grenade_scatter(scene: Scene, thrower_id: str, target_id: str, roll: int, kind: str = "grenade") -> dict:
+    """Bronepehota: the grenade bursts `roll` steps from the thrower towards the target; who is hit."""
+    return scatter_report(scene, kind, thrower_id, target_id, roll)
 
 
 def hex_centre(ruleset_id: str, col: int, row: int) -> dict:

@@ -7,13 +7,15 @@ enemies a moved model now touches (or is within melee distance of), since it is 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import shapely
 
 from rules_core.deployment import deployment_problems, zone_of
 from rules_core.footprints import measured
 from rules_core.proximity import within
-from rules_core.reasons import TOLERANCE_CM, fmt, names_model, reason
+from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, names_model, reason
 from rules_core.scene import Scene, TerrainSpec
 
 
@@ -135,3 +137,20 @@ def contacts_after(after: Scene, a: int) -> list[str] | None:
         return []
     distance = measured(after.footprints, np.full(len(enemies), a), enemies, rule.measured)
     return [after.models[k].id for k in enemies[within(after, rule, distance)]]
+
+
+def sudden_attacks(after: Scene, a: int, contacts: list[str]) -> list[str]:
+    """Touched enemies that cannot see the mover: it stands outside their field of view (from behind)."""
+    field = after.ruleset.field_of_view_deg
+    if field is None:
+        return []
+    mover = after.models[a]
+    sudden = []
+    for enemy_id in contacts:
+        enemy = after.models[after.index[enemy_id]]
+        if enemy.heading_deg is None:
+            continue
+        bearing = math.degrees(math.atan2(mover.y_cm - enemy.y_cm, mover.x_cm - enemy.x_cm))
+        if angle_between(bearing, enemy.heading_deg) > field / 2 + 1e-6:
+            sudden.append(enemy_id)
+    return sudden

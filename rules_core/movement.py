@@ -105,6 +105,9 @@ class MoveJudge:
         contacts = end_state.contacts_after(self.after, a)
         if contacts is not None:
             extra["contacts"] = contacts
+            sudden = end_state.sudden_attacks(self.after, a, contacts)
+            if sudden:
+                extra["sudden_attack_on"] = sudden
         return {
             "moved_cm": None if moved is None else round(moved, 4),
             "allowance_cm": None if allowance is None else round(allowance, 4),

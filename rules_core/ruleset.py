@@ -182,6 +182,7 @@ class Template(_Strict):
     width: float | None = Field(default=None, gt=0)
     inclusive: bool = True
     bands: list[Band] = []
+    scatter_per_pip: float | None = Field(default=None, gt=0)
     note: str = ""
 
     @model_validator(mode="after")
@@ -206,6 +207,7 @@ class Ruleset(_Strict):
     base_tolerance_mm: float = Field(default=1.0, ge=0)
     dash_phases: list[str] = []
     panic_heading_tolerance_deg: float | None = Field(default=None, ge=0, le=180)
+    field_of_view_deg: float | None = Field(default=None, gt=0, le=360)
     move_reference: Literal["centre"] = "centre"
     unit_types: dict[str, UnitType]
     coherency: Threshold | None = None

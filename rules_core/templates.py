@@ -64,3 +64,21 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
     models.sort(key=lambda m: (m["distance_cm"], m["id"]))
     result["models"] = models
     return result
+
+
+def scatter_report(scene: Scene, kind: str, thrower_id: str, target_id: str, roll: int) -> dict:
+    """Where a scattering grenade lands (roll pips towards the target, Bronepehota) and who it hits."""
+    template = scene.ruleset.templates.get(kind)
+    if template is None or template.scatter_per_pip is None:
+        raise SceneError(
+            f"template {kind}: does not scatter in ruleset {scene.ruleset.id}", "use under_template"
+        )
+    if roll < 1:
+        raise SceneError(f"roll: {roll} is not a die result", "give the die result, 1 or more")
+    thrower = scene.models[scene.model_index(thrower_id, "THROWER")]
+    target = scene.models[scene.model_index(target_id, "TARGET")]
+    dx, dy = target.x_cm - thrower.x_cm, target.y_cm - thrower.y_cm
+    length = float(np.hypot(dx, dy)) or 1.0
+    reach = scene.cm(template.scatter_per_pip * roll)
+    x, y = thrower.x_cm + dx / length * reach, thrower.y_cm + dy / length * reach
+    return {"roll": roll, **under_template_report(scene, kind, round(x, 4), round(y, 4))}

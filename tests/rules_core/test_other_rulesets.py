@@ -430,3 +430,20 @@ def test_bronepehota_helix_rear_edge(helix_heading: float, met: bool) -> None:
     proximity = api.check(scene(BP, [gun, helix]))["proximity"]
     assert proximity["helix_tow"]["g"]["met"] is met
     assert proximity["helix_repair"]["g"]["met"] is met
+
+
+# bp.grenade.scatter: d6 steps from the thrower towards the target; on a 1 the thrower is in its own blast.
+@pytest.mark.parametrize(("roll", "hit"), [(4, ["t"]), (1, ["a"])])
+def test_bronepehota_grenade_scatter(roll: int, hit: list[str]) -> None:
+    s = scene(BP, [base(20, 30, "a"), base(30, 30, "t", side="blue")])
+    burst = api.grenade_scatter(s, "a", "t", roll)
+    assert burst["x_cm"] == pytest.approx(20 + roll * 2.5)
+    assert [m["id"] for m in burst["models"]] == hit
+
+
+# bp.melee.rear: touching an enemy from outside its field of view is a sudden attack.
+@pytest.mark.parametrize(("enemy_heading", "sudden"), [(0.0, True), (180.0, False)])
+def test_bronepehota_sudden_attack_from_behind(enemy_heading: float, sudden: bool) -> None:
+    enemy = base(40, 30, "e", side="blue", heading_deg=enemy_heading)
+    report = moved(BP, [base(20, 30, "a"), enemy], [base(36.8, 30, "a"), enemy])["a"]
+    assert ("sudden_attack_on" in report) is sudden

@@ -415,3 +415,20 @@ def test_placing_a_model_during_deployment_has_no_allowance() -> None:
     ]
     assert report["allowance_cm"] is None
     assert report["legal"], report
+
+
+# waf.move.infantry.gap: a 32 mm base passes only through a gap of at least 32 mm between impassable pieces.
+@pytest.mark.parametrize(("gap_cm", "passes"), [(3.3, True), (3.1, False)])
+def test_base_passes_only_through_a_wide_enough_gap(gap_cm: float, passes: bool) -> None:
+    top = {
+        "id": "w1",
+        "kind": "impassable",
+        "polygon_cm": [[28, 0], [32, 0], [32, 30 - gap_cm / 2], [28, 30 - gap_cm / 2]],
+    }
+    bottom = {
+        "id": "w2",
+        "kind": "impassable",
+        "polygon_cm": [[28, 30 + gap_cm / 2], [32, 30 + gap_cm / 2], [32, 122], [28, 122]],
+    }
+    report = moved(WAF, [base(22, 30, "a")], [base(36, 30, "a")], terrain=[top, bottom])["a"]
+    assert report["legal"] is passes
