@@ -65,13 +65,20 @@ def _draw_hand(canvas: Canvas, corners: np.ndarray) -> None:
     centre, side = corners.mean(0), np.linalg.norm(corners[1] - corners[0])
     t = np.linspace(0, 2 * np.pi, 40)
     palm = centre + np.array([side * 0.95, 0.0])
-    outline = np.stack([palm[0] + side * 0.55 * np.cos(t), palm[1] + side * 0.7 * np.sin(t),
-                        np.full(40, 4.0)], axis=1)
+    outline = np.stack(
+        [palm[0] + side * 0.55 * np.cos(t), palm[1] + side * 0.7 * np.sin(t), np.full(40, 4.0)], axis=1
+    )
     canvas.fill_polygon(outline, SKIN_BGR)
     for k, dy in enumerate((-0.45, -0.15, 0.15, 0.45)):
         tip = centre + np.array([side * (0.05 + 0.08 * abs(k - 1.5)), side * dy])
-        finger = np.array([[tip[0], tip[1] - side * 0.1, 3.0], [palm[0], tip[1] - side * 0.1, 4.0],
-                           [palm[0], tip[1] + side * 0.1, 4.0], [tip[0], tip[1] + side * 0.1, 3.0]])
+        finger = np.array(
+            [
+                [tip[0], tip[1] - side * 0.1, 3.0],
+                [palm[0], tip[1] - side * 0.1, 4.0],
+                [palm[0], tip[1] + side * 0.1, 4.0],
+                [tip[0], tip[1] + side * 0.1, 3.0],
+            ]
+        )
         canvas.fill_polygon(finger, SKIN_BGR)
 
 
@@ -80,10 +87,17 @@ def camera_for(layout: Layout, height: float, tilt: float, sensor: str, seed: in
     size = SENSORS[sensor]
     table = layout.table_size_cm
     dist = np.array([k1, -0.3 * k1, 0.0, 0.0, 0.0]) if k1 else None
-    return Camera.looking_at((table[0] / 2, table[1] / 2), height, image_size=size,
-                             focal_px=focal_to_fit(table, height, size, margin=1.08), tilt_deg=tilt,
-                             tilt_towards_deg=float(rng.uniform(0, 360)), roll_deg=float(rng.uniform(-2, 2)),
-                             dist=dist, principal_offset_px=tuple(rng.uniform(-15, 15, 2)))
+    return Camera.looking_at(
+        (table[0] / 2, table[1] / 2),
+        height,
+        image_size=size,
+        focal_px=focal_to_fit(table, height, size, margin=1.08),
+        tilt_deg=tilt,
+        tilt_towards_deg=float(rng.uniform(0, 360)),
+        roll_deg=float(rng.uniform(-2, 2)),
+        dist=dist,
+        principal_offset_px=tuple(rng.uniform(-15, 15, 2)),
+    )
 
 
 def scenes(quick: bool) -> list[Scene]:
@@ -97,9 +111,13 @@ def scenes(quick: bool) -> list[Scene]:
         sensor = "hq" if i % 6 == 5 else "cm3-binned"
         k1 = -0.06 if i % 4 == 3 else 0.0
         rng = np.random.default_rng(100 + i)
-        look = Look(light_gradient=rng.uniform(0.1, 0.4), vignette=rng.uniform(0.1, 0.4),
-                    blur_px=rng.uniform(0.3, 1.0), noise_sigma=rng.uniform(1.5, 4.0),
-                    jpeg_quality=int(rng.integers(80, 96)))
+        look = Look(
+            light_gradient=rng.uniform(0.1, 0.4),
+            vignette=rng.uniform(0.1, 0.4),
+            blur_px=rng.uniform(0.3, 1.0),
+            noise_sigma=rng.uniform(1.5, 4.0),
+            jpeg_quality=int(rng.integers(80, 96)),
+        )
         camera = camera_for(layout, heights[i % 4], tilts[i % 5], sensor, seed=i, k1=k1)
         name = f"{tables[i % 3]} h{heights[i % 4]} t{tilts[i % 5]:g} {sensor}{' dist' if k1 else ''}"
         out.append(Scene(name, layout, camera, look, seed=i))
@@ -115,14 +133,60 @@ def hard_scenes() -> list[Scene]:
     markers = layout.markers_as_synthetic()
     moved = [m if m.id != 2 else Marker(2, m.corners_cm + np.array([-3.0, -2.0])) for m in markers]
     turned = [m if m.id != 2 else Marker(2, np.roll(m.corners_cm, 1, axis=0)) for m in markers]
-    c1 = layout.corners_by_id[1].mean(0)
+    c1, c2 = layout.corners_by_id[1].mean(0), layout.corners_by_id[2].mean(0)
     return [
         Scene("clean", layout, camera, base, seed=50),
-        Scene("glare on marker 1", layout, camera, replace(base, glare=[(*c1, 9.0, 0.9)]), seed=51),
-        Scene("glare, strong", layout, camera, replace(base, glare=[(c1[0] - 3, c1[1] + 2, 6.0, 1.6)]),
-              seed=52),
-        Scene("motion blur 6 px", layout, camera, replace(base, motion_blur_px=6, motion_angle_deg=25),
-              seed=53),
+        Scene("glare over marker 1", layout, camera, replace(base, glare=[(*c1, 9.0, 0.9)]), seed=51),
+        Scene(
+            "glare, strong, off-centre",
+            layout,
+            camera,
+            replace(base, glare=[(c1[0] - 3, c1[1] + 2, 6.0, 1.6)]),
+            seed=52,
+        ),
+        Scene(
+            "glare on an edge of marker 1",
+            layout,
+            camera,
+            replace(base, glare=[(c1[0] + 4, c1[1], 5.0, 0.7)]),
+            seed=51,
+        ),
+        Scene(
+            "glare on markers 1 and 2",
+            layout,
+            camera,
+            replace(base, glare=[(c1[0] - 3, c1[1] + 3, 7.0, 0.6), (c2[0] + 2, c2[1] - 4, 6.0, 0.8)]),
+            seed=52,
+        ),
+        Scene(
+            "wide soft glare, paper clipped",
+            layout,
+            camera,
+            replace(base, glare=[(c1[0] - 3, c1[1] + 3, 15.0, 0.4), (c2[0] + 2, c2[1] - 4, 12.0, 0.5)]),
+            seed=52,
+        ),
+        Scene(
+            "dim, noisy, JPEG 60",
+            layout,
+            camera,
+            replace(base, brightness=0.3, noise_sigma=6, jpeg_quality=60),
+            seed=60,
+        ),
+        Scene("very uneven light", layout, camera, replace(base, light_gradient=0.9, vignette=0.8), seed=61),
+        Scene(
+            "motion blur, 12 px smear",
+            layout,
+            camera,
+            replace(base, motion_blur_px=6, motion_angle_deg=25),
+            seed=53,
+        ),
+        Scene(
+            "motion blur, 20 px smear",
+            layout,
+            camera,
+            replace(base, motion_blur_px=10, motion_angle_deg=70),
+            seed=63,
+        ),
         Scene("defocus blur 2.5 px", layout, camera, replace(base, blur_px=2.5), seed=54),
         Scene("hand over half of marker 1", layout, camera, base, hand_over=1, seed=55),
         Scene("marker 2 moved 3.6 cm", layout, camera, base, placed=moved, seed=56),
@@ -155,6 +219,24 @@ def baseline_map(image: np.ndarray, scene: Scene, intrinsics: Intrinsics | None)
     return to_table
 
 
+def corner_errors(image: np.ndarray, scene: Scene, intrinsics: Intrinsics | None) -> dict[str, float]:
+    """RMS corner error (px) of each corner refinement, over the markers lying where the layout says."""
+    placed = scene.placed if scene.placed is not None else scene.layout.markers_as_synthetic()
+    truth = {
+        m.id: m.corners_cm for m in placed if np.allclose(m.corners_cm, scene.layout.corners_by_id[m.id])
+    }
+    project = scene.camera.project_ideal if intrinsics is not None else scene.camera.project
+    undistort = intrinsics.undistort if intrinsics is not None else None
+    out = {}
+    for method in ("lines", "subpix", "apriltag", "contour"):
+        seen = find_markers(image, scene.layout, method, undistort).corners
+        errors = np.concatenate(
+            [np.linalg.norm(seen[i] - project(truth[i]), axis=1) for i in seen if i in truth]
+        )
+        out[method] = float(np.sqrt(np.nanmean(errors**2)))
+    return out
+
+
 def errors_mm(to_table, camera: Camera, points: np.ndarray) -> tuple[float, float]:
     err = np.linalg.norm(to_table(camera.project(points)) - points, axis=1) * 10
     return float(np.sqrt(np.mean(err**2))), float(err.max())
@@ -174,6 +256,7 @@ def measure(scene: Scene) -> dict:
         row["error"] = str(error)
         return row
     row["ours"] = errors_mm(calibration.image_to_table, cam, points)
+    row["corners_px"] = corner_errors(image, scene, intrinsics)
     row["markers"] = calibration.marker_ids
     row["residual"] = (calibration.rms_mm, calibration.max_mm)
     row["height_err_cm"] = float(calibration.camera_centre_cm[2] - cam.centre_cm[2])
@@ -189,16 +272,33 @@ def measure(scene: Scene) -> dict:
 
 def report(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
-    print(f"{'scene':34} {'markers':10} {'ours rms/max mm':>16} {'baseline rms/max':>17} "
-          f"{'resid rms/max':>14} {'dH cm':>6} {'calib ms':>8} {'drift ms':>8}")
+    print(
+        f"{'scene':34} {'markers':10} {'ours rms/max mm':>16} {'baseline rms/max':>17} "
+        f"{'resid rms/max':>14} {'dH cm':>6} {'calib ms':>8} {'drift ms':>8}"
+    )
     for r in rows:
         if "error" in r:
             print(f"{r['scene']:34} ERROR {r['error']}")
             continue
-        print(f"{r['scene']:34} {','.join(map(str, r['markers'])):10} "
-              f"{r['ours'][0]:7.3f}/{r['ours'][1]:<8.3f} {r['baseline'][0]:8.3f}/{r['baseline'][1]:<8.3f} "
-              f"{r['residual'][0]:6.3f}/{r['residual'][1]:<7.3f} {r['height_err_cm']:6.1f} "
-              f"{r['calib_ms']:8.0f} {r['drift_ms']:8.1f}")
+        print(
+            f"{r['scene']:34} {','.join(map(str, r['markers'])):10} "
+            f"{r['ours'][0]:7.3f}/{r['ours'][1]:<8.3f} {r['baseline'][0]:8.3f}/{r['baseline'][1]:<8.3f} "
+            f"{r['residual'][0]:6.3f}/{r['residual'][1]:<7.3f} {r['height_err_cm']:6.1f} "
+            f"{r['calib_ms']:8.0f} {r['drift_ms']:8.1f}"
+        )
+
+
+def corner_report(rows: list[dict]) -> None:
+    methods = ("lines", "subpix", "apriltag", "contour")
+    print(f"\nCorner RMS error (px) by refinement\n{'scene':34} " + " ".join(f"{m:>9}" for m in methods))
+    for r in rows:
+        if "corners_px" in r:
+            print(f"{r['scene']:34} " + " ".join(f"{r['corners_px'][m]:9.3f}" for m in methods))
+    good = [r for r in rows if "corners_px" in r]
+    print(
+        f"{'RMS over these scenes':34} "
+        + " ".join(f"{np.sqrt(np.mean([r['corners_px'][m] ** 2 for r in good])):9.3f}" for m in methods)
+    )
 
 
 def summary(label: str, rows: list[dict]) -> None:
@@ -207,11 +307,13 @@ def summary(label: str, rows: list[dict]) -> None:
         return
     ours_rms = np.sqrt(np.mean([r["ours"][0] ** 2 for r in good]))
     base_rms = np.sqrt(np.nanmean([r["baseline"][0] ** 2 for r in good]))
-    print(f"{label}: {len(good)} scenes, ours RMS {ours_rms:.3f} mm (worst scene RMS "
-          f"{max(r['ours'][0] for r in good):.3f}), max {max(r['ours'][1] for r in good):.3f} mm; "
-          f"baseline RMS {base_rms:.3f} mm, max {np.nanmax([r['baseline'][1] for r in good]):.3f} mm; "
-          f"calibration {np.median([r['calib_ms'] for r in good]):.0f} ms, drift check "
-          f"{np.median([r['drift_ms'] for r in good]):.1f} ms (medians)")
+    print(
+        f"{label}: {len(good)} scenes, ours RMS {ours_rms:.3f} mm (worst scene RMS "
+        f"{max(r['ours'][0] for r in good):.3f}), max {max(r['ours'][1] for r in good):.3f} mm; "
+        f"baseline RMS {base_rms:.3f} mm, max {np.nanmax([r['baseline'][1] for r in good]):.3f} mm; "
+        f"calibration {np.median([r['calib_ms'] for r in good]):.0f} ms, drift check "
+        f"{np.median([r['drift_ms'] for r in good]):.1f} ms (medians)"
+    )
 
 
 def main() -> None:
@@ -227,6 +329,7 @@ def main() -> None:
     hard = [measure(s) for s in hard_scenes()]
     report("Hard conditions (183x122, h180 t4, intrinsics)", hard)
     summary("\nHard conditions", hard)
+    corner_report(generated + hard)
 
 
 if __name__ == "__main__":

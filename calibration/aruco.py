@@ -1,8 +1,8 @@
 """Finding the layout's markers in a photo, with corners as precise as the image allows.
 
 OpenCV's ArucoDetector finds and identifies the squares; the corners then come from edge-line
-fits (`edges.py`), falling back to OpenCV's own sub-pixel corners for a marker whose edges
-cannot be fitted (half hidden, crushed by glare). Ids outside the layout are somebody else's
+fits (`edges.py`), falling back to OpenCV's own sub-pixel corners for a marker none of whose
+edges can be fitted (half hidden, crushed by glare). Ids outside the layout are somebody else's
 markers and are ignored; the same layout id twice means two printed copies, which no
 calibration can untangle, so it is an error.
 """
@@ -20,11 +20,16 @@ from calibration.layout import Layout
 from rules_core.errors import TablesightError
 
 REFINEMENTS = ("lines", "subpix", "apriltag", "contour", "none")
+# Below this many well-measured corners the fit takes the detector's corners for the rest.
+MIN_MEASURED_CORNERS = 8
 
 
 @dataclass
 class Sighting:
-    """The layout markers seen in one image: corners per id (undistorted px when intrinsics)."""
+    """The layout markers seen in one image: corners per id (undistorted px when intrinsics).
+
+    A corner row is NaN where glare or an occluder left its edges unmeasurable; fits skip it.
+    """
 
     corners: dict[int, np.ndarray]
     refined_by_lines: list[int] = field(default_factory=list)
@@ -84,19 +89,16 @@ def find_markers(
                 "remove the extra copy: each layout marker must appear once on the table",
             )
         corners[marker_id] = quad.reshape(4, 2).astype(np.float64)
-    by_lines = []
-    if refinement == "lines":
-        gray_f = gray.astype(np.float32)
-        bits = int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.dictionary)).markerSize)
-        for marker_id, quad in corners.items():
-            refined = refine_by_edges(gray_f, quad, bits, undistort)
-            if refined is not None:
-                corners[marker_id] = refined
-                by_lines.append(marker_id)
-            elif undistort is not None:
-                corners[marker_id] = undistort(quad)
-    elif undistort is not None:
-        corners = {i: undistort(q) for i, q in corners.items()}
+    detected = {i: undistort(q) if undistort is not None else q for i, q in corners.items()}
+    if refinement != "lines":
+        return Sighting(corners=dict(sorted(detected.items())), ignored_ids=sorted(ignored))
+    gray_f = gray.astype(np.float32)
+    bits = int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.dictionary)).markerSize)
+    refined = {i: refine_by_edges(gray_f, q, bits, undistort) for i, q in corners.items()}
+    by_lines = sorted(i for i, r in refined.items() if r is not None)
+    corners = {i: detected[i] if r is None else r for i, r in refined.items()}
+    if sum(np.isfinite(c).all(axis=1).sum() for c in corners.values()) < MIN_MEASURED_CORNERS:
+        corners = {i: np.where(np.isfinite(c), c, detected[i]) for i, c in corners.items()}
     return Sighting(
-        corners=dict(sorted(corners.items())), refined_by_lines=sorted(by_lines), ignored_ids=sorted(ignored)
+        corners=dict(sorted(corners.items())), refined_by_lines=by_lines, ignored_ids=sorted(ignored)
     )

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.table import TableCalibration
+from rules_core.errors import TablesightError
 
 # Shift (full-resolution px) that counts as movement: about half a millimetre on the table.
 SHIFT_PX = 0.5
@@ -51,6 +52,12 @@ class DriftWatch:
         self.calibration = calibration
         self.shift_px = shift_px
         width, height = calibration.image_size
+        if reference_image.shape[1::-1] != (width, height):
+            raise TablesightError(
+                f"the reference frame is {reference_image.shape[1]}x{reference_image.shape[0]} but the "
+                f"calibration is for {width}x{height}",
+                "watch for drift with a frame from the camera mode that was calibrated",
+            )
         layout = calibration.layout.corners_by_id
         self._patches: list[_Patch] = []
         for marker_id in calibration.marker_ids:

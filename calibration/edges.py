@@ -18,8 +18,9 @@ import numpy as np
 # Stay clear of the corners (rounded by blur) and of the inner border cell edge.
 EDGE_SPAN = (0.1, 0.9)
 PROFILE_CELLS = 0.55
-MIN_CONTRAST = 25.0
+MIN_CONTRAST = 15.0
 MIN_VALID_FRACTION = 0.4
+SATURATED = 250.0
 
 
 def _edge_points(
@@ -44,17 +45,53 @@ def _edge_points(
         cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REFLECT,
     )
-    quarter = max(len(steps) // 4, 1)
-    ink = np.median(profiles[:, :quarter], axis=1)
-    paper = np.median(profiles[:, -quarter:], axis=1)
-    contrast = paper - ink
-    level = np.clip((profiles - ink[:, None]) / np.maximum(contrast, 1.0)[:, None], 0.0, 1.0)
+    level, contrast = _normalise(profiles, steps)
     # One clean step only: a hand, a shadow edge or a glare spot makes a profile cross twice.
     crossings = np.count_nonzero(np.diff(level > 0.5, axis=1), axis=1)
     valid = (contrast > MIN_CONTRAST) & (crossings == 1)
     area = (level[:, 1:] + level[:, :-1]).sum(axis=1) / 2 * (steps[1] - steps[0])
     offset = steps[-1] - area
+    valid &= ~_cut_by_clipping(profiles)
     return (along + offset[:, None] * outward)[valid]
+
+
+CLIP_RATIO = 0.5
+
+
+def _cut_by_clipping(profiles: np.ndarray) -> np.ndarray:
+    """Profiles whose step is cut short by clipping at white, which drags its centre inkward.
+
+    Paper just over the sensor's white point clips only the flat top of the step (harmless);
+    a glare highlight clips it while it is still rising steeply: that is what is refused.
+    """
+    slope = np.diff(profiles, axis=1)
+    clipped = profiles[:, 1:] >= SATURATED
+    first = np.argmax(clipped, axis=1)
+    rows = np.arange(len(profiles))
+    at_clip = slope[rows, np.maximum(first - 1, 0)]
+    steepest = np.maximum(slope.max(axis=1), 1e-6)
+    return clipped.any(axis=1) & (at_clip > CLIP_RATIO * steepest)
+
+
+def _normalise(profiles: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Profiles scaled to 0 on the ink and 1 on the paper, and the ink-to-paper contrast.
+
+    Glare and light falloff tilt both levels across the few pixels of a profile; a line with one
+    slope and separate ink and paper offsets, fitted to the profile's two ends, takes that tilt
+    out before the step is measured.
+    """
+    n = max(len(steps) // 4, 2)
+    ink_s, paper_s = steps[:n] - steps[:n].mean(), steps[-n:] - steps[-n:].mean()
+    ink_part, paper_part = profiles[:, :n], profiles[:, -n:]
+    ink_mean, paper_mean = ink_part.mean(axis=1), paper_part.mean(axis=1)
+    slope = ((ink_part - ink_mean[:, None]) @ ink_s + (paper_part - paper_mean[:, None]) @ paper_s) / (
+        ink_s @ ink_s + paper_s @ paper_s
+    )
+    ink = ink_mean[:, None] + slope[:, None] * (steps[None, :] - steps[:n].mean())
+    paper = paper_mean[:, None] + slope[:, None] * (steps[None, :] - steps[-n:].mean())
+    contrast = paper - ink
+    level = np.clip((profiles - ink) / np.maximum(contrast, 1.0), 0.0, 1.0)
+    return level, contrast[:, 0]
 
 
 def _fit_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -79,22 +116,15 @@ def _intersect(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray
     return pa + s * da
 
 
-def refine_by_edges(
+def _edge_lines(
     gray: np.ndarray,
     corners: np.ndarray,
-    bits: int,
-    undistort: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> np.ndarray | None:
-    """Corners (4, 2) from line fits to the square's edges; None when an edge cannot be fitted.
-
-    `corners` are approximate raw-image corners (OpenCV order); the result is in undistorted
-    pixels when `undistort` is given, raw pixels otherwise.
-    """
-    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    half_width: float,
+    undistort: Callable[[np.ndarray], np.ndarray] | None,
+) -> list[tuple[np.ndarray, np.ndarray] | None]:
+    """One fitted line per edge k (corner k -> k+1), None where too little of the edge is usable."""
     centre = corners.mean(0)
-    side = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1).mean()
-    half_width = max(PROFILE_CELLS * side / (bits + 2), 2.0)
-    lines = []
+    lines: list[tuple[np.ndarray, np.ndarray] | None] = []
     for k in range(4):
         start, end = corners[k], corners[(k + 1) % 4]
         direction = (end - start) / np.linalg.norm(end - start)
@@ -102,18 +132,48 @@ def refine_by_edges(
         if outward @ (start + end - 2 * centre) < 0:
             outward = -outward
         points = _edge_points(gray, start, end, outward, half_width)
-        expected = max(int(np.linalg.norm(end - start)), 8)
-        if len(points) < MIN_VALID_FRACTION * expected:
-            return None
-        if undistort is not None:
-            points = undistort(points)
-        line = _fit_line(points)
-        if line is None:
-            return None
-        lines.append(line)
-    # Corner k lies where the edge ending at it (k-1 -> k) meets the edge starting at it (k -> k+1).
-    refined = np.array([_intersect(lines[(k - 1) % 4], lines[k]) for k in range(4)])
+        if len(points) < MIN_VALID_FRACTION * max(int(np.linalg.norm(end - start)), 8):
+            lines.append(None)
+            continue
+        lines.append(_fit_line(undistort(points) if undistort is not None else points))
+    return lines
+
+
+def _corners_from_lines(lines: list, fallback: np.ndarray) -> tuple[np.ndarray, int]:
+    """Corner k where edges k-1 and k meet, the fallback corner where either edge is missing."""
+    corners = fallback.copy()
+    count = 0
+    for k in range(4):
+        before, after = lines[(k - 1) % 4], lines[k]
+        if before is not None and after is not None:
+            corners[k] = _intersect(before, after)
+            count += 1
+    return corners, count
+
+
+def refine_by_edges(
+    gray: np.ndarray,
+    corners: np.ndarray,
+    bits: int,
+    undistort: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray | None:
+    """Corners (4, 2) from line fits to the square's edges; None when none could be.
+
+    `corners` are approximate raw-image corners (OpenCV order); the result is in undistorted
+    pixels when `undistort` is given, raw pixels otherwise. A first pass re-centres the
+    profiles on the edges (ArUco's corners can be pixels off under blur), the second measures.
+    A corner whose edges cannot be measured (clipped by glare, covered) is NaN: the fit does
+    better without it than with a corner point from the same damaged image.
+    """
+    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    side = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1).mean()
+    half_width = max(PROFILE_CELLS * side / (bits + 2), 2.0)
+    centred, _ = _corners_from_lines(_edge_lines(gray, corners, half_width, None), corners)
+    if np.abs(centred - corners).max() > max(0.1 * side, 3.0):
+        centred = corners
     reference = undistort(corners) if undistort is not None else corners
-    if np.abs(refined - reference).max() > max(0.1 * side, 3.0):
+    lines = _edge_lines(gray, centred, half_width, undistort)
+    refined, count = _corners_from_lines(lines, np.full_like(reference, np.nan))
+    if count == 0 or np.nanmax(np.abs(refined - reference)) > max(0.1 * side, 3.0):
         return None
     return refined

@@ -44,6 +44,8 @@ def apply(H: np.ndarray, points: np.ndarray) -> np.ndarray:
 def _fit(image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int]) -> np.ndarray:
     src = np.concatenate([table_pts[i] for i in ids])
     dst = np.concatenate([image_pts[i] for i in ids])
+    seen = np.isfinite(dst).all(axis=1)
+    src, dst = src[seen], dst[seen]
     table_to_image, _ = cv2.findHomography(src, dst, 0)
     if table_to_image is None:
         raise np.linalg.LinAlgError("degenerate marker geometry")
@@ -54,14 +56,16 @@ def _fit(image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids
 def _marker_error_mm(
     H: np.ndarray, image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], marker_id: int
 ) -> float:
-    return float(np.linalg.norm(apply(H, image_pts[marker_id]) - table_pts[marker_id], axis=1).mean() * 10)
+    return float(
+        np.nanmean(np.linalg.norm(apply(H, image_pts[marker_id]) - table_pts[marker_id], axis=1)) * 10
+    )
 
 
 def _worst_marker_rms(
     H: np.ndarray, image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int]
 ) -> float:
     return max(
-        float(np.sqrt(np.mean(np.sum((apply(H, image_pts[i]) - table_pts[i]) ** 2, axis=1)))) * 10
+        float(np.sqrt(np.nanmean(np.sum((apply(H, image_pts[i]) - table_pts[i]) ** 2, axis=1)))) * 10
         for i in ids
     )
 
@@ -93,7 +97,10 @@ def fit_homography(image_pts: dict[int, np.ndarray], table_pts: dict[int, np.nda
     rejected = _misplaced(image_pts, table_pts)
     kept = [i for i in sorted(image_pts) if i not in rejected]
     H = _fit(image_pts, table_pts, kept)
-    residuals = {i: np.linalg.norm(apply(H, image_pts[i]) - table_pts[i], axis=1) * 10 for i in kept}
+    residuals = {}
+    for i in kept:
+        seen = np.isfinite(image_pts[i]).all(axis=1)
+        residuals[i] = np.linalg.norm(apply(H, image_pts[i][seen]) - table_pts[i][seen], axis=1) * 10
     return HomographyFit(
         image_to_table=H, used_ids=sorted(kept), rejected_ids=rejected, corner_residuals_mm=residuals
     )

@@ -243,6 +243,8 @@ def calibrate(
         ) from None
     used_table = np.concatenate([table_pts[i] for i in fit.used_ids])
     used_image = np.concatenate([sighting.corners[i] for i in fit.used_ids])
+    seen = np.isfinite(used_image).all(axis=1)
+    used_table, used_image = used_table[seen], used_image[seen]
     table_to_image = np.linalg.inv(fit.image_to_table)
     pose = solve_pose(
         used_table,
