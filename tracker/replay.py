@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rules_core.errors import TablesightError
 from tracker.game import Game
 from tracker.pipeline import Pipeline, build_pipeline
 from tracker.recording import Recording
@@ -28,10 +29,20 @@ class Replay:
     recorded_events: list[dict] = field(default_factory=list)
     report: dict = field(default_factory=dict)
     stopped: str = ""
+    problems: list[str] = field(default_factory=list)
 
     @property
     def events_match(self) -> bool:
         return _comparable(self.events) == _comparable(self.recorded_events)
+
+
+def _apply(runner: GameRunner, control) -> list[str]:
+    """A recorded control; one the replayed game refuses is a problem to report, not a crash."""
+    try:
+        runner.control(control.action, control.payload, control.frame)
+    except TablesightError as error:
+        return [f"frame {control.frame}: {control.action} refused: {error}"]
+    return []
 
 
 def _comparable(events: list[dict]) -> list[tuple]:
@@ -70,18 +81,21 @@ def replay(
             make_pipeline(recording.manifest), game_from_manifest(recording.manifest, out.events.append)
         )
         controls = list(recording.controls)
+        preset = recording.manifest.get("preset")
         for frame in recording.frames():
             while controls and controls[0].frame < frame.index:
-                control = controls.pop(0)
-                runner.control(control.action, control.payload, control.frame)
+                out.problems += _apply(runner, controls.pop(0))
             result = runner.step(frame)
+            if preset and result is not None:
+                out.problems += runner.apply_preset(preset)
+                preset = None
             if result is not None:
                 out.results.append(result)
                 if on_result is not None:
                     on_result(result)
         if not recording.stopped:
             for control in controls:
-                runner.control(control.action, control.payload, control.frame)
+                out.problems += _apply(runner, control)
         out.stopped = recording.stopped
         out.report = {
             **runner.report(),

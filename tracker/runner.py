@@ -72,7 +72,36 @@ class GameRunner:
         return (not result.settled or result.detected
                 or result.timestamp_s - self._last_written_s >= self.policy.heartbeat_s)
 
-    def control(self, action: str, payload: dict, frame: int | None = None) -> dict:
+    def apply_preset(self, preset: list[dict], near_cm: float = 3.0) -> list[str]:
+        """A game's setup given by position, not track id: `{"action", "payload"}` items whose
+        assign payload names `near_cm` points instead of `model_ids`. Ids depend on what the
+        detector found; positions do not, so a preset survives a better detector. Returns the
+        problems (a point with no model near it, a control refused), applying all it can.
+        It is part of the recording's manifest and applied after the first frame, live and on
+        replay alike, so it is not recorded as controls.
+        """
+        problems = []
+        for item in preset:
+            action, payload = item["action"], dict(item["payload"])
+            if "near_cm" in payload:
+                points = payload.pop("near_cm")
+                ids = [self._nearest(point, near_cm) for point in points]
+                problems += [f"no model near {p}" for p, i in zip(points, ids, strict=True) if i is None]
+                payload["model_ids"] = sorted({i for i in ids if i is not None})
+            try:
+                self.control(action, payload, record=False)
+            except TablesightError as error:
+                problems.append(str(error))
+        return problems
+
+    def _nearest(self, point: list[float], within_cm: float) -> str | None:
+        best = min(self.game.pieces.values(), default=None,
+                   key=lambda p: (p["x_cm"] - point[0]) ** 2 + (p["y_cm"] - point[1]) ** 2)
+        if best is None or np.hypot(best["x_cm"] - point[0], best["y_cm"] - point[1]) > within_cm:
+            return None
+        return best["track_id"]
+
+    def control(self, action: str, payload: dict, frame: int | None = None, record: bool = True) -> dict:
         """A player's control; validated before anything changes, recorded when it succeeded.
 
         `frame`: the frame the control followed when it was recorded (replay passes it, so
@@ -95,7 +124,7 @@ class GameRunner:
             if action == "undo" and self.phases:
                 self.phases.pop()
         self.sync_tracker()
-        if self.writer is not None:
+        if self.writer is not None and record:
             frame = self.last_result.frame if self.last_result is not None else -1
             self.writer.add_control(frame, action, payload)
         return reply

@@ -45,7 +45,8 @@ class TableSession:
 
     def __init__(self, open_frames: Opener, make_runner: RunnerFactory, *, description: str,
                  loop: bool = False, realtime: bool = False, retry: bool = False, retry_s: float = 2.0,
-                 controls: list | None = None, on_close: Callable[[], None] | None = None) -> None:
+                 controls: list | None = None, preset: list[dict] | None = None,
+                 on_close: Callable[[], None] | None = None) -> None:
         self._open_frames = open_frames
         self._make_runner = make_runner
         self.description = description
@@ -54,6 +55,7 @@ class TableSession:
         self.retry = retry
         self.retry_s = retry_s
         self._recorded_controls = list(controls or [])
+        self._preset = list(preset or [])
         self._on_close = on_close
         self._lock = threading.RLock()
         self._changed = threading.Condition()
@@ -62,6 +64,7 @@ class TableSession:
         self._source: FrameSource | None = None
         self.runner = make_runner()
         self._pending_controls = list(self._recorded_controls)
+        self._pending_preset = self._preset
         self._camera = {"camera": "ok", "message": ""}
         self._frame: Frame | None = None
         self._jpeg: tuple[int, bytes] | None = None
@@ -146,6 +149,9 @@ class TableSession:
             with self._lock:
                 self._apply_recorded_controls(frame.index)
                 result = self.runner.step(frame)
+                if result is not None and self._pending_preset:
+                    self.runner.apply_preset(self._pending_preset)
+                    self._pending_preset = []
             self._frame = frame
             if result is not None:
                 elapsed = max(time.monotonic() - tick, 1e-3)
@@ -176,6 +182,7 @@ class TableSession:
         with self._lock:
             self.runner = self._make_runner()
             self._pending_controls = list(self._recorded_controls)
+            self._pending_preset = self._preset
         self._set_camera("ok", "")
 
     def _apply_recorded_controls(self, frame_index: int) -> None:
@@ -267,7 +274,7 @@ def _recording_session(path: Path, *, loop: bool, description: str,
         return GameRunner(make_pipeline(manifest), game_from_manifest(manifest))
 
     return TableSession(lambda: RecordingSource(Recording(path)), make_runner, description=description,
-                        loop=loop, realtime=True, controls=controls)
+                        loop=loop, realtime=True, controls=controls, preset=manifest.get("preset"))
 
 
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",

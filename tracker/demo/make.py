@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
 from calibration.layout import default_layout
 from hardware.source import Frame
 from tracker.demo.scenario import RED_TOP, Piece, Script, render_shots, rig_camera, trooper, two_armies
@@ -38,7 +36,7 @@ def demo_script() -> tuple[Script, dict[int, list[tuple[str, dict]]]]:
     """The shots, and the controls a player gives after given shots (by shot index)."""
     pieces, vehicles = two_armies()
     script = Script(pieces, vehicles, settle_frames=2).still(2, "deployed")
-    controls: dict[int, list[tuple[str, dict]]] = {1: [("preset", {}), ("phase", {"to": "movement"})]}
+    controls: dict[int, list[tuple[str, dict]]] = {1: [("phase", {"to": "movement"})]}
 
     def then(*actions: tuple[str, dict]) -> None:
         controls.setdefault(len(script.shots) - 1, []).extend(actions)
@@ -58,48 +56,48 @@ def demo_script() -> tuple[Script, dict[int, list[tuple[str, dict]]]]:
     return script, controls
 
 
-def preset_controls(runner: GameRunner, truth: dict[str, tuple[float, float]]) -> list[tuple[str, dict]]:
-    """Sides and units for the tracks the pipeline found, by the truth piece nearest each."""
-    groups: dict[tuple[str, str, str], list[str]] = {}
-    for piece in [*runner.game.pieces.values()]:
-        name = min(truth, key=lambda k: np.hypot(truth[k][0] - piece["x_cm"], truth[k][1] - piece["y_cm"]))
-        groups.setdefault(UNITS[name[:2]], []).append(piece["track_id"])
-    actions: list[tuple[str, dict]] = [
-        ("deployment", {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}),
-        ("objectives", {"objectives": [{"id": "obj1", "x_cm": 91.5, "y_cm": 61.0},
-                                       {"id": "obj2", "x_cm": 91.5, "y_cm": 20.0}]}),
+def preset(pieces: list[Piece], vehicles: list) -> list[dict]:
+    """Sides, units, deployment and objectives, with models named by where they stand."""
+    groups: dict[tuple[str, str, str], list[list[float]]] = {}
+    for piece_id, x, y in [*((p.id, p.base.x_cm, p.base.y_cm) for p in pieces),
+                           *((vid, v.x_cm, v.y_cm) for vid, v in vehicles)]:
+        groups.setdefault(UNITS[piece_id[:2]], []).append([x, y])
+    items = [
+        {"action": "deployment",
+         "payload": {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}},
+        {"action": "objectives", "payload": {"objectives": [{"id": "obj1", "x_cm": 91.5, "y_cm": 61.0},
+                                                            {"id": "obj2", "x_cm": 91.5, "y_cm": 20.0}]}},
     ]
-    for (side, unit, kind), ids in sorted(groups.items()):
-        payload = {"model_ids": sorted(ids), "side": side, "unit": unit, "type": kind}
+    for (side, unit, kind), points in sorted(groups.items()):
+        payload = {"near_cm": points, "side": side, "unit": unit, "type": kind}
         if kind == "vehicle":
             payload["chassis"] = "tracked"
-        actions.append(("assign", payload))
-    return actions
+        items.append({"action": "assign", "payload": payload})
+    return items
 
 
 def make(output: Path) -> None:
     layout = default_layout("183x122")
     output.unlink(missing_ok=True)
-    manifest = {"layout": layout.to_dict(), "intrinsics": None, "ruleset": "world-at-fire",
+    script, controls = demo_script()
+    setup = preset(script.pieces_at_start, script.vehicles_at_start)
+    manifest = {"layout": layout.to_dict(), "intrinsics": None, "ruleset": "world-at-fire", "preset": setup,
                 "table": {"width_cm": 183.0, "depth_cm": 122.0}, "source": "tracker/demo/make.py",
                 "settings": {"mode": "stills", "jpeg_quality": JPEG_QUALITY}}
     writer = RecordingWriter(output, manifest)
     runner = GameRunner(build_pipeline(layout), Game(log=writer.add_event), writer=writer,
                         policy=RecordPolicy(jpeg_quality=JPEG_QUALITY, heartbeat_s=3.0))
-    script, controls = demo_script()
     t = 0.0
     camera = rig_camera(image_size=IMAGE_SIZE)
     for frame, shot in render_shots(script.shots, camera, SEED, noise_sigma=0.0):
         t += 0.5 if shot.hand is not None or "settled" not in shot.label else 1.5
         runner.step(Frame(frame.image, frame.index, round(t, 2), frame.name))
+        if frame.index == 0:
+            problems = runner.apply_preset(setup)
+            if problems:
+                print("preset:", "; ".join(problems))
         for action, payload in controls.get(frame.index, []):
-            if action == "preset":
-                truth = {p.id: (p.base.x_cm, p.base.y_cm) for p in shot.pieces}
-                truth.update({vid: (v.x_cm, v.y_cm) for vid, v in shot.vehicles})
-                for preset_action, preset_payload in preset_controls(runner, truth):
-                    runner.control(preset_action, preset_payload)
-            else:
-                runner.control(action, payload)
+            runner.control(action, payload)
         print(f"{frame.index:3d} t={t:5.1f} {shot.label}", flush=True)
     writer.close()
     again = replay(output)

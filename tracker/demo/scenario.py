@@ -93,6 +93,10 @@ class Script:
     settle_frames: int = 3
     shots: list[Shot] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.pieces_at_start = list(self.pieces)
+        self.vehicles_at_start = list(self.vehicles)
+
     def _shot(self, hand: HandSpec | None, label: str, pieces=None, vehicles=None) -> None:
         self.shots.append(Shot(tuple(self.pieces if pieces is None else pieces),
                                tuple(self.vehicles if vehicles is None else vehicles), hand, label))

@@ -1,0 +1,83 @@
+import json
+import sqlite3
+import time
+
+import cv2
+import pytest
+
+from calibration.layout import default_layout
+from tracker.cli import main
+from tracker.recording import Recording
+from tracker.session import DEMO_RECORDING, open_demo_session
+
+
+@pytest.fixture(scope="module")
+def short_demo(tmp_path_factory):
+    """The bundled demo cut to its first three frames: the real pipeline, quickly."""
+    path = tmp_path_factory.mktemp("games") / "short.tsr"
+    path.write_bytes(DEMO_RECORDING.read_bytes())
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM frames WHERE idx > 2")
+        db.execute("DELETE FROM events WHERE frame > 2")
+        db.execute("DELETE FROM controls WHERE frame > 1")
+    with sqlite3.connect(path) as db:
+        db.execute("VACUUM")
+    return path
+
+
+def test_track_prints_contract_json_lines_for_a_folder_of_images(short_demo, tmp_path, capsys):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    recording = Recording(short_demo)
+    for frame in list(recording.frames())[:2]:
+        cv2.imwrite(str(folder / frame.name), frame.image)
+    layout = tmp_path / "layout.json"
+    layout.write_text(default_layout("183x122").to_json())
+    assert main(["track", str(folder), "--layout", str(layout), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["frame"] for line in lines] == [0, 1]
+    assert set(lines[0]) == {"frame", "source", "settled", "models", "vehicles"}
+    assert len(lines[0]["models"]) >= 15
+    assert set(lines[0]["models"][0]) == {"track_id", "x_cm", "y_cm", "diameter_mm", "visible"}
+    assert {"track_id", "x_cm", "y_cm", "heading_deg", "visible"} <= set(lines[0]["vehicles"][0])
+    assert lines[0]["settled"] and not lines[1]["settled"]  # the demo's second kept frame has a hand
+    held = [{k: v for k, v in m.items() if k != "visible"} for m in lines[1]["models"]]
+    assert held == [{k: v for k, v in m.items() if k != "visible"} for m in lines[0]["models"]]
+    assert not all(m["visible"] for m in lines[1]["models"])
+
+
+def test_replay_writes_a_report_and_says_the_events_match(short_demo, tmp_path, capsys):
+    report = tmp_path / "report.json"
+    assert main(["replay", str(short_demo), "--report", str(report)]) == 0
+    assert "the same events as recorded" in capsys.readouterr().err
+    data = json.loads(report.read_text())
+    assert data["ruleset"] == "world-at-fire" and data["turns"][0]["phases"][0]["phase"] == "deployment"
+    assert any(m["side"] == "red" for m in data["turns"][0]["phases"][-1]["models"])
+
+
+def test_bad_recording_is_one_line_and_exit_2(tmp_path, capsys):
+    bogus = tmp_path / "bogus.tsr"
+    bogus.write_text("hello")
+    assert main(["replay", str(bogus)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("tablesight replay:") and "\n" not in err
+
+
+def test_record_refuses_bad_settings_before_opening_anything(tmp_path, capsys):
+    assert main(["record", "--source", "camera:9", "--layout", "missing.json", "-o", str(tmp_path / "g.tsr"),
+                 "--every", "0"]) == 2
+    assert "--every" in capsys.readouterr().err
+
+
+def test_demo_session_shows_the_demo_game():
+    session = open_demo_session()
+    session.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not session.state()["models"] and time.monotonic() < deadline:
+            session.wait_for_change(session.state()["version"], 1.0)
+        state = session.state()
+        assert state["status"]["source"] == "demo recording"
+        assert len(state["models"]) >= 15 and state["vehicles"]
+    finally:
+        session.stop()
