@@ -8,6 +8,8 @@ verdict can say why the allowance is what it is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import shapely
 
 from rules_core.reasons import TOLERANCE_CM, fmt, reason
@@ -74,7 +76,7 @@ def unit_allowance(scene: Scene, a: int, types: list[UnitType]) -> tuple[float |
 def terrain_allowance(
     scene: Scene,
     a: int,
-    swept_body: shapely.Geometry,
+    crosses: Callable[[shapely.Geometry], bool],
     terrain: list[tuple[TerrainSpec, shapely.Polygon]],
     allowance: float | None,
 ) -> tuple[float | None, list[str], list[dict[str, str]]]:
@@ -86,7 +88,7 @@ def terrain_allowance(
     reasons: list[dict[str, str]] = []
     for piece, polygon in terrain:
         effect = scene.ruleset.terrain[piece.kind]
-        if not swept_body.intersects(polygon) or swept_body.touches(polygon):
+        if not crosses(polygon):
             continue
         caps = []
         if effect.area and unit_type.area_terrain_move is not None:

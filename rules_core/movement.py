@@ -136,7 +136,7 @@ class MoveJudge:
         extra: dict = {}
         allowance, why = unit_allowance(self.after, a, self.types)
         allowance, terrain_why, reasons = terrain_allowance(
-            self.after, a, self._swept_body(a, b), self.terrain, allowance
+            self.after, a, lambda polygon: self._crosses(a, b, polygon), self.terrain, allowance
         )
         why += terrain_why
         cost = moved
@@ -190,10 +190,13 @@ class MoveJudge:
                 self._swept[a] = shapely.convex_hull(shapely.union(fb.core[b], fa.core[a]))
         return self._swept[a]
 
-    def _swept_body(self, a: int, b: int) -> shapely.Geometry:
-        """Everything the footprint touched on a straight move."""
+    def _crosses(self, a: int, b: int, polygon: shapely.Geometry) -> bool:
+        """Whether the footprint, moving straight, entered the polygon (touching its outline is not)."""
+        sweep = self._sweep(a, b)
         radius = self.after.footprints.radius[a]
-        return shapely.buffer(self._sweep(a, b), radius) if radius > 0 else self._sweep(a, b)
+        if radius > 0:
+            return bool(shapely.distance(sweep, polygon) < radius - TOLERANCE_CM)
+        return bool(sweep.intersects(polygon) and shapely.intersection(sweep, polygon).area > TOLERANCE_CM)
 
     def _path(self, a: int, b: int, allowance: float | None, extra: dict) -> list:
         """passes_through_model / too_close_to_enemy / impassable_terrain, only if no way round fits."""
@@ -218,13 +221,7 @@ class MoveJudge:
             for piece, polygon in self.terrain
             if names_model(self.rules.terrain[piece.kind].impassable_for, model)
         ]
-        swept_body = self._swept_body(a, b)
-        hit_terrain = [
-            piece
-            for piece, polygon in impassable
-            if swept_body.intersects(polygon)
-            and shapely.intersection(swept_body, polygon).area > TOLERANCE_CM
-        ]
+        hit_terrain = [piece for piece, polygon in impassable if self._crosses(a, b, polygon)]
         if not (hit_models or hit_buffers or hit_terrain):
             return []
         budget = allowance if allowance is not None else math.inf
