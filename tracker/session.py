@@ -69,6 +69,7 @@ class TableSession:
         self._frame: Frame | None = None
         self._jpeg: tuple[int, bytes] | None = None
         self._fps = 0.0
+        self._last_tick: float | None = None
         self._version = 0
         self._state: dict = {}
         self._signature: tuple = ()
@@ -145,7 +146,6 @@ class TableSession:
                 delay = (frame.timestamp_s - first_t) - (time.monotonic() - started)
                 if delay > 0 and self._stopping.wait(delay):
                     break
-            tick = time.monotonic()
             with self._lock:
                 self._apply_recorded_controls(frame.index)
                 result = self.runner.step(frame)
@@ -154,8 +154,11 @@ class TableSession:
                     self._pending_preset = []
             self._frame = frame
             if result is not None:
-                elapsed = max(time.monotonic() - tick, 1e-3)
-                self._fps = 0.8 * self._fps + 0.2 / elapsed if self._fps else 1.0 / elapsed
+                now = time.monotonic()
+                if self._last_tick is not None:
+                    rate = 1.0 / max(now - self._last_tick, 1e-3)
+                    self._fps = 0.8 * self._fps + 0.2 * rate if self._fps else rate
+                self._last_tick = now
             self._publish()
 
     def _read(self) -> Frame | object | None:

@@ -81,3 +81,19 @@ def test_demo_session_shows_the_demo_game():
         assert len(state["models"]) >= 15 and state["vehicles"]
     finally:
         session.stop()
+
+
+def test_record_from_a_folder_then_replay_gives_the_same_events(short_demo, tmp_path, capsys):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for frame in Recording(short_demo).frames():
+        cv2.imwrite(str(folder / frame.name.replace(".jpg", ".png")), frame.image)
+    layout = tmp_path / "layout.json"
+    layout.write_text(default_layout("183x122").to_json())
+    game = tmp_path / "game.tsr"
+    assert main(["record", "--source", str(folder), "--layout", str(layout), "-o", str(game)]) == 0
+    assert "2 of 2 frames" in capsys.readouterr().err
+    recording = Recording(game)
+    assert recording.manifest["settings"]["mode"] == "stills" and recording.frame_count() == 2
+    assert main(["replay", str(game)]) == 0
+    assert "the same events as recorded" in capsys.readouterr().err
