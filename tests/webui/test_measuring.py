@@ -114,6 +114,5 @@ def test_the_real_rules_core_measures_the_fake_table(client):
     assert ranges["targets"][0]["edge_cm"] == pytest.approx(44.88, abs=0.01)
     ruler = client.get("/api/measure?a=r1&b=r2").get_json()
     assert ruler["edge_cm"] == pytest.approx(1.8) and ruler["centre_cm"] == pytest.approx(5.0)
-    assert {"world-at-fire", "mobile-infantry"} <= {
-        r["id"] for r in client.get("/api/rulesets").get_json()["rulesets"]
-    }
+    listed = client.get("/api/rulesets").get_json()
+    assert {"world-at-fire", "mobile-infantry"} <= {r["id"] for r in listed["rulesets"]}, listed
