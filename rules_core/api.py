@@ -27,7 +27,13 @@ def list_rulesets() -> list[dict]:
     for ruleset_id in library.ruleset_ids():
         ruleset = library.load_ruleset(ruleset_id)
         rows.append(
-            {"id": ruleset.id, "title": ruleset.title, "source": ruleset.source, "unit": ruleset.unit}
+            {
+                "id": ruleset.id,
+                "title": ruleset.title,
+                "source": ruleset.source,
+                "unit": ruleset.unit,
+                "unit_of_measure": ruleset.unit,
+            }
         )
     return rows
 

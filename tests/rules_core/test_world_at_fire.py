@@ -432,3 +432,8 @@ def test_base_passes_only_through_a_wide_enough_gap(gap_cm: float, passes: bool)
     }
     report = moved(WAF, [base(22, 30, "a")], [base(36, 30, "a")], terrain=[top, bottom])["a"]
     assert report["legal"] is passes
+
+
+def test_deployment_phase_without_a_deployment_says_so() -> None:
+    report = api.check(scene(WAF, [base(20, 30, "a")], phase="deployment"))["models"]["a"]
+    assert report["in_deployment_zone"] is None and "no deployment" in report["problems"][0]
