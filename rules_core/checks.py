@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules_core.coherency import coherency_groups
-from rules_core.deployment import deployment_report
+from rules_core.deployment import deployment_report, edge_warnings
 from rules_core.footprints import measured
 from rules_core.objectives import objectives_report
 from rules_core.proximity import proximity_report, within
@@ -28,6 +28,8 @@ def check_report(scene: Scene) -> dict:
     }
     if scene.phase == "deployment":
         report["models"] = deployment_report(scene)
+    if scene.spec.deployment is not None:
+        report["deployment"] = {"kind": scene.spec.deployment.kind, "warnings": edge_warnings(scene)}
     if scene.ruleset.crew is not None:
         report["guns"] = crew_report(scene)
     if scene.ruleset.command is not None:

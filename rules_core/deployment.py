@@ -12,7 +12,7 @@ import shapely
 from shapely.geometry import Polygon, box
 
 from rules_core.ruleset import DeploymentKind
-from rules_core.scene import Scene
+from rules_core.scene import EDGES, Scene
 
 TOLERANCE_CM = 1e-6
 
@@ -98,11 +98,12 @@ def deployment_problems(scene: Scene, i: int, kind: DeploymentKind, zone: Polygo
         problems.append(
             f"{model.id} is not inside the {kind.shape.replace('_', ' ')} zone of side {model.side}"
         )
-    if kind.terrain_kinds is not None:
-        pieces = [shapely.Polygon(t.polygon_cm) for t in scene.spec.terrain if t.kind in kind.terrain_kinds]
+    if kind.rough_terrain_only:
+        rough = [t for t in scene.spec.terrain if scene.ruleset.terrain[t.kind].rough]
         point = shapely.Point(model.x_cm, model.y_cm)
-        if not any(piece.covers(point) for piece in pieces):
-            problems.append(f"{model.id} must deploy in {', '.join(kind.terrain_kinds)}")
+        if not any(shapely.Polygon(t.polygon_cm).covers(point) for t in rough):
+            kinds = sorted(kind_name for kind_name, effect in scene.ruleset.terrain.items() if effect.rough)
+            problems.append(f"{model.id} must deploy in rough terrain ({', '.join(kinds)})")
     if kind.enemy_keep_away is not None:
         enemies = np.flatnonzero(scene.sides != model.side)
         if len(enemies):
@@ -116,3 +117,22 @@ def deployment_problems(scene: Scene, i: int, kind: DeploymentKind, zone: Polygo
                     f"must not be closer than {scene.cm(limit.value):g} cm"
                 )
     return problems
+
+
+def edge_warnings(scene: Scene) -> list[str]:
+    """Sides set on an edge the deployment kind does not use (breakthrough: short edges, ambush: long)."""
+    deployment = scene.spec.deployment
+    if deployment is None or scene.ruleset.deployment is None:
+        return []
+    kind = scene.ruleset.deployment.kinds[deployment.kind]
+    width, depth = scene.table.width_cm, scene.table.depth_cm
+    if kind.shape != "edge_strip" or kind.edges == "any" or width == depth:
+        return []
+    side_edges = ("left", "right") if depth < width else ("top", "bottom")
+    wanted = side_edges if kind.edges == "short" else tuple(e for e in EDGES if e not in side_edges)
+    return [
+        f"side {side} deploys on the {edge} edge, but {deployment.kind} uses the {kind.edges} edges "
+        f"({', '.join(wanted)})"
+        for side, edge in deployment.sides.items()
+        if edge not in wanted
+    ]

@@ -53,7 +53,14 @@ def reaches(
 
 
 def effect_of(scene: Scene, weapon: Weapon, edge_cm: float) -> str | None:
-    """The weapon's effect band at this distance (combined arms: kills up to 3", wounds to 6")."""
+    """The weapon's effect at this distance: a sure hit or a scattering template (mobile infantry
+    grenades), or its band (combined arms shotgun: kills up to 3", wounds to 6")."""
+    if weapon.sure_hit is not None:
+        return (
+            "sure_hit"
+            if edge_cm <= scene.cm(weapon.sure_hit + scene.ruleset.range_tolerance) + TOLERANCE_CM
+            else "scatter"
+        )
     return next((band.name for band in weapon.bands if edge_cm <= scene.cm(band.up_to) + TOLERANCE_CM), None)
 
 

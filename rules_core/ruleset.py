@@ -13,7 +13,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Length = float
 CM_PER_UNIT = {"cm": 1.0, "mm": 0.1, "in": 2.54}
 
 
@@ -94,7 +93,7 @@ class DeploymentKind(_Strict):
     shape: Literal["edge_strip", "corner_square", "corner_l"]
     depth: float = Field(gt=0)
     edges: Literal["short", "long", "any"] = "any"
-    terrain_kinds: list[str] | None = None
+    rough_terrain_only: bool = False
     enemy_keep_away: Threshold | None = None
     note: str = ""
 
@@ -218,7 +217,6 @@ class Ruleset(_Strict):
     crew: Crew | None = None
     command: Command | None = None
     melee: Threshold | None = None
-    melee_note: str = ""
     terrain: dict[str, TerrainEffect] = {}
     weapons: dict[str, Weapon] = {}
     range_tolerance: float = Field(default=0.0, ge=0)

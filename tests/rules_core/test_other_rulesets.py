@@ -447,3 +447,11 @@ def test_bronepehota_sudden_attack_from_behind(enemy_heading: float, sudden: boo
     enemy = base(40, 30, "e", side="blue", heading_deg=enemy_heading)
     report = moved(BP, [base(20, 30, "a"), enemy], [base(36.8, 30, "a"), enemy])["a"]
     assert ("sudden_attack_on" in report) is sudden
+
+
+# mi.fire.ranges: grenade 70 mm sure hit, 140 mm by the scatter template (+10 mm tolerance each).
+@pytest.mark.parametrize(("edge_mm", "effect"), [(80.0, "sure_hit"), (80.5, "scatter")])
+def test_mobile_infantry_grenade_sure_hit(edge_mm: float, effect: str) -> None:
+    thrower = base(20, 30, "t", type="trooper", weapons=["grenade"])
+    s = scene(MI, [thrower, base(20 + 3.2 + edge_mm / 10, 30, "b", side="blue", type="bug")])
+    assert api.ranges(s, "t")["targets"][0]["effects"] == {"grenade": effect}

@@ -437,3 +437,8 @@ def test_base_passes_only_through_a_wide_enough_gap(gap_cm: float, passes: bool)
 def test_deployment_phase_without_a_deployment_says_so() -> None:
     report = api.check(scene(WAF, [base(20, 30, "a")], phase="deployment"))["models"]["a"]
     assert report["in_deployment_zone"] is None and "no deployment" in report["problems"][0]
+
+
+def test_breakthrough_on_a_long_edge_is_flagged() -> None:
+    s = scene(WAF, [base(20, 20, "a")], deployment={"kind": "breakthrough", "sides": {"red": "top"}})
+    assert "short edges" in api.check(s)["deployment"]["warnings"][0]
