@@ -58,7 +58,7 @@ class MoveJudge:
             turned = (
                 model.heading_deg is not None
                 and old.heading_deg is not None
-                and angle_between(model.heading_deg, old.heading_deg) > 1e-6
+                and angle_between(model.heading_deg, old.heading_deg) > self.rules.turned_threshold_deg
             )
             if (
                 math.hypot(model.x_cm - old.x_cm, model.y_cm - old.y_cm) > self.rules.moved_threshold_cm

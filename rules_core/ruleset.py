@@ -202,6 +202,7 @@ class Ruleset(_Strict):
     table_sizes_cm: list[tuple[float, float]] = []
     contact_tolerance_cm: float = Field(default=0.1, ge=0)
     moved_threshold_cm: float = Field(default=0.01, ge=0)
+    turned_threshold_deg: float = Field(default=1.0, ge=0)
     check_bases: bool = False
     base_tolerance_mm: float = Field(default=1.0, ge=0)
     dash_phases: list[str] = []
