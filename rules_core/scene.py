@@ -75,7 +75,10 @@ class ModelSpec(_Record):
     level: int | None = None
 
     def has(self, flag: str) -> bool:
-        """A state flag: a boolean field (wounded, unique, pilotless...) or a name in `flags`."""
+        """A state flag: a boolean field (wounded, unique, pilotless...), a name in `flags`, or
+        `crew` for a gun's crew (`crew_of` set)."""
+        if flag == "crew":
+            return self.crew_of is not None
         return flag in self.flags or getattr(self, flag, False) is True
 
 
