@@ -1,12 +1,16 @@
 """The motion gate: are hands over the table, and where has the picture changed?
 
 Detection is the expensive step, and a frame with a hand in it is the one frame where it is
-useless. So every frame is first shrunk to a thumbnail and differenced against the last
-settled frame. An arm always reaches in from outside the picture, so a changed blob that
-touches the picture's edge is a hand; blobs inside the picture are pieces that moved, which
-detection should see, not wait out. The frame the hands leave is therefore already settled,
-and a sequence of still photos, each a few models different from the last, is settled on
-every frame.
+useless. So every frame is first shrunk to a thumbnail and differenced twice:
+
+- against the previous frame: a changed blob bigger than any piece (`max_piece_cm2`), or one
+  reaching the picture's edge, is a hand moving (an arm comes in from outside the picture);
+- against the last settled frame: a blob reaching the edge is a hand, even one held still.
+
+Smaller blobs inside the picture are pieces that moved, which detection should see, not wait
+out: a sequence of still photos, each a few models different from the last, is settled on
+every frame. After the hands leave, the first frame still shows where they were in its
+difference with the one before, so the next one is the first settled frame.
 
 If the settled frame itself was wrong (the rig started with a hand in view), nothing would
 ever match it again; so a picture that has not changed at all for `rebase_s` becomes the
@@ -52,8 +56,10 @@ class MotionGate:
     """
 
     def __init__(self, width: int = 320, threshold: int = 18, min_blob_px: int = 4, grow_px: int = 2,
-                 rebase_s: float = 2.0) -> None:
+                 rebase_s: float = 2.0, max_piece_cm2: float = 110.0) -> None:
         self.width = width
+        self.max_piece_cm2 = max_piece_cm2
+        self.px_per_cm = width / 200.0  # until the pipeline knows the calibration
         self.threshold = threshold
         self.min_blob_px = min_blob_px
         self.grow_px = grow_px
@@ -70,33 +76,38 @@ class MotionGate:
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
         return cv2.GaussianBlur(grey, (5, 5), 0), scale
 
-    def _blobs(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool, bool]:
-        """(changed mask, a blob reaches the edge, a blob lies inside)."""
+    def _blobs(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool, bool, bool]:
+        """(changed mask, a blob reaches the edge, a blob is too big for a piece, a blob is a piece)."""
         mask = (cv2.absdiff(a, b) > self.threshold).astype(np.uint8)
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         h, w = mask.shape
-        edge = inside = False
+        biggest = self.max_piece_cm2 * self.px_per_cm ** 2
+        edge = big = piece = False
         for x, y, bw, bh, area in stats[1:count]:
             if area < self.min_blob_px:
                 continue
             if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
                 edge = True
+            elif area > biggest:
+                big = True
             else:
-                inside = True
-        return mask, edge, inside
+                piece = True
+        return mask, edge, big, piece
 
     def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
         if self._previous is None or self._previous.shape != thumb.shape:
             self._previous = self._reference = thumb
             self._still_since = timestamp_s
-        _, edge_motion, inner_motion = self._blobs(thumb, self._previous)
-        if edge_motion or inner_motion:
+        _, edge_motion, big_motion, piece_motion = self._blobs(thumb, self._previous)
+        if edge_motion or big_motion or piece_motion:
             self._still_since = timestamp_s
-        changed, hand, pieces_moved = self._blobs(thumb, self._reference)
+        changed, held_hand, big_change, small_change = self._blobs(thumb, self._reference)
         self._previous = thumb
         was_settled = self._settled
-        self._settled = not hand or timestamp_s - self._still_since >= self.rebase_s
+        hands = edge_motion or big_motion or held_hand
+        self._settled = not hands or timestamp_s - self._still_since >= self.rebase_s
+        pieces_moved = small_change or big_change
         if self._settled:
             self._reference = thumb
         if self.grow_px:

@@ -113,10 +113,18 @@ class Pipeline:
             self.status.message = f"calibration failed: {error}"
             return
         self.calibration = calibration
+        self.gate.px_per_cm = self._thumbnail_px_per_cm(calibration, image)
         self.status.calibrated = True
         self.status.drift = False
         self.status.message = ""
         self._watch = self.drift_watch(calibration, image) if self.drift_watch else None
+
+    def _thumbnail_px_per_cm(self, calibration: Calibration, image: np.ndarray) -> float:
+        """How big a piece looks in the gate's thumbnail: 10 cm at the table's middle."""
+        table = getattr(getattr(calibration, "layout", None), "table_size_cm", (183.0, 122.0))
+        middle = np.asarray(table, dtype=np.float64) / 2
+        ends = calibration.table_to_image(np.stack([middle, middle + np.array([10.0, 0.0])]))
+        return float(np.linalg.norm(ends[1] - ends[0]) / 10.0 * self.gate.width / image.shape[1])
 
     def _drifted(self, image: np.ndarray) -> bool:
         if self._watch is None:

@@ -57,7 +57,8 @@ def flat_pipeline(manifest: dict | None = None) -> Pipeline:
     return Pipeline(calibrate=lambda image: TopDownCalibration(), detector=BlobDetector())
 
 
-def render(pieces: list[Piece], hand: tuple[float, float] | None = None, seed: int = 0) -> np.ndarray:
+def render(pieces: list[Piece], hand: tuple[float, float] | None = None, seed: int = 0,
+           arm: bool = True) -> np.ndarray:
     rng = np.random.default_rng(seed)
     image = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
     image = cv2.add(image, rng.integers(0, 4, image.shape, dtype=np.uint8))
@@ -66,7 +67,8 @@ def render(pieces: list[Piece], hand: tuple[float, float] | None = None, seed: i
         cv2.circle(image, centre, round(piece.diameter_mm / 20 * PX_PER_CM), piece.colour, -1, cv2.LINE_AA)
     if hand is not None:
         tip = (round(hand[0] * PX_PER_CM), round(hand[1] * PX_PER_CM))
-        cv2.line(image, (tip[0], SIZE[1] + 10), tip, (150, 170, 215), 24)
+        if arm:
+            cv2.line(image, (tip[0], SIZE[1] + 10), tip, (150, 170, 215), 24)
         cv2.circle(image, tip, 22, (140, 165, 215), -1)
     return image
 

@@ -1,0 +1,48 @@
+from tests.tracker.flat import BLUE, RED, Piece, render
+from tracker.motion import MotionGate
+
+TABLE = [Piece(40, 40, RED), Piece(100, 80, BLUE)]
+
+
+def observe(gate: MotionGate, images) -> list:
+    return [gate.observe(image, 0.2 * i) for i, image in enumerate(images)]
+
+
+def test_an_arm_from_the_edge_unsettles_until_the_frame_after_it_leaves():
+    readings = observe(MotionGate(), [render(TABLE), render(TABLE, (60, 60)), render(TABLE, (62, 58)),
+                                      render(TABLE), render(TABLE)])
+    assert [r.settled for r in readings] == [True, False, False, False, True]
+    assert readings[4].just_settled
+
+
+def test_a_hand_held_still_is_still_a_hand():
+    readings = observe(MotionGate(), [render(TABLE), *[render(TABLE, (60, 60)) for _ in range(4)]])
+    assert not any(r.settled for r in readings[1:])
+
+
+def test_a_floating_hand_without_an_arm_unsettles_while_it_moves():
+    readings = observe(MotionGate(), [render(TABLE), render(TABLE, (60, 60), arm=False),
+                                      render(TABLE, (80, 70), arm=False), render(TABLE)])
+    assert [r.settled for r in readings] == [True, False, False, False]
+
+
+def test_still_photos_with_a_model_moved_between_them_are_settled():
+    moved = [Piece(47, 42, RED), TABLE[1]]
+    readings = observe(MotionGate(), [render(TABLE), render(moved), render(moved)])
+    assert all(r.settled for r in readings)
+    assert readings[1].pieces_moved and not readings[2].pieces_moved
+
+
+def test_what_the_hand_covers_is_marked_changed():
+    gate = MotionGate()
+    gate.observe(render(TABLE), 0.0)
+    reading = gate.observe(render(TABLE, (40, 40)), 0.2)
+    assert reading.covers([[40 * 3.0, 40 * 3.0], [100 * 3.0, 80 * 3.0]]).tolist() == [True, False]
+
+
+def test_a_frame_unchanged_for_long_enough_becomes_the_new_settled_frame():
+    readings = observe(MotionGate(rebase_s=0.5), [render(TABLE, (60, 60))] * 5)
+    assert [r.settled for r in readings] == [True] * 5
+    gate = MotionGate(rebase_s=0.5)
+    readings = observe(gate, [render(TABLE), *[render(TABLE, (60, 60))] * 5])
+    assert [r.settled for r in readings] == [True, False, False, False, True, True]
