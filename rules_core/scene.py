@@ -24,7 +24,6 @@ from rules_core.ruleset import Ruleset, UnitType
 Finite = Field(allow_inf_nan=False)
 EDGES = ("left", "right", "top", "bottom")
 QUARTERS = ("top-left", "top-right", "bottom-left", "bottom-right")
-PHASES = ("deployment", "movement", "shooting", "assault", "end")
 
 
 class _Record(BaseModel):
@@ -182,10 +181,16 @@ class Scene:
         return self.index[model_id]
 
 
-def _field_path(loc: tuple[Any, ...]) -> str:
+def _field_path(loc: tuple[Any, ...], data: dict) -> str:
+    """`models[2].x_cm (model 'r3')`: the path, and the model's id since that is what a user searches for."""
     path = ""
     for part in loc:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    if len(loc) > 1 and loc[0] == "models" and isinstance(loc[1], int):
+        models = data.get("models")
+        model = models[loc[1]] if isinstance(models, list) and loc[1] < len(models) else None
+        if isinstance(model, dict) and isinstance(model.get("id"), str):
+            path += f" (model {model['id']!r})"
     return path or "(scene)"
 
 
@@ -202,7 +207,7 @@ def parse_scene(data: Any, allow_off_table: bool = False) -> Scene:
     except ValidationError as error:
         first = error.errors()[0]
         problem = "missing" if first["type"] == "missing" else first["msg"]
-        raise _fail(_field_path(first["loc"]), problem) from None
+        raise _fail(_field_path(first["loc"], data), problem) from None
     if spec.ruleset not in ruleset_ids():
         raise _fail(
             "ruleset",
@@ -238,6 +243,13 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"{where}.chassis",
                 f"unknown chassis {model.chassis!r}",
                 f"use one of {', '.join(unit_type.chassis)}",
+            )
+        first = next((m for m in models if m.unit == model.unit), None)
+        if first is not None and first.side != model.side:
+            raise _fail(
+                f"{where}.side",
+                f"unit {model.unit!r} is on side {first.side!r} (model {first.id!r}), not {model.side!r}",
+                "put a unit's models on one side",
             )
         if known_sides is not None and model.side not in known_sides:
             raise _fail(
