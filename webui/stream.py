@@ -28,7 +28,7 @@ def _session():
 def events():
     session, config = _session(), current_app.config
     seen = request.headers.get("Last-Event-ID", "")
-    last_version = int(seen) if seen.isdigit() else -1
+    last_version = int(seen) if seen.isascii() and seen.isdigit() else -1  # "²".isdigit() too
     return Response(
         _state_events(session, last_version, config["SSE_MAX_S"], config["SSE_HEARTBEAT_S"]),
         mimetype="text/event-stream",
