@@ -61,11 +61,17 @@ def recording_path(name: str) -> Path:
     root = _root()
     if root is None:
         raise NotFound("This rig has no recordings folder.")
-    candidate = (root / name).resolve()
-    if "/" in name or "\\" in name or name in (".", "..") or candidate.parent != root:
+    if "/" in name or "\\" in name or "\0" in name or name in (".", ".."):
         raise BadRequest(f"'{name}' is not a recording name. Pick one from the list.")
-    if not candidate.exists():
+    try:
+        candidate = (root / name).resolve()
+        exists = candidate.exists()
+    except OSError:  # a name too long for the file system cannot be a recording
+        exists = False
+    if not exists:
         raise NotFound(f"No recording '{name}'. Pick one from the list.")
+    if candidate.parent != root:
+        raise BadRequest(f"'{name}' is not a recording name. Pick one from the list.")
     return candidate
 
 
