@@ -7,6 +7,7 @@ question the rules core has no words for: the distance to a bare point on the ta
 
 from __future__ import annotations
 
+import math
 import re
 from types import ModuleType
 
@@ -125,7 +126,10 @@ def _require_known(state: dict, model_id: str) -> None:
 def _footprint(state: dict, end: str) -> shapely.Geometry:
     point = POINT.match(end)
     if point:
-        return shapely.Point(float(point[1]), float(point[2]))
+        x, y = float(point[1]), float(point[2])
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise TablesightError(f"Point '{end}' is too far off the table", "Give X,Y in table cm")
+        return shapely.Point(x, y)
     piece = _pieces(state).get(end)
     if piece is None:
         raise TablesightError(
