@@ -65,7 +65,7 @@ def test_weapon_aliases_and_rulesets_without_weapon_table() -> None:
 def test_missing_field_is_named() -> None:
     model = base(10, 10, "a")
     del model["side"]
-    assert "models[0].side (model 'm'): missing" in problem_of(scene_data("world-at-fire", [model]))
+    assert "models[0].side (model 'a'): missing" in problem_of(scene_data("world-at-fire", [model]))
 
 
 def test_a_unit_on_two_sides_is_named() -> None:
