@@ -203,6 +203,7 @@ class Ruleset(_Strict):
     contact_tolerance_cm: float = Field(default=0.1, ge=0)
     moved_threshold_cm: float = Field(default=0.01, ge=0)
     turned_threshold_deg: float = Field(default=1.0, ge=0)
+    premeasure_allowed: bool = True
     check_bases: bool = False
     base_tolerance_mm: float = Field(default=1.0, ge=0)
     dash_phases: list[str] = []

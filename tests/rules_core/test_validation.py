@@ -123,6 +123,7 @@ def test_every_shipped_ruleset_loads_and_lists() -> None:
     for ruleset_id in ids:
         shown = api.ruleset_dict(ruleset_id)
         assert shown["id"] == ruleset_id and shown["unit_types"]
+        assert shown["premeasure_allowed"] is (ruleset_id != "mobile-infantry")
 
 
 def _user_ruleset(
