@@ -8,6 +8,7 @@ can cause into a JSON 4xx with a sentence, never an HTML traceback: phones show 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT_S": 10.0,
     "MJPEG_MAX_FPS": 5.0,
     "MJPEG_MAX_S": 600.0,
+    "TOPDOWN_MAX_AGE_S": 1.0,
 }
 
 
@@ -59,6 +61,7 @@ def create_app(
         "pin_guard": PinGuard(pin, app.config["PIN_MAX_FAILURES"], app.config["PIN_WINDOW_S"]),
         "recordings_dir": Path(recordings_dir).resolve() if recordings_dir else None,
         "report_loader": report_loader,
+        "topdown_lock": threading.Lock(),
     }
 
     from webui.api import api

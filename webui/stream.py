@@ -90,9 +90,23 @@ def frame():
 
 @stream.get("/topdown.jpg")
 def topdown():
-    return _still(
-        _session().topdown_jpeg(), "No top-down view until the camera is calibrated. Show it the markers."
-    )
+    return _still(_shared_topdown(), "No top-down view until the camera is calibrated. Show it the markers.")
+
+
+def _shared_topdown() -> bytes | None:
+    """One rectified picture shared by every phone for `TOPDOWN_MAX_AGE_S`.
+
+    Rectifying and encoding a frame costs the Pi a few hundred ms; twenty phones refreshing
+    their table view must not multiply that.
+    """
+    extension = current_app.extensions["tablesight"]
+    max_age = current_app.config["TOPDOWN_MAX_AGE_S"]
+    with extension["topdown_lock"]:
+        made_at, jpeg = extension.get("topdown", (0.0, None))
+        if jpeg is None or time.monotonic() - made_at > max_age:
+            jpeg = _session().topdown_jpeg()
+            extension["topdown"] = (time.monotonic(), jpeg)
+        return jpeg
 
 
 def _still(jpeg: bytes | None, missing: str) -> Response:

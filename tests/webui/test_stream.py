@@ -77,3 +77,12 @@ def test_the_page_loads_local_assets_only(client):
     assert "http://" not in page and "https://" not in page
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/style.css").status_code == 200
+
+
+def test_the_top_down_picture_is_rectified_once_for_all_phones(session):
+    calls = []
+    rectify = session.topdown_jpeg
+    session.topdown_jpeg = lambda: calls.append(1) or rectify()
+    client = create_app(session, "1234", config={"TOPDOWN_MAX_AGE_S": 60}).test_client()
+    bodies = {client.get("/topdown.jpg").data for _ in range(5)}
+    assert len(calls) == 1 and len(bodies) == 1
