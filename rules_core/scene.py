@@ -225,6 +225,7 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         deployment_sides = set(spec.deployment.sides)
         known_sides = deployment_sides if known_sides is None else known_sides
     index: dict[str, int] = {}
+    unit_first: dict[str, ModelSpec] = {}
     models = []
     for i, model in enumerate(spec.models):
         where = f"models[{i}]"
@@ -244,8 +245,8 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"unknown chassis {model.chassis!r}",
                 f"use one of {', '.join(unit_type.chassis)}",
             )
-        first = next((m for m in models if m.unit == model.unit), None)
-        if first is not None and first.side != model.side:
+        first = unit_first.setdefault(model.unit, model)
+        if first.side != model.side:
             raise _fail(
                 f"{where}.side",
                 f"unit {model.unit!r} is on side {first.side!r} (model {first.id!r}), not {model.side!r}",
