@@ -51,6 +51,10 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
         elif half is not None and model.limbs_lost_pct >= half:
             allowance /= 2
             why.append(f"lost {model.limbs_lost_pct:g}% of its limbs, half speed")
+    for flag, cost in unit_type.flag_costs.items():
+        if model.has(flag) and allowance is not None:
+            allowance = max(allowance - cm(cost), 0.0)
+            why.append(f"{flag.replace('_', ' ')} costs {fmt(cm(cost))} cm")
     if unit_type.min_crew_to_move is not None:
         crew = sum(1 for m in scene.models if m.crew_of == model.id)
         if crew < unit_type.min_crew_to_move:

@@ -58,6 +58,7 @@ class UnitType(_Strict):
     hull: bool = False
     must_move: bool = False
     must_move_exempt_flags: list[str] = []
+    flag_costs: dict[str, float] = {}
     unit_moves_at_slowest: bool = False
     coherency: bool = False
     controls_objectives: bool = False

@@ -442,3 +442,18 @@ def test_deployment_phase_without_a_deployment_says_so() -> None:
 def test_breakthrough_on_a_long_edge_is_flagged() -> None:
     s = scene(WAF, [base(20, 20, "a")], deployment={"kind": "breakthrough", "sides": {"red": "top"}})
     assert "short edges" in api.check(s)["deployment"]["warnings"][0]
+
+
+# waf.move.cavalry.mount: dismounting or mounting costs 5 of the 15 cm; mounting ends in base contact.
+@pytest.mark.parametrize(("distance", "legal"), [(10.0, True), (10.01, False)])
+def test_dismounted_rider_has_10_cm_left(distance: float, legal: bool) -> None:
+    report = moved(WAF, [base(20, 30, "r")], [base(20 + distance, 30, "r", flags=["dismounted"])])["r"]
+    assert report["allowance_cm"] == 10.0 and report["legal"] is legal
+
+
+def test_mounting_needs_base_contact() -> None:
+    horse = base(40, 30, "h", unit="horses", type="cavalry", diameter_mm=65)
+    touching = base(40 - 3.25 - 1.6, 30, "s", flags=["mounting"])
+    apart = base(40, 40, "t", unit="red-2", flags=["mounting"])
+    mount = api.check(scene(WAF, [horse, touching, apart]))["proximity"]["mount"]
+    assert mount["s"]["met"] and not mount["t"]["met"]
