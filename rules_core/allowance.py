@@ -63,8 +63,44 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     return allowance, why
 
 
+def tow_allowance(scene: Scene, a: int) -> tuple[float, str] | None:
+    """A tug, or a model being towed, moves by the tow rule: full move when the tug's wounds (plus
+    its chassis bonus) are at least `full_ratio` times the towed model's, the reduced move when
+    they are at least equal, not at all below that."""
+    rules = scene.ruleset.tow
+    model = scene.models[a]
+    if rules is None:
+        return None
+    if model.towing is not None:
+        tug, towed = model, scene.models[scene.index[model.towing]]
+    else:
+        tug = next((m for m in scene.models if m.towing == model.id), None)
+        towed = model
+        if tug is None:
+            return None
+    if tug.wounds is None or towed.wounds is None:
+        return None
+    strength = tug.wounds + rules.chassis_bonus.get(tug.chassis or "", 0)
+    if strength >= rules.full_ratio * towed.wounds:
+        move, why = (
+            rules.full_move,
+            f"tow: {tug.id} ({strength} wounds) at least {rules.full_ratio:g}x {towed.id}",
+        )
+    elif strength >= towed.wounds:
+        move, why = (
+            rules.reduced_move,
+            f"tow: {tug.id} ({strength} wounds) under {rules.full_ratio:g}x {towed.id}",
+        )
+    else:
+        move, why = 0.0, f"tow: {tug.id} ({strength} wounds) is weaker than {towed.id} ({towed.wounds})"
+    return scene.cm(move), why
+
+
 def unit_allowance(scene: Scene, a: int, types: list[UnitType]) -> tuple[float | None, list[str]]:
     """The model's allowance, or its unit's slowest member's where the type says so."""
+    towed = tow_allowance(scene, a)
+    if towed is not None:
+        return towed[0], [towed[1]]
     allowance, why = own_allowance(scene, a, types[a])
     model = scene.models[a]
     if types[a].unit_moves_at_slowest:

@@ -162,6 +162,16 @@ class Band(_Strict):
     up_to: float = Field(ge=0)
 
 
+class Tow(_Strict):
+    """Towing (World at Fire): the tug's wounds, plus a bonus by chassis, against the towed model's."""
+
+    chassis_bonus: dict[str, int] = {}
+    full_move: float = Field(ge=0)
+    reduced_move: float = Field(ge=0)
+    full_ratio: float = Field(gt=0)
+    note: str = ""
+
+
 class Weapon(_Strict):
     """A weapon's reach; range null = unlimited. Aliases are other names a scene may use for it."""
 
@@ -228,6 +238,7 @@ class Ruleset(_Strict):
     hex_mm: float | None = Field(default=None, gt=0)
     templates: dict[str, Template] = {}
     proximity: dict[str, ProximityRule] = {}
+    tow: Tow | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")

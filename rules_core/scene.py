@@ -60,6 +60,8 @@ class ModelSpec(_Record):
     flags: list[str] = []
     dash: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     speed: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    wounds: int | None = Field(default=None, ge=0)
+    towing: str | None = None
     unique: bool = False
     crew_of: str | None = None
     chassis: str | None = None
@@ -280,6 +282,10 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         if model.crew_of is not None and model.crew_of not in index:
             raise _fail(
                 f"models[{i}].crew_of", f"unknown model id {model.crew_of!r}", "name the gun's model id"
+            )
+        if model.towing is not None and model.towing not in index:
+            raise _fail(
+                f"models[{i}].towing", f"unknown model id {model.towing!r}", "name the towed model's id"
             )
     _check_ids_and_terrain(spec, ruleset, set(index))
     return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)

@@ -457,3 +457,25 @@ def test_mounting_needs_base_contact() -> None:
     apart = base(40, 40, "t", unit="red-2", flags=["mounting"])
     mount = api.check(scene(WAF, [horse, touching, apart]))["proximity"]["mount"]
     assert mount["s"]["met"] and not mount["t"]["met"]
+
+
+# waf.move.tow: tug wounds (+2 tracked) at least twice the towed model's: 30 cm, at least equal: 15 cm.
+@pytest.mark.parametrize(
+    ("tug_wounds", "towed_wounds", "allowance"), [(2, 2, 30.0), (1, 2, 15.0), (0, 3, 0.0)]
+)
+def test_tow_allowance(tug_wounds: int, towed_wounds: int, allowance: float) -> None:
+    tug = hull(60, 60, "tug", side="red", unit="tug", chassis="tracked", wounds=tug_wounds, towing="gun")
+    gun = hull(
+        45,
+        60,
+        "gun",
+        side="red",
+        unit="gun",
+        type="heavy_gun",
+        length_mm=50,
+        width_mm=40,
+        wounds=towed_wounds,
+    )
+    report = moved(WAF, [tug, gun], [{**tug, "x_cm": 70}, {**gun, "x_cm": 55}])
+    assert report["tug"]["allowance_cm"] == allowance
+    assert report["gun"]["allowance_cm"] == allowance
