@@ -131,6 +131,19 @@ def terrain_allowance(
         if not crosses(polygon):
             continue
         caps = []
+        if effect.barrier and piece.level is not None and unit_type.max_barrier_level is not None:
+            limit = unit_type.max_barrier_level
+            if model.jump and unit_type.jump_barrier_level is not None:
+                limit = max(limit, unit_type.jump_barrier_level)
+            if piece.level > limit:
+                reasons.append(
+                    reason(
+                        "impassable_terrain",
+                        f"{model.id} ({model.type}{', jumping' if model.jump else ''}) cannot cross "
+                        f"the level {piece.level} {piece.kind} {piece.id}; it crosses up to level {limit}",
+                    )
+                )
+                continue
         if effect.area and unit_type.area_terrain_move is not None:
             caps.append((cm(unit_type.area_terrain_move), f"in or through {piece.kind} {piece.id}"))
         if effect.obstacle:

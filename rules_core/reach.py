@@ -29,15 +29,23 @@ def weapons_of(scene: Scene, i: int) -> list[str]:
 
 
 def reaches(
-    scene: Scene, weapon: Weapon | None, edge_cm: float, shooter: ModelSpec, target: ModelSpec
+    scene: Scene,
+    weapon: Weapon | None,
+    edge_cm: float,
+    shooter: ModelSpec,
+    target: ModelSpec,
+    sight: bool = True,
 ) -> bool:
-    """Whether the weapon reaches: range (+ tolerance, height and aimed bonuses), shooter state, target type.
+    """Whether the weapon reaches: range (+ tolerance, height and aimed bonuses), shooter state,
+    target type, and a line of sight for the weapons that need one.
 
     A name the ruleset has no range for (a ruleset without a weapon table) never reaches.
     """
     if weapon is None or not all(shooter.has(flag) for flag in weapon.requires_flags):
         return False
     if weapon.target_types is not None and target.type not in weapon.target_types:
+        return False
+    if weapon.needs_sight and not sight:
         return False
     if weapon.range is None:
         return True
@@ -64,6 +72,14 @@ def effect_of(scene: Scene, weapon: Weapon, edge_cm: float) -> str | None:
     return next((band.name for band in weapon.bands if edge_cm <= scene.cm(band.up_to) + TOLERANCE_CM), None)
 
 
+def sees(blockers: list[shapely.Polygon], shooter: ModelSpec, target: ModelSpec) -> bool:
+    """Centre-to-centre sight line clear of sight-blocking terrain (a piece either model stands in
+    does not block: it shoots out of it, or is seen in it)."""
+    a, b = shapely.Point(shooter.x_cm, shooter.y_cm), shapely.Point(target.x_cm, target.y_cm)
+    line = shapely.LineString([a, b])
+    return not any(line.crosses(piece) and not piece.covers(a) and not piece.covers(b) for piece in blockers)
+
+
 def cover_of(covers: list, target: ModelSpec) -> str | None:
     """The best cover save of the terrain the target stands in (lowest roll needed), None in the open."""
     point = shapely.Point(target.x_cm, target.y_cm)
@@ -84,6 +100,11 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     centre = shapely.distance(
         shapely.centroid(core[shooters])[:, None], shapely.centroid(core[targets])[None, :]
     )
+    blockers = [
+        shapely.Polygon(t.polygon_cm)
+        for t in scene.spec.terrain
+        if scene.ruleset.terrain[t.kind].blocks_sight
+    ]
     covers = [
         (shapely.Polygon(t.polygon_cm), scene.ruleset.terrain[t.kind].cover)
         for t in scene.spec.terrain
@@ -94,11 +115,15 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         target = scene.models[t]
         reaching: list[str] = []
         effects: dict[str, str] = {}
+        seen = not blockers
         for row, s in enumerate(shooters):
             shooter = scene.models[s]
             for name in weapons_of(scene, s):
                 weapon = scene.ruleset.weapon(name)
-                if name not in reaching and reaches(scene, weapon, edge[row, column], shooter, target):
+                sight = sees(blockers, shooter, target)
+                if sight:
+                    seen = True
+                if name not in reaching and reaches(scene, weapon, edge[row, column], shooter, target, sight):
                     reaching.append(name)
                     effect = effect_of(scene, weapon, edge[row, column])
                     if effect is not None:
@@ -117,6 +142,8 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         )
         if covers:
             rows[-1]["cover"] = cover_of(covers, target)
+        if blockers:
+            rows[-1]["line_of_sight"] = seen or any(sees(blockers, scene.models[s], target) for s in shooters)
         if effects:
             rows[-1]["effects"] = effects
     rows.sort(key=lambda r: (r["edge_cm"], r["id"]))

@@ -59,6 +59,8 @@ class UnitType(_Strict):
     must_move: bool = False
     must_move_exempt_flags: list[str] = []
     flag_costs: dict[str, float] = {}
+    max_barrier_level: int | None = Field(default=None, ge=0)
+    jump_barrier_level: int | None = Field(default=None, ge=0)
     unit_moves_at_slowest: bool = False
     coherency: bool = False
     controls_objectives: bool = False
@@ -87,6 +89,8 @@ class TerrainEffect(_Strict):
     obstacle: bool = False
     rough: bool = False
     cover: str | None = None
+    blocks_sight: bool = False
+    barrier: bool = False
     note: str = ""
 
 
@@ -180,6 +184,7 @@ class Weapon(_Strict):
     sure_hit: float | None = Field(default=None, ge=0)
     aliases: list[str] = []
     requires_flags: list[str] = []
+    needs_sight: bool = False
     target_types: list[str] | None = None
     bands: list[Band] = []
     note: str = ""

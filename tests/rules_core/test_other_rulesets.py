@@ -455,3 +455,37 @@ def test_mobile_infantry_grenade_sure_hit(edge_mm: float, effect: str) -> None:
     thrower = base(20, 30, "t", type="trooper", weapons=["grenade"])
     s = scene(MI, [thrower, base(20 + 3.2 + edge_mm / 10, 30, "b", side="blue", type="bug")])
     assert api.ranges(s, "t")["targets"][0]["effects"] == {"grenade": effect}
+
+
+# mi.fire.los: a wall between shooter and target blocks the rifle, not the grenade.
+def test_mobile_infantry_line_of_sight() -> None:
+    wall = {"id": "w", "kind": "wall", "polygon_cm": [[29, 20], [30, 20], [30, 40], [29, 40]]}
+    shooter = base(20, 30, "t", type="trooper", weapons=["assault_rifle", "grenade"])
+    s = scene(MI, [shooter, base(34, 30, "b", side="blue", type="bug")], terrain=[wall])
+    target = api.ranges(s, "t")["targets"][0]
+    assert target["line_of_sight"] is False
+    assert target["weapons"] == ["grenade"]
+
+
+# mi.terrain.barriers: troopers cross level 1, level 2 only jumping; bugs level 2; nobody level 3.
+@pytest.mark.parametrize(
+    ("level", "type_", "jump", "blocked"),
+    [
+        (1, "trooper", False, False),
+        (2, "trooper", False, True),
+        (2, "trooper", True, False),
+        (2, "bug", False, False),
+        (3, "bug", False, True),
+    ],
+)
+def test_mobile_infantry_barriers(level: int, type_: str, jump: bool, blocked: bool) -> None:
+    barrier = {
+        "id": "b",
+        "kind": "wall",
+        "level": level,
+        "polygon_cm": [[24, 0], [25, 0], [25, 122], [24, 122]],
+    }
+    report = moved(
+        MI, [base(20, 30, "m", type=type_)], [base(29, 30, "m", type=type_, jump=jump)], terrain=[barrier]
+    )
+    assert ("impassable_terrain" in codes(report["m"])) is blocked
