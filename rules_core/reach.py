@@ -88,6 +88,8 @@ def cover_of(covers: list, target: ModelSpec) -> str | None:
 
 
 def ranges_report(scene: Scene, from_id: str) -> dict:
+    """Every enemy model, nearest first: its distance from the nearest shooter, the weapons of any
+    shooter that reach it, and where the ruleset says so its cover, sight line and effects."""
     shooters = shooters_of(scene, from_id)
     side = scene.models[shooters[0]].side
     targets = np.flatnonzero(scene.sides != side)
@@ -115,36 +117,35 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         target = scene.models[t]
         reaching: list[str] = []
         effects: dict[str, str] = {}
-        seen = not blockers
+        seen = False
         for row, s in enumerate(shooters):
             shooter = scene.models[s]
+            sight = sees(blockers, shooter, target)
+            seen |= sight
             for name in weapons_of(scene, s):
                 weapon = scene.ruleset.weapon(name)
-                sight = sees(blockers, shooter, target)
-                if sight:
-                    seen = True
-                if name not in reaching and reaches(scene, weapon, edge[row, column], shooter, target, sight):
-                    reaching.append(name)
-                    effect = effect_of(scene, weapon, edge[row, column])
-                    if effect is not None:
-                        effects[name] = effect
+                if name in reaching or not reaches(scene, weapon, edge[row, column], shooter, target, sight):
+                    continue
+                reaching.append(name)
+                effect = effect_of(scene, weapon, edge[row, column])
+                if effect is not None:
+                    effects[name] = effect
         nearest = float(edge[:, column].min())
-        rows.append(
-            {
-                "id": target.id,
-                "unit": target.unit,
-                "side": target.side,
-                "edge_cm": round(nearest, 4),
-                "centre_cm": round(float(centre[:, column].min()), 4),
-                "edge_in_ruleset_units": round(scene.in_units(nearest), 4),
-                "weapons": reaching,
-            }
-        )
+        row_report = {
+            "id": target.id,
+            "unit": target.unit,
+            "side": target.side,
+            "edge_cm": round(nearest, 4),
+            "centre_cm": round(float(centre[:, column].min()), 4),
+            "edge_in_ruleset_units": round(scene.in_units(nearest), 4),
+            "weapons": reaching,
+        }
         if covers:
-            rows[-1]["cover"] = cover_of(covers, target)
+            row_report["cover"] = cover_of(covers, target)
         if blockers:
-            rows[-1]["line_of_sight"] = seen or any(sees(blockers, scene.models[s], target) for s in shooters)
+            row_report["line_of_sight"] = seen
         if effects:
-            rows[-1]["effects"] = effects
+            row_report["effects"] = effects
+        rows.append(row_report)
     rows.sort(key=lambda r: (r["edge_cm"], r["id"]))
     return {"from": from_id, "side": side, "unit_of_measure": scene.ruleset.unit, "targets": rows}
