@@ -20,6 +20,7 @@ TOLERANCE_CM = 1e-6
 
 
 def check_report(scene: Scene) -> dict:
+    """What `rules check` prints: the contract fields first, then the ruleset's own checks."""
     report: dict = {
         "ruleset": scene.ruleset.id,
         "phase": scene.phase,
@@ -85,6 +86,8 @@ def bases_report(scene: Scene) -> dict[str, dict]:
 
 
 def crew_report(scene: Scene) -> dict[str, dict]:
+    """Each gun: its crew (`crew_of`), those within the ruleset's crew distance, and what that
+    count allows (`hits_on`: World at Fire's 4+ / 5+, or a state such as "operational")."""
     rules = scene.ruleset.crew
     fp = scene.footprints
     guns: dict[str, dict] = {}
