@@ -5,8 +5,9 @@ image_to_table is applied to the exact projections of a 2 cm grid over the whole
 compared with the grid (mm). Beside ours it prints the bare baseline: cv2.findHomography over
 OpenCV's sub-pixel ArUco corners (undistorted when intrinsics are given). Run:
 
-    python benchmarks/calibration.py            # 24 scenes + hard conditions, ~2 minutes
+    python benchmarks/calibration.py            # 24 scenes + hard conditions, 3-8 minutes
     python benchmarks/calibration.py --quick    # 8 scenes + hard conditions
+    python benchmarks/calibration.py --hard-only
 """
 
 # ruff: noqa: E402  (imports follow the sys.path fix below)
@@ -230,10 +231,8 @@ def corner_errors(image: np.ndarray, scene: Scene, intrinsics: Intrinsics | None
     out = {}
     for method in ("lines", "subpix", "apriltag", "contour"):
         seen = find_markers(image, scene.layout, method, undistort).corners
-        errors = np.concatenate(
-            [np.linalg.norm(seen[i] - project(truth[i]), axis=1) for i in seen if i in truth]
-        )
-        out[method] = float(np.sqrt(np.nanmean(errors**2)))
+        errors = [np.linalg.norm(seen[i] - project(truth[i]), axis=1) for i in seen if i in truth]
+        out[method] = float(np.sqrt(np.nanmean(np.concatenate(errors) ** 2))) if errors else float("nan")
     return out
 
 
@@ -318,17 +317,21 @@ def summary(label: str, rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="8 generated scenes instead of 24")
+    parser.add_argument("--hard-only", action="store_true", help="only the hard conditions")
     args = parser.parse_args()
+    hard = [measure(s) for s in hard_scenes()]
+    report("Hard conditions (183x122, h180 t4, intrinsics)", hard)
+    summary("\nHard conditions", hard)
+    if args.hard_only:
+        corner_report(hard)
+        return
     generated = [measure(s) for s in scenes(args.quick)]
     report("Generated scenes (2 cm grid over the whole table, mm)", generated)
     with_k = [r for r, s in zip(generated, scenes(args.quick), strict=True) if s.intrinsics]
     no_k_dist = [r for r in generated if r["scene"].endswith("no-K")]
     summary("\nWith intrinsics (incl. distorted lenses)", with_k)
     summary("Distorted lens WITHOUT intrinsics", no_k_dist)
-    hard = [measure(s) for s in hard_scenes()]
-    report("Hard conditions (183x122, h180 t4, intrinsics)", hard)
-    summary("\nHard conditions", hard)
     corner_report(generated + hard)
 
 
