@@ -81,6 +81,8 @@ class Pipeline:
         reading = self.gate.observe(frame.image, frame.timestamp_s)
         if self._in_play is not None and self._in_play.shape == reading.changed.shape:
             self._in_play |= reading.changed
+        if self._new_image_size(frame.image):
+            self.calibration, self.status.calibrated = None, False
         if (self.calibration is None or self._recalibrate
                 or (reading.just_settled and self._drifted(frame.image))):
             self._recalibrate = False
@@ -125,6 +127,12 @@ class Pipeline:
         middle = np.asarray(table, dtype=np.float64) / 2
         ends = calibration.table_to_image(np.stack([middle, middle + np.array([10.0, 0.0])]))
         return float(np.linalg.norm(ends[1] - ends[0]) / 10.0 * self.gate.width / image.shape[1])
+
+    def _new_image_size(self, image: np.ndarray) -> bool:
+        """A camera that came back in another mode: the old calibration's pixels mean nothing
+        there, so it is dropped (pieces are held) until the markers calibrate the new size."""
+        size = getattr(self.calibration, "image_size", None)
+        return size is not None and tuple(size) != (image.shape[1], image.shape[0])
 
     def _drifted(self, image: np.ndarray) -> bool:
         if self._watch is None:
