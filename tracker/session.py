@@ -85,7 +85,10 @@ class TableSession:
     def stop(self) -> None:
         self._stopping.set()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=1.0)
+            if self._thread.is_alive():  # waiting in read() for a camera that is gone: closing wakes it
+                self._close_source()
+                self._thread.join(timeout=10)
         with self._lock:
             self._close_source()
             if self._on_close is not None:
