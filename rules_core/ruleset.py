@@ -63,7 +63,6 @@ class UnitType(_Strict):
     jump_barrier_level: int | None = Field(default=None, ge=0)
     unit_moves_at_slowest: bool = False
     coherency: bool = False
-    controls_objectives: bool = False
     flies: bool = False
     obstacle_move: float | None = Field(default=None, ge=0)
     obstacle_slows_above: float | None = Field(default=None, ge=0)
@@ -95,6 +94,8 @@ class TerrainEffect(_Strict):
 
 
 class DeploymentKind(_Strict):
+    """One deployment: a strip along the side's edge or a corner of its quarter, `depth` deep."""
+
     shape: Literal["edge_strip", "corner_square", "corner_l"]
     depth: float = Field(gt=0)
     edges: Literal["short", "long", "any"] = "any"
@@ -104,12 +105,16 @@ class DeploymentKind(_Strict):
 
 
 class Deployment(_Strict):
+    """Deployment kinds, and whether the whole footprint or only the centre must be in the zone."""
+
     reference: Literal["footprint", "centre"] = "footprint"
     kinds: dict[str, DeploymentKind]
     note: str = ""
 
 
 class Objectives(_Strict):
+    """Who may hold an objective marker, within what distance, and what blocks them."""
+
     marker_mm: float = Field(gt=0)
     radius: Threshold
     controller_types: list[str]
@@ -120,6 +125,8 @@ class Objectives(_Strict):
 
 
 class Crew(_Strict):
+    """Guns and their crews (`crew_of`): how near the crew must stand, and what each count allows."""
+
     gun_types: list[str]
     distance: Threshold
     hits: dict[str, str | None] = {}
@@ -127,6 +134,8 @@ class Crew(_Strict):
 
 
 class Command(_Strict):
+    """Command distance from leaders (by role), with exempt roles and a radio relay."""
+
     distance: Threshold
     leader_roles: list[str]
     exempt_roles: list[str] = []
@@ -162,6 +171,8 @@ class ProximityRule(_Strict):
 
 
 class Band(_Strict):
+    """A named effect up to a distance (ruleset units): killed within 1", wounded to 3"..."""
+
     name: str
     up_to: float = Field(ge=0)
 
