@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 
+import pytest
+import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules_core import pathing
 from rules_core.footprints import Footprints
 from rules_core.scene import BaseSpec, ModelSpec
 
@@ -81,7 +84,7 @@ def test_touching_round_bases_are_at_zero_and_overlaps_stay_zero(
             "base": BaseSpec(shape="round", diameter_mm=d2),
         }
         a = {"x": x, "y": y, "heading": 0.0, "base": BaseSpec(shape="round", diameter_mm=d1)}
-        assert edge(a, b) == __import__("pytest").approx(0.0, abs=1e-9)
+        assert edge(a, b) == pytest.approx(0.0, abs=1e-9)
 
 
 @settings(max_examples=60, deadline=None)
@@ -118,3 +121,20 @@ def test_round_base_off_a_hull_corner_is_the_corner_distance(gap: float, d: floa
         "base": BaseSpec(shape="round", diameter_mm=d),
     }
     assert math.isclose(edge(hull, round_base), gap, abs_tol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.tuples(st.floats(0, 100), st.floats(0, 100)),
+    st.tuples(st.floats(0, 100), st.floats(0, 100)),
+    st.lists(st.tuples(st.floats(0, 100), st.floats(0, 100), st.floats(1, 8)), max_size=6),
+)
+def test_way_round_is_never_shorter_than_straight_and_is_symmetric(
+    start: tuple, end: tuple, discs: list
+) -> None:
+    obstacles = [shapely.Point(x, y).buffer(r, quad_segs=3) for x, y, r in discs]
+    there = pathing.shortest_path(start, end, obstacles)
+    back = pathing.shortest_path(end, start, obstacles)
+    assert there >= math.dist(start, end) - 1e-9
+    assert there == back or math.isclose(there, back, rel_tol=1e-9, abs_tol=1e-9)
+    assert pathing.shortest_path(start, end, []) == math.dist(start, end)
