@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from models.detections import Bases, Detections
+from models.detections import Bases, Detections, Vehicles
 from models.verifier import RimVerifier
 from rules_core.errors import TablesightError
 
@@ -29,6 +29,7 @@ MIN_CONTRAST = 1.3
 SIZE_TOLERANCE = 0.06
 PLAUSIBLE_COVERAGE = 0.25
 ACCEPT_PROBABILITY = 0.5
+MAX_BASES_ON_A_HULL = 2
 
 
 class Calibration(Protocol):
@@ -153,6 +154,15 @@ class Detector:
         )
         t1 = time.perf_counter()
         camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
+        # A turret ring looks like a base, but nothing stands on a hull; a blob holding several
+        # bases, though, is a squad standing close, not a vehicle.
+        hulls = find_vehicles(c.rect, c.px_per_mm, camera, Bases.empty())
+        on_hull = np.zeros(len(bases), bool)
+        for i in range(len(hulls)):
+            inside = _on_vehicles(bases.xy_cm, hulls[i])
+            if inside.sum() <= MAX_BASES_ON_A_HULL:
+                on_hull |= inside
+        bases = bases[~on_hull]
         vehicles = find_vehicles(c.rect, c.px_per_mm, camera, bases)
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles)
@@ -173,6 +183,19 @@ def _on_markers(xy_cm: np.ndarray, squares: list[np.ndarray]) -> np.ndarray:
         centre = corners.mean(0)
         side = np.linalg.norm(corners[1] - corners[0])
         hit |= np.linalg.norm(xy_cm - centre, axis=1) < side * 0.75 + 2.0
+    return hit
+
+
+def _on_vehicles(xy_cm: np.ndarray, vehicles: Vehicles, margin_cm: float = 1.0) -> np.ndarray:
+    """Base centres inside a hull footprint (turret rings, hatches, wheels seen from above)."""
+    hit = np.zeros(len(xy_cm), bool)
+    for centre, length, width, heading in zip(vehicles.xy_cm, vehicles.length_cm, vehicles.width_cm,
+                                              vehicles.heading_deg, strict=True):
+        t = np.radians(heading)
+        rel = xy_cm - centre
+        along = np.abs(rel @ [np.cos(t), np.sin(t)])
+        across = np.abs(rel @ [-np.sin(t), np.cos(t)])
+        hit |= (along < length / 2 + margin_cm) & (across < width / 2 + margin_cm)
     return hit
 
 

@@ -3,9 +3,9 @@
 Seen from a camera H above the table, a base of thickness t shows two circles on the rectified
 (table-plane) image: the bottom disc (centre c, radius R) and the top disc, scaled about the
 camera's nadir N by s = H / (H - t). The outline is the bottom circle on the side facing N and
-the top circle on the far side; the top rim is an edge all round. So every edge found along a
-ray from the centre is explained by whichever circle is nearer, both tied to the one unknown
-centre c (and the measured radius). A Tukey-weighted Gauss-Newton fit then ignores the
+the top circle on the far side. Edges found along rays from the centre are fitted to the
+signed distance of that union, both circles tied to the one unknown centre c (and the measured
+radius). A Tukey-weighted Gauss-Newton fit then ignores the
 miniature standing on the base, a neighbour's rim and anything else that is not this base.
 """
 
@@ -20,6 +20,7 @@ RAYS = 48
 SAMPLES = 40
 PEAKS_PER_RAY = 3
 THICKNESS_MM = 3.5
+NEAR_SIDE_WEIGHT = 0.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,13 @@ def _refine(
     radii, strength, direction, texture = _ray_edges(image, c, R, shift + 2.0)
     pts = c[:, None, None, :] + radii[..., None] * direction[None, :, None, :]  # (n, K, P, 2)
     w_edge = strength / (strength.reshape(n, -1).max(1)[:, None, None] + 1e-6)
+    # On the side facing the nadir the wall shows as a band under a pixel wide whose two edges
+    # blur into one, sitting inside the true outline; the far side has one clean edge. So the
+    # near side counts less, and the sides (where both circles agree) carry the radius.
+    away = c - nadir_px
+    away = away / (np.linalg.norm(away, axis=1, keepdims=True) + 1e-9)
+    facing = (direction @ away.T).T  # (n, K): +1 pointing away from the nadir
+    w_fit = w_edge * (NEAR_SIDE_WEIGHT + (1 - NEAR_SIDE_WEIGHT) * np.clip(2 * facing + 1, 0, 1))[..., None]
     for _ in range(5):
         top_c = nadir_px + (c - nadir_px) * s
         d_bot = pts - c[:, None, None, :]
@@ -91,11 +99,13 @@ def _refine(
         n_top = np.linalg.norm(d_top, axis=-1) + 1e-9
         r_bot = n_bot - R[:, None, None]
         r_top = n_top - (R * s)[:, None, None]
-        use_top = np.abs(r_top) < np.abs(r_bot)
+        # Signed distance to the union of the two discs: the outline. Taking the nearer circle
+        # instead would let one plain circle, half a parallax shift outward, fit as well.
+        use_top = r_top < r_bot
         res = np.where(use_top, r_top, r_bot)
         u = np.where(use_top[..., None], d_top / n_top[..., None] * s, d_bot / n_bot[..., None])
         J = np.concatenate([-u, -np.where(use_top, s, 1.0)[..., None]], -1)  # d res / d (cx, cy, R)
-        tukey = np.clip(1 - (res / (3 * scale)) ** 2, 0, None) ** 2 * w_edge
+        tukey = np.clip(1 - (res / (3 * scale)) ** 2, 0, None) ** 2 * w_fit
         Jf, rf, wf = J.reshape(n, -1, 3), res.reshape(n, -1), tukey.reshape(n, -1)
         A = np.einsum("nki,nk,nkj->nij", Jf, wf, Jf)
         b = np.einsum("nki,nk,nk->ni", Jf, wf, rf)
@@ -107,7 +117,8 @@ def _refine(
         delta[:, :2] = np.clip(delta[:, :2], -0.3 * nominal[:, None], 0.3 * nominal[:, None])
         c = c + delta[:, :2]
         R = np.clip(R + delta[:, 2], nominal * 0.8, nominal * 1.2)
-    inlier = (np.abs(res) < 1.5 * scale) & (w_edge > 0.08)
+    band = (np.linalg.norm(c - nadir_px, axis=1) * (s - 1))[:, None, None]  # the wall's width
+    inlier = (np.abs(res) < 1.5 * scale + band) & (w_edge > 0.08)
     coverage = inlier[..., 0].mean(-1)  # the ray's strongest edge is this rim
     contrast = np.where(inlier, strength, 0).max(-1).mean(-1) / (texture + 1.0)
     return c, R, coverage, contrast

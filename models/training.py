@@ -31,7 +31,7 @@ MIN_VISIBLE = 0.25
 class Recipe:
     """Everything that decides the shipped model; `tablesight train` defaults reproduce it."""
 
-    scenes: int = 160
+    scenes: int = 100
     hard_share: float = 0.5
     epochs: int = 30
     batch: int = 256

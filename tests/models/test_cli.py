@@ -1,0 +1,97 @@
+"""`tablesight detect` per CONTRACTS.md, and its one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.layout import default_layout
+from tracker.cli import main
+
+
+@pytest.fixture(scope="module")
+def layout_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("layout") / "layout.json"
+    path.write_text(json.dumps(default_layout("183x122").to_dict()))
+    return path
+
+
+@pytest.fixture(scope="module")
+def squad_photo(tmp_path_factory, squad_frame):
+    path = tmp_path_factory.mktemp("photo") / "frame.png"
+    cv2.imwrite(str(path), squad_frame[2].image)
+    return path
+
+
+def _error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+def test_detect_prints_the_contract_json(capsys, layout_file, squad_photo, squad_frame):
+    assert main(["detect", str(squad_photo), "--layout", str(layout_file), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["image"] == str(squad_photo)
+    assert set(doc["calibration"]) >= {"marker_ids", "rms_mm", "max_mm"}
+    assert doc["calibration"]["marker_ids"] == [0, 1, 2, 3]
+    truth = squad_frame[2].truth.base_xy_cm()
+    assert len(doc["models"]) >= len(truth) - 1
+    for i, model in enumerate(doc["models"]):
+        assert model["id"] == f"d{i + 1}" and model["kind"] == "base"
+        assert model["diameter_mm"] in (32, 65)
+        assert set(model) >= {"x_cm", "y_cm", "confidence", "measured_diameter_mm"}
+        assert np.min(np.linalg.norm(truth - [model["x_cm"], model["y_cm"]], axis=1)) < 0.2
+    (tank,) = doc["vehicles"]
+    assert tank["id"] == "v1" and len(tank["corners_cm"]) == 4
+    assert set(tank) >= {"x_cm", "y_cm", "length_cm", "width_cm", "heading_deg", "confidence"}
+    assert 0 <= tank["heading_deg"] < 360
+
+
+def test_a_photo_without_a_table_is_one_line_exit_2(capsys, tmp_path, layout_file):
+    blank = tmp_path / "wall.png"
+    cv2.imwrite(str(blank), np.full((1296, 2304, 3), 128, np.uint8))
+    assert main(["detect", str(blank), "--layout", str(layout_file), "--json"]) == 2
+    assert _error_line(capsys).startswith("tablesight detect: ")
+
+
+def test_an_unreadable_image_is_one_line_exit_2(capsys, tmp_path, layout_file):
+    assert main(["detect", str(tmp_path / "none.jpg"), "--layout", str(layout_file), "--json"]) == 2
+    assert "none.jpg" in _error_line(capsys)
+
+
+def test_intrinsics_for_another_image_size_is_one_line_exit_2(capsys, tmp_path, layout_file, squad_photo):
+    cam = tmp_path / "cam.json"
+    cam.write_text(
+        json.dumps(
+            {
+                "K": [[3000, 0, 2027.5], [0, 3000, 1519.5], [0, 0, 1]],
+                "dist": [0, 0, 0, 0, 0],
+                "image_size": [4056, 3040],
+            }
+        )
+    )
+    code = main(
+        ["detect", str(squad_photo), "--layout", str(layout_file), "--intrinsics", str(cam), "--json"]
+    )
+    assert code == 2
+    assert "4056" in _error_line(capsys)
+
+
+def test_a_corrupt_model_file_is_one_line_exit_2(capsys, tmp_path, layout_file, squad_photo):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x00garbage")
+    code = main(["detect", str(squad_photo), "--layout", str(layout_file), "--weights", str(bad), "--json"])
+    assert code == 2
+    assert "bad.onnx" in _error_line(capsys)
+
+
+def test_a_table_with_no_models_gives_empty_lists(capsys, tmp_path, layout_file, empty_frame):
+    path = tmp_path / "empty.png"
+    cv2.imwrite(str(path), empty_frame[2].image)
+    assert main(["detect", str(path), "--layout", str(layout_file), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["models"] == [] and doc["vehicles"] == []

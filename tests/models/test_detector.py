@@ -1,0 +1,89 @@
+"""The runtime: shipped model, bases to the millimetre, empty tables, bad model files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.detector import SHIPPED_WEIGHTS, load_detector
+from models.rim_fit import fit_rims
+from models.synth.truth_calibration import CameraCalibration
+from rules_core.errors import TablesightError
+from tests.models.conftest import nearest_errors_mm
+
+
+def test_the_shipped_model_loads():
+    assert SHIPPED_WEIGHTS.is_file(), "models/weights/rim_verifier.onnx ships with the package"
+    assert load_detector().verifier is not None
+
+
+def test_finds_every_base_of_a_squad_to_the_millimetre(squad_frame, detector):
+    scene, camera, frame = squad_frame
+    found = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers))
+    truth = frame.truth.base_xy_cm()
+    errors = nearest_errors_mm(found.bases.xy_cm, truth)
+    assert np.sum(errors < 2.0) >= len(truth) - 1
+    assert np.median(errors) < 0.6
+    assert len(found.bases) <= len(truth)
+    for xy, d in zip(found.bases.xy_cm, found.bases.diameter_mm, strict=True):
+        nearest = np.argmin(np.linalg.norm(truth - xy, axis=1))
+        assert d == frame.truth.bases[nearest].diameter_mm
+    assert np.all(np.abs(found.bases.measured_diameter_mm - found.bases.diameter_mm) < 3)
+
+
+def test_finds_the_tank_footprint(squad_frame, detector):
+    scene, camera, frame = squad_frame
+    found = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers)).vehicles
+    assert len(found) == 1
+    assert np.linalg.norm(found.xy_cm[0] - [140.0, 35.0]) < 1.0
+    assert abs((found.heading_deg[0] - 30.0 + 90) % 180 - 90) < 3
+    assert abs(found.length_cm[0] - 22.0) < 1.5 and abs(found.width_cm[0] - 11.0) < 1.5
+
+
+def test_a_table_without_models_is_a_valid_empty_result(empty_frame, detector):
+    scene, camera, frame = empty_frame
+    found = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers))
+    assert len(found.bases) == 0 and len(found.vehicles) == 0
+
+
+def test_a_missing_model_file_names_the_file(tmp_path):
+    with pytest.raises(TablesightError, match=r"nope\.onnx"):
+        load_detector(str(tmp_path / "nope.onnx"))
+
+
+def test_a_corrupt_model_file_says_how_to_fix_it(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model at all")
+    with pytest.raises(TablesightError, match="tablesight train"):
+        load_detector(str(bad))
+
+
+def _two_disc_image(shift_px: float, wall: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """A base drawn exactly: bottom disc, then the top disc scaled about the nadir (8x supersampled)."""
+    import cv2
+
+    ss, size = 8, 400
+    nadir, centre, radius = np.array([100.0, 100.0]), np.array([300.3, 100.6]), 16.0
+    s = 1 + max(shift_px, 1e-3) / np.linalg.norm(centre - nadir)  # top disc scale about the nadir
+    H = 3.5 * s / (s - 1)  # the camera height (mm) that gives it, for a 3.5 mm base at 1 px/mm
+    canvas = np.zeros((size * ss, size * ss), np.uint8)
+    for c, r, value in ((centre, radius, 255), (nadir + (centre - nadir) * s, radius * s, wall)):
+        cv2.circle(
+            canvas,
+            tuple(round(((v + 0.5) * ss - 0.5) * 16) for v in c),
+            round(r * ss * 16),
+            value,
+            -1,
+            lineType=cv2.LINE_AA,
+            shift=4,
+        )
+    image = cv2.cvtColor(cv2.resize(canvas, (size, size), interpolation=cv2.INTER_AREA), cv2.COLOR_GRAY2BGR)
+    return image, centre, H
+
+
+@pytest.mark.parametrize("shift_px, wall", [(0.0, 255), (0.5, 255), (0.5, 120), (6.0, 120)])
+def test_rim_fit_recovers_the_bottom_disc_despite_parallax(shift_px, wall):
+    image, centre, H = _two_disc_image(shift_px, wall)
+    fit = fit_rims(image, centre[None] + [1.2, -0.9], np.array([16.0]), np.array([100.0, 100.0]), H, 1.0)
+    assert np.linalg.norm(fit.centres_px[0] - centre) < 0.15
+    assert fit.coverage[0] > 0.9
