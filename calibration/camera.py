@@ -125,9 +125,14 @@ class Camera:
         return H / H[2, 2]
 
     def undistort_pixels(self, pixels: np.ndarray) -> np.ndarray:
-        """Distorted -> ideal pixels (same K), the inverse of the lens model."""
+        """Distorted -> ideal pixels (same K), the inverse of the lens model.
+
+        Iterated to convergence: cv2.undistortPoints stops after 5 iterations, which leaves
+        strong (wide-angle) distortion up to a pixel off at the frame's corners.
+        """
         pts = np.asarray(pixels, dtype=np.float64).reshape(-1, 1, 2)
-        return cv2.undistortPoints(pts, self.K, self.dist, P=self.K).reshape(-1, 2)
+        criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10)
+        return cv2.undistortPointsIter(pts, self.K, self.dist, None, self.K, criteria).reshape(-1, 2)
 
     def with_intrinsics_only(self) -> dict:
         """The CAM.json content of CONTRACTS.md for this camera (K, dist, image_size)."""

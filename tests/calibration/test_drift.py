@@ -9,6 +9,7 @@ import pytest
 from calibration.camera import Camera
 from calibration.drift import DriftWatch
 from calibration.table import calibrate
+from rules_core.errors import TablesightError
 from tests.calibration.conftest import Shot, shoot
 
 
@@ -59,3 +60,9 @@ def test_a_hand_over_one_marker_is_not_drift(watch, straight_shot):
 
 def test_a_frame_of_another_size_counts_as_drift(watch):
     assert watch.check(np.zeros((1080, 1920, 3), np.uint8)).drifted
+
+
+def test_the_reference_frame_must_match_the_calibration(straight_shot):
+    calibration = calibrate(straight_shot.image, straight_shot.layout)
+    with pytest.raises(TablesightError, match="reference frame is 1920x1080"):
+        DriftWatch(calibration, np.zeros((1080, 1920, 3), np.uint8))
