@@ -72,12 +72,26 @@ def effect_of(scene: Scene, weapon: Weapon, edge_cm: float) -> str | None:
     return next((band.name for band in weapon.bands if edge_cm <= scene.cm(band.up_to) + TOLERANCE_CM), None)
 
 
-def sees(blockers: list[shapely.Polygon], shooter: ModelSpec, target: ModelSpec) -> bool:
-    """Centre-to-centre sight line clear of sight-blocking terrain (a piece either model stands in
-    does not block: it shoots out of it, or is seen in it)."""
-    a, b = shapely.Point(shooter.x_cm, shooter.y_cm), shapely.Point(target.x_cm, target.y_cm)
-    line = shapely.LineString([a, b])
-    return not any(line.crosses(piece) and not piece.covers(a) and not piece.covers(b) for piece in blockers)
+def sight_lines(blockers: list[shapely.Polygon], shooters: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """(shooters x targets) True where the centre-to-centre line crosses no sight-blocking piece
+    (a piece either model stands in does not block: it shoots out of it, or is seen in it)."""
+    clear = np.ones((len(shooters), len(targets)), dtype=bool)
+    if not blockers:
+        return clear
+    pairs = np.stack(
+        [np.repeat(shooters, len(targets), axis=0), np.tile(targets, (len(shooters), 1))], axis=1
+    )
+    lines = shapely.linestrings(pairs)
+    from_points, to_points = shapely.points(shooters), shapely.points(targets)
+    for piece in blockers:
+        shapely.prepare(piece)
+        crossing = shapely.crosses(lines, piece).reshape(len(shooters), len(targets))
+        clear &= ~(
+            crossing
+            & ~shapely.covers(piece, from_points)[:, None]
+            & ~shapely.covers(piece, to_points)[None, :]
+        )
+    return clear
 
 
 def cover_of(covers: list, target: ModelSpec) -> str | None:
@@ -112,6 +126,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         for t in scene.spec.terrain
         if scene.ruleset.terrain[t.kind].cover is not None
     ]
+    sight = sight_lines(blockers, scene.xy[shooters], scene.xy[targets])
     rows = []
     for column, t in enumerate(targets):
         target = scene.models[t]
@@ -120,11 +135,12 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         seen = False
         for row, s in enumerate(shooters):
             shooter = scene.models[s]
-            sight = sees(blockers, shooter, target)
-            seen |= sight
+            seen |= bool(sight[row, column])
             for name in weapons_of(scene, s):
                 weapon = scene.ruleset.weapon(name)
-                if name in reaching or not reaches(scene, weapon, edge[row, column], shooter, target, sight):
+                if name in reaching or not reaches(
+                    scene, weapon, edge[row, column], shooter, target, sight[row, column]
+                ):
                     continue
                 reaching.append(name)
                 effect = effect_of(scene, weapon, edge[row, column])
