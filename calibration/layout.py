@@ -20,8 +20,8 @@ from shapely.geometry import Polygon
 
 from rules_core.errors import TablesightError
 
-# The square must be square to well within printing error; 1% is 1 mm on a 10 cm marker.
-SQUARE_TOLERANCE = 0.01
+# Printed squares are exact; 2% (2 mm on a 10 cm marker) leaves room for measured layouts.
+SQUARE_TOLERANCE = 0.02
 LAYOUTS_DIR = "layouts"
 DEFAULT_TABLES = ("122x122", "183x122", "244x183")
 
@@ -46,7 +46,7 @@ def square_corners(center: tuple[float, float], size: float, rotation_deg: float
 
 
 class Table(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
     width_cm: float = Field(gt=0)
     depth_cm: float = Field(gt=0)
 
@@ -54,13 +54,15 @@ class Table(BaseModel):
 class LayoutMarker(BaseModel):
     """One marker; always held as its 4 corners in OpenCV order (TL, TR, BR, BL), in cm."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
     id: int = Field(ge=0)
     corners_cm: list[list[float]]
 
     @model_validator(mode="before")
     @classmethod
     def _centre_form_to_corners(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "centre_cm" in data and "center_cm" not in data:
+            data = {**{k: v for k, v in data.items() if k != "centre_cm"}, "center_cm": data["centre_cm"]}
         if not isinstance(data, dict) or "corners_cm" in data:
             if isinstance(data, dict) and {"center_cm", "size_cm"} & set(data):
                 raise ValueError("give either corners_cm or center_cm + size_cm, not both")
@@ -103,7 +105,8 @@ class LayoutMarker(BaseModel):
 class Layout(BaseModel):
     """A validated marker layout: dictionary, table size and at least 4 markers."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Extra fields are ignored: CONTRACTS.md lets layouts grow by adding fields.
+    model_config = ConfigDict(extra="ignore", frozen=True)
     dictionary: str
     table: Table
     markers: list[LayoutMarker] = Field(min_length=4)

@@ -94,3 +94,10 @@ def test_written_json_is_one_marker_per_line():
     text = default_layout().to_json()
     assert json.loads(text) == default_layout().to_dict()
     assert sum('"id"' in line for line in text.splitlines()) == 4
+
+
+def test_fields_added_later_are_ignored_and_british_centre_is_understood():
+    data = layout_data(name="club table 3")
+    data["markers"][1] = {"id": 1, "centre_cm": [176.0, 7.0], "size_cm": 10.0, "label": "top right"}
+    layout = Layout.from_dict(data)
+    assert np.allclose(layout.corners_by_id[1], [[171, 2], [181, 2], [181, 12], [171, 12]])
