@@ -31,7 +31,8 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
         radius_units = params.get("radius", template.radius)
         if radius_units is None:
             raise SceneError(
-                f"template {kind}: radius missing (the seed gives none)", "pass radius in ruleset units"
+                f"template {kind}: radius missing (the seed gives none)",
+                "pass the radius (--radius, or radius=) in ruleset units",
             )
         radius = scene.cm(radius_units)
         distance = distance_to_point(fp, x_cm, y_cm)
