@@ -10,12 +10,14 @@ says where it stopped (`Recording.stopped`); a file written by a newer format sa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import cv2
 import numpy as np
@@ -79,21 +81,20 @@ class RecordingWriter:
         self.commit_every_s = commit_every_s
         self._last_commit = time.monotonic()
         self.frames_written = 0
+        self.error = ""
 
     def add_frame(self, index: int, timestamp_s: float, name: str, jpeg: bytes) -> None:
-        self._db.execute("INSERT INTO frames VALUES (?, ?, ?, ?)", (index, timestamp_s, name, jpeg))
-        self.frames_written += 1
-        self._maybe_commit()
+        if self._write("INSERT INTO frames VALUES (?, ?, ?, ?)", (index, timestamp_s, name, jpeg)):
+            self.frames_written += 1
 
     def add_control(self, frame: int, action: str, payload: dict) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO controls (frame, action, payload) VALUES (?, ?, ?)",
             (frame, action, json.dumps(payload)),
         )
-        self._maybe_commit()
 
     def add_event(self, event: dict) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO events (frame, t, turn, phase, kind, detail, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 event["frame"],
@@ -105,21 +106,49 @@ class RecordingWriter:
                 json.dumps(event.get("data", {})),
             ),
         )
-        self._maybe_commit()
+
+    def _write(self, sql: str, row: tuple) -> bool:
+        """One row. A write that fails (a full disk) stops the recording for good: raised once as
+        a clear error, later writes ignored, and everything committed before stays readable."""
+        if self.error:
+            return False
+        try:
+            self._db.execute(sql, row)
+            self._maybe_commit()
+        except sqlite3.Error as error:
+            self._fail(error)
+        return True
+
+    def _fail(self, error: sqlite3.Error) -> NoReturn:
+        self.error = (f"recording {self.path} stopped after {self.frames_written} frames "
+                      f"({error}; is the disk full?)")
+        with contextlib.suppress(sqlite3.Error):
+            self._db.rollback()
+        raise TablesightError(
+            self.error, "free some disk space and record anew; the game up to a second before this is kept"
+        ) from None
 
     def _maybe_commit(self) -> None:
         if time.monotonic() - self._last_commit >= self.commit_every_s:
             self.commit()
 
     def commit(self) -> None:
-        self._db.commit()
+        try:
+            self._db.commit()
+        except sqlite3.Error as error:
+            self._fail(error)
         self._last_commit = time.monotonic()
 
     def close(self) -> None:
-        self._db.commit()
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        self._db.execute("PRAGMA journal_mode=DELETE")
-        self._db.close()
+        try:
+            if not self.error:
+                self._db.commit()
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._db.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.Error as error:
+            self._fail(error)
+        finally:
+            self._db.close()
 
 
 @dataclass(frozen=True)

@@ -151,7 +151,11 @@ class TableSession:
                     break
             with self._lock:
                 self._apply_recorded_controls(frame.index)
-                result = self.runner.step(frame)
+                try:
+                    result = self.runner.step(frame)
+                except TablesightError:  # the recording failed (a full disk): the game plays on, unrecorded
+                    result = None
+                    self._signature = ()
                 if result is not None and self._pending_preset:
                     self.runner.apply_preset(self._pending_preset)
                     self._pending_preset = []
@@ -240,7 +244,8 @@ class TableSession:
         result = runner.last_result
         return {
             "status": {"source": self.description, **self._camera,
-                       "message": self._camera["message"] or pipeline.status.message,
+                       "message": self._camera["message"] or getattr(runner.writer, "error", "")
+                       or pipeline.status.message,
                        "settled": bool(result.settled) if result is not None else False,
                        "fps": round(self._fps, 1),
                        "calibration": {"ok": calibration is not None,
