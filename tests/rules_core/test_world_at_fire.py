@@ -479,3 +479,13 @@ def test_tow_allowance(tug_wounds: int, towed_wounds: int, allowance: float) -> 
     report = moved(WAF, [tug, gun], [{**tug, "x_cm": 70}, {**gun, "x_cm": 55}])
     assert report["tug"]["allowance_cm"] == allowance
     assert report["gun"]["allowance_cm"] == allowance
+
+
+def test_vehicle_drives_round_a_base_or_through_a_line_of_them() -> None:
+    lone = base(100, 60, "f", unit="red-2")
+    tank = hull(85, 60, "t", side="red", unit="tanks", length_mm=60, width_mm=30)
+    around = moved(WAF, [tank, lone], [{**tank, "x_cm": 112}, lone])["t"]
+    assert around["legal"], around
+    line = [base(100, 60 + 3.3 * k, f"f{k}", unit="red-2") for k in range(-12, 13)]
+    through = moved(WAF, [tank, *line], [{**tank, "x_cm": 112}, *line])["t"]
+    assert "passes_through_model" in codes(through)
