@@ -22,6 +22,8 @@ from rules_core.errors import TablesightError
 REFINEMENTS = ("lines", "subpix", "apriltag", "contour", "none")
 # Below this many well-measured corners the fit takes the detector's corners for the rest.
 MIN_MEASURED_CORNERS = 8
+# A second detection of an id smaller than this fraction of the first is noise, not a copy.
+DUPLICATE_SIZE_RATIO = 0.5
 
 
 @dataclass
@@ -52,7 +54,7 @@ def detector(dictionary: str, refinement: str = "lines") -> cv2.aruco.ArucoDetec
     params.adaptiveThreshWinSizeMin = 5
     params.adaptiveThreshWinSizeMax = 53
     params.adaptiveThreshWinSizeStep = 8
-    params.minMarkerPerimeterRate = 0.01
+    params.minMarkerPerimeterRate = 0.02
     params.polygonalApproxAccuracyRate = 0.05
     params.perspectiveRemoveIgnoredMarginPerCell = 0.2
     params.errorCorrectionRate = 0.5
@@ -66,6 +68,25 @@ def to_gray(image: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
+def _side(quad: np.ndarray) -> float:
+    return float(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1).mean())
+
+
+def _the_one_copy(marker_id: int, copies: list[np.ndarray]) -> np.ndarray:
+    """The marker among its detections; two printed copies are an error.
+
+    A false detection in the mat's texture is far smaller than the real marker, which every
+    layout marker is at one table distance; only copies of comparable size count as two.
+    """
+    copies = sorted(copies, key=_side, reverse=True)
+    if len(copies) > 1 and _side(copies[1]) > DUPLICATE_SIZE_RATIO * _side(copies[0]):
+        raise TablesightError(
+            f"marker id {marker_id} is seen twice in the image",
+            "remove the extra copy: each layout marker must appear once on the table",
+        )
+    return copies[0]
+
+
 def find_markers(
     image: np.ndarray,
     layout: Layout,
@@ -76,19 +97,14 @@ def find_markers(
     gray = to_gray(image)
     found, ids, _ = detector(layout.dictionary, refinement).detectMarkers(gray)
     wanted = set(layout.ids)
-    corners: dict[int, np.ndarray] = {}
+    quads: dict[int, list[np.ndarray]] = {}
     ignored: set[int] = set()
     for quad, marker_id in zip(found, [] if ids is None else ids.ravel(), strict=True):
-        marker_id = int(marker_id)
-        if marker_id not in wanted:
-            ignored.add(marker_id)
-            continue
-        if marker_id in corners:
-            raise TablesightError(
-                f"marker id {marker_id} is seen twice in the image",
-                "remove the extra copy: each layout marker must appear once on the table",
-            )
-        corners[marker_id] = quad.reshape(4, 2).astype(np.float64)
+        if int(marker_id) in wanted:
+            quads.setdefault(int(marker_id), []).append(quad.reshape(4, 2).astype(np.float64))
+        else:
+            ignored.add(int(marker_id))
+    corners = {marker_id: _the_one_copy(marker_id, copies) for marker_id, copies in quads.items()}
     detected = {i: undistort(q) if undistort is not None else q for i, q in corners.items()}
     if refinement != "lines":
         return Sighting(corners=dict(sorted(detected.items())), ignored_ids=sorted(ignored))
