@@ -72,7 +72,23 @@ def create_app(
     for blueprint in (pages, api, stream, recordings):
         app.register_blueprint(blueprint)
     _register_error_handlers(app)
+    app.after_request(_security_headers)
     return app
+
+
+# The page may load only what the rig serves: no CDN can sneak in, and a table without
+# internet behaves exactly like one with it.
+PAGE_POLICY = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+
+
+def _security_headers(response):
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if response.mimetype == "text/html":
+        response.headers.setdefault("Content-Security-Policy", PAGE_POLICY)
+    return response
 
 
 def _register_error_handlers(app: Flask) -> None:

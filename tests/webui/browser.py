@@ -52,7 +52,9 @@ def serving(app) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.task_dispatcher.shutdown(timeout=5)
-        server.close()
+        # Close every socket from waitress's own loop thread: its loop ends when none is left,
+        # rather than finding a descriptor closed under its select().
+        server.trigger.pull_trigger(lambda: [dispatcher.close() for dispatcher in list(server._map.values())])
         thread.join(timeout=5)
 
 

@@ -48,7 +48,9 @@ def page(browser, session, recordings_dir, monkeypatch):
         config={"SSE_HEARTBEAT_S": 0.5, "MJPEG_MAX_S": 5},
     )
     with serving(app) as url:
-        context = browser.new_context(**PHONE)
+        # Playwright's waits evaluate strings, which the page's CSP forbids; one test below
+        # loads the page under its real policy.
+        context = browser.new_context(**PHONE, bypass_csp=True)
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -107,6 +109,22 @@ def test_every_panel_fits_a_phone_with_big_tap_targets_and_legible_text(page):
     shot(page, "camera")
 
 
+def test_the_page_runs_under_its_own_content_security_policy(browser, page):
+    context = browser.new_context(**PHONE)
+    strict = context.new_page()
+    refused: list[str] = []
+    strict.on(
+        "console",
+        lambda message: refused.append(message.text) if "Content Security" in message.text else None,
+    )
+    strict.goto(page.url)
+    strict.wait_for_selector("#pieces circle[data-id='r1']")
+    strict.wait_for_selector("#topdown[href]", state="attached")
+    strict.click("[data-tab='setup']")
+    context.close()
+    assert refused == []
+
+
 def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
     path = page.locator("#moves-layer line[data-id='r3']")
     assert path.get_attribute("data-legal") == "false"
@@ -120,6 +138,16 @@ def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
     assert broken.count() == 1
     assert page.locator("#objectives circle[data-id='obj2']").get_attribute("data-controlled-by") == "red"
     shot(page, "movement")
+
+
+def test_a_lost_camera_is_said_in_words(page, session):
+    with session._changed:
+        session._state["status"].update(camera="lost", message="The camera stopped answering; reconnecting.")
+        session._state["version"] += 1
+        session._changed.notify_all()
+    page.wait_for_selector("#status-line:not([hidden])")
+    assert "reconnecting" in page.locator("#status-line").text_content()
+    assert "bad" in page.locator("#status").get_attribute("class")
 
 
 def test_state_pushes_redraw_the_overlay(page, session):
@@ -137,6 +165,9 @@ def test_tap_a_model_for_ranges_to_every_enemy(page):
     assert page.locator("#layer-tools line.range-line").count() >= 3
     assert page.locator("#pieces circle[data-id='r1']").get_attribute("class").endswith("selected")
     shot(page, "ranges")
+    page.click("#ranges-scope")
+    page.wait_for_function("document.querySelector('#info').textContent.includes('Ranges from red-inf-1')")
+    assert page.locator("#ranges-scope").text_content() == "Ranges from r1 only"
 
 
 def test_a_moved_model_can_be_put_back(page, session):

@@ -86,3 +86,10 @@ def test_the_top_down_picture_is_rectified_once_for_all_phones(session):
     client = create_app(session, "1234", config={"TOPDOWN_MAX_AGE_S": 60}).test_client()
     bodies = {client.get("/topdown.jpg").data for _ in range(5)}
     assert len(calls) == 1 and len(bodies) == 1
+
+
+def test_the_page_may_load_only_what_the_rig_serves(client):
+    response = client.get("/")
+    policy = response.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in policy and "script-src 'self'" in policy
+    assert response.headers["X-Content-Type-Options"] == "nosniff"

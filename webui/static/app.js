@@ -132,19 +132,26 @@ function drawHeader(state) {
   if (ctx.replay) {
     pill.textContent = "replay";
     pill.className = "pill";
+    $("#status-line").hidden = true;
     return;
   }
   const calibrated = status.calibration && status.calibration.ok;
   pill.textContent = `${status.camera || "?"}${status.fps ? ` ${status.fps.toFixed(1)} fps` : ""}${calibrated ? "" : " · not calibrated"}`;
   pill.className = status.camera === "ok" && calibrated ? "pill" : "pill bad";
-  if (status.message) pill.title = status.message;
+  pill.title = status.message || "";
+  // A camera or calibration problem is said in words, not only in a red pill.
+  const problem = status.camera !== "ok" || !calibrated || (status.calibration && status.calibration.drift);
+  $("#status-line").hidden = !problem;
+  $("#status-line").textContent = problem
+    ? status.message || (calibrated ? `Camera ${status.camera}.` : "Not calibrated: show the camera the markers.")
+    : "";
 }
 
 function drawTools(ui, state) {
   tools.replaceChildren();
   const byId = new Map(pieces(state).map((p) => [p.id, p]));
   if (ctx.ranges && ui.showMeasurements) {
-    const from = byId.get(ctx.ranges.from);
+    const from = byId.get(ctx.ranges.from) || byId.get(ctx.selected);
     for (const target of ctx.ranges.targets || []) {
       const to = byId.get(target.id);
       if (!from || !to) continue;
@@ -238,6 +245,19 @@ function drawInfo(state) {
       list.appendChild(li);
     }
     info.appendChild(list);
+    const piece = pieces(state).find((p) => p.id === ctx.selected);
+    if (piece && piece.unit) {
+      const toggle = document.createElement("button");
+      toggle.type = "button";
+      toggle.id = "ranges-scope";
+      toggle.textContent = ctx.rangesFromUnit ? `Ranges from ${piece.id} only` : `Ranges from all of ${piece.unit}`;
+      toggle.addEventListener("click", async () => {
+        ctx.rangesFromUnit = !ctx.rangesFromUnit;
+        await fetchRanges();
+        redraw();
+      });
+      info.appendChild(toggle);
+    }
   }
   const moved = ctx.selected && !ctx.replay && state.moves && state.moves.models && state.moves.models[ctx.selected];
   if (moved) {
@@ -276,8 +296,14 @@ function setView(view) {
   $("#table-view").hidden = view !== "table";
   $("#camera-view").hidden = view !== "camera";
   const camera = $("#camera");
-  if (view === "camera") camera.src = `/stream.mjpg?t=${Date.now()}`;
-  else camera.removeAttribute("src"); // closes the stream: no bandwidth for a hidden picture
+  clearInterval(setView.renew);
+  if (view === "camera") {
+    camera.src = `/stream.mjpg?t=${Date.now()}`;
+    // The server ends each stream after ten minutes so no phone holds a thread for ever.
+    setView.renew = setInterval(() => (camera.src = `/stream.mjpg?t=${Date.now()}`), 9 * 60 * 1000);
+  } else {
+    camera.removeAttribute("src"); // closes the stream: no bandwidth for a hidden picture
+  }
 }
 
 // --- taps on the table ------------------------------------------------------------------
@@ -368,9 +394,16 @@ async function selectPiece(piece) {
     return;
   }
   ctx.selected = piece.id;
-  if (ctx.replay || !measuringAllowed(ctx.live)) return;
+  ctx.rangesFromUnit = false;
+  await fetchRanges();
+}
+
+async function fetchRanges() {
+  const piece = pieces(ctx.live).find((p) => p.id === ctx.selected);
+  if (!piece || ctx.replay || !measuringAllowed(ctx.live)) return;
+  const from = ctx.rangesFromUnit && piece.unit ? piece.unit : piece.id;
   try {
-    ctx.ranges = await getJson(`/api/ranges?from=${encodeURIComponent(piece.id)}`);
+    ctx.ranges = await getJson(`/api/ranges?from=${encodeURIComponent(from)}`);
   } catch (error) {
     ctx.ranges = null;
     show(error.message, true);
