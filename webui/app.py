@@ -1,8 +1,9 @@
 """The Flask application factory: one app per table session.
 
-The app holds no game logic. It turns HTTP into calls on the `TableSession` (the tracker's
-object behind /work/notes/session_contract.md) and on `rules_core`, and every failure a user
-can cause into a JSON 4xx with a sentence, never an HTML traceback: phones show the message.
+The app holds no game logic. It turns HTTP into calls on the tracker's `TableSession`
+(`state`, `wait_for_change`, `latest_jpeg`, `topdown_jpeg`, `apply`) and on `rules_core`, and
+every failure a user can cause into a JSON 4xx with a sentence, never an HTML traceback:
+phones show the message as it is.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ export function initReplay(ctx) {
       turn: snapshot.turn, phase: snapshot.phase, models: snapshot.models || [], vehicles: snapshot.vehicles || [],
       moves: snapshot.moves || {}, check: snapshot.check || {}, templates: [], status: {},
     };
-    const where = `${timeline.name}: turn ${snapshot.turn}, ${snapshot.phase} (${index + 1}/${timeline.snapshots.length})`;
+    const frame = snapshot.frame !== undefined ? `, frame ${snapshot.frame}` : "";
+    const where = `${timeline.name}: turn ${snapshot.turn}, ${snapshot.phase}${frame} (${index + 1}/${timeline.snapshots.length})`;
     $("#replay-where").textContent = where;
     $("#banner-text").textContent = `Replay of ${where}`;
     $("#banner").hidden = false;
