@@ -48,9 +48,9 @@ class GateReading:
 
 
 class MotionGate:
-    """Frame differencing on a blurred grey thumbnail `width` pixels wide.
+    """Frame differencing on a blurred colour thumbnail `width` pixels wide.
 
-    `threshold`: grey levels a thumbnail pixel must change by (above sensor noise and JPEG);
+    `threshold`: levels any colour channel of a thumbnail pixel must change by (above sensor noise and JPEG);
     `min_blob_px`: smaller changed blobs are noise; `grow_px`: how far around a changed blob a
     piece counts as covered.
     """
@@ -73,12 +73,14 @@ class MotionGate:
         scale = self.width / image.shape[1]
         small = cv2.resize(image, (self.width, max(1, round(image.shape[0] * scale))),
                            interpolation=cv2.INTER_AREA)
-        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
-        return cv2.GaussianBlur(grey, (5, 5), 0), scale
+        return cv2.GaussianBlur(small, (5, 5), 0), scale
 
     def _blobs(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool, bool, bool]:
         """(changed mask, a blob reaches the edge, a blob is too big for a piece, a blob is a piece)."""
-        mask = (cv2.absdiff(a, b) > self.threshold).astype(np.uint8)
+        difference = cv2.absdiff(a, b)
+        if difference.ndim == 3:  # two models swapped may differ in colour only, not in brightness
+            difference = difference.max(axis=2)
+        mask = (difference > self.threshold).astype(np.uint8)
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         h, w = mask.shape
         biggest = self.max_piece_cm2 * self.px_per_cm ** 2

@@ -76,6 +76,7 @@ class Pipeline:
         self._last_detection_s: float | None = None
         self._recalibrate = False
         self._in_play: np.ndarray | None = None
+        self._touched: set[str] = set()
 
     def process(self, frame: Frame) -> FrameResult:
         reading = self.gate.observe(frame.image, frame.timestamp_s)
@@ -92,7 +93,10 @@ class Pipeline:
         if self.calibration is None:
             pass
         elif not reading.settled:
-            self.tracker.hold(self._covered(reading))
+            # Once under a hand, a piece stays unseen until detection finds it again: it may have
+            # been swapped with a look-alike the thumbnail cannot tell apart.
+            self._touched.update(self._covered(reading))
+            self.tracker.hold(self._touched)
         elif self._should_detect(reading, frame.timestamp_s):
             changes = self._detect(frame.image, frame.timestamp_s, reading)
             detected = True
@@ -171,6 +175,7 @@ class Pipeline:
             in_play = lambda xy: played.covers(self.calibration.table_to_image(xy))  # noqa: E731
         changes = self.tracker.update(detections, model_look, vehicle_look, in_play)
         self._in_play = np.zeros_like(reading.changed)
+        self._touched = set()
         return changes
 
     def _appearance(self, image: np.ndarray, xy_cm: np.ndarray, radius_cm: np.ndarray) -> list:
