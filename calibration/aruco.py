@@ -38,8 +38,12 @@ class Sighting:
     ignored_ids: list[int] = field(default_factory=list)
 
 
-def detector(dictionary: str, refinement: str = "lines") -> cv2.aruco.ArucoDetector:
-    """An ArucoDetector tuned for large markers seen from 1.5-2.2 m under uneven light."""
+def detector(dictionary: str, refinement: str = "lines", thorough: bool = False) -> cv2.aruco.ArucoDetector:
+    """An ArucoDetector for large markers seen from 1.5-2.2 m; `thorough` for uneven light.
+
+    The thorough one thresholds at more and wider window sizes, which keeps a marker whole
+    under a glare gradient or soft focus, at three times the cost.
+    """
     params = cv2.aruco.DetectorParameters()
     method = {
         "apriltag": cv2.aruco.CORNER_REFINE_APRILTAG,
@@ -50,10 +54,10 @@ def detector(dictionary: str, refinement: str = "lines") -> cv2.aruco.ArucoDetec
     params.cornerRefinementWinSize = 5
     params.cornerRefinementMaxIterations = 50
     params.cornerRefinementMinAccuracy = 0.01
-    # Wider threshold windows keep a marker whole under a glare gradient or soft focus.
-    params.adaptiveThreshWinSizeMin = 5
-    params.adaptiveThreshWinSizeMax = 53
-    params.adaptiveThreshWinSizeStep = 8
+    if thorough:
+        params.adaptiveThreshWinSizeMin = 5
+        params.adaptiveThreshWinSizeMax = 53
+        params.adaptiveThreshWinSizeStep = 8
     params.minMarkerPerimeterRate = 0.02
     params.polygonalApproxAccuracyRate = 0.05
     params.perspectiveRemoveIgnoredMarginPerCell = 0.2
@@ -87,6 +91,21 @@ def _the_one_copy(marker_id: int, copies: list[np.ndarray]) -> np.ndarray:
     return copies[0]
 
 
+def _detect(
+    aruco: cv2.aruco.ArucoDetector, gray: np.ndarray, wanted: set[int]
+) -> tuple[dict[int, list[np.ndarray]], set[int]]:
+    """Every detection of each wanted id, and the ids seen that are not wanted."""
+    found, ids, _ = aruco.detectMarkers(gray)
+    quads: dict[int, list[np.ndarray]] = {}
+    ignored: set[int] = set()
+    for quad, marker_id in zip(found, [] if ids is None else ids.ravel(), strict=True):
+        if int(marker_id) in wanted:
+            quads.setdefault(int(marker_id), []).append(quad.reshape(4, 2).astype(np.float64))
+        else:
+            ignored.add(int(marker_id))
+    return quads, ignored
+
+
 def find_markers(
     image: np.ndarray,
     layout: Layout,
@@ -95,15 +114,11 @@ def find_markers(
 ) -> Sighting:
     """Detect the layout's markers; corners in undistorted pixels when `undistort` is given."""
     gray = to_gray(image)
-    found, ids, _ = detector(layout.dictionary, refinement).detectMarkers(gray)
     wanted = set(layout.ids)
-    quads: dict[int, list[np.ndarray]] = {}
-    ignored: set[int] = set()
-    for quad, marker_id in zip(found, [] if ids is None else ids.ravel(), strict=True):
-        if int(marker_id) in wanted:
-            quads.setdefault(int(marker_id), []).append(quad.reshape(4, 2).astype(np.float64))
-        else:
-            ignored.add(int(marker_id))
+    quads, ignored = _detect(detector(layout.dictionary, refinement), gray, wanted)
+    if set(quads) != wanted:
+        more, _ = _detect(detector(layout.dictionary, refinement, thorough=True), gray, wanted - set(quads))
+        quads.update(more)
     corners = {marker_id: _the_one_copy(marker_id, copies) for marker_id, copies in quads.items()}
     detected = {i: undistort(q) if undistort is not None else q for i, q in corners.items()}
     if refinement != "lines":
