@@ -11,7 +11,7 @@ from typing import Any
 from rules_core import library
 from rules_core.checks import check_report
 from rules_core.deployment import deployment_zones as _zones
-from rules_core.errors import SceneError
+from rules_core.errors import RulesetError, SceneError
 from rules_core.footprints import measured
 from rules_core.movement import judge_move
 from rules_core.reach import ranges_report
@@ -22,10 +22,15 @@ from rules_core.templates import scatter_report, under_template_report
 
 
 def list_rulesets() -> list[dict]:
-    """`rules list`: id, title, source and unit of measure of every available ruleset."""
+    """`rules list`: id, title, source and unit of measure of every available ruleset; a file that
+    does not load is listed with its `error`, so one broken user file hides nothing else."""
     rows = []
     for ruleset_id in library.ruleset_ids():
-        ruleset = library.load_ruleset(ruleset_id)
+        try:
+            ruleset = library.load_ruleset(ruleset_id)
+        except RulesetError as error:
+            rows.append({"id": ruleset_id, "error": str(error)})
+            continue
         rows.append(
             {
                 "id": ruleset.id,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -31,21 +32,33 @@ def user_folders() -> list[Path]:
     return [DEFAULT_USER_FOLDER.expanduser()]
 
 
-def _sources() -> dict[str, tuple[str, str]]:
-    """Ruleset id -> (file name for messages, text), user files last so they win."""
-    found: dict[str, tuple[str, str]] = {}
+def _sources() -> dict[str, tuple[str, Callable[[], bytes]]]:
+    """Ruleset id -> (file name for messages, how to read its bytes), user files last so they win.
+
+    Files are only read when their ruleset is asked for, so one broken file in the user folder
+    breaks that ruleset alone.
+    """
+    found: dict[str, tuple[str, Callable[[], bytes]]] = {}
     shipped = resources.files("rules_core") / "rulesets"
     for entry in sorted(shipped.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".json"):
-            found[entry.name[: -len(".json")]] = (
-                f"rules_core/rulesets/{entry.name}",
-                entry.read_text("utf-8"),
-            )
+            found[entry.name[: -len(".json")]] = (f"rules_core/rulesets/{entry.name}", entry.read_bytes)
     for folder in user_folders():
         if folder.is_dir():
             for path in sorted(folder.glob("*.json")):
-                found[path.stem] = (str(path), path.read_text("utf-8"))
+                found[path.stem] = (str(path), path.read_bytes)
     return found
+
+
+def _text(name: str, read: Callable[[], bytes]) -> str:
+    try:
+        return read().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise RulesetError(f"ruleset file {name}: not UTF-8 text", "save it as UTF-8 JSON") from None
+    except OSError as error:
+        raise RulesetError(
+            f"ruleset file {name}: cannot be read ({error.strerror})", "check the file"
+        ) from None
 
 
 def _line_of(text: str, loc: tuple[str | int, ...]) -> int:
@@ -68,6 +81,12 @@ def parse_ruleset(text: str, name: str) -> Ruleset:
         raise RulesetError(
             f"ruleset file {name} line {error.lineno}: invalid JSON ({error.msg})",
             "fix the JSON syntax at that line",
+        ) from None
+    except (ValueError, RecursionError):
+        # a number longer than Python converts, or lists nested deeper than its stack
+        raise RulesetError(
+            f"ruleset file {name}: unusable JSON (a number too long or lists nested too deep)",
+            "write plain numbers and shallow lists",
         ) from None
     try:
         ruleset = Ruleset.model_validate(data)
@@ -104,5 +123,5 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
             f"unknown ruleset {ruleset_id!r}",
             f"use one of {', '.join(sorted(sources))} or add {ruleset_id}.json to {user_folders()[0]}",
         )
-    name, text = sources[ruleset_id]
-    return _cached(name, text)
+    name, read = sources[ruleset_id]
+    return _cached(name, _text(name, read))

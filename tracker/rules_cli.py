@@ -8,14 +8,34 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rules_core.errors import SceneError
 
 if TYPE_CHECKING:
     from rules_core.scene import Scene
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """A `rules` subcommand parser whose usage errors are one line on stderr (exit 2), like every
+    other bad input, instead of argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("tablesight rules").strip() or "rules"
+        self.exit(2, f"tablesight rules: {command}: {message}. See `{self.prog} --help`.\n")
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="measure, check moves and ranges against a ruleset (JSON out)",
         description="Rules core commands: JSON on stdout; bad input exits 2 with one line on stderr.",
     )
-    commands = rules.add_subparsers(dest="rules_command", metavar="RULES_COMMAND", required=True)
+    commands = rules.add_subparsers(
+        dest="rules_command", metavar="RULES_COMMAND", required=True, parser_class=_OneLineParser
+    )
 
     commands.add_parser("list", help="ruleset ids with title, source and unit of measure").set_defaults(
         func=_list
@@ -65,10 +87,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     template = commands.add_parser("template", help="models under a blast or smoke template")
     template.add_argument("scene", metavar="SCENE.json")
     template.add_argument("kind", metavar="KIND")
-    template.add_argument("x_cm", metavar="X_CM", type=float)
-    template.add_argument("y_cm", metavar="Y_CM", type=float)
-    template.add_argument("--radius", type=float, help="radius in ruleset units, when the ruleset gives none")
-    template.add_argument("--heading", type=float, default=0.0, help="strip heading in degrees")
+    template.add_argument("x_cm", metavar="X_CM", type=_finite)
+    template.add_argument("y_cm", metavar="Y_CM", type=_finite)
+    template.add_argument(
+        "--radius", type=_finite, help="radius in ruleset units, when the ruleset gives none"
+    )
+    template.add_argument("--heading", type=_finite, default=0.0, help="strip heading in degrees")
     template.set_defaults(func=_template)
 
 
@@ -93,6 +117,12 @@ def _read_json(path: str, name: str) -> Any:
         raise SceneError(
             f"{name} {path}: invalid JSON at line {error.lineno} column {error.colno} ({error.msg})",
             "fix the JSON syntax",
+        ) from None
+    except (ValueError, RecursionError):
+        # a number longer than Python converts, or lists nested deeper than its stack
+        raise SceneError(
+            f"{name} {path}: unusable JSON (a number too long or lists nested too deep)",
+            "write plain numbers and shallow lists",
         ) from None
 
 

@@ -161,3 +161,42 @@ def test_malformed_user_ruleset_exits_2_naming_file_and_line(
     monkeypatch.setenv("TABLESIGHT_RULESETS", str(folder))
     code, _, err = run(capsys, "show", "house")
     assert code == 2 and "house.json line" in err and "title" in err
+
+
+@pytest.mark.parametrize(
+    "raw", [b"[" * 100_000, b'{"x": ' + b"9" * 5000 + b"}", b"\xff\xfe\x00", b"\xef\xbb\xbf{"]
+)
+def test_unusable_bytes_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, raw: bytes
+) -> None:
+    path = tmp_path / "scene.json"
+    path.write_bytes(raw)
+    code, _, err = run(capsys, "check", str(path))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_broken_user_ruleset_breaks_only_itself(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "house.json").write_bytes(b"\xff\xfe\x00")
+    monkeypatch.setenv("TABLESIGHT_RULESETS", str(tmp_path))
+    code, rows, _ = run(capsys, "list")
+    assert code == 0
+    broken = next(row for row in rows if row["id"] == "house")
+    assert "house.json" in broken["error"]
+    assert {"world-at-fire", "tankomaster"} <= {row["id"] for row in rows if "error" not in row}
+    code, _, err = run(capsys, "show", "house")
+    assert code == 2 and "house.json" in err
+
+
+@pytest.mark.parametrize(
+    "argv", [("template", "{scene}", "grenade", "nan", "1"), ("template", "{scene}"), ("measure", "{scene}")]
+)
+def test_usage_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str], scene_file: str, argv: tuple[str, ...]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["rules", *(a.format(scene=scene_file) for a in argv)])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert err.startswith("tablesight rules: ") and err.count("\n") == 1
