@@ -15,11 +15,11 @@ import cv2
 import numpy as np
 from shapely.geometry import MultiPoint, Point
 
-from calibration.aruco import find_markers
-from calibration.homography import apply, fit_homography
+from calibration.aruco import Sighting, find_markers
+from calibration.homography import HomographyFit, apply, fit_homography
 from calibration.intrinsics import Intrinsics
 from calibration.layout import Layout
-from calibration.pose import solve_pose
+from calibration.pose import Pose, solve_pose
 from rules_core.errors import TablesightError
 
 # Table corners further than this outside the markers' hull are extrapolated, not interpolated.
@@ -224,47 +224,33 @@ def _extrapolation_warning(layout: Layout, table_pts: np.ndarray) -> str | None:
 def calibrate(
     image: np.ndarray, layout: Layout, intrinsics: Intrinsics | None = None, refinement: str = "lines"
 ) -> TableCalibration:
-    """Calibrate from one photo of the table showing at least 2 of the layout's markers."""
+    """Calibrate from one photo of the table showing at least 2 of the layout's markers.
+
+    `refinement` picks the corner method ("lines", or OpenCV's "subpix", "apriltag",
+    "contour"); only the benchmark needs anything but the default.
+    """
     size = _check_image(image)
     if intrinsics is not None:
         intrinsics.check_image(size)
     undistort = intrinsics.undistort if intrinsics is not None and np.any(intrinsics.dist) else None
     sighting = find_markers(image, layout, refinement, undistort)
-    seen = list(sighting.corners)
-    if len(seen) < 2:
-        raise _too_few_markers(layout, seen, sighting.ignored_ids)
-    table_pts = layout.corners_by_id
+    if len(sighting.corners) < 2:
+        raise _too_few_markers(layout, list(sighting.corners), sighting.ignored_ids)
     try:
-        fit = fit_homography(sighting.corners, table_pts)
+        fit = fit_homography(sighting.corners, layout.corners_by_id)
     except np.linalg.LinAlgError:
         raise TablesightError(
             "the markers in view give no usable geometry (all in a line or overlapping)",
             "bring markers from different table corners into view",
         ) from None
-    used_table = np.concatenate([table_pts[i] for i in fit.used_ids])
+    used_table = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
     used_image = np.concatenate([sighting.corners[i] for i in fit.used_ids])
-    seen = np.isfinite(used_image).all(axis=1)
-    used_table, used_image = used_table[seen], used_image[seen]
+    measured = np.isfinite(used_image).all(axis=1)
+    used_table, used_image = used_table[measured], used_image[measured]
     table_to_image = np.linalg.inv(fit.image_to_table)
-    pose = solve_pose(
-        used_table,
-        used_image,
-        None if intrinsics is None else intrinsics.K,
-        size,
-        table_to_image / table_to_image[2, 2],
-    )
+    K = None if intrinsics is None else intrinsics.K
+    pose = solve_pose(used_table, used_image, K, size, table_to_image / table_to_image[2, 2])
     residuals = np.concatenate([fit.corner_residuals_mm[i] for i in fit.used_ids])
-    warnings = _warnings(layout, sighting, fit, pose, used_table)
-    if residuals.max() > LOOSE_FIT_MM:
-        lens = (
-            "recalibrate the lens"
-            if intrinsics is not None
-            else "give --intrinsics from `tablesight calibrate-lens`"
-        )
-        warnings.append(
-            f"markers disagree by up to {residuals.max():.1f} mm (lens distortion or markers not flat): "
-            f"{lens}, and check the markers lie flat where the layout says"
-        )
     return TableCalibration(
         layout=layout,
         image_size=size,
@@ -272,7 +258,7 @@ def calibrate(
         marker_ids=fit.used_ids,
         rms_mm=float(np.sqrt(np.mean(residuals**2))),
         max_mm=float(residuals.max()),
-        warnings=warnings,
+        warnings=_warnings(layout, sighting, fit, pose, used_table, float(residuals.max()), intrinsics),
         pose_K=pose.K,
         rvec=pose.rvec,
         tvec=pose.tvec,
@@ -282,14 +268,27 @@ def calibrate(
     )
 
 
-def _warnings(layout, sighting, fit, pose, used_table) -> list[str]:
+def _ids(ids: list[int]) -> str:
+    return ", ".join(map(str, ids))
+
+
+def _warnings(
+    layout: Layout,
+    sighting: Sighting,
+    fit: HomographyFit,
+    pose: Pose,
+    used_table: np.ndarray,
+    max_mm: float,
+    intrinsics: Intrinsics | None,
+) -> list[str]:
+    """What a player should know about this calibration, most actionable first."""
     warnings = []
     missing = [i for i in layout.ids if i not in sighting.corners]
     if missing:
-        warnings.append(f"markers {', '.join(map(str, missing))} not found (covered, out of view or glared)")
+        warnings.append(f"markers {_ids(missing)} not found (covered, out of view or glared)")
     if fit.rejected_ids:
         warnings.append(
-            f"markers {', '.join(map(str, fit.rejected_ids))} ignored: they disagree with the others "
+            f"markers {_ids(fit.rejected_ids)} ignored: they disagree with the others "
             "(moved, bent or not where the layout says)"
         )
     if len(fit.used_ids) == 2:
@@ -297,6 +296,16 @@ def _warnings(layout, sighting, fit, pose, used_table) -> list[str]:
     extrapolated = _extrapolation_warning(layout, used_table)
     if extrapolated:
         warnings.append(extrapolated)
+    if max_mm > LOOSE_FIT_MM:
+        lens = (
+            "recalibrate the lens"
+            if intrinsics is not None
+            else "give --intrinsics from `tablesight calibrate-lens`"
+        )
+        warnings.append(
+            f"markers disagree by up to {max_mm:.1f} mm (lens distortion or markers not flat): "
+            f"{lens}, and check the markers lie flat where the layout says"
+        )
     if pose.focal_nominal:
         warnings.append(
             "camera height assumes a nominal lens (camera too square to the table to measure it); "

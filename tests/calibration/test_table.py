@@ -146,3 +146,10 @@ def test_intrinsics_of_another_sensor_mode_are_refused(table_shot):
 def test_rectify_refuses_an_image_of_another_size(calibrated):
     with pytest.raises(TablesightError, match="calibration is for 2304x1296"):
         calibrated.rectify(np.zeros((100, 100, 3), np.uint8), 1.0)
+
+
+def test_an_uncorrected_lens_keeps_every_marker_and_asks_for_intrinsics(table_shot):
+    calibration = calibrate(table_shot.image, table_shot.layout)
+    assert calibration.marker_ids == [0, 1, 2, 3] and calibration.rejected_ids == []
+    assert calibration.max_mm > 1.5
+    assert any("give --intrinsics" in w for w in calibration.warnings)
