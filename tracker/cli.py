@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rules_core.errors import TablesightError
 
@@ -24,8 +25,15 @@ COMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are user errors too: one line and exit code 2, like every other."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}. Run '{self.prog} --help' for the usage.\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tablesight",
         description="An overhead camera that measures a wargame table in centimetres and checks the rules.",
     )
@@ -37,7 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:
+        return int(done.code or 0)
     try:
         return int(args.func(args) or 0)
     except TablesightError as error:
