@@ -171,8 +171,10 @@ def calibrate_lens(sources: Iterable[str | Path], wide: bool = False) -> LensCal
         )
     flags = cv2.CALIB_RATIONAL_MODEL if wide else 0
     rms, K, dist, _, _ = cv2.calibrateCamera(objects, images, size, None, None, flags=flags)
+    # OpenCV pads to 14 terms; keep the ones the model fitted (k1 k2 p1 p2 k3 [k4 k5 k6]).
+    terms = 8 if wide else 5
     return LensCalibration(
-        Intrinsics(K=K, dist=dist.ravel(), image_size=size),
+        Intrinsics(K=K, dist=dist.ravel()[:terms], image_size=size),
         float(rms),
         len(objects),
         total,

@@ -6,6 +6,7 @@ import json
 
 import cv2
 import numpy as np
+import pytest
 
 from calibration.camera import Camera
 from calibration.lens import BOARD_SQUARES, SQUARE_MM, board_image
@@ -28,13 +29,18 @@ def board_view(tilt_deg: float, towards_deg: float, target_cm: tuple[float, floa
                          np.random.default_rng(seed))
 
 
-def test_calibrate_lens_recovers_focal_length_and_distortion(tmp_path, capsys):
-    views = [(35, 0, (10.5, 7.5)), (35, 90, (10.5, 7.5)), (35, 200, (8, 6)), (30, 300, (13, 9)),
+@pytest.fixture(scope="module")
+def views() -> list[np.ndarray]:
+    poses = [(35, 0, (10.5, 7.5)), (35, 90, (10.5, 7.5)), (35, 200, (8, 6)), (30, 300, (13, 9)),
              (20, 45, (6, 10)), (40, 150, (14, 5)), (10, 250, (10.5, 7.5))]
+    return [board_view(tilt, towards, target, i) for i, (tilt, towards, target) in enumerate(poses)]
+
+
+def test_calibrate_lens_recovers_focal_length_and_distortion(tmp_path, capsys, views):
     paths = []
-    for i, (tilt, towards, target) in enumerate(views):
+    for i, view in enumerate(views):
         paths.append(tmp_path / f"view{i}.png")
-        cv2.imwrite(str(paths[-1]), board_view(tilt, towards, target, i))
+        cv2.imwrite(str(paths[-1]), view)
     cam = tmp_path / "cam.json"
     assert main(["calibrate-lens", *map(str, paths), "-o", str(cam)]) == 0
     assert capsys.readouterr().out.startswith(f"{len(views)} of {len(views)} views used")
@@ -47,6 +53,19 @@ def test_calibrate_lens_recovers_focal_length_and_distortion(tmp_path, capsys):
     fitted = cv2.undistortPoints(corner, K, np.array(data["dist"]), P=K)
     true = cv2.undistortPoints(corner, K, DIST, P=K)
     assert np.abs(fitted - true).max() < 1.0  # of a 23 px distortion there
+
+
+def test_a_video_of_the_board_works_too(tmp_path, capsys, views):
+    video = tmp_path / "sweep.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, SIZE)
+    for view in views:
+        writer.write(view)
+    writer.release()
+    cam = tmp_path / "cam.json"
+    assert main(["calibrate-lens", str(video), "--wide", "-o", str(cam)]) == 0
+    assert "rational model" in capsys.readouterr().out
+    data = json.loads(cam.read_text())
+    assert len(data["dist"]) == 8 and abs(data["K"][0][0] / FOCAL - 1) < 0.03
 
 
 def test_too_few_views_is_a_user_error(tmp_path, capsys):
