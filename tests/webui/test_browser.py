@@ -190,6 +190,26 @@ def test_tablet_and_laptop_layouts_fit(browser, page):
     shot(page, "laptop")
 
 
+def test_zoom_and_pan_to_tap_small_bases(page):
+    page.click("[data-zoom='in']")
+    page.click("[data-zoom='in']")
+    assert page.locator("#overlay").get_attribute("viewBox") == "68.625 45.75 45.75 30.5"  # 4x, centred
+    box = page.locator("#overlay").bounding_box()
+    middle = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.move(*middle)
+    page.mouse.down()
+    page.mouse.move(middle[0] + box["width"] / 4, middle[1], steps=5)
+    page.mouse.up()
+    x = float(page.locator("#overlay").get_attribute("viewBox").split()[0])
+    assert x == pytest.approx(68.625 - 45.75 / 4, abs=0.5)  # dragged a quarter view to the right
+    tap_table(page, 79.0, 52.0)  # b3, in the panned view (x 57-103, y 46-76)
+    page.wait_for_selector("#ranges li[data-id='r1']")
+    assert_phone_friendly(page)
+    page.click("[data-zoom='out']")
+    page.click("[data-zoom='out']")
+    assert page.locator("#overlay").get_attribute("viewBox") == "0 0 183 122"
+
+
 def test_ruler_between_two_models(page):
     page.click("[data-mode='ruler']")
     tap_table(page, 32.0, 30.0)

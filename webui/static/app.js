@@ -22,6 +22,8 @@ const ctx = {
   picked: new Set(),
   draft: [], // terrain vertices being drawn
   lasso: null,
+  zoom: 1,
+  centre: null,
   shown() {
     return this.replay || this.live;
   },
@@ -91,14 +93,31 @@ export function measuringAllowed(state) {
 
 function fontCm(state) {
   const width = svg.getBoundingClientRect().width || 390;
-  return Math.max(2, (13 / width) * state.table.width_cm);
+  return Math.max(0.8, (13 / width) * (state.table.width_cm / ctx.zoom));
+}
+
+// The part of the table in view: all of it, or a zoomed window a phone can tap bases in.
+function viewBox(state) {
+  const { width_cm: w, depth_cm: d } = state.table;
+  const vw = w / ctx.zoom;
+  const vh = d / ctx.zoom;
+  const [cx, cy] = ctx.centre || [w / 2, d / 2];
+  const x = Math.min(Math.max(cx - vw / 2, 0), w - vw);
+  const y = Math.min(Math.max(cy - vh / 2, 0), d - vh);
+  ctx.centre = [x + vw / 2, y + vh / 2];
+  return [x, y, vw, vh];
+}
+
+function zoom(factor) {
+  ctx.zoom = factor ? Math.min(8, Math.max(1, ctx.zoom * factor)) : 1;
+  redraw();
 }
 
 function redraw() {
   const state = ctx.shown();
   if (!state) return;
   const { width_cm: w, depth_cm: d } = state.table;
-  svg.setAttribute("viewBox", `0 0 ${w} ${d}`);
+  svg.setAttribute("viewBox", viewBox(state).join(" "));
   for (const id of ["#table-mat", "#topdown"]) {
     $(id).setAttribute("width", w);
     $(id).setAttribute("height", d);
@@ -430,17 +449,27 @@ function wirePointer() {
   let down = null;
   svg.addEventListener("pointerdown", (event) => {
     if (!ctx.shown()) return;
-    down = { point: tablePoint(event), moved: false };
+    down = { point: tablePoint(event), moved: false, x: event.clientX, y: event.clientY,
+      startX: event.clientX, startY: event.clientY };
     if (ctx.mode === "assign") ctx.lasso = [down.point];
     svg.setPointerCapture(event.pointerId);
   });
   svg.addEventListener("pointermove", (event) => {
     if (!down) return;
     const point = tablePoint(event);
-    if (dist(point, down.point) > 2) down.moved = true;
+    // A finger wobbles: only a slide of more than 8 px is a drag rather than a tap.
+    if (Math.hypot(event.clientX - down.startX, event.clientY - down.startY) > 8) down.moved = true;
     if (ctx.lasso && down.moved) {
       ctx.lasso.push(point);
       drawTools({ fontCm: fontCm(ctx.shown()), showMeasurements: measuringAllowed(ctx.shown()) }, ctx.shown());
+    } else if (!ctx.lasso && ctx.zoom > 1 && down.moved) {
+      // Drag to pan a zoomed table: screen pixels to table cm at the current scale.
+      const cmPerPixel = ctx.shown().table.width_cm / ctx.zoom / svg.getBoundingClientRect().width;
+      ctx.centre = [ctx.centre[0] - (event.clientX - down.x) * cmPerPixel,
+        ctx.centre[1] - (event.clientY - down.y) * cmPerPixel];
+      down.x = event.clientX;
+      down.y = event.clientY;
+      redraw();
     }
   });
   const finish = (event) => {
@@ -481,6 +510,7 @@ function wireButtons() {
     if (!button) return;
     if (button.dataset.mode) setMode(button.dataset.mode);
     if (button.dataset.view) setView(button.dataset.view);
+    if (button.dataset.zoom) zoom({ in: 2, out: 0.5, fit: 0 }[button.dataset.zoom]);
     if (button.dataset.tab) setTab(button.dataset.tab);
     if (button.dataset.action && ctx.actions[button.dataset.action]) ctx.actions[button.dataset.action]();
   });
