@@ -226,6 +226,14 @@ def test_blast_template_asks_the_pin_and_lists_who_is_under_it(page, session):
     assert "r1" in page.locator("#message").text_content()
     assert page.evaluate("sessionStorage.getItem('tablesight.pin')") == PIN
     assert session.state()["templates"][0]["under"]
+    page.click("[data-mode='smoke']")
+    page.fill("#smoke-heading", "90")
+    tap_table(page, 80.0, 48.0)  # the PIN is remembered: no dialog this time
+    page.wait_for_selector("#templates rect[data-kind='smoke']")
+    angle, x, y = map(float, page.locator("#templates rect").get_attribute("transform")[7:-1].split())
+    assert angle == 90 and (x, y) == pytest.approx((80.0, 48.0), abs=0.5)
+    smoke = session.state()["templates"][1]
+    assert smoke["kind"] == "smoke" and smoke["heading_deg"] == 90
 
 
 def test_setup_assigns_a_tapped_model(page, session):
@@ -236,11 +244,17 @@ def test_setup_assigns_a_tapped_model(page, session):
     page.fill("#assign-side", "red")
     page.fill("#assign-unit", "red-inf-2")
     page.fill("#assign-type", "infantry")
+    page.fill("#assign-weapons", "rifle, lmg")
     page.click("[data-action='assign']")
     enter_pin(page)
     page.wait_for_selector("#pieces circle[data-id='m9'][data-side='red']")
     m9 = next(m for m in session.state()["models"] if m["id"] == "m9")
-    assert (m9["side"], m9["unit"], m9["type"]) == ("red", "red-inf-2", "infantry")
+    assert (m9["side"], m9["unit"], m9["type"], m9["weapons"]) == (
+        "red",
+        "red-inf-2",
+        "infantry",
+        ["rifle", "lmg"],
+    )
     shot(page, "setup")
 
 

@@ -379,7 +379,8 @@ async function onTap(point) {
     }
     case "smoke": {
       const result = await send("template", { kind: "smoke", x_cm: point[0], y_cm: point[1],
-        length_cm: Number($("#smoke-length").value) || 15, width_cm: 5, heading_deg: 0 });
+        length_cm: Number($("#smoke-length").value) || 15, width_cm: 5,
+        heading_deg: (Number($("#smoke-heading").value) || 0) % 360 });
       if (result) show(`Under the smoke: ${result.under && result.under.length ? result.under.join(", ") : "nobody"}.`);
       break;
     }

@@ -124,10 +124,12 @@ export function initSetup(ctx) {
         return;
       }
       const payload = { model_ids: [...ctx.picked].sort() };
-      for (const field of ["side", "unit", "type"]) {
+      for (const field of ["side", "unit", "type", "chassis", "role"]) {
         const value = $(`#assign-${field}`).value.trim();
         if (value) payload[field] = value;
       }
+      const weapons = $("#assign-weapons").value.split(",").map((w) => w.trim()).filter(Boolean);
+      if (weapons.length) payload.weapons = weapons;
       if (await ctx.send("assign", payload)) {
         ctx.show(`Assigned ${payload.model_ids.join(", ")}.`);
         ctx.picked.clear();
