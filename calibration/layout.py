@@ -71,11 +71,15 @@ class LayoutMarker(BaseModel):
             raise ValueError("needs corners_cm, or center_cm + size_cm (+ rotation_deg)")
         rest = {k: v for k, v in data.items() if k not in ("center_cm", "size_cm", "rotation_deg")}
         center, size = data["center_cm"], data["size_cm"]
-        if not (isinstance(center, list | tuple) and len(center) == 2):
+        if not (isinstance(center, list | tuple) and len(center) == 2
+                and all(isinstance(v, int | float) for v in center)):
             raise ValueError("center_cm must be [x, y]")
         if not isinstance(size, int | float) or size <= 0:
             raise ValueError("size_cm must be a positive number")
-        corners = square_corners(tuple(center), float(size), float(data.get("rotation_deg", 0.0)))
+        rotation = data.get("rotation_deg", 0.0)
+        if not isinstance(rotation, int | float):
+            raise ValueError("rotation_deg must be a number")
+        corners = square_corners(tuple(center), float(size), float(rotation))
         return {**rest, "corners_cm": corners.tolist()}
 
     @field_validator("corners_cm")
@@ -192,7 +196,7 @@ def load_layout(path: str | Path) -> Layout:
         data = json.loads(path.read_text())
     except FileNotFoundError:
         raise TablesightError(f"layout file {path} not found", "check the --layout path") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
         raise TablesightError(
             f"layout file {path} is not readable JSON ({error})",
             "give a layout JSON file as written by `tablesight markers`",
