@@ -108,7 +108,7 @@ def load_intrinsics(path: str | Path, image_size: tuple[int, int] | None = None)
         data = json.loads(path.read_text())
     except FileNotFoundError:
         raise TablesightError(f"intrinsics file {path} not found", "check the --intrinsics path") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
         raise TablesightError(
             f"intrinsics file {path} is not readable JSON ({error})",
             "give the CAM.json written by `tablesight calibrate-lens`",
