@@ -136,12 +136,18 @@ def load_calibration(path: str):
         data = json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise TablesightError(f"calibration file {path} not found", "check the --calibration path") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
         raise TablesightError(
             f"calibration file {path} is not readable JSON ({error})",
             "give the JSON written by `tablesight calibrate`",
         ) from None
-    return TableCalibration.from_dict(data, source=f"calibration {path}")
+    try:
+        return TableCalibration.from_dict(data, source=f"calibration {path}")
+    except (KeyError, TypeError, ValueError, IndexError) as error:  # a field of the wrong shape
+        raise TablesightError(
+            f"calibration file {path} has a field of the wrong kind ({error})",
+            "give the JSON written by `tablesight calibrate`",
+        ) from None
 
 
 def _rectify(args: argparse.Namespace) -> int:
