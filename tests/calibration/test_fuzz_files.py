@@ -1,0 +1,115 @@
+"""Layouts, lens intrinsics and calibration files as users break them: a TablesightError or a
+valid object, never another exception (the CLI turns the former into one line and exit 2)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from calibration.cli import load_calibration
+from calibration.intrinsics import load_intrinsics
+from calibration.layout import default_layout, load_layout
+from calibration.table import TableCalibration
+from rules_core.errors import TablesightError
+from tracker.cli import main
+
+FUZZ = settings(max_examples=80, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+LAYOUT = default_layout("183x122").to_dict()
+LAYOUT["markers"][1] = {"id": LAYOUT["markers"][1]["id"], "center_cm": [176.0, 7.0], "size_cm": 10.0,
+                        "rotation_deg": 0.0}
+INTRINSICS = {"K": [[1500.0, 0, 1151.5], [0, 1500.0, 647.5], [0, 0, 1]], "dist": [-0.05, 0.015, 0, 0, 0],
+              "image_size": [2304, 1296]}
+CALIBRATION = {"layout": default_layout("183x122").to_dict(), "image_size": [2304, 1296],
+               "K": None, "dist": None,
+               "homography": [[0.08, 0.001, -10.0], [0.0005, 0.08, -5.0], [0.0, 0.00001, 1.0]],
+               "marker_ids": [0, 1, 2, 3], "rms_mm": 0.3, "max_mm": 0.7}
+
+junk = st.one_of(st.none(), st.booleans(), st.integers(-10**9, 10**9), st.text(max_size=5),
+                 st.floats(allow_nan=True, allow_infinity=True), st.just([]), st.just({}),
+                 st.just([[0, 0], [1, 1]]), st.just([1e308, -1e308]), st.just([[1, 2, 3]] * 3))
+
+
+def paths(value: object, prefix: tuple = ()) -> list[tuple]:
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += paths(item, (*prefix, index))
+    return found
+
+
+def broken(data: dict, path: tuple, new: object, delete: bool) -> dict:
+    data = copy.deepcopy(data)
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    if delete and isinstance(target, dict):
+        del target[path[-1]]
+    else:
+        target[path[-1]] = new
+    return data
+
+
+def text_of(data: dict, raw: bytes | None) -> str:
+    return raw.decode("latin-1") if raw is not None else json.dumps(data)
+
+
+LOADERS = [(LAYOUT, load_layout), (INTRINSICS, load_intrinsics), (CALIBRATION, load_calibration)]
+
+
+@FUZZ
+@given(which=st.integers(0, 2), data=st.data(), new=junk, delete=st.booleans())
+def test_one_broken_field_is_a_user_error_or_a_valid_file(tmp_path_factory, which, data, new, delete):
+    valid, load = LOADERS[which]
+    path = data.draw(st.sampled_from(paths(valid)))
+    file = tmp_path_factory.mktemp("files") / "broken.json"
+    file.write_text(json.dumps(broken(valid, path, new, delete)))
+    try:
+        loaded = load(file)
+    except TablesightError as error:
+        assert str(error) and "\n" not in str(error)
+        return
+    if isinstance(loaded, TableCalibration):  # a calibration that loads must be usable
+        out = loaded.image_to_table(np.array([[100.0, 100.0]]))
+        assert out.shape == (1, 2)
+
+
+@FUZZ
+@given(which=st.integers(0, 2), raw=st.one_of(
+    st.binary(max_size=200), st.sampled_from([b"[" * 100_000, b'{"K": ' + b"9" * 5000 + b"}", b"",
+                                              b"\xff\xfe", b"null", b"[]"])))
+def test_any_bytes_are_a_user_error(tmp_path_factory, which, raw):
+    _, load = LOADERS[which]
+    file = tmp_path_factory.mktemp("bytes") / "file.json"
+    file.write_bytes(raw)
+    with pytest.raises(TablesightError):
+        load(file)
+
+
+@pytest.mark.parametrize("option", ["--layout", "--intrinsics"])
+def test_the_calibrate_command_says_one_line_for_a_broken_file(tmp_path: Path, capsys, option):
+    import cv2
+
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.full((120, 160, 3), 128, np.uint8))
+    broken_file = tmp_path / "broken.json"
+    broken_file.write_bytes(b"[" * 100_000)
+    good_layout = tmp_path / "layout.json"
+    good_layout.write_text(json.dumps(LAYOUT))
+    layout = broken_file if option == "--layout" else good_layout
+    argv = ["calibrate", str(image), "--layout", str(layout), "-o", str(tmp_path / "out.json")]
+    if option == "--intrinsics":
+        argv += ["--intrinsics", str(broken_file)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablesight calibrate: ") and err.count("\n") == 1
