@@ -37,12 +37,21 @@ class Weights:
 
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:
-    """Minimum-cost one-to-one matching; pairs costlier than `max_cost` are left unmatched."""
+    """Minimum-cost one-to-one matching where leaving a row or a column unmatched costs
+    `max_cost`: so a far-off phantom detection can never pull a piece off its own match just
+    because a plain rectangular assignment must use every column."""
     rows, cols = cost.shape
     if rows == 0 or cols == 0:
         return [], list(range(rows)), list(range(cols))
-    r, c = linear_sum_assignment(np.minimum(cost, INFEASIBLE))
-    pairs = [(int(i), int(j)) for i, j in zip(r, c, strict=True) if cost[i, j] <= max_cost]
+    big = INFEASIBLE
+    padded = np.full((rows + cols, cols + rows), big)
+    padded[:rows, :cols] = np.where(cost <= max_cost, cost, big)
+    padded[:rows, cols:] = np.where(np.eye(rows, dtype=bool), max_cost, big)
+    padded[rows:, :cols] = np.where(np.eye(cols, dtype=bool), max_cost, big)
+    padded[rows:, cols:] = 0.0
+    r, c = linear_sum_assignment(padded)
+    pairs = [(int(i), int(j)) for i, j in zip(r, c, strict=True)
+             if i < rows and j < cols and padded[i, j] < big]
     matched_rows = {i for i, _ in pairs}
     matched_cols = {j for _, j in pairs}
     return (pairs, [i for i in range(rows) if i not in matched_rows],

@@ -3,14 +3,16 @@
 Detection is the expensive step, and a frame with a hand in it is the one frame where it is
 useless. So every frame is first shrunk to a thumbnail and differenced twice:
 
-- against the previous frame: a changed blob bigger than any piece (`max_piece_cm2`), or one
-  reaching the picture's edge, is a hand moving (an arm comes in from outside the picture);
-- against the last settled frame: a blob reaching the edge is a hand, even one held still.
+- against the last settled frame: a blob reaching the picture's edge is a hand (an arm comes
+  in from outside the picture), even one held still;
+- against the previous frame: something big moving (bigger than any piece, `max_piece_cm2`,
+  or reaching the edge) is a hand too, if the frame still differs from the settled one by
+  more than a piece could: that catches a hand without an arm in view, and lets the very
+  frame the hands leave be settled (its only big change is against the frame before).
 
 Smaller blobs inside the picture are pieces that moved, which detection should see, not wait
 out: a sequence of still photos, each a few models different from the last, is settled on
-every frame. After the hands leave, the first frame still shows where they were in its
-difference with the one before, so the next one is the first settled frame.
+every frame.
 
 If the settled frame itself was wrong (the rig started with a hand in view), nothing would
 ever match it again; so a picture that has not changed at all for `rebase_s` becomes the
@@ -107,7 +109,7 @@ class MotionGate:
         changed, held_hand, big_change, small_change = self._blobs(thumb, self._reference)
         self._previous = thumb
         was_settled = self._settled
-        hands = edge_motion or big_motion or held_hand
+        hands = held_hand or ((edge_motion or big_motion) and big_change)
         self._settled = not hands or timestamp_s - self._still_since >= self.rebase_s
         pieces_moved = small_change or big_change
         if self._settled:

