@@ -18,7 +18,8 @@ from webui.report import report_context, timeline
 
 recordings = Blueprint("recordings", __name__, url_prefix="/api/recordings")
 
-_cache_lock = threading.Lock()
+# Replays are rare and heavy (the whole pipeline again): one at a time.
+_load_lock = threading.Lock()
 
 
 def _root() -> Path | None:
@@ -94,17 +95,15 @@ def _describe(path: Path) -> dict:
 
 
 def _load(path: Path) -> dict:
+    """The replay report, made once per recording version even when several phones ask at once."""
     extension = current_app.extensions["tablesight"]
     cache = extension.setdefault("report_cache", {})
     key = (str(path), path.stat().st_mtime)
-    with _cache_lock:
-        if key in cache:
-            return cache[key]
-    loader = extension["report_loader"] or _tracker_report_loader()
-    loaded = loader(path)
-    with _cache_lock:
-        cache[key] = loaded
-    return loaded
+    with _load_lock:
+        if key not in cache:
+            loader = extension["report_loader"] or _tracker_report_loader()
+            cache[key] = loader(path)
+        return cache[key]
 
 
 def _tracker_report_loader():

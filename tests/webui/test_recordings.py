@@ -93,3 +93,27 @@ def test_report_escapes_names(session, recordings_dir):
     client = create_app(session, "1234", str(recordings_dir), report_loader=hostile).test_client()
     html = client.get("/api/recordings/skirmish.tsr/report").get_data(as_text=True)
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_a_recording_is_replayed_once_however_many_phones_open_it(session, recordings_dir):
+    import threading
+
+    from tests.webui.fake_replay import demo_report
+
+    calls = []
+
+    def slow(path):
+        calls.append(path)
+        threading.Event().wait(0.2)
+        return demo_report()
+
+    app = create_app(session, "1234", str(recordings_dir), report_loader=slow)
+    phones = [
+        threading.Thread(target=lambda: app.test_client().get("/api/recordings/skirmish.tsr"))
+        for _ in range(4)
+    ]
+    for phone in phones:
+        phone.start()
+    for phone in phones:
+        phone.join()
+    assert len(calls) == 1

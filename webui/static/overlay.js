@@ -117,8 +117,22 @@ function drawCoherency(g, state, byId, colours, ui) {
   }
 }
 
+// Labels of moves close together would print over each other: a label that would overlap
+// one already placed moves down a line, and after three tries is left to the list below.
+function freeSpot(placed, x, y, width, height) {
+  for (let tries = 0; tries < 3; tries += 1, y += height) {
+    const clear = placed.every((p) => Math.abs(p.x - x) * 2 > p.width + width || Math.abs(p.y - y) > height);
+    if (clear) {
+      placed.push({ x, y, width });
+      return y;
+    }
+  }
+  return null;
+}
+
 function drawMoves(g, state, byId, colours, ui) {
   const verdicts = (state.moves && state.moves.models) || {};
+  const placed = [];
   for (const [id, verdict] of Object.entries(verdicts)) {
     const piece = byId.get(id);
     if (!piece || piece.start_x_cm === undefined) continue;
@@ -130,9 +144,12 @@ function drawMoves(g, state, byId, colours, ui) {
     el("title", {}, path, bad ? `${id}: ${reasons}` : `${id}: legal`);
     el("circle", { cx: piece.start_x_cm, cy: piece.start_y_cm, r: 0.6, fill: colour }, g);
     if (ui.showMeasurements && (bad || ui.selected === id)) {
-      const text = `${formatDistance(verdict.moved_cm, state.ruleset)} / ${formatDistance(verdict.allowance_cm, state.ruleset)}`;
-      label(g, (piece.start_x_cm + piece.x_cm) / 2, (piece.start_y_cm + piece.y_cm) / 2 - ui.fontCm * 0.4,
-        bad ? `${text} ✗` : text, ui.fontCm * 0.8, bad);
+      const distances = `${formatDistance(verdict.moved_cm, state.ruleset)} / ${formatDistance(verdict.allowance_cm, state.ruleset)}`;
+      const text = bad ? `${distances} ✗` : distances;
+      const size = ui.fontCm * 0.8;
+      const x = (piece.start_x_cm + piece.x_cm) / 2;
+      const y = freeSpot(placed, x, (piece.start_y_cm + piece.y_cm) / 2 - ui.fontCm * 0.4, text.length * size * 0.6, size * 1.1);
+      if (y !== null) label(g, x, y, text, size, bad);
     }
   }
 }

@@ -43,6 +43,7 @@ export function initReplay(ctx) {
 
   const open = async (name) => {
     stop();
+    ctx.show(`Opening ${name}: the rig replays it the first time, which can take a while.`);
     try {
       timeline = await getJson(`/api/recordings/${encodeURIComponent(name)}`);
     } catch (error) {
