@@ -93,6 +93,6 @@ def test_vehicle_keeps_id_when_driven_and_turned():
 def test_a_far_phantom_detection_never_pulls_a_model_off_its_own_match():
     tracker = Tracker()
     tracker.update(detections((30, 80), (34.6, 80), (30, 84.6)))
-    changes = tracker.update(detections((30, 80), (30, 84.6), (2, 106)))
-    assert not changes.moved
+    changes = tracker.update(detections((30, 80), (30, 84.6), (150, 20)))
+    assert not changes.moved and changes.added == ["m4"]
     assert positions(tracker)["m3"] == (30.0, 84.6)
