@@ -183,3 +183,11 @@ function drawPieces(g, state, colours, ui) {
     el("title", {}, shape, `${piece.id} ${piece.unit || "unassigned"} ${piece.type || ""}`);
   }
 }
+
+// False while orders are given in a ruleset that forbids pre-measuring (mobile-infantry).
+export function measuringAllowed(state) {
+  if (!state) return false;
+  if ("measuring_allowed" in state) return Boolean(state.measuring_allowed);
+  const premeasure = !state.ruleset || state.ruleset.premeasure_allowed !== false;
+  return premeasure || !String(state.phase || "").includes("order");
+}

@@ -1,0 +1,101 @@
+// The Play panel: what moved and whether it was legal, unit coherency, and what a tap asked.
+
+import { formatDistance, pieces } from "./overlay.js";
+
+const $ = (selector) => document.querySelector(selector);
+
+export function drawPlayPanel(ctx, state, allowed) {
+  $("#premeasure-note").hidden = allowed;
+  for (const mode of ["select", "ruler"]) {
+    $(`[data-mode="${mode}"]`).hidden = !allowed;
+  }
+  if (!allowed && (ctx.mode === "select" || ctx.mode === "ruler")) {
+    ctx.ranges = null;
+    ctx.ruler = [];
+  }
+  const moves = $("#moves");
+  moves.replaceChildren();
+  const verdicts = (state.moves && state.moves.models) || {};
+  for (const [id, verdict] of Object.entries(verdicts)) {
+    const li = document.createElement("li");
+    const bad = verdict.legal === false;
+    li.className = bad ? "illegal" : "legal";
+    li.dataset.id = id;
+    const distance = allowed
+      ? ` ${formatDistance(verdict.moved_cm, state.ruleset)} / ${formatDistance(verdict.allowance_cm, state.ruleset)}`
+      : "";
+    // While distances are secret, say what rule broke but not by how much.
+    const reasons = (verdict.reasons || [])
+      .map((r) => (allowed ? r.detail || r.code : r.code.replaceAll("_", " ")))
+      .join("; ");
+    li.textContent = `${id}${distance}: ${bad ? `illegal, ${reasons}` : "legal"}`;
+    moves.appendChild(li);
+  }
+  if (!moves.children.length) moves.innerHTML = "<li>No model has moved this phase.</li>";
+  const units = $("#units");
+  units.replaceChildren();
+  for (const [unit, verdict] of Object.entries((state.check && state.check.units) || {})) {
+    const li = document.createElement("li");
+    li.className = verdict.coherent === false ? "illegal" : "";
+    li.textContent = verdict.coherent === false
+      ? `${unit}: out of coherency (${verdict.groups.map((g) => g.join(" ")).join(" | ")})`
+      : `${unit}: coherent`;
+    units.appendChild(li);
+  }
+  drawInfo(ctx, state);
+}
+
+function drawInfo(ctx, state) {
+  const info = $("#info");
+  info.replaceChildren();
+  const line = (text, cls) => {
+    const p = document.createElement("p");
+    p.textContent = text;
+    if (cls) p.className = cls;
+    info.appendChild(p);
+    return p;
+  };
+  if (ctx.ranges) {
+    line(`Ranges from ${ctx.ranges.from}:`);
+    const list = document.createElement("ul");
+    list.className = "list";
+    list.id = "ranges";
+    for (const t of ctx.ranges.targets || []) {
+      const li = document.createElement("li");
+      li.dataset.id = t.id;
+      const weapons = t.weapons.length ? t.weapons.join(", ") : "nothing reaches";
+      li.textContent = `${t.id} (${t.unit}) ${formatDistance(t.edge_cm, state.ruleset)}: ${weapons}`;
+      list.appendChild(li);
+    }
+    info.appendChild(list);
+    const piece = pieces(state).find((p) => p.id === ctx.selected);
+    if (piece && piece.unit) {
+      const toggle = document.createElement("button");
+      toggle.type = "button";
+      toggle.id = "ranges-scope";
+      toggle.textContent = ctx.rangesFromUnit ? `Ranges from ${piece.id} only` : `Ranges from all of ${piece.unit}`;
+      toggle.addEventListener("click", async () => {
+        ctx.rangesFromUnit = !ctx.rangesFromUnit;
+        await ctx.fetchRanges();
+        ctx.redraw();
+      });
+      info.appendChild(toggle);
+    }
+  }
+  const moved = ctx.selected && !ctx.replay && state.moves && state.moves.models && state.moves.models[ctx.selected];
+  if (moved) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.id = "reset-model";
+    button.textContent = `Put ${ctx.selected} back where the phase began`;
+    button.addEventListener("click", () => ctx.send("reset_model", { model_id: ctx.selected }));
+    info.appendChild(button);
+  }
+  if (ctx.rulerResult) {
+    line(`Ruler: ${formatDistance(ctx.rulerResult.edge_cm, state.ruleset)} edge to edge, ` +
+      `${formatDistance(ctx.rulerResult.centre_cm, state.ruleset)} centre to centre.`).id = "ruler-result";
+  }
+  for (const t of state.templates || []) {
+    line(`${t.kind} at ${t.x_cm.toFixed(0)},${t.y_cm.toFixed(0)}: ${t.under.length ? t.under.join(", ") : "nobody"} under it.`);
+  }
+}
