@@ -151,6 +151,26 @@ class RecordingWriter:
             self._db.close()
 
 
+MANIFEST_FIELDS = {"ruleset": str, "table": dict, "preset": list, "layout": dict, "intrinsics": dict}
+
+
+def _check_manifest(path: Path, manifest: dict) -> None:
+    """The manifest fields a replay relies on, by shape: a hand-edited one is named, not a traceback."""
+    fix = "give a .tsr file written by `tablesight record`, or undo the edit to its manifest"
+    for key, kind in MANIFEST_FIELDS.items():
+        if manifest.get(key) is not None and not isinstance(manifest[key], kind):
+            raise TablesightError(f"{path} manifest: {key} is not a JSON {kind.__name__}", fix)
+    table = manifest.get("table")
+    if table is not None and not all(
+            isinstance(table.get(k), int | float) and not isinstance(table[k], bool) and table[k] > 0
+            for k in ("width_cm", "depth_cm")):
+        raise TablesightError(f"{path} manifest: table needs positive width_cm and depth_cm", fix)
+    for item in manifest.get("preset") or []:
+        if not (isinstance(item, dict) and isinstance(item.get("action"), str)
+                and isinstance(item.get("payload"), dict)):
+            raise TablesightError(f"{path} manifest: preset items need an action and a payload object", fix)
+
+
 @dataclass(frozen=True)
 class Control:
     frame: int
@@ -177,11 +197,12 @@ class Recording:
             # unless the schema is "writable", which only relaxes that check (we never write).
             self._db.execute("PRAGMA writable_schema=ON")
             self.manifest = {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM manifest")}
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, ValueError, TypeError, RecursionError) as error:
             raise TablesightError(
                 f"{self.path} is damaged beyond its header ({error})",
                 "nothing in it can be replayed; use another recording",
             ) from None
+        _check_manifest(self.path, self.manifest)
         version = self.manifest.get("format_version")
         if not isinstance(version, int):
             raise TablesightError(
@@ -218,7 +239,7 @@ class Recording:
         try:
             for row in self._db.execute(sql):
                 rows.append(convert(row))
-        except (sqlite3.DatabaseError, ValueError) as error:
+        except (sqlite3.DatabaseError, ValueError, TypeError, RecursionError) as error:
             self._stop(f"its {what} are damaged after {len(rows)} entries ({error})")
         return rows
 
@@ -247,7 +268,8 @@ class Recording:
                 return
             if row is None:
                 return
-            image = cv2.imdecode(np.frombuffer(row[3], np.uint8), cv2.IMREAD_COLOR)
+            whole = isinstance(row[3], bytes) and isinstance(row[1], int | float)  # damage reads as NULL
+            image = cv2.imdecode(np.frombuffer(row[3], np.uint8), cv2.IMREAD_COLOR) if whole else None
             if image is None:
                 self._stop(
                     f"stopped after frame {last} ({count} frames read): frame {row[0]} is not a readable JPEG"
