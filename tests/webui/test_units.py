@@ -45,3 +45,13 @@ def test_the_pool_has_two_threads_per_viewer_and_spare():
     assert thread_count(24) == 56
     assert lan_address("192.168.1.20") == "192.168.1.20"
     assert lan_address("0.0.0.0").count(".") == 3
+
+
+def test_without_chromium_the_browser_tests_say_how_to_install_it(monkeypatch):
+    import pytest
+
+    from tests.webui import browser
+
+    monkeypatch.setattr(browser.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="apt-get install chromium"):
+        browser.chromium_path()
