@@ -298,6 +298,18 @@ def test_setup_lasso_picks_a_unit(page):
     assert page.locator("#picked").text_content() == "Picked: b1, b2, b3"
 
 
+def test_turn_controls_change_the_phase_and_undo_it(page, session):
+    page.select_option("#phase-to", "assault")
+    page.click("[data-action='phase-to']")
+    enter_pin(page)
+    page.wait_for_function("document.querySelector('#turn').textContent.includes('assault')")
+    page.click("[data-action='next-turn']")
+    page.wait_for_function("document.querySelector('#turn').textContent === 'Turn 2 · movement'")
+    page.click("[data-action='undo']")
+    page.wait_for_function("document.querySelector('#turn').textContent === 'Turn 1 · assault'")
+    assert [a for a, _ in session.applied] == ["phase", "next_turn", "undo"]
+
+
 def test_wrong_pin_says_so_and_changes_nothing(page, session):
     before = session.state()
     page.click("[data-action='next-phase']")

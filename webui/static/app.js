@@ -170,6 +170,7 @@ function wireButtons() {
     "next-phase": () => send("phase", { to: "next" }),
     "next-turn": () => send("next_turn", {}),
     undo: () => send("undo", {}),
+    "phase-to": () => send("phase", { to: $("#phase-to").value }),
     "clear-templates": () => send("clear_templates", {}),
     recalibrate: async () => {
       if (await send("recalibrate", {})) show("Recalibrating on the markers.");

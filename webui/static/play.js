@@ -5,6 +5,13 @@ import { formatDistance, pieces } from "./overlay.js";
 const $ = (selector) => document.querySelector(selector);
 
 export function drawPlayPanel(ctx, state, allowed) {
+  const phases = state.phases || [];
+  const select = $("#phase-to");
+  if (select.dataset.phases !== phases.join(",") || select.dataset.current !== state.phase) {
+    select.dataset.phases = phases.join(",");
+    select.dataset.current = state.phase;
+    select.replaceChildren(...phases.map((phase) => new Option(phase, phase, false, phase === state.phase)));
+  }
   $("#premeasure-note").hidden = allowed;
   for (const mode of ["select", "ruler"]) {
     $(`[data-mode="${mode}"]`).hidden = !allowed;
