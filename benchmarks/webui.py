@@ -3,7 +3,8 @@
     python benchmarks/webui.py [--seconds 60] [--viewers 20] [--session fake|demo]
 
 Prints: time to first paint and to first overlay in Chromium at 390x844 (median of 5 loads),
-state-push latency (a model moves -> the SSE event arrives, median and p95 of 30), and for
+state-push latency (a model moves -> the SSE event arrives, median and p95 of 30; and -> the
+phone page has redrawn it, median of 10), and for
 `--viewers` clients each holding the SSE state stream and the MJPEG stream for `--seconds`:
 frames and states delivered, errors, and the server's memory before and after. The server
 runs in a child process (the same waitress set-up as `tablesight serve`) so its memory is
@@ -106,6 +107,33 @@ def page_timings(base: str, loads: int = 5) -> tuple[list[float], list[float]]:
             overlays.append(overlay_ms)
             context.close()
     return paints, overlays
+
+
+def phone_push_latency(base: str, samples: int = 10) -> list[float]:
+    """A model moves on the rig -> its circle has moved on the phone's page (SSE, JSON, redraw)."""
+    from tests.webui.browser import PHONE, chromium
+
+    latencies = []
+    with chromium() as browser:
+        context = browser.new_context(**PHONE, bypass_csp=True)
+        page = context.new_page()
+        page.goto(base + "/")
+        page.wait_for_selector("#pieces circle[data-id='r5']")
+        for _ in range(samples):
+            before = page.get_attribute("#pieces circle[data-id='r5']", "cx")
+            started = time.perf_counter()
+            urllib.request.urlopen(
+                urllib.request.Request(base + "/bench/move", method="POST"), timeout=5
+            ).read()
+            page.wait_for_function(
+                "b => document.querySelector(\"#pieces circle[data-id='r5']\").getAttribute('cx') !== b",
+                arg=before,
+                polling="raf",
+            )
+            latencies.append((time.perf_counter() - started) * 1000)
+            time.sleep(0.2)
+        context.close()
+    return latencies
 
 
 def sse_lines(port: int, stop: threading.Event, on_state) -> int:
@@ -223,7 +251,10 @@ def main() -> None:
             latencies = sorted(push_latency(base, port))
             p95 = latencies[int(0.95 * (len(latencies) - 1))]
             median = statistics.median(latencies)
-            print(f"state push      median {median:7.1f} ms   p95 {p95:.1f} ms ({len(latencies)} moves)")
+            print(f"state push      median {median:7.1f} ms   p95 {p95:.1f} ms ({len(latencies)} moves, SSE)")
+            on_phone = phone_push_latency(base)
+            phone_median = statistics.median(on_phone)
+            print(f"push to phone   median {phone_median:7.1f} ms   max {max(on_phone):.1f} ms (redrawn)")
         before = rss_mb(child.pid)
         tally, lock = {"frames": 0, "states": 0, "errors": 0}, threading.Lock()
         threads = [
