@@ -1,0 +1,90 @@
+import pytest
+
+from rules_core.errors import TablesightError
+from tracker.game import Game, phases_of
+from tracker.tracks import FrameResult, TrackChanges
+
+
+def frame(index: int, positions: dict[str, tuple[float, float]], changes: TrackChanges | None = None):
+    models = [{"track_id": i, "x_cm": x, "y_cm": y, "diameter_mm": 32, "visible": True}
+              for i, (x, y) in positions.items()]
+    return FrameResult(index, f"f{index}", True, models, [], changes or TrackChanges(),
+                       timestamp_s=index * 0.2)
+
+
+def move(index: int, piece_id: str, to: tuple[float, float]) -> FrameResult:
+    return frame(index, {**START, piece_id: to}, TrackChanges(moved={piece_id: (START[piece_id], to)}))
+
+
+START = {"m1": (20.0, 30.0), "m2": (23.5, 30.0), "m3": (100.0, 60.0)}
+
+
+@pytest.fixture
+def game() -> Game:
+    game = Game()
+    game.observe(frame(0, START, TrackChanges(added=list(START))))
+    game.apply("assign", {"model_ids": ["m1", "m2"], "side": "red", "unit": "red-1", "type": "infantry"})
+    game.apply("assign", {"model_ids": ["m3"], "side": "blue", "unit": "blue-1", "type": "infantry"})
+    game.apply("phase", {"to": "movement"})
+    return game
+
+
+def test_a_move_too_far_is_judged_against_the_start_of_the_phase(game):
+    moved = {**START, "m1": (35.2, 30.0), "m2": (38.5, 30.0)}
+    events = game.observe(frame(1, moved, TrackChanges(moved={"m1": (START["m1"], moved["m1"]),
+                                                              "m2": (START["m2"], moved["m2"])})))
+    assert [e["kind"] for e in events] == ["moved", "moved", "verdict"]
+    assert "infantry may move 15 cm" in events[-1]["detail"]
+    _, moves = game.verdicts()
+    assert moves["models"]["m1"]["legal"] is False and moves["models"]["m2"]["legal"] is True
+
+
+def test_undo_restores_the_phase_and_its_start_positions(game):
+    game.observe(move(1, "m1", (30.0, 30.0)))
+    game.apply("phase", {"to": "next"})
+    assert game.phase == "shooting" and game.start["m1"]["x_cm"] == 30.0
+    game.apply("undo", {})
+    assert game.phase == "movement" and game.start["m1"]["x_cm"] == 20.0
+    assert game.events[-1]["kind"] == "undo"
+
+
+def test_reset_model_puts_it_back_in_the_record(game):
+    game.observe(move(1, "m3", (90.0, 60.0)))
+    reply = game.apply("reset_model", {"model_id": "m3"})
+    assert (reply["x_cm"], reply["y_cm"]) == START["m3"]
+    assert game.verdicts()[1]["models"] == {}
+
+
+def test_a_casualty_is_logged_and_leaves_the_scene(game):
+    events = game.observe(frame(1, {k: v for k, v in START.items() if k != "m2"},
+                                TrackChanges(removed=["m2"])))
+    assert [e["kind"] for e in events] == ["removed"] and "casualty" in events[0]["detail"]
+    assert [m["id"] for m in game.scene()["models"]] == ["m1", "m3"]
+
+
+def test_next_turn_after_the_last_phase(game):
+    for _ in range(2):
+        game.apply("phase", {"to": "next"})
+    assert game.apply("phase", {"to": "next"}) == {"ok": True, "turn": 2, "phase": "movement"}
+
+
+def test_unit_coherency_is_checked_after_moves(game):
+    check, _ = game.verdicts()
+    assert check["units"]["red-1"]["coherent"] is True
+    game.observe(move(1, "m2", (33.0, 30.0)))
+    check, _ = game.verdicts()
+    assert check["units"]["red-1"]["coherent"] is False
+
+
+def test_bad_controls_change_nothing(game):
+    before = (dict(game.assignments), game.turn, game.phase, len(game.events))
+    for action, payload in [("assign", {"model_ids": ["m1"], "side": "red", "unit": "r", "type": "dragon"}),
+                            ("phase", {"to": 3}), ("reset_model", {}), ("objectives", {"objectives": "x"})]:
+        with pytest.raises(TablesightError):
+            game.apply(action, payload)
+    assert (dict(game.assignments), game.turn, game.phase, len(game.events)) == before
+
+
+def test_order_based_rulesets_give_orders_first():
+    assert phases_of("tankomaster")[:2] == ["deployment", "orders"]
+    assert phases_of("world-at-fire") == ["deployment", "movement", "shooting", "assault"]
