@@ -99,3 +99,22 @@ def test_record_from_a_folder_then_replay_gives_the_same_events(short_demo, tmp_
     assert recording.manifest["settings"]["mode"] == "stills" and recording.frame_count() == 2
     assert main(["replay", str(game)]) == 0
     assert "the same events as recorded" in capsys.readouterr().err
+
+
+def test_a_live_session_records_its_game_into_the_recordings_folder(short_demo, tmp_path):
+    from tracker.session import open_session
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for frame in Recording(short_demo).frames():
+        cv2.imwrite(str(folder / frame.name.replace(".jpg", ".png")), frame.image)
+    session = open_session(str(folder), recordings_dir=str(tmp_path / "games"))
+    session.start()
+    deadline = time.monotonic() + 30
+    while session.state()["status"]["camera"] != "ended" and time.monotonic() < deadline:
+        session.wait_for_change(session.state()["version"], 1.0)
+    assert len(session.state()["models"]) >= 15
+    session.stop()
+    (game,) = (tmp_path / "games").glob("game-*.tsr")
+    recording = Recording(game)
+    assert recording.frame_count() == 2 and any(e["kind"] == "added" for e in recording.events)
