@@ -134,6 +134,8 @@ def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
     assert "moved 16.2 cm, infantry may move 15 cm" in row.text_content()
     assert row.evaluate("e => getComputedStyle(e).color") == RED
     assert page.locator("#moves-layer line[data-id='r1']").get_attribute("data-legal") == "true"
+    row.click()  # the list finds the model on the table
+    assert page.locator("#pieces circle[data-id='r3']").get_attribute("class").endswith("selected")
     broken = page.locator("#coherency .break[data-unit='red-inf-2']")
     assert broken.count() == 1
     assert page.locator("#objectives circle[data-id='obj2']").get_attribute("data-controlled-by") == "red"

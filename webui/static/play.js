@@ -36,6 +36,8 @@ export function drawPlayPanel(ctx, state, allowed) {
       .map((r) => (allowed ? r.detail || r.code : r.code.replaceAll("_", " ")))
       .join("; ");
     li.textContent = `${id}${distance}: ${bad ? `illegal, ${reasons}` : "legal"}`;
+    li.tabIndex = 0;
+    li.addEventListener("click", () => ctx.select(id)); // find it on the table
     moves.appendChild(li);
   }
   if (!moves.children.length) moves.innerHTML = "<li>No model has moved this phase.</li>";

@@ -12,7 +12,7 @@ let ctx = null;
 
 export function initTable(context) {
   ctx = context;
-  Object.assign(ctx, { zoom: 1, centre: null, fontCm, viewBox, zoomBy: zoom, drawTools, fetchRanges, setMode });
+  Object.assign(ctx, { zoom: 1, centre: null, fontCm, viewBox, zoomBy: zoom, drawTools, fetchRanges, setMode, select });
   wirePointer();
 }
 
@@ -161,6 +161,16 @@ async function selectPiece(piece) {
   ctx.selected = piece.id;
   ctx.rangesFromUnit = false;
   await fetchRanges();
+}
+
+// Select a model named in a list: centre it when zoomed in, and ask for its ranges.
+async function select(id) {
+  const piece = pieces(ctx.shown()).find((p) => p.id === id);
+  if (!piece) return;
+  ctx.selected = null;
+  if (ctx.zoom > 1) ctx.centre = [piece.x_cm, piece.y_cm];
+  await selectPiece(piece);
+  ctx.redraw();
 }
 
 async function fetchRanges() {
