@@ -130,6 +130,13 @@ class DriftWatch:
             return DriftReport(
                 True, shift, shift_mm, f"markers {ids} shifted by ~{shift:.1f} px: camera moved{note}"
             )
+        if moved and len(moved) + hidden > len(still):
+            # A knock of a few degrees throws most patches out of recognition; the one that still
+            # matches shifted, so "camera moved" explains more markers than "marker nudged" does.
+            ids = ", ".join(map(str, sorted(moved)))
+            return DriftReport(
+                True, shift, shift_mm, f"marker(s) {ids} shifted, the rest unrecognisable: camera moved{note}"
+            )
         if moved:
             ids = ", ".join(map(str, sorted(moved)))
             return DriftReport(

@@ -36,6 +36,11 @@ class Pose:
         return (-R.T @ self.tvec) * np.array([1.0, 1.0, -1.0])
 
 
+def nominal_focal(image_size: tuple[int, int]) -> float:
+    """Focal length (px) of the nominal lens at this image width."""
+    return float(image_size[0] / 2 / np.tan(np.radians(NOMINAL_HFOV_DEG / 2)))
+
+
 def focal_from_homography(table_to_image: np.ndarray, image_size: tuple[int, int]) -> float | None:
     """Focal length in px implied by a table->pixel homography, or None when it is not implied."""
     w, h = image_size
@@ -75,7 +80,7 @@ def solve_pose(
         estimated = focal is not None
         if focal is None:
             nominal = True
-            focal = w / 2 / np.tan(np.radians(NOMINAL_HFOV_DEG / 2))
+            focal = nominal_focal(image_size)
         K = np.array([[focal, 0, (w - 1) / 2], [0, focal, (h - 1) / 2], [0, 0, 1]], dtype=np.float64)
     objects = np.hstack([table_cm, np.zeros((len(table_cm), 1))]).astype(np.float64)
     ok, rvec, tvec = cv2.solvePnP(objects, image_px.astype(np.float64), K, None, flags=cv2.SOLVEPNP_IPPE)

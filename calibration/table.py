@@ -8,7 +8,7 @@ player can judge it by. It serialises to the calibration JSON of CONTRACTS.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -16,10 +16,11 @@ import numpy as np
 from shapely.geometry import MultiPoint, Point
 
 from calibration.aruco import Sighting, find_markers
+from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for
 from calibration.homography import HomographyFit, apply, fit_homography
 from calibration.intrinsics import Intrinsics
 from calibration.layout import Layout
-from calibration.pose import Pose, solve_pose
+from calibration.pose import Pose, focal_from_homography, nominal_focal, solve_pose
 from rules_core.errors import TablesightError
 
 # Table corners further than this outside the markers' hull are extrapolated, not interpolated.
@@ -45,6 +46,7 @@ class TableCalibration:
     intrinsics: Intrinsics | None = None
     rejected_ids: list[int] = field(default_factory=list)
     marker_rms_mm: dict[int, float] = field(default_factory=dict)
+    lens_estimated: bool = False
     _maps: dict[float, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
 
     @property
@@ -130,6 +132,7 @@ class TableCalibration:
             "warnings": list(self.warnings),
             "camera_centre_cm": [round(float(v), 3) for v in self.camera_centre_cm],
             "pose": {"K": self.pose_K.tolist(), "rvec": self.rvec.tolist(), "tvec": self.tvec.tolist()},
+            "lens_estimated": self.lens_estimated,
         }
 
     @classmethod
@@ -167,6 +170,7 @@ class TableCalibration:
             intrinsics=intrinsics,
             rejected_ids=[int(i) for i in data.get("rejected_marker_ids", [])],
             marker_rms_mm={int(k): float(v) for k, v in data.get("marker_rms_mm", {}).items()},
+            lens_estimated=bool(data.get("lens_estimated", False)),
         )
 
 
@@ -236,13 +240,14 @@ def calibrate(
     sighting = find_markers(image, layout, refinement, undistort)
     if len(sighting.corners) < 2:
         raise _too_few_markers(layout, list(sighting.corners), sighting.ignored_ids)
-    try:
-        fit = fit_homography(sighting.corners, layout.corners_by_id)
-    except np.linalg.LinAlgError:
-        raise TablesightError(
-            "the markers in view give no usable geometry (all in a line or overlapping)",
-            "bring markers from different table corners into view",
-        ) from None
+    fit = _fit(sighting.corners, layout)
+    lens_estimated = False
+    if intrinsics is None:
+        estimate = _estimate_lens(sighting.corners, layout, fit, size)
+        if estimate is not None:
+            intrinsics, corners, fit = estimate
+            sighting = replace(sighting, corners=corners)
+            lens_estimated = True
     used_table = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
     used_image = np.concatenate([sighting.corners[i] for i in fit.used_ids])
     measured = np.isfinite(used_image).all(axis=1)
@@ -251,6 +256,14 @@ def calibrate(
     K = None if intrinsics is None else intrinsics.K
     pose = solve_pose(used_table, used_image, K, size, table_to_image / table_to_image[2, 2])
     residuals = np.concatenate([fit.corner_residuals_mm[i] for i in fit.used_ids])
+    measured_lens = None if lens_estimated else intrinsics
+    warnings = _warnings(layout, sighting, fit, pose, used_table, float(residuals.max()), measured_lens)
+    if lens_estimated:
+        warnings.append(
+            f"no lens calibration: lens distortion estimated from the markers "
+            f"(k1 {intrinsics.dist[0]:+.3f}, k2 {intrinsics.dist[1]:+.3f}); "
+            "`tablesight calibrate-lens` is more exact"
+        )
     return TableCalibration(
         layout=layout,
         image_size=size,
@@ -258,14 +271,45 @@ def calibrate(
         marker_ids=fit.used_ids,
         rms_mm=float(np.sqrt(np.mean(residuals**2))),
         max_mm=float(residuals.max()),
-        warnings=_warnings(layout, sighting, fit, pose, used_table, float(residuals.max()), intrinsics),
+        warnings=warnings,
         pose_K=pose.K,
         rvec=pose.rvec,
         tvec=pose.tvec,
         intrinsics=intrinsics,
         rejected_ids=fit.rejected_ids,
         marker_rms_mm={i: float(np.sqrt(np.mean(fit.corner_residuals_mm[i] ** 2))) for i in fit.used_ids},
+        lens_estimated=lens_estimated,
     )
+
+
+def _fit(corners: dict[int, np.ndarray], layout: Layout) -> HomographyFit:
+    try:
+        return fit_homography(corners, layout.corners_by_id)
+    except np.linalg.LinAlgError:
+        raise TablesightError(
+            "the markers in view give no usable geometry (all in a line or overlapping)",
+            "bring markers from different table corners into view",
+        ) from None
+
+
+def _estimate_lens(
+    corners: dict[int, np.ndarray], layout: Layout, fit: HomographyFit, size: tuple[int, int]
+) -> tuple[Intrinsics, dict[int, np.ndarray], HomographyFit] | None:
+    """Without a lens calibration: a one-term lens from the markers, if it explains them."""
+    if len(fit.used_ids) < 3 or max(r.max() for r in fit.corner_residuals_mm.values()) <= NEEDS_LENS_MM:
+        return None
+    image_pts = np.concatenate([corners[i] for i in fit.used_ids])
+    table_pts = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
+    measured = np.isfinite(image_pts).all(axis=1)
+    radial = estimate_radial(image_pts[measured], table_pts[measured], size)
+    if radial is None:
+        return None
+    reference = intrinsics_for(radial, size, float(max(size)))
+    ideal = {i: reference.undistort(c) for i, c in corners.items()}
+    straightened = _fit(ideal, layout)
+    table_to_image = np.linalg.inv(straightened.image_to_table)
+    focal = focal_from_homography(table_to_image / table_to_image[2, 2], size) or nominal_focal(size)
+    return intrinsics_for(radial, size, focal), ideal, straightened
 
 
 def _ids(ids: list[int]) -> str:

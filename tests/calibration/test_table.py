@@ -148,8 +148,22 @@ def test_rectify_refuses_an_image_of_another_size(calibrated):
         calibrated.rectify(np.zeros((100, 100, 3), np.uint8), 1.0)
 
 
-def test_an_uncorrected_lens_keeps_every_marker_and_asks_for_intrinsics(table_shot):
+def test_without_intrinsics_the_lens_is_estimated_from_the_markers(table_shot, grid_cm):
     calibration = calibrate(table_shot.image, table_shot.layout)
-    assert calibration.marker_ids == [0, 1, 2, 3] and calibration.rejected_ids == []
-    assert calibration.max_mm > 1.5
-    assert any("give --intrinsics" in w for w in calibration.warnings)
+    assert calibration.marker_ids == [0, 1, 2, 3] and calibration.lens_estimated
+    assert any("lens distortion estimated from the markers" in w for w in calibration.warnings)
+    error = mapping_error_mm(calibration, table_shot, grid_cm)
+    assert np.sqrt(np.mean(error**2)) < 0.15
+    # Written as CONTRACTS.md says: K and dist present, homography on undistorted pixels.
+    data = json.loads(json.dumps(calibration.to_dict()))
+    px = table_shot.camera.project(grid_cm)
+    K, dist = np.array(data["K"]), np.array(data["dist"])
+    undistorted = cv2.undistortPointsIter(px.reshape(-1, 1, 2), K, dist, None, K,
+                                          (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10))
+    mapped = cv2.perspectiveTransform(undistorted, np.array(data["homography"])).reshape(-1, 2)
+    assert np.sqrt(np.mean(np.sum((mapped - grid_cm) ** 2, axis=1))) * 10 < 0.15
+
+
+def test_a_straight_lens_gets_no_estimated_distortion(straight_shot):
+    calibration = calibrate(straight_shot.image, straight_shot.layout)
+    assert not calibration.lens_estimated and calibration.to_dict()["K"] is None

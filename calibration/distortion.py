@@ -1,0 +1,81 @@
+"""Lens distortion read off the markers themselves, for when no lens calibration is given.
+
+A homography cannot bend, so an uncalibrated lens leaves millimetres of error across the
+table. The markers carry the missing information: barrel distortion shrinks a marker more
+along the radius than across it, and shrinks far markers more than near ones, so two radial
+coefficients (k1, k2, centred on the image) can be fitted together with the homography. They
+are kept only when they explain most of the disagreement between the markers; a proper
+`tablesight calibrate-lens` remains better (it also finds k3, tangential terms and the true
+centre).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from scipy.optimize import minimize, minimize_scalar
+
+from calibration.intrinsics import Intrinsics
+
+# Markers agreeing this well (worst corner, mm) leave nothing for a lens model to explain.
+NEEDS_LENS_MM = 0.5
+# The lens model must cut the corner residuals at least this much to be believed.
+MIN_IMPROVEMENT = 3.0
+# k1 search range in units of the reference focal length (the larger image side).
+K1_BOUND = 0.6
+
+
+def _reference_K(image_size: tuple[int, int], focal: float) -> np.ndarray:
+    w, h = image_size
+    return np.array([[focal, 0.0, (w - 1) / 2], [0.0, focal, (h - 1) / 2], [0.0, 0.0, 1.0]])
+
+
+def _residual_px(radial: np.ndarray, image_pts: np.ndarray, table_pts: np.ndarray, lens: Intrinsics) -> float:
+    """RMS reprojection error of the best homography after undistorting with (k1, k2)."""
+    lens = Intrinsics(
+        K=lens.K, dist=np.array([radial[0], radial[1], 0.0, 0.0, 0.0]), image_size=lens.image_size
+    )
+    ideal = lens.undistort(image_pts)
+    H, _ = cv2.findHomography(table_pts, ideal, 0)
+    if H is None:
+        return float("inf")
+    mapped = cv2.perspectiveTransform(table_pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+    return float(np.sqrt(np.mean(np.sum((mapped - ideal) ** 2, axis=1))))
+
+
+def estimate_radial(
+    image_pts: np.ndarray, table_pts: np.ndarray, image_size: tuple[int, int]
+) -> tuple[float, float] | None:
+    """(k1, k2), for a focal length equal to the larger image side, that best straighten the markers.
+
+    k1 first (a bounded 1-D search cannot get lost), then k2 beside it. None when the markers
+    agree without a lens model, or the model does not explain their disagreement.
+    """
+    reference = intrinsics_for((0.0, 0.0), image_size, float(max(image_size)))
+    plain = _residual_px(np.zeros(2), image_pts, table_pts, reference)
+    k1 = minimize_scalar(
+        lambda k: _residual_px(np.array([k, 0.0]), image_pts, table_pts, reference),
+        bounds=(-K1_BOUND, K1_BOUND),
+        method="bounded",
+        options={"xatol": 1e-5},
+    )
+    both = minimize(
+        _residual_px,
+        np.array([k1.x, 0.0]),
+        args=(image_pts, table_pts, reference),
+        method="Nelder-Mead",
+        options={"xatol": 1e-6, "fatol": 1e-9},
+    )
+    best = both if both.fun < k1.fun else k1
+    if best.fun * MIN_IMPROVEMENT > plain:
+        return None
+    return (float(both.x[0]), float(both.x[1])) if best is both else (float(k1.x), 0.0)
+
+
+def intrinsics_for(radial: tuple[float, float], image_size: tuple[int, int], focal: float) -> Intrinsics:
+    """The estimated lens expressed with the given focal length (the pixel-space bend is the same)."""
+    scale = (focal / max(image_size)) ** 2
+    k1, k2 = radial[0] * scale, radial[1] * scale**2
+    return Intrinsics(
+        K=_reference_K(image_size, focal), dist=np.array([k1, k2, 0.0, 0.0, 0.0]), image_size=image_size
+    )
