@@ -148,7 +148,8 @@ class Pipeline:
         return bool(report.drifted)
 
     def _should_detect(self, reading, timestamp_s: float) -> bool:
-        pending = any(t.missed for t in self.tracker.tracks.values())
+        pending = (any(t.missed for t in self.tracker.tracks.values())
+                   or any(self.tracker.candidates.values()))
         return (reading.just_settled or reading.pieces_moved or pending or self._last_detection_s is None
                 or timestamp_s - self._last_detection_s >= self.redetect_s)
 

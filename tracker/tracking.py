@@ -48,6 +48,7 @@ class Tracker:
         self.allowance_cm: dict[str, float] = {}
         self.unit_of: dict[str, str] = {}
         self._counter = {"model": 0, "vehicle": 0}
+        self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
 
     def models(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.kind == "model"]
@@ -132,10 +133,23 @@ class Tracker:
             taken.add(free[b])
         matched = {moving[a] for a, _ in pairs}
         self._retire([tracks[i] for i in moving if i not in matched], changes)
+        seen_before, self.candidates[kind] = self.candidates[kind], []
         for j in self._in_reading_order(xy, taken):
-            if fresh[j]:
+            if fresh[j] or self._seen_again(xy[j], seen_before):
                 out.append((self._new(kind, xy[j], look[j], changes), j))
+            elif self._clear_of_tracks(xy[j], tracks):
+                self.candidates[kind].append(xy[j].copy())
         return out
+
+    def _seen_again(self, xy: np.ndarray, candidates: list[np.ndarray]) -> bool:
+        """A detection where nothing changed is flicker, unless the next detection has it too:
+        then it is a piece the first look missed."""
+        return any(np.linalg.norm(xy - c) <= self.still_cm for c in candidates)
+
+    def _clear_of_tracks(self, xy: np.ndarray, tracks: list[Track]) -> bool:
+        """Not a second, shifted detection of a piece already tracked (bases do not overlap)."""
+        reach = [max(t.diameter_mm / 20.0, t.width_cm / 2.0) * 1.6 for t in tracks]
+        return all(np.linalg.norm(xy - t.xy_cm) > r for t, r in zip(tracks, reach, strict=True))
 
     def _associate(self, tracks: list[Track], new_xy: np.ndarray, new_appearance: list,
                    same_class: np.ndarray, extra: np.ndarray | None):

@@ -96,3 +96,13 @@ def test_a_far_phantom_detection_never_pulls_a_model_off_its_own_match():
     changes = tracker.update(detections((30, 80), (30, 84.6), (150, 20)))
     assert not changes.moved and changes.added == ["m4"]
     assert positions(tracker)["m3"] == (30.0, 84.6)
+
+
+def test_a_piece_missed_by_the_first_look_is_added_once_seen_twice_where_nothing_changed():
+    nothing_changed = lambda xy: np.zeros(len(xy), bool)  # noqa: E731
+    tracker = Tracker()
+    tracker.update(detections((10, 10)))
+    assert not tracker.update(detections((10, 10), (60, 60)), in_play=nothing_changed).added
+    assert tracker.update(detections((10, 10), (60, 60)), in_play=nothing_changed).added == ["m2"]
+    assert not tracker.update(detections((10, 10), (11.8, 10)), in_play=nothing_changed).added
+    assert not tracker.update(detections((10, 10), (11.8, 10)), in_play=nothing_changed).added
