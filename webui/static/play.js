@@ -38,6 +38,7 @@ export function drawPlayPanel(ctx, state, allowed) {
     li.textContent = `${id}${distance}: ${bad ? `illegal, ${reasons}` : "legal"}`;
     li.tabIndex = 0;
     li.addEventListener("click", () => ctx.select(id)); // find it on the table
+    li.addEventListener("keydown", (event) => event.key === "Enter" && ctx.select(id));
     moves.appendChild(li);
   }
   if (!moves.children.length) moves.innerHTML = "<li>No model has moved this phase.</li>";
