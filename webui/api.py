@@ -6,11 +6,12 @@ so the Pi does no work for them until a player asks.
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 
 from webui import measuring
 from webui.actions import ACTIONS, validate_action
+from webui.state_json import dumps_state
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -21,9 +22,11 @@ def _extension() -> dict:
 
 @api.get("/state")
 def state():
-    response = jsonify(_extension()["session"].state())
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return Response(
+        dumps_state(_extension()["session"].state()),
+        mimetype="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 @api.post("/action/<action>")

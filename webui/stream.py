@@ -8,12 +8,13 @@ one picture.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 
 from flask import Blueprint, Response, current_app, request
 from werkzeug.exceptions import ServiceUnavailable
+
+from webui.state_json import dumps_state
 
 stream = Blueprint("stream", __name__)
 
@@ -54,7 +55,7 @@ def _state_events(session, last_version: int, max_s: float, heartbeat_s: float) 
 
 
 def _event(state: dict) -> str:
-    return f"id: {state['version']}\nevent: state\ndata: {json.dumps(state, separators=(',', ':'))}\n\n"
+    return f"id: {state['version']}\nevent: state\ndata: {dumps_state(state)}\n\n"
 
 
 @stream.get("/stream.mjpg")

@@ -93,3 +93,15 @@ def test_the_page_may_load_only_what_the_rig_serves(client):
     policy = response.headers["Content-Security-Policy"]
     assert "default-src 'self'" in policy and "script-src 'self'" in policy
     assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_non_finite_numbers_reach_the_page_as_null(client, session):
+    with session._changed:
+        session._state["status"]["fps"] = float("inf")
+        session._state["status"]["calibration"]["rms_mm"] = float("nan")
+        session._state["version"] += 1
+        session._changed.notify_all()
+    state = json.loads(client.get("/api/state").get_data(as_text=True))
+    assert state["status"]["fps"] is None and state["status"]["calibration"]["rms_mm"] is None
+    pushed = sse_events(client.get("/api/events").get_data(as_text=True))
+    assert pushed[0]["status"]["fps"] is None

@@ -19,6 +19,10 @@ const TERRAIN_KINDS = ["forest", "ruins", "building", "wall", "fence", "hedge", 
 const EDGES = ["left", "right", "top", "bottom"];
 const QUARTERS = ["top-left", "top-right", "bottom-left", "bottom-right"];
 
+function mm(value) {
+  return typeof value === "number" ? `${value.toFixed(2)} mm` : "? mm";
+}
+
 function options(select, values, current) {
   select.replaceChildren(...values.map((value) => new Option(value, value, false, value === current)));
 }
@@ -85,8 +89,8 @@ export function initSetup(ctx) {
     }
     const calibration = (state.status && state.status.calibration) || {};
     $("#calibration").textContent = calibration.ok
-      ? `Calibrated on markers ${(calibration.marker_ids || []).join(", ")}: ${calibration.rms_mm} mm rms, ` +
-        `${calibration.max_mm} mm worst.${calibration.drift ? " The camera has moved: recalibrate." : ""}`
+      ? `Calibrated on markers ${(calibration.marker_ids || []).join(", ")}: ${mm(calibration.rms_mm)} rms, ` +
+        `${mm(calibration.max_mm)} worst.${calibration.drift ? " The camera has moved: recalibrate." : ""}`
       : "Not calibrated: the camera must see at least two markers.";
     $("#calibration").className = calibration.ok && !calibration.drift ? "note" : "note illegal";
     const all = pieces(state);
