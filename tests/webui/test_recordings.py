@@ -68,6 +68,7 @@ def test_report_is_self_contained_html_with_a_plot_per_turn(client):
     assert "<script" not in html and "src=" not in html and "href=" not in html
     assert "moved 16.2 cm, infantry may move 15 cm" in html
     assert 'points="20.0,40.0 36.2,40.0"' in html  # r3's turn-1 trail
+    assert '<span style="color: #d32f2f">&#9679; red</span>' in html  # the legend
 
 
 def test_a_recording_the_replay_engine_cannot_read_is_a_400(session, recordings_dir):
