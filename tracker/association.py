@@ -6,7 +6,9 @@ One Hungarian assignment (scipy `linear_sum_assignment`) on a combined cost:
   together keeps its order (for a rigid shift the identity mapping minimises the sum of squares);
   a piece that stayed put costs nearly nothing;
 - appearance (colour histogram of the top-down crop): decides between two models that swapped
-  places in one hand move, where distance alone would keep the ids on the positions;
+  places in one hand move, where distance alone would keep the ids on the positions. Only
+  the part above `appearance_floor` counts: below it, two crops differ no more than one model
+  differs from itself after being picked up and put down, and distance should decide;
 - unit membership: a unit's members that moved are re-matched against the unit's common shift;
 - hard gates: a different size class, or farther than the allowance (with slack for a
   sloppy placement), can never match. A piece left without a match is gone, never swapped.
@@ -28,12 +30,13 @@ INFEASIBLE = 1e6
 class Weights:
     """How much each clue counts; the defaults were tuned on benchmarks/tracking.py."""
 
-    distance: float = 1.0
+    distance: float = 3.0
     appearance: float = 2.0
+    appearance_floor: float = 0.15
     heading: float = 0.3
     allowance_slack: float = 1.25
     slack_cm: float = 3.0
-    max_cost: float = 2.5
+    max_cost: float = 5.0
 
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:
@@ -71,7 +74,8 @@ def match_cost(old_xy: np.ndarray, new_xy: np.ndarray, allowance_cm: np.ndarray,
     for i, a in enumerate(old_appearance):
         for j, b in enumerate(new_appearance):
             if a is not None and b is not None:
-                cost[i, j] += weights.appearance * appearance_distance(a, b)
+                excess = appearance_distance(a, b) - weights.appearance_floor
+                cost[i, j] += weights.appearance * max(excess, 0.0)
     cost[~same_class] = INFEASIBLE
     cost[np.linalg.norm(delta, axis=2) > reach] = INFEASIBLE
     return cost
