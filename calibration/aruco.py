@@ -113,6 +113,8 @@ def find_markers(
     undistort: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Sighting:
     """Detect the layout's markers; corners in undistorted pixels when `undistort` is given."""
+    if refinement not in REFINEMENTS:
+        raise ValueError(f"unknown corner refinement {refinement!r}, one of {REFINEMENTS}")
     gray = to_gray(image)
     wanted = set(layout.ids)
     quads, ignored = _detect(detector(layout.dictionary, refinement), gray, wanted)

@@ -13,7 +13,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-from shapely.geometry import MultiPoint, Point
 
 from calibration.aruco import Sighting, find_markers
 from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for
@@ -213,15 +212,17 @@ def _too_few_markers(layout: Layout, seen: list[int], ignored: list[int]) -> Tab
     )
 
 
-def _extrapolation_warning(layout: Layout, table_pts: np.ndarray) -> str | None:
-    hull = MultiPoint([tuple(p) for p in table_pts]).convex_hull
-    width, depth = layout.table_size_cm
-    gaps = [hull.distance(Point(x, y)) for x, y in ((0, 0), (width, 0), (width, depth), (0, depth))]
-    if max(gaps) <= EXTRAPOLATION_WARN_CM:
+def _extrapolation_warning(layout: Layout, marker_ids: list[int]) -> str | None:
+    """Warn when the markers used leave a band of the table's width or depth beyond them."""
+    corners = np.concatenate([layout.corners_by_id[i] for i in marker_ids])
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    size = np.array(layout.table_size_cm)
+    gap = max(np.max(low), np.max(size - high))
+    if gap <= EXTRAPOLATION_WARN_CM:
         return None
     return (
-        f"the markers used do not span the table: parts of it lie up to {max(gaps):.0f} cm outside them "
-        "and are extrapolated; put markers near every table corner"
+        f"the markers used only span x {low[0]:g}-{high[0]:g} cm, y {low[1]:g}-{high[1]:g} cm: "
+        f"positions up to {gap:.0f} cm beyond them are extrapolated; put markers near every table corner"
     )
 
 
@@ -257,7 +258,7 @@ def calibrate(
     pose = solve_pose(used_table, used_image, K, size, table_to_image / table_to_image[2, 2])
     residuals = np.concatenate([fit.corner_residuals_mm[i] for i in fit.used_ids])
     measured_lens = None if lens_estimated else intrinsics
-    warnings = _warnings(layout, sighting, fit, pose, used_table, float(residuals.max()), measured_lens)
+    warnings = _warnings(layout, sighting, fit, pose, float(residuals.max()), measured_lens)
     if lens_estimated:
         warnings.append(
             f"no lens calibration: lens distortion estimated from the markers "
@@ -321,7 +322,6 @@ def _warnings(
     sighting: Sighting,
     fit: HomographyFit,
     pose: Pose,
-    used_table: np.ndarray,
     max_mm: float,
     intrinsics: Intrinsics | None,
 ) -> list[str]:
@@ -330,6 +330,12 @@ def _warnings(
     missing = [i for i in layout.ids if i not in sighting.corners]
     if missing:
         warnings.append(f"markers {_ids(missing)} not found (covered, out of view or glared)")
+    rough = [i for i in fit.used_ids if i not in sighting.refined_by_lines]
+    if sighting.refined_by_lines and rough:
+        warnings.append(
+            f"markers {_ids(rough)}: edges unmeasurable (glare or blur), their corners are less exact; "
+            "shade the light or refocus"
+        )
     if fit.rejected_ids:
         warnings.append(
             f"markers {_ids(fit.rejected_ids)} ignored: they disagree with the others "
@@ -337,7 +343,7 @@ def _warnings(
         )
     if len(fit.used_ids) == 2:
         warnings.append("only 2 markers used: a misplaced marker could not be noticed")
-    extrapolated = _extrapolation_warning(layout, used_table)
+    extrapolated = _extrapolation_warning(layout, fit.used_ids)
     if extrapolated:
         warnings.append(extrapolated)
     if max_mm > LOOSE_FIT_MM:
