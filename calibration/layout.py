@@ -9,6 +9,7 @@ rest of the package only ever sees corners.
 from __future__ import annotations
 
 import json
+import math
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -24,6 +25,7 @@ from rules_core.errors import TablesightError
 SQUARE_TOLERANCE = 0.02
 LAYOUTS_DIR = "layouts"
 DEFAULT_TABLES = ("122x122", "183x122", "244x183")
+MAX_COORDINATE_CM = 1e5
 
 
 def dictionary_size(name: str) -> int:
@@ -46,15 +48,15 @@ def square_corners(center: tuple[float, float], size: float, rotation_deg: float
 
 
 class Table(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    width_cm: float = Field(gt=0)
-    depth_cm: float = Field(gt=0)
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+    width_cm: float = Field(gt=0, lt=MAX_COORDINATE_CM)
+    depth_cm: float = Field(gt=0, lt=MAX_COORDINATE_CM)
 
 
 class LayoutMarker(BaseModel):
     """One marker; always held as its 4 corners in OpenCV order (TL, TR, BR, BL), in cm."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     id: int = Field(ge=0)
     corners_cm: list[list[float]]
 
@@ -72,12 +74,12 @@ class LayoutMarker(BaseModel):
         rest = {k: v for k, v in data.items() if k not in ("center_cm", "size_cm", "rotation_deg")}
         center, size = data["center_cm"], data["size_cm"]
         if not (isinstance(center, list | tuple) and len(center) == 2
-                and all(isinstance(v, int | float) for v in center)):
-            raise ValueError("center_cm must be [x, y]")
-        if not isinstance(size, int | float) or size <= 0:
+                and all(isinstance(v, int | float) and abs(v) < MAX_COORDINATE_CM for v in center)):
+            raise ValueError("center_cm must be [x, y], table positions in cm")
+        if not isinstance(size, int | float) or not 0 < size < MAX_COORDINATE_CM:
             raise ValueError("size_cm must be a positive number")
         rotation = data.get("rotation_deg", 0.0)
-        if not isinstance(rotation, int | float):
+        if not isinstance(rotation, int | float) or not math.isfinite(rotation):
             raise ValueError("rotation_deg must be a number")
         corners = square_corners(tuple(center), float(size), float(rotation))
         return {**rest, "corners_cm": corners.tolist()}
@@ -88,6 +90,8 @@ class LayoutMarker(BaseModel):
         pts = np.asarray(corners, dtype=np.float64)
         if pts.shape != (4, 2):
             raise ValueError("corners_cm must be 4 [x, y] points")
+        if np.abs(pts).max() > MAX_COORDINATE_CM:
+            raise ValueError("corners_cm lie kilometres away: give table positions in cm")
         if not Polygon(pts).is_valid:
             raise ValueError("corners_cm are self-intersecting; list them TL, TR, BR, BL around the square")
         sides = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
@@ -110,7 +114,7 @@ class Layout(BaseModel):
     """A validated marker layout: dictionary, table size and at least 4 markers."""
 
     # Extra fields are ignored: CONTRACTS.md lets layouts grow by adding fields.
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
     dictionary: str
     table: Table
     markers: list[LayoutMarker] = Field(min_length=4)
