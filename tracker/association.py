@@ -10,8 +10,9 @@ One Hungarian assignment (scipy `linear_sum_assignment`) on a combined cost:
   the part above `appearance_floor` counts: below it, two crops differ no more than one model
   differs from itself after being picked up and put down, and distance should decide;
 - unit membership: a unit's members that moved are re-matched against the unit's common shift;
-- hard gates: a different size class, or farther than the allowance (with slack for a
-  sloppy placement), can never match. A piece left without a match is gone, never swapped.
+- hard gates: a different size class, farther than the allowance (with slack for a sloppy
+  placement), or nothing alike (a bare patch of mat where the detector saw a phantom base)
+  can never match. A piece left without a match is gone, never swapped.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Weights:
     distance: float = 3.0
     appearance: float = 2.0
     appearance_floor: float = 0.15
+    appearance_gate: float = 0.75
     heading: float = 0.3
     allowance_slack: float = 1.25
     slack_cm: float = 3.0
@@ -74,8 +76,10 @@ def match_cost(old_xy: np.ndarray, new_xy: np.ndarray, allowance_cm: np.ndarray,
     for i, a in enumerate(old_appearance):
         for j, b in enumerate(new_appearance):
             if a is not None and b is not None:
-                excess = appearance_distance(a, b) - weights.appearance_floor
-                cost[i, j] += weights.appearance * max(excess, 0.0)
+                seen = appearance_distance(a, b)
+                cost[i, j] += weights.appearance * max(seen - weights.appearance_floor, 0.0)
+                if seen > weights.appearance_gate:
+                    cost[i, j] = INFEASIBLE
     cost[~same_class] = INFEASIBLE
     cost[np.linalg.norm(delta, axis=2) > reach] = INFEASIBLE
     return cost
