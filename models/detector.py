@@ -130,7 +130,7 @@ class Detector:
         return out
 
     def detect(self, image: np.ndarray, calibration) -> Detections:
-        from models.vehicles import find_vehicles
+        from models.vehicles import find_vehicles, foreground
 
         c = self.fitted_candidates(image, calibration)
         t0 = time.perf_counter()
@@ -156,14 +156,15 @@ class Detector:
         camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
         # A turret ring looks like a base, but nothing stands on a hull; a blob holding several
         # bases, though, is a squad standing close, not a vehicle.
-        hulls = find_vehicles(c.rect, c.px_per_mm, camera, Bases.empty())
+        mask = foreground(c.rect, c.px_per_mm)
+        hulls = find_vehicles(mask, camera, Bases.empty())
         on_hull = np.zeros(len(bases), bool)
         for i in range(len(hulls)):
             inside = _on_vehicles(bases.xy_cm, hulls[i])
             if inside.sum() <= MAX_BASES_ON_A_HULL:
                 on_hull |= inside
         bases = bases[~on_hull]
-        vehicles = find_vehicles(c.rect, c.px_per_mm, camera, bases)
+        vehicles = find_vehicles(mask, camera, bases)
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles)
 

@@ -95,8 +95,8 @@ def _refine(
         top_c = nadir_px + (c - nadir_px) * s
         d_bot = pts - c[:, None, None, :]
         d_top = pts - top_c[:, None, None, :]
-        n_bot = np.linalg.norm(d_bot, axis=-1) + 1e-9
-        n_top = np.linalg.norm(d_top, axis=-1) + 1e-9
+        n_bot = np.hypot(d_bot[..., 0], d_bot[..., 1]) + 1e-9
+        n_top = np.hypot(d_top[..., 0], d_top[..., 1]) + 1e-9
         r_bot = n_bot - R[:, None, None]
         r_top = n_top - (R * s)[:, None, None]
         # Signed distance to the union of the two discs: the outline. Taking the nearer circle

@@ -39,10 +39,15 @@ def _footprint(extent: tuple[float, float], nadir: float, scale: float) -> tuple
     return low, high
 
 
-def find_vehicles(rect: np.ndarray, px_per_mm: float, camera_cm: np.ndarray, bases: Bases) -> Vehicles:
+def foreground(rect: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """Not-the-mat mask of the rectified table at PX_PER_CM (computed once per frame)."""
     f = PX_PER_CM / (10 * px_per_mm)
-    small = cv2.resize(rect, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    mask = _foreground(small)
+    return _foreground(cv2.resize(rect, None, fx=f, fy=f, interpolation=cv2.INTER_AREA))
+
+
+def find_vehicles(foreground_mask: np.ndarray, camera_cm: np.ndarray, bases: Bases) -> Vehicles:
+    """Hull footprints in the foreground, with the found bases (and what stands on them) cut out."""
+    mask = foreground_mask.copy()
     for (x, y), d in zip(bases.xy_cm, bases.diameter_mm, strict=True):
         cv2.circle(mask, (round(x * PX_PER_CM), round(y * PX_PER_CM)), round(d / 20 * PX_PER_CM * 1.4), 0, -1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
