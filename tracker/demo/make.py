@@ -34,7 +34,7 @@ UNITS = {"ra": ("red", "red-inf-1", "infantry"), "rb": ("red", "red-inf-2", "inf
 
 def demo_script() -> tuple[Script, dict[int, list[tuple[str, dict]]]]:
     """The shots, and the controls a player gives after given shots (by shot index)."""
-    pieces, vehicles = two_armies()
+    pieces, vehicles = two_armies(spacing=5.5)
     script = Script(pieces, vehicles, settle_frames=2).still(2, "deployed")
     controls: dict[int, list[tuple[str, dict]]] = {1: [("phase", {"to": "movement"})]}
 

@@ -57,13 +57,14 @@ def squad(prefix: str, x: float, y: float, count: int, paints: list, top: tuple,
                                               paints[i % len(paints)], top)) for i in range(count)]
 
 
-def two_armies() -> tuple[list[Piece], list[tuple[str, VehicleSpec]]]:
+def two_armies(spacing: float = 4.6) -> tuple[list[Piece], list[tuple[str, VehicleSpec]]]:
     """Red on the left, blue on the right: two squads each, cavalry, a tank."""
-    pieces = [*squad("ra", 30, 30, 5, RED_PAINT, RED_TOP), *squad("rb", 30, 80, 5, RED_PAINT[2:], RED_TOP),
+    pieces = [*squad("ra", 30, 30, 5, RED_PAINT, RED_TOP, spacing),
+              *squad("rb", 30, 80, 5, RED_PAINT[2:], RED_TOP, spacing),
               Piece("rc1", trooper(22, 60, (30, 30, 120), RED_TOP, 65.0)),
               Piece("rc2", trooper(30, 60, (50, 80, 160), RED_TOP, 65.0)),
-              *squad("ba", 140, 30, 5, BLUE_PAINT, BLUE_TOP),
-              *squad("bb", 140, 80, 5, BLUE_PAINT[1:], BLUE_TOP)]
+              *squad("ba", 140, 30, 5, BLUE_PAINT, BLUE_TOP, spacing),
+              *squad("bb", 140, 80, 5, BLUE_PAINT[1:], BLUE_TOP, spacing)]
     tank = VehicleSpec(158, 62, 20.0, 10.0, 180.0, height_cm=4.5, hull_color=(60, 95, 85),
                        turret_color=(70, 105, 95))
     return pieces, [("bt1", tank)]
