@@ -13,6 +13,10 @@ from flask import Flask
 
 VIEWERS = 24
 SPARE_THREADS = 8
+# Waitress keeps everything a streaming response has sent in one in-memory buffer until that
+# buffer has taken this many bytes (default 16 MB): per MJPEG viewer that was ~16 MB held, and
+# 20 phones grew the rig by ~130 MB a minute. 1 MB bounds it and still buffers a few frames.
+OUTBUF_BYTES = 1 << 20
 
 
 def thread_count(viewers: int = VIEWERS) -> int:
@@ -42,5 +46,6 @@ def make_server(app: Flask, host: str, port: int, viewers: int = VIEWERS):
         threads=thread_count(viewers),
         channel_timeout=120,
         connection_limit=max(100, 4 * viewers),
+        outbuf_high_watermark=OUTBUF_BYTES,
         ident="tablesight",
     )
