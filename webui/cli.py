@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 
 from rules_core.errors import TablesightError
 
@@ -101,9 +102,17 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
         f"tablesight {args.command}: {what} on http://{lan_address(args.host)}:{args.port}/  table PIN {pin}",
         flush=True,
     )
+    previous = signal.signal(signal.SIGTERM, _stop_serving)
     try:
         server.run()
     finally:
+        signal.signal(signal.SIGTERM, previous)
         server.close()
         session.stop()
     return 0
+
+
+def _stop_serving(signum: int, frame: object) -> None:
+    """`systemctl stop` sends SIGTERM: leave through `_serve`'s clean stop, so the recording is
+    closed (flushed, its -wal file folded in) instead of the process dying mid-write."""
+    raise SystemExit(0)
