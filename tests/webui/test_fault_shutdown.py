@@ -1,0 +1,51 @@
+"""`systemctl stop` (SIGTERM) while a game is recorded: the rig closes the recording cleanly.
+
+A SIGTERM that kills the process outright still leaves a readable recording (see the tracker's
+power-cut tests), but its last second is lost and its newest data sits in a `-wal` file beside
+it, which a user copying only the `.tsr` off the Pi leaves behind. So the server must leave
+through its clean stop: exit 0, recording closed, no `-wal` file.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+
+from tests.tracker.flat import game_frames
+from tracker.recording import Recording
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_sigterm_stops_serving_and_closes_the_recording(tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for frame in game_frames():
+        cv2.imwrite(str(frames / frame.name), frame.image)
+    recordings = tmp_path / "recordings"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tracker", "serve", "--source", str(frames), "--host", "127.0.0.1",
+         "--port", "0", "--pin", "1234", "--recordings", str(recordings)],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    try:
+        started = server.stdout.readline()
+        assert "live table on http://127.0.0.1:" in started, started
+        assert "1234" in started  # the rig prints the PIN it was given, once, for the players
+        time.sleep(2.0)  # the folder's frames go through the pipeline into the recording
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=20) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+    (recorded,) = recordings.glob("*.tsr")
+    assert not Path(f"{recorded}-wal").exists()
+    recording = Recording(recorded)
+    assert recording.frame_count() > 0 and not recording.stopped
+    recording.close()
