@@ -37,6 +37,13 @@ class GateReading:
     changed: np.ndarray
     scale: float
     pieces_moved: bool = False
+    resting_hand: np.ndarray | None = None
+
+    def under_resting_hand(self, pixels: np.ndarray) -> np.ndarray:
+        """Where a hand that stayed still long enough to count as settled may still lie."""
+        if self.resting_hand is None:
+            return np.zeros(len(np.asarray(pixels).reshape(-1, 2)), bool)
+        return GateReading(True, False, self.resting_hand, self.scale).covers(pixels)
 
     def covers(self, pixels: np.ndarray) -> np.ndarray:
         """Which full-image pixel positions fall on changed parts of the picture."""
@@ -77,36 +84,39 @@ class MotionGate:
                            interpolation=cv2.INTER_AREA)
         return cv2.GaussianBlur(small, (5, 5), 0), scale
 
-    def _blobs(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool, bool, bool]:
-        """(changed mask, a blob reaches the edge, a blob is too big for a piece, a blob is a piece)."""
+    def _blobs(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool, bool, bool, np.ndarray]:
+        """(changed mask, a blob reaches the edge, a blob is too big for a piece, a blob is a
+        piece, the mask of the blobs reaching the edge)."""
         difference = cv2.absdiff(a, b)
         if difference.ndim == 3:  # two models swapped may differ in colour only, not in brightness
             difference = difference.max(axis=2)
         mask = (difference > self.threshold).astype(np.uint8)
-        count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         h, w = mask.shape
         biggest = self.max_piece_cm2 * self.px_per_cm ** 2
         edge = big = piece = False
-        for x, y, bw, bh, area in stats[1:count]:
+        arms = np.zeros(mask.shape, bool)
+        for label, (x, y, bw, bh, area) in enumerate(stats[1:count], start=1):
             if area < self.min_blob_px:
                 continue
             if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
                 edge = True
+                arms |= labels == label
             elif area > biggest:
                 big = True
             else:
                 piece = True
-        return mask, edge, big, piece
+        return mask, edge, big, piece, arms
 
     def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
         if self._previous is None or self._previous.shape != thumb.shape:
             self._previous = self._reference = thumb
             self._still_since = timestamp_s
-        _, edge_motion, big_motion, piece_motion = self._blobs(thumb, self._previous)
+        _, edge_motion, big_motion, piece_motion, _ = self._blobs(thumb, self._previous)
         if edge_motion or big_motion or piece_motion:
             self._still_since = timestamp_s
-        changed, held_hand, big_change, small_change = self._blobs(thumb, self._reference)
+        changed, held_hand, big_change, small_change, arms = self._blobs(thumb, self._reference)
         self._previous = thumb
         was_settled = self._settled
         hands = held_hand or ((edge_motion or big_motion) and big_change)
@@ -114,8 +124,12 @@ class MotionGate:
         pieces_moved = small_change or big_change
         if self._settled:
             self._reference = thumb
+        kernel = np.ones((2 * self.grow_px + 1, 2 * self.grow_px + 1), np.uint8)
+        resting = None
+        if hands and self._settled:  # settled only by waiting: a hand may be resting there
+            resting = cv2.dilate(arms.astype(np.uint8), kernel) > 0
         if self.grow_px:
-            kernel = np.ones((2 * self.grow_px + 1, 2 * self.grow_px + 1), np.uint8)
             changed = cv2.dilate(changed, kernel)
         return GateReading(settled=self._settled, just_settled=self._settled and not was_settled,
-                           changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled)
+                           changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled,
+                           resting_hand=resting)

@@ -176,7 +176,10 @@ class Pipeline:
         if self._in_play is not None:
             played = replace(reading, changed=self._in_play)
             in_play = lambda xy: played.covers(self.calibration.table_to_image(xy))  # noqa: E731
-        changes = self.tracker.update(detections, model_look, vehicle_look, in_play)
+        under_hand = None
+        if reading.resting_hand is not None:
+            under_hand = lambda xy: reading.under_resting_hand(self.calibration.table_to_image(xy))  # noqa: E731
+        changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand)
         self._in_play = np.zeros_like(reading.changed)
         self._touched = set()
         return changes

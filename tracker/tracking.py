@@ -49,6 +49,7 @@ class Tracker:
         self.unit_of: dict[str, str] = {}
         self._counter = {"model": 0, "vehicle": 0}
         self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
+        self._under_hand: InPlay | None = None
 
     def models(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.kind == "model"]
@@ -67,14 +68,18 @@ class Tracker:
         self.tracks[track_id].xy_cm = np.asarray(xy_cm, dtype=np.float64).copy()
 
     def update(self, detections: Detections, model_appearance: Appearance | None = None,
-               vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None) -> TrackChanges:
+               vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None,
+               under_hand: InPlay | None = None) -> TrackChanges:
         """A settled frame's detections: re-associate, add the new, retire the gone.
 
         `in_play(xy_cm) -> bool array` says where the picture changed since the last detection
         (hands, moved pieces). Nothing changes on a table without a hand, so elsewhere a piece
         can neither move far, vanish nor appear: a missed or doubled detection there is the
         detector's flicker, not the game's. None: everything is in play (the first look).
+        `under_hand(xy_cm)`: where a hand resting still (a player measuring) may hide pieces;
+        a piece missing there is held unseen, never counted towards its removal.
         """
+        self._under_hand = under_hand
         changes = TrackChanges()
         bases, vehicles = detections.bases, detections.vehicles
         model_look = list(model_appearance) if model_appearance is not None else [None] * len(bases)
@@ -188,9 +193,13 @@ class Tracker:
                                        (float(track.xy_cm[0]), float(track.xy_cm[1])))
 
     def _retire(self, unmatched: list[Track], changes: TrackChanges) -> None:
-        for track in unmatched:
-            track.missed += 1
+        hidden = (self._under_hand(np.array([t.xy_cm for t in unmatched]))
+                  if self._under_hand is not None and unmatched else np.zeros(len(unmatched), bool))
+        for track, under_hand in zip(unmatched, hidden, strict=True):
             track.visible = False
+            if under_hand:
+                continue
+            track.missed += 1
             if track.missed >= self.confirm_missing:
                 self.removed[track.id] = self.tracks.pop(track.id)
                 changes.removed.append(track.id)

@@ -45,3 +45,16 @@ def test_track_json_lines_have_the_contract_fields():
     assert set(line) == {"frame", "source", "settled", "models", "vehicles"}
     assert set(line["models"][0]) == {"track_id", "x_cm", "y_cm", "diameter_mm", "visible"}
     assert line["models"][0]["diameter_mm"] == 32
+
+
+def test_a_hand_resting_still_over_a_model_never_makes_it_a_casualty():
+    from hardware.source import Frame
+    from tests.tracker.flat import BLUE, RED, Piece, render
+
+    table = [Piece(40, 40, RED), Piece(100, 80, BLUE)]
+    pictures = [render(table)] + [render(table, (40, 40))] * 16 + [render(table)] * 14
+    pipeline = flat_pipeline()
+    results = [pipeline.process(Frame(image, i, 0.2 * i, f"{i}")) for i, image in enumerate(pictures)]
+    assert any(r.settled and r.detected for r in results[1:17])  # the hand stayed still for 3 s
+    assert not [t for r in results for t in r.changes.removed]
+    assert by_id(results[-1])["m1"]["visible"] and sorted(by_id(results[-1])) == ["m1", "m2"]
