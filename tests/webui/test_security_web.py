@@ -221,3 +221,12 @@ def test_a_real_server_answers_watchers_and_refuses_controls_without_the_pin():
     finally:
         server.close()
         thread.join(5)
+
+
+def test_another_site_gets_no_cors_permission_to_send_the_pin(client):
+    """The PIN header makes a browser ask first; the rig never says yes to another origin."""
+    asked = client.options("/api/action/phase", headers={
+        "Origin": "http://evil.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "X-Table-Pin, Content-Type"})
+    assert "Access-Control-Allow-Origin" not in asked.headers
+    assert "Access-Control-Allow-Headers" not in asked.headers
