@@ -153,9 +153,10 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=30, help="scenes per set (clean and hard)")
     parser.add_argument("--truth-calibration", action="store_true", help="use the render's exact camera")
     parser.add_argument("--weights", help="rim-verifier ONNX (default: the shipped one)")
+    parser.add_argument("--classical", action="store_true", help="no verifier: the fixed-threshold fallback")
     parser.add_argument("--sets", default="clean,hard")
     args = parser.parse_args()
-    detector = load_detector(args.weights)
+    detector = Detector() if args.classical else load_detector(args.weights)
     verifier = "none (classical thresholds)" if detector.verifier is None else detector.verifier.path
     source = "exact camera of the render" if args.truth_calibration else "calibrate() on the markers"
     print(f"rim verifier: {verifier}\ncalibration: {source}")

@@ -17,6 +17,7 @@ from models.detections import Bases, Vehicles
 
 PX_PER_CM = 2.5
 HULL_HEIGHT_CM = 4.5
+SHADOW_LIGHTNESS_WEIGHT = 0.15
 LENGTH_CM = (10.0, 36.0)
 WIDTH_CM = (4.0, 20.0)
 
@@ -26,7 +27,10 @@ def _foreground(small: np.ndarray) -> np.ndarray:
     valid = small.max(-1) > 0
     mat = np.median(lab[valid], axis=0) if valid.any() else np.zeros(3)
     diff = lab - mat
-    dist = np.sqrt((0.5 * diff[..., 0]) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    # A shadow is the mat made darker, hue kept: darkening alone counts for little, so the
+    # vehicle's shadow does not widen its footprint.
+    light = np.where(diff[..., 0] < 0, SHADOW_LIGHTNESS_WEIGHT, 0.5) * diff[..., 0]
+    dist = np.sqrt(light**2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
     threshold = max(14.0, 3.0 * float(np.median(dist[valid]))) if valid.any() else 14.0
     return ((dist > threshold) & valid).astype(np.uint8) * 255
 
