@@ -21,6 +21,7 @@ SAMPLES = 40
 PEAKS_PER_RAY = 3
 THICKNESS_MM = 3.5
 NEAR_SIDE_WEIGHT = 0.0
+R_PRIOR = 0.05  # keep R near its class unless many edges say otherwise
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def _refine(
         Jf, rf, wf = J.reshape(n, -1, 3), res.reshape(n, -1), tukey.reshape(n, -1)
         A = np.einsum("nki,nk,nkj->nij", Jf, wf, Jf)
         b = np.einsum("nki,nk,nk->ni", Jf, wf, rf)
-        prior = 0.05 * wf.sum(1)  # keep R near its class unless many edges say otherwise
+        prior = R_PRIOR * wf.sum(1)
         A[:, 2, 2] += prior
         b[:, 2] += prior * (R - nominal)
         A += np.eye(3) * 1e-6
