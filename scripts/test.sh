@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian machine, then run it.
 # Browser tests drive Debian's Chromium (never a Playwright-downloaded browser); training tests
-# need the `train` extra, whose torch/torchvision pair is pinned to builds that pip finds locally.
+# need the `train` extra; torch is pinned first to the build that pip finds on this machine's disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +9,7 @@ if ! command -v chromium >/dev/null 2>&1; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
-python3 -m pip install -q --disable-pip-version-check "torch==2.14.1" "torchvision==0.29.1"
+python3 -m pip install -q --disable-pip-version-check "torch==2.14.1"
 python3 -m pip install -q --disable-pip-version-check -e '.[dev,train]'
 
 ruff check .
