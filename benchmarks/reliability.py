@@ -173,7 +173,8 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=20, help="phones (default 20)")
     parser.add_argument("--seconds", type=float, default=60.0, help="load duration (default 60)")
     parser.add_argument("--minutes", type=float, help="load duration in minutes (overrides --seconds)")
-    parser.add_argument("--warmup", type=float, default=10.0, help="idle seconds before the phones join")
+    parser.add_argument("--warmup", type=float, default=35.0,
+                        help="idle seconds before the phones join (default 35: one loop of the demo game)")
     parser.add_argument("--probe-every", type=float, default=3.0, help="seconds between push probes")
     args = parser.parse_args()
     duration = args.minutes * 60 if args.minutes else args.seconds
