@@ -129,12 +129,12 @@ def test_a_hand_over_a_marker_holds_the_calibration_and_moves_are_measured_right
     pipe = pipeline(layout)
     run(pipe, [steady] * 3)
     calibrated_on = pipe.calibration
-    during = run(pipe, [covered] * 12, start_t=1.5)  # six seconds with the hand resting there
+    during = run(pipe, [covered] * 120, start_t=1.5)  # a minute with the hand resting there
     assert pipe.calibration is calibrated_on and not pipe.status.drift
     assert_never_mismeasured(during, [START, moved])
     assert np.allclose(positions(during[-1]), np.array(sorted(moved.values())), atol=TOLERANCE_CM)
     pipe.request_recalibration()  # a player asks while the hand is still there: 3 markers do
-    again = run(pipe, [covered] * 2, start_t=8.0)
+    again = run(pipe, [covered] * 2, start_t=62.0)
     assert 1 not in pipe.calibration.marker_ids and len(pipe.calibration.marker_ids) == 3
     assert_never_mismeasured(again, [moved])
 
