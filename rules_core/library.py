@@ -122,7 +122,7 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
         raise RulesetError(
             f"unknown ruleset {ruleset_id!r}",
             f"use one of {', '.join(sorted(sources))} or add "
-            f"{ruleset_id if str(ruleset_id).isprintable() else 'ID'}.json to {user_folders()[0]}",  # one line
+            f"{ruleset_id if str(ruleset_id).isprintable() else 'ID'}.json to {user_folders()[0]}",
         )
     name, read = sources[ruleset_id]
     return _cached(name, _text(name, read))
