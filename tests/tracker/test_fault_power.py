@@ -31,7 +31,8 @@ from tracker.session import TableSession
 
 KILLS = 50 if os.environ.get("TABLESIGHT_SOAK") else 8
 FRAME_S = 0.04
-LOSS_ALLOWED_S = 1.0 + 2 * FRAME_S  # "the last second", measured from the last frame taken
+# "The last second" (the commit interval), a frame either side, and a slow fsync on a busy disk.
+LOSS_ALLOWED_S = 1.0 + 2 * FRAME_S + 0.25
 MANIFEST = {"ruleset": "world-at-fire", "table": {"width_cm": 183.0, "depth_cm": 122.0}}
 CONTROLS = [("assign", {"model_ids": ["m1", "m2"], "side": "red", "unit": "red-1", "type": "infantry"}),
             ("phase", {"to": "next"}), ("phase", {"to": "next"}), ("next_turn", {})]

@@ -8,11 +8,14 @@ through its clean stop: exit 0, recording closed, no `-wal` file.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import cv2
@@ -29,16 +32,21 @@ def test_sigterm_stops_serving_and_closes_the_recording(tmp_path):
     for frame in game_frames():
         cv2.imwrite(str(frames / frame.name), frame.image)
     recordings = tmp_path / "recordings"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "tracker", "serve", "--source", str(frames), "--host", "127.0.0.1",
-         "--port", "0", "--pin", "1234", "--recordings", str(recordings)],
+         "--port", str(port), "--pin", "1234", "--recordings", str(recordings)],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
     try:
         started = server.stdout.readline()
         assert "live table on http://127.0.0.1:" in started, started
         assert "1234" in started  # the rig prints the PIN it was given, once, for the players
-        time.sleep(2.0)  # the folder's frames go through the pipeline into the recording
+        deadline = time.monotonic() + 30  # until the folder's frames have gone into the recording
+        while camera_state(port) != "ended" and time.monotonic() < deadline:
+            time.sleep(0.2)
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=20) == 0
     finally:
@@ -49,3 +57,8 @@ def test_sigterm_stops_serving_and_closes_the_recording(tmp_path):
     recording = Recording(recorded)
     assert recording.frame_count() > 0 and not recording.stopped
     recording.close()
+
+
+def camera_state(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as reply:
+        return json.loads(reply.read())["status"]["camera"]
