@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from rules_core.errors import TablesightError
 from webui.pin import PinGuard
+from webui.serve import VIEWERS
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,10 @@ DEFAULTS: dict[str, Any] = {
     "MJPEG_MAX_FPS": 5.0,
     "MJPEG_MAX_S": 600.0,
     "TOPDOWN_MAX_AGE_S": 1.0,
+    # Streams (SSE and MJPEG) each hold a server thread for their whole life. Past this many
+    # the next one is refused with a 503, so the threads left over always answer the API and
+    # the players' controls however many phones watch. `webui.serve` sizes its pool above it.
+    "MAX_STREAMS": 2 * VIEWERS,
 }
 
 
@@ -63,6 +68,7 @@ def create_app(
         "recordings_dir": Path(recordings_dir).resolve() if recordings_dir else None,
         "report_loader": report_loader,
         "topdown_lock": threading.Lock(),
+        "stream_slots": threading.BoundedSemaphore(app.config["MAX_STREAMS"]),
     }
 
     from webui.api import api

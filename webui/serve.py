@@ -2,7 +2,8 @@
 
 Each viewer holds one thread for its state stream (SSE) and one more while it watches the
 camera (MJPEG), so the pool is sized for `viewers` phones doing both, plus room for the
-short API requests that must never queue behind them.
+short API requests that must never queue behind them. The app refuses streams beyond its
+`MAX_STREAMS` (2 x VIEWERS), so those spare threads stay free with any number of phones.
 """
 
 from __future__ import annotations

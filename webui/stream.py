@@ -25,12 +25,24 @@ def _session():
     return current_app.extensions["tablesight"]["session"]
 
 
+def _streamed(body: Iterator, **kwargs) -> Response:
+    """A streaming response holding one of the app's stream slots until the phone goes away."""
+    slots = current_app.extensions["tablesight"]["stream_slots"]
+    if not slots.acquire(blocking=False):
+        raise ServiceUnavailable(
+            "Too many phones are streaming from this table. Close a tab or try again in a minute."
+        )
+    response = Response(body, **kwargs)
+    response.call_on_close(slots.release)
+    return response
+
+
 @stream.get("/api/events")
 def events():
     session, config = _session(), current_app.config
     seen = request.headers.get("Last-Event-ID", "")
     last_version = int(seen) if seen.isascii() and seen.isdigit() else -1  # "²".isdigit() too
-    return Response(
+    return _streamed(
         _state_events(session, last_version, config["SSE_MAX_S"], config["SSE_HEARTBEAT_S"]),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
@@ -61,7 +73,7 @@ def _event(state: dict) -> str:
 @stream.get("/stream.mjpg")
 def mjpeg():
     config = current_app.config
-    return Response(
+    return _streamed(
         _frames(_session(), config["MJPEG_MAX_FPS"], config["MJPEG_MAX_S"]),
         mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
         headers={"Cache-Control": "no-store"},

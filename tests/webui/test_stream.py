@@ -105,3 +105,19 @@ def test_non_finite_numbers_reach_the_page_as_null(client, session):
     assert state["status"]["fps"] is None and state["status"]["calibration"]["rms_mm"] is None
     pushed = sse_events(client.get("/api/events").get_data(as_text=True))
     assert pushed[0]["status"]["fps"] is None
+
+
+def test_streams_beyond_the_cap_are_refused_so_the_controls_keep_a_thread(session):
+    app = create_app(session, "1234", config={"MAX_STREAMS": 2, "MJPEG_MAX_S": 5.0})
+    phone = app.test_client()
+    watching = [phone.get("/api/events", buffered=False), phone.get("/stream.mjpg", buffered=False)]
+    assert [r.status_code for r in watching] == [200, 200]
+    refused = phone.get("/stream.mjpg")
+    assert refused.status_code == 503
+    assert "Too many phones" in refused.get_json()["message"]
+    assert phone.get("/api/state").status_code == 200
+    watching[0].close()
+    again = phone.get("/api/events", buffered=False)
+    assert again.status_code == 200
+    again.close()
+    watching[1].close()
