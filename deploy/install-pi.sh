@@ -62,7 +62,9 @@ if [ ! -f "$SETTINGS" ]; then
     cat > "$SETTINGS" <<SETTINGS_EOF
 # Extra arguments for \`tablesight serve\` (see \`tablesight serve --help\`), e.g.
 #   --layout /var/lib/tablesight/layout.json --ruleset world-at-fire
-TABLESIGHT_ARGS="--pin $PIN --recordings $DATA/recordings"
+# The table PIN, read from the environment so it never shows in \`ps\`.
+TABLESIGHT_PIN=$PIN
+TABLESIGHT_ARGS="--recordings $DATA/recordings"
 SETTINGS_EOF
     chmod 640 "$SETTINGS"
     chgrp tablesight "$SETTINGS"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 
 from rules_core.errors import TablesightError
@@ -46,7 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _common(parser: argparse.ArgumentParser, default_host: str) -> None:
     parser.add_argument("--host", default=default_host, help=f"address to listen on (default {default_host})")
     parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    parser.add_argument("--pin", help="table PIN for control actions (default: a random 4 digits, printed)")
+    parser.add_argument(
+        "--pin",
+        help="table PIN for control actions (default: $TABLESIGHT_PIN, else a random 4 digits, printed)",
+    )
     parser.add_argument("--recordings", help="folder of recordings to offer for replay")
 
 
@@ -87,9 +91,11 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
     from webui.pin import random_pin
     from webui.serve import lan_address, make_server
 
-    pin = args.pin or random_pin()
+    # From the environment, a fixed PIN stays out of `ps` (and of the unit file, on the rig).
+    pin = args.pin or os.environ.get("TABLESIGHT_PIN") or random_pin()
     if not (pin.isdigit() and 4 <= len(pin) <= 6):
-        raise TablesightError(f"PIN '{pin}' is not 4-6 digits", "Pass --pin with 4 to 6 digits")
+        raise TablesightError("The table PIN is not 4-6 digits",
+                              "Pass --pin or TABLESIGHT_PIN with 4 to 6 digits")
     try:
         server = make_server(create_app(session, pin, args.recordings), args.host, args.port)
     except OSError as error:

@@ -92,6 +92,14 @@ def test_a_bad_file_source_is_reported_as_it_is(sessions, capsys):
     assert "missing.mp4 does not exist" in capsys.readouterr().err
 
 
+def test_the_pin_can_come_from_the_environment_out_of_sight_of_ps(sessions, capsys, monkeypatch):
+    monkeypatch.setenv("TABLESIGHT_PIN", "4821")
+    assert main(["demo"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("table PIN 4821")
+    phone = NoServer.last.app.test_client()
+    assert phone.post("/api/action/undo", json={}, headers={"X-Table-Pin": "4821"}).status_code != 403
+
+
 @pytest.mark.parametrize("pin", ["12", "abcd", "1234567"])
 def test_a_pin_that_is_not_4_to_6_digits_is_refused(sessions, capsys, pin):
     assert main(["demo", "--pin", pin]) == 2
