@@ -11,6 +11,7 @@ import numpy as np
 from rules_core.coherency import coherency_groups
 from rules_core.deployment import deployment_report, edge_warnings
 from rules_core.footprints import measured
+from rules_core.mines import mines_report
 from rules_core.objectives import objectives_report
 from rules_core.proximity import proximity_report, within
 from rules_core.ruleset import Threshold
@@ -39,6 +40,8 @@ def check_report(scene: Scene) -> dict:
         report["contacts"] = contacts_report(scene)
     if scene.ruleset.proximity:
         report["proximity"] = proximity_report(scene)
+    if scene.ruleset.mine_detection is not None:
+        report["mines"] = mines_report(scene)
     if scene.ruleset.table_sizes_cm:
         report["table"] = table_report(scene)
     if scene.ruleset.check_bases:

@@ -170,6 +170,21 @@ class ProximityRule(_Strict):
     note: str = ""
 
 
+class MineDetection(_Strict):
+    """Hidden mines and charges a detector (a sapper) must be told of once within a distance of them."""
+
+    detector_roles: list[str]
+    distance: Threshold
+    note: str = ""
+
+
+class LeaderSight(_Strict):
+    """Models in their unit leader's direct line of sight (sight-blocking terrain between breaks it)."""
+
+    leader_roles: list[str]
+    note: str = ""
+
+
 class Band(_Strict):
     """A named effect up to a distance (ruleset units): killed within 1", wounded to 3"..."""
 
@@ -255,6 +270,8 @@ class Ruleset(_Strict):
     templates: dict[str, Template] = {}
     proximity: dict[str, ProximityRule] = {}
     tow: Tow | None = None
+    mine_detection: MineDetection | None = None
+    leader_sight: LeaderSight | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")

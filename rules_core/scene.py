@@ -114,6 +114,16 @@ class TerrainSpec(_Record):
         return points
 
 
+class MineSpec(_Record):
+    """A hidden mine or demolition charge: its owner's side and where it lies (table cm)."""
+
+    id: str = Field(min_length=1)
+    side: str = Field(min_length=1)
+    x_cm: float = Finite
+    y_cm: float = Finite
+    kind: Literal["mine", "charge"] = "mine"
+
+
 class DeploymentSpec(_Record):
     kind: str
     sides: dict[str, str]
@@ -125,6 +135,7 @@ class SceneSpec(_Record):
     models: list[ModelSpec]
     objectives: list[ObjectiveSpec] = []
     terrain: list[TerrainSpec] = []
+    mines: list[MineSpec] = []
     phase: Literal["deployment", "movement", "shooting", "assault", "end"] = "movement"
     deployment: DeploymentSpec | None = None
     sides: list[str] | None = None
@@ -311,6 +322,10 @@ def _check_ids_and_terrain(spec: SceneSpec, ruleset: Ruleset, model_ids: set[str
                 f"objectives[{i}].id", f"duplicate id {objective.id!r}", "give every objective its own id"
             )
         seen.add(objective.id)
+    for i, mine in enumerate(spec.mines):
+        if mine.id in seen:
+            raise _fail(f"mines[{i}].id", f"duplicate id {mine.id!r}", "give every mine its own id")
+        seen.add(mine.id)
     for i, piece in enumerate(spec.terrain):
         if piece.kind not in ruleset.terrain:
             raise _fail(

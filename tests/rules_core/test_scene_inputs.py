@@ -1,0 +1,43 @@
+"""NEEDS-INPUT seed rules whose input the scene carries in optional fields (mines, roles, sight)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core import api
+from rules_core.errors import SceneError
+from tests.rules_core.builders import base, scene
+
+CA = "combined-arms"
+MI = "mobile-infantry"
+INCH = 2.54
+R32 = 1.6
+
+
+# ca.sapper.detect: «сапёр противника находится в пределах 5 дюймов от вашей мины или заряда».
+@pytest.mark.parametrize(("gap_in", "revealed"), [(4.99, True), (5.0, True), (5.02, False)])
+def test_enemy_sapper_within_5_inches_reveals_a_mine(gap_in: float, revealed: bool) -> None:
+    mine = {"id": "m1", "side": "red", "x_cm": 20, "y_cm": 30}
+    sapper = base(20 + R32 + gap_in * INCH, 30, "s", side="blue", role="sapper")
+    report = api.check(scene(CA, [sapper], mines=[mine]))["mines"]["m1"]
+    assert report == {
+        "kind": "mine",
+        "side": "red",
+        "revealed": revealed,
+        "sappers": ["s"] if revealed else [],
+    }
+
+
+def test_only_enemy_sappers_reveal_a_charge() -> None:
+    charge = {"id": "c1", "side": "red", "x_cm": 20, "y_cm": 30, "kind": "charge"}
+    models = [
+        base(22, 30, "own", side="red", role="sapper"),
+        base(20, 33, "rifle", side="blue"),
+    ]
+    report = api.check(scene(CA, models, mines=[charge]))["mines"]["c1"]
+    assert report["kind"] == "charge" and report["revealed"] is False
+
+
+def test_mine_with_a_model_id_is_rejected() -> None:
+    with pytest.raises(SceneError, match=r"mines\[0\]\.id"):
+        scene(CA, [base(50, 50, "s")], mines=[{"id": "s", "side": "red", "x_cm": 1, "y_cm": 1}])
