@@ -12,6 +12,7 @@ from rules_core.coherency import coherency_groups
 from rules_core.deployment import deployment_report, edge_warnings
 from rules_core.footprints import measured
 from rules_core.mines import mines_report
+from rules_core.morale import leader_sight_report
 from rules_core.objectives import objectives_report
 from rules_core.proximity import proximity_report, within
 from rules_core.ruleset import Threshold
@@ -42,6 +43,8 @@ def check_report(scene: Scene) -> dict:
         report["proximity"] = proximity_report(scene)
     if scene.ruleset.mine_detection is not None:
         report["mines"] = mines_report(scene)
+    if scene.ruleset.leader_sight is not None:
+        report["leader_sight"] = leader_sight_report(scene)
     if scene.ruleset.table_sizes_cm:
         report["table"] = table_report(scene)
     if scene.ruleset.check_bases:

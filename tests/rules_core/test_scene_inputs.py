@@ -41,3 +41,20 @@ def test_only_enemy_sappers_reveal_a_charge() -> None:
 def test_mine_with_a_model_id_is_rejected() -> None:
     with pytest.raises(SceneError, match=r"mines\[0\]\.id"):
         scene(CA, [base(50, 50, "s")], mines=[{"id": "s", "side": "red", "x_cm": 1, "y_cm": 1}])
+
+
+# mi.morale.commander: «в зоне прямой видимости командира отделения «+1»»: a wall between the
+# squad leader and a trooper takes the bonus away; a trooper of a unit without a leader has none.
+def test_troopers_in_the_squad_leaders_sight() -> None:
+    wall = {"id": "w", "kind": "wall", "polygon_cm": [[29, 20], [30, 20], [30, 40], [29, 40]]}
+    models = [
+        base(20, 30, "sgt", unit="sq", type="trooper", role="leader"),
+        base(40, 30, "hidden", unit="sq", type="trooper"),
+        base(20, 50, "open", unit="sq", type="trooper"),
+        base(60, 60, "lone", unit="other", type="trooper"),
+    ]
+    report = api.check(scene(MI, models, terrain=[wall]))["leader_sight"]
+    assert report == {
+        "hidden": {"in_leader_sight": False, "seen_by": []},
+        "open": {"in_leader_sight": True, "seen_by": ["sgt"]},
+    }
