@@ -6,6 +6,7 @@ import numpy as np
 import shapely
 
 from rules_core.errors import SceneError
+from rules_core.lobbing import over_obstacle, throws_over_obstacle
 from rules_core.ruleset import Weapon
 from rules_core.scene import ModelSpec, Scene
 
@@ -132,6 +133,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         target = scene.models[t]
         reaching: list[str] = []
         effects: dict[str, str] = {}
+        thrown: dict[str, dict] = {}
         seen = False
         for row, s in enumerate(shooters):
             shooter = scene.models[s]
@@ -144,6 +146,11 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
                     continue
                 reaching.append(name)
                 effect = effect_of(scene, weapon, edge[row, column])
+                if throws_over_obstacle(scene, name):
+                    lobbed = over_obstacle(scene, s, t)
+                    if lobbed is not None:
+                        thrown[name] = lobbed
+                        effect = lobbed["effect"] or effect
                 if effect is not None:
                     effects[name] = effect
         nearest = float(edge[:, column].min())
@@ -162,6 +169,8 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
             row_report["line_of_sight"] = seen
         if effects:
             row_report["effects"] = effects
+        if thrown:
+            row_report["over_obstacle"] = thrown
         rows.append(row_report)
     rows.sort(key=lambda r: (r["edge_cm"], r["id"]))
     return {"from": from_id, "side": side, "unit_of_measure": scene.ruleset.unit, "targets": rows}

@@ -185,6 +185,17 @@ class LeaderSight(_Strict):
     note: str = ""
 
 
+class ObstacleThrow(_Strict):
+    """Weapons lobbed over obstacles (terrain kinds, or barriers of at least `min_level`) that hit
+    a target standing within `distance` of the obstacle for sure."""
+
+    weapons: list[str]
+    kinds: list[str] = []
+    min_level: int | None = Field(default=None, ge=0)
+    distance: Threshold
+    note: str = ""
+
+
 class Band(_Strict):
     """A named effect up to a distance (ruleset units): killed within 1", wounded to 3"..."""
 
@@ -272,6 +283,7 @@ class Ruleset(_Strict):
     tow: Tow | None = None
     mine_detection: MineDetection | None = None
     leader_sight: LeaderSight | None = None
+    throw_over_obstacle: ObstacleThrow | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -288,6 +300,10 @@ class Ruleset(_Strict):
             for weapon in unit_type.weapons:
                 if self.weapon(weapon) is None:
                     raise ValueError(f"unit type {name} names unknown weapon {weapon!r}")
+        if self.throw_over_obstacle is not None:
+            for weapon in self.throw_over_obstacle.weapons:
+                if self.weapon(weapon) is None:
+                    raise ValueError(f"throw_over_obstacle names unknown weapon {weapon!r}")
         return self
 
     def weapon(self, name: str) -> Weapon | None:

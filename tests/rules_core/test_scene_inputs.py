@@ -58,3 +58,30 @@ def test_troopers_in_the_squad_leaders_sight() -> None:
         "hidden": {"in_leader_sight": False, "seen_by": []},
         "open": {"in_leader_sight": True, "seen_by": ["sgt"]},
     }
+
+
+# mi.grenade.obstacle: over a wall, a target within 35 mm of it is hit for sure, one touching it
+# takes shrapnel; further away the ordinary grenade distances (70 mm sure, 140 mm scatter) apply.
+@pytest.mark.parametrize(
+    ("gap_mm", "effect"), [(0.5, "shrapnel"), (34.9, "sure_hit"), (35.0, "sure_hit"), (35.2, None)]
+)
+def test_grenade_over_a_wall_hits_within_35_mm_of_it(gap_mm: float, effect: str | None) -> None:
+    wall = {"id": "w", "kind": "wall", "polygon_cm": [[29, 20], [30, 20], [30, 40], [29, 40]]}
+    thrower = base(20, 30, "t", type="trooper", weapons=["grenade"])
+    target = base(30 + R32 + gap_mm / 10, 30, "b", side="blue", type="bug")
+    row = api.ranges(scene(MI, [thrower, target], terrain=[wall]), "t")["targets"][0]
+    assert row["weapons"] == ["grenade"]
+    lobbed = row["over_obstacle"]["grenade"]
+    assert lobbed["obstacle"] == "w" and lobbed["effect"] == effect
+    assert lobbed["edge_cm"] == pytest.approx(gap_mm / 10, abs=1e-4)
+    assert row["effects"]["grenade"] == (effect or "scatter")
+
+
+def test_level_2_barrier_counts_as_an_obstacle_and_level_1_does_not() -> None:
+    thrower = base(20, 30, "t", type="trooper", weapons=["grenade"])
+    target = base(32, 30, "b", side="blue", type="bug")
+    for level, expected in [(2, "sure_hit"), (1, None)]:
+        outline = [[25, 20], [27, 20], [27, 40], [25, 40]]
+        hill = {"id": "h", "kind": "hill", "level": level, "polygon_cm": outline}
+        row = api.ranges(scene(MI, [thrower, target], terrain=[hill]), "t")["targets"][0]
+        assert row.get("over_obstacle", {}).get("grenade", {}).get("effect") == expected
