@@ -17,6 +17,7 @@ from rules_core.objectives import objectives_report
 from rules_core.proximity import proximity_report, within
 from rules_core.ruleset import Threshold
 from rules_core.scene import Scene
+from rules_core.transport import transport_report
 
 TOLERANCE_CM = 1e-6
 
@@ -45,6 +46,8 @@ def check_report(scene: Scene) -> dict:
         report["mines"] = mines_report(scene)
     if scene.ruleset.leader_sight is not None:
         report["leader_sight"] = leader_sight_report(scene)
+    if scene.ruleset.transport is not None:
+        report["transport"] = transport_report(scene)
     if scene.ruleset.table_sizes_cm:
         report["table"] = table_report(scene)
     if scene.ruleset.check_bases:

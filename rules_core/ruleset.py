@@ -196,6 +196,15 @@ class ObstacleThrow(_Strict):
     note: str = ""
 
 
+class Transport(_Strict):
+    """Seats per vehicle chassis; a chassis in `seats_range` takes its count from the card (`seats`)."""
+
+    vehicle_types: list[str]
+    seats: dict[str, int] = {}
+    seats_range: dict[str, tuple[int, int]] = {}
+    note: str = ""
+
+
 class Band(_Strict):
     """A named effect up to a distance (ruleset units): killed within 1", wounded to 3"..."""
 
@@ -284,6 +293,7 @@ class Ruleset(_Strict):
     mine_detection: MineDetection | None = None
     leader_sight: LeaderSight | None = None
     throw_over_obstacle: ObstacleThrow | None = None
+    transport: Transport | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")

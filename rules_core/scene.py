@@ -74,6 +74,8 @@ class ModelSpec(_Record):
     move_actions: int | None = Field(default=None, ge=0)
     limbs_lost_pct: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     level: int | None = None
+    passengers: int | None = Field(default=None, ge=0)
+    seats: int | None = Field(default=None, ge=0)
 
     def has(self, flag: str) -> bool:
         """A state flag: a boolean field (wounded, unique, pilotless...), a name in `flags`, or

@@ -6,7 +6,7 @@ import pytest
 
 from rules_core import api
 from rules_core.errors import SceneError
-from tests.rules_core.builders import base, scene
+from tests.rules_core.builders import base, hull, scene
 
 CA = "combined-arms"
 MI = "mobile-infantry"
@@ -85,3 +85,25 @@ def test_level_2_barrier_counts_as_an_obstacle_and_level_1_does_not() -> None:
         hill = {"id": "h", "kind": "hill", "level": level, "polygon_cm": outline}
         row = api.ranges(scene(MI, [thrower, target], terrain=[hill]), "t")["targets"][0]
         assert row.get("over_obstacle", {}).get("grenade", {}).get("effect") == expected
+
+
+# ca.transport.capacity: «4-16 для автомобиля, 12 для БТР, 6 для танков».
+@pytest.mark.parametrize(
+    ("chassis", "passengers", "seats", "fits"),
+    [("apc", 12, None, True), ("apc", 13, None, False), ("tank", 6, None, True), ("tank", 7, None, False),
+     ("car", 8, 8, True), ("car", 9, 8, False), ("car", 4, None, None)],
+)
+def test_passengers_against_the_seats(
+    chassis: str, passengers: int, seats: int | None, fits: bool | None
+) -> None:
+    extra = {"seats": seats} if seats is not None else {}
+    vehicle = hull(50, 50, "v", chassis=chassis, passengers=passengers, **extra)
+    report = api.check(scene(CA, [vehicle, hull(120, 50, "empty")]))["transport"]
+    assert list(report) == ["v"]
+    assert report["v"]["within_capacity"] is fits and report["v"]["passengers"] == passengers
+
+
+def test_a_car_card_outside_4_to_16_seats_is_rejected() -> None:
+    vehicle = hull(50, 50, "v", chassis="car", passengers=3, seats=17)
+    with pytest.raises(SceneError, match=r"models\[0\]\.seats"):
+        api.check(scene(CA, [vehicle]))
