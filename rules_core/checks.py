@@ -14,6 +14,7 @@ from rules_core.footprints import measured
 from rules_core.mines import mines_report
 from rules_core.morale import leader_sight_report
 from rules_core.objectives import objectives_report
+from rules_core.orders import interception_report
 from rules_core.proximity import proximity_report, within
 from rules_core.ruleset import Threshold
 from rules_core.scene import Scene
@@ -48,6 +49,8 @@ def check_report(scene: Scene) -> dict:
         report["leader_sight"] = leader_sight_report(scene)
     if scene.ruleset.transport is not None:
         report["transport"] = transport_report(scene)
+    if scene.ruleset.interception is not None:
+        report["interception"] = interception_report(scene)
     if scene.ruleset.table_sizes_cm:
         report["table"] = table_report(scene)
     if scene.ruleset.check_bases:

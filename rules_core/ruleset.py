@@ -205,6 +205,16 @@ class Transport(_Strict):
     note: str = ""
 
 
+class Interception(_Strict):
+    """A waiting order: enemies entering the front arc within weapon reach trigger it; an enemy
+    within `contact` forbids giving it."""
+
+    order: str
+    front_arc_deg: float = Field(gt=0, le=360)
+    contact: Threshold
+    note: str = ""
+
+
 class Band(_Strict):
     """A named effect up to a distance (ruleset units): killed within 1", wounded to 3"..."""
 
@@ -294,6 +304,7 @@ class Ruleset(_Strict):
     leader_sight: LeaderSight | None = None
     throw_over_obstacle: ObstacleThrow | None = None
     transport: Transport | None = None
+    interception: Interception | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")

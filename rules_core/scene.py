@@ -74,6 +74,7 @@ class ModelSpec(_Record):
     move_actions: int | None = Field(default=None, ge=0)
     limbs_lost_pct: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     level: int | None = None
+    order: str | None = None
     passengers: int | None = Field(default=None, ge=0)
     seats: int | None = Field(default=None, ge=0)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from rules_core import api
@@ -107,3 +109,32 @@ def test_a_car_card_outside_4_to_16_seats_is_rejected() -> None:
     vehicle = hull(50, 50, "v", chassis="car", passengers=3, seats=17)
     with pytest.raises(SceneError, match=r"models\[0\]\.seats"):
         api.check(scene(CA, [vehicle]))
+
+
+def _interceptor(**extra: object) -> dict:
+    return base(50, 50, "t", type="trooper", weapons=["assault_rifle"], order="interception", **extra)
+
+
+# mi.order.interception: an enemy in the fire zone (rifle 140 mm + 10 mm tolerance) to its front.
+@pytest.mark.parametrize(("edge_mm", "triggered"), [(149.9, True), (150.2, False)])
+def test_interception_triggers_on_an_enemy_within_reach_in_front(edge_mm: float, triggered: bool) -> None:
+    bug = base(50 + 2 * R32 + edge_mm / 10, 50, "b", side="blue", type="bug")
+    report = api.check(scene(MI, [_interceptor(heading_deg=0), bug]))["interception"]["t"]
+    assert report["triggered_by"] == (["b"] if triggered else [])
+    assert report["allowed"] is True
+
+
+# The front is half the circle around the heading (front_arc_deg 180: the seed gives no width).
+@pytest.mark.parametrize(("bearing", "triggered"), [(89.0, True), (91.0, False), (180.0, False)])
+def test_interception_front_arc(bearing: float, triggered: bool) -> None:
+    x = 50 + 8 * math.cos(math.radians(bearing))
+    y = 50 + 8 * math.sin(math.radians(bearing))
+    bug = base(x, y, "b", side="blue", type="bug")
+    report = api.check(scene(MI, [_interceptor(heading_deg=0), bug]))["interception"]["t"]
+    assert report["triggered_by"] == (["b"] if triggered else [])
+
+
+def test_interception_cannot_be_given_in_contact_and_needs_a_heading() -> None:
+    bug = base(50 + 2 * R32, 50, "b", side="blue", type="bug")
+    report = api.check(scene(MI, [_interceptor(), bug]))["interception"]["t"]
+    assert report == {"allowed": False, "in_contact_with": ["b"], "triggered_by": None}
