@@ -15,6 +15,7 @@ from rules_core.mines import mines_report
 from rules_core.morale import leader_sight_report
 from rules_core.objectives import objectives_report
 from rules_core.orders import interception_report
+from rules_core.placement import placement_report
 from rules_core.proximity import proximity_report, within
 from rules_core.ruleset import Threshold
 from rules_core.scene import Scene
@@ -35,6 +36,10 @@ def check_report(scene: Scene) -> dict:
         report["models"] = deployment_report(scene)
     if scene.spec.deployment is not None:
         report["deployment"] = {"kind": scene.spec.deployment.kind, "warnings": edge_warnings(scene)}
+    if scene.ruleset.deployment_order is not None and (
+        scene.phase == "deployment" or any(m.placed_order is not None for m in scene.models)
+    ):
+        report["deployment_order"] = placement_report(scene)
     if scene.ruleset.crew is not None:
         report["guns"] = crew_report(scene)
     if scene.ruleset.command is not None:

@@ -215,6 +215,13 @@ class Interception(_Strict):
     note: str = ""
 
 
+class DeploymentOrder(_Strict):
+    """Units are placed alternately; models with a `late_flags` rule arrive later, not at deployment."""
+
+    late_flags: list[str] = []
+    note: str = ""
+
+
 class Band(_Strict):
     """A named effect up to a distance (ruleset units): killed within 1", wounded to 3"..."""
 
@@ -305,6 +312,7 @@ class Ruleset(_Strict):
     throw_over_obstacle: ObstacleThrow | None = None
     transport: Transport | None = None
     interception: Interception | None = None
+    deployment_order: DeploymentOrder | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")

@@ -75,6 +75,7 @@ class ModelSpec(_Record):
     limbs_lost_pct: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     level: int | None = None
     order: str | None = None
+    placed_order: int | None = Field(default=None, ge=1)
     passengers: int | None = Field(default=None, ge=0)
     seats: int | None = Field(default=None, ge=0)
 
@@ -142,6 +143,7 @@ class SceneSpec(_Record):
     phase: Literal["deployment", "movement", "shooting", "assault", "end"] = "movement"
     deployment: DeploymentSpec | None = None
     sides: list[str] | None = None
+    first_player: str | None = None
     step_cm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
 
@@ -240,6 +242,12 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         _check_deployment(spec, ruleset)
         deployment_sides = set(spec.deployment.sides)
         known_sides = deployment_sides if known_sides is None else known_sides
+    if spec.first_player is not None and known_sides is not None and spec.first_player not in known_sides:
+        raise _fail(
+            "first_player",
+            f"unknown side {spec.first_player!r}",
+            f"use one of {', '.join(sorted(known_sides))}",
+        )
     index: dict[str, int] = {}
     unit_first: dict[str, ModelSpec] = {}
     models = []

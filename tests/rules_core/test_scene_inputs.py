@@ -138,3 +138,43 @@ def test_interception_cannot_be_given_in_contact_and_needs_a_heading() -> None:
     bug = base(50 + 2 * R32, 50, "b", side="blue", type="bug")
     report = api.check(scene(MI, [_interceptor(), bug]))["interception"]["t"]
     assert report == {"allowed": False, "in_contact_with": ["b"], "triggered_by": None}
+
+
+def _placed(sides: list[str], **extra: object) -> dict:
+    models = [
+        base(10 + 5 * k, 10 if side == "red" else 110, f"m{k}", side=side, unit=f"u{k}", placed_order=k + 1)
+        for k, side in enumerate(sides)
+    ]
+    return api.check(scene("world-at-fire", models, phase="deployment", **extra))["deployment_order"]
+
+
+# waf.deploy.order: «разместить один свой отряд ..., затем один свой отряд размещает второй
+# игрок, и так дальше по очереди».
+@pytest.mark.parametrize(
+    ("sides", "out_of_turn"),
+    [
+        (["red", "blue", "red", "blue"], []),
+        (["red", "red", "blue", "blue"], ["u1"]),
+        (["red", "red", "blue", "red"], ["u1"]),
+        (["red", "blue", "blue", "blue"], []),
+    ],
+)
+def test_units_are_placed_alternately(sides: list[str], out_of_turn: list[str]) -> None:
+    report = _placed(sides)
+    assert report["sequence"] == [f"u{k}" for k in range(len(sides))]
+    assert report["out_of_turn"] == out_of_turn and report["alternating"] == (not out_of_turn)
+
+
+def test_first_player_places_first() -> None:
+    assert _placed(["red", "blue"], first_player="blue")["out_of_turn"] == ["u0"]
+    assert _placed(["red", "blue"], first_player="red")["alternating"] is True
+
+
+# «кроме отрядов с правилом «Диверсия» и «С Небес» - они прибывают на второй ход».
+def test_diversion_and_from_the_skies_units_are_not_on_the_table_at_deployment() -> None:
+    models = [
+        base(10, 10, "a", unit="para", flags=["from_the_skies"]),
+        base(20, 10, "b", unit="rifles"),
+    ]
+    report = api.check(scene("world-at-fire", models, phase="deployment"))["deployment_order"]
+    assert report["arrive_later"] == ["para"]
