@@ -26,6 +26,8 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
         if model.dash is None:
             return None, [f"a move in the {scene.phase} phase is a dash: give its dice total as dash"]
         return cm(model.dash), [f"dash of {fmt(cm(model.dash))} cm"]
+    if scene.phase == "map" and unit_type.map_move is not None:
+        return cm(unit_type.map_move), [f"march on the tactical map: {fmt(cm(unit_type.map_move))} cm"]
     allowance = None if unit_type.move is None else cm(unit_type.move)
     if model.speed is not None:
         allowance = cm(model.speed)

@@ -52,6 +52,7 @@ class UnitType(_Strict):
     min_crew_to_move: int | None = Field(default=None, ge=0)
     wounded_move: float | None = Field(default=None, ge=0)
     jump_move: float | None = Field(default=None, ge=0)
+    map_move: float | None = Field(default=None, ge=0)
     half_from_limbs_lost_pct: float | None = Field(default=None, ge=0, le=100)
     immobile_from_limbs_lost_pct: float | None = Field(default=None, ge=0, le=100)
     bases_mm: list[float] | None = None

@@ -140,7 +140,7 @@ class SceneSpec(_Record):
     objectives: list[ObjectiveSpec] = []
     terrain: list[TerrainSpec] = []
     mines: list[MineSpec] = []
-    phase: Literal["deployment", "movement", "shooting", "assault", "end"] = "movement"
+    phase: Literal["map", "deployment", "movement", "shooting", "assault", "end"] = "movement"
     deployment: DeploymentSpec | None = None
     sides: list[str] | None = None
     first_player: str | None = None

@@ -8,7 +8,7 @@ import pytest
 
 from rules_core import api
 from rules_core.errors import SceneError
-from tests.rules_core.builders import base, hull, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene
 
 CA = "combined-arms"
 MI = "mobile-infantry"
@@ -178,3 +178,24 @@ def test_diversion_and_from_the_skies_units_are_not_on_the_table_at_deployment()
     ]
     report = api.check(scene("world-at-fire", models, phase="deployment"))["deployment_order"]
     assert report["arrive_later"] == ["para"]
+
+
+# mi.map.march: on the tactical map a trooper moves one 40 mm hex, a bug 2x40 mm.
+@pytest.mark.parametrize(
+    ("type_", "distance_mm", "legal"),
+    [("trooper", 40.0, True), ("trooper", 40.2, False), ("bug", 80.0, True), ("bug", 80.2, False)],
+)
+def test_march_on_the_map(type_: str, distance_mm: float, legal: bool) -> None:
+    before = base(30, 30, "a", type=type_)
+    after = base(30 + distance_mm / 10, 30, "a", type=type_)
+    entry = moved(MI, [before], [after], phase="map")["a"]
+    assert entry["legal"] is legal
+    assert entry["allowance_cm"] == pytest.approx(4.0 if type_ == "trooper" else 8.0)
+    assert ("too_far" in codes(entry)) is not legal
+
+
+def test_one_hex_step_between_hex_centres_is_a_legal_trooper_march() -> None:
+    start, end = api.hex_centre(MI, 2, 3), api.hex_centre(MI, 3, 3)
+    before = base(start["x_cm"], start["y_cm"], "a", type="trooper")
+    after = base(end["x_cm"], end["y_cm"], "a", type="trooper")
+    assert moved(MI, [before], [after], phase="map")["a"]["legal"] is True
