@@ -58,6 +58,17 @@ def test_check(capsys: pytest.CaptureFixture[str], scene_file: str) -> None:
     assert result["objectives"]["obj1"]["controlled_by"] is None
 
 
+def test_check_reveals_a_mine_an_enemy_sapper_reached(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    sapper = base(20 + 1.6 + 5 * 2.54, 30, "s", side="blue", role="sapper")
+    mine = {"id": "m1", "side": "red", "x_cm": 20, "y_cm": 30}
+    path = write(tmp_path, "s.json", scene_data("combined-arms", [sapper], mines=[mine]))
+    code, result, _ = run(capsys, "check", path)
+    assert code == 0
+    assert result["mines"]["m1"] == {"kind": "mine", "side": "red", "revealed": True, "sappers": ["s"]}
+
+
 def test_move(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     before = write(tmp_path, "before.json", scene_data("world-at-fire", [base(20, 30, "r1")]))
     after = write(tmp_path, "after.json", scene_data("world-at-fire", [base(35.1, 30, "r1")]))
@@ -115,6 +126,17 @@ def _bad(tmp_path: Path, data: object) -> str:
         (scene_data("world-at-fire", [{**base(10, 10), "x_cm": "NaN"}]), "models[0].x_cm"),
         (scene_data("world-at-fire", [base(10, 10, diameter_mm=-32)]), "models[0].base.diameter_mm"),
         (scene_data("world-at-fire", [base(400, 10)]), "off the"),
+        (
+            scene_data(
+                "combined-arms", [base(10, 10)], mines=[{"id": "m", "side": "red", "x_cm": "NaN", "y_cm": 1}]
+            ),
+            "mines[0].x_cm",
+        ),
+        (
+            scene_data("combined-arms", [hull(50, 50, chassis="car", passengers=2, seats=20)]),
+            "models[0].seats",
+        ),
+        (scene_data("world-at-fire", [base(10, 10, placed_order=0)]), "models[0].placed_order"),
         ({"ruleset": "world-at-fire", "models": []}, "table: missing"),
         ([1, 2], "must be a JSON object"),
     ],
