@@ -309,6 +309,13 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
             raise _fail(
                 f"models[{i}].towing", f"unknown model id {model.towing!r}", "name the towed model's id"
             )
+    for i, mine in enumerate(spec.mines):
+        if known_sides is not None and mine.side not in known_sides:
+            raise _fail(
+                f"mines[{i}].side",
+                f"unknown side {mine.side!r}",
+                f"use one of {', '.join(sorted(known_sides))}",
+            )
     _check_ids_and_terrain(spec, ruleset, set(index))
     return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)
 

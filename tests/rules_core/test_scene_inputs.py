@@ -40,9 +40,12 @@ def test_only_enemy_sappers_reveal_a_charge() -> None:
     assert report["kind"] == "charge" and report["revealed"] is False
 
 
-def test_mine_with_a_model_id_is_rejected() -> None:
+def test_mine_with_a_model_id_or_an_unknown_side_is_rejected() -> None:
     with pytest.raises(SceneError, match=r"mines\[0\]\.id"):
         scene(CA, [base(50, 50, "s")], mines=[{"id": "s", "side": "red", "x_cm": 1, "y_cm": 1}])
+    with pytest.raises(SceneError, match=r"mines\[0\]\.side"):
+        green = {"id": "m", "side": "green", "x_cm": 1, "y_cm": 1}
+        scene(CA, [base(50, 50, "s")], sides=["red", "blue"], mines=[green])
 
 
 # mi.morale.commander: «в зоне прямой видимости командира отделения «+1»»: a wall between the
