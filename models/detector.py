@@ -26,9 +26,10 @@ MIN_PX_PER_MM = 0.8
 MAX_PX_PER_MM = 1.5
 MIN_COVERAGE = 0.6
 MIN_CONTRAST = 1.3
-SIZE_TOLERANCE = 0.06
+# A bevelled base's fit often settles on the top edge, up to ~1.2 mm inside the bottom rim.
+SIZE_TOLERANCE = (0.10, 0.06)  # below, above the nominal diameter
 PLAUSIBLE_COVERAGE = 0.25
-ACCEPT_PROBABILITY = 0.5
+ACCEPT_PROBABILITY = 0.65  # 0.5 keeps ~1 % more bases but lets through ~0.5 % more false ones
 MAX_BASES_ON_A_HULL = 2
 
 
@@ -116,9 +117,8 @@ class Detector:
             fit.contrast,
             np.zeros(len(fit.coverage), bool),
         )
-        size_ok = np.abs(out.measured_mm / cands.diameter_mm - 1) < SIZE_TOLERANCE
         out.plausible = (
-            size_ok
+            _right_size(out.measured_mm, cands.diameter_mm)
             & (fit.coverage >= PLAUSIBLE_COVERAGE)
             & ~_on_markers(out.xy_cm, marker_squares_cm(calibration))
         )
@@ -145,6 +145,18 @@ class Detector:
         else:
             keep = c.plausible & (c.coverage >= MIN_COVERAGE) & (c.contrast >= MIN_CONTRAST)
             score = c.coverage * np.minimum(c.contrast / (3 * MIN_CONTRAST), 1.0)
+        if keep.any():
+            # Only accepted rims are restarted, so the few extra fits cost little.
+            from models.rim_fit import settle_rims
+
+            idx = np.nonzero(keep)[0]
+            camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
+            centres, radius = settle_rims(
+                c.rect, c.centres_px[idx], c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
+                c.nadir_px, camera[2] * 10, c.px_per_mm,
+            )
+            ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit
+            c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
         chosen = _non_overlapping(c.centres_px, c.diameter_mm / 2 * c.px_per_mm, score, keep)
         bases = Bases(
             c.xy_cm[chosen],
@@ -167,6 +179,11 @@ class Detector:
         vehicles = find_vehicles(mask, camera, bases)
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles)
+
+
+def _right_size(measured_mm: np.ndarray, nominal_mm: np.ndarray) -> np.ndarray:
+    ratio = measured_mm / nominal_mm - 1
+    return (ratio > -SIZE_TOLERANCE[0]) & (ratio < SIZE_TOLERANCE[1])
 
 
 def marker_squares_cm(calibration) -> list[np.ndarray]:

@@ -4,8 +4,9 @@ Seen from a camera H above the table, a base of thickness t shows two circles on
 (table-plane) image: the bottom disc (centre c, radius R) and the top disc, scaled about the
 camera's nadir N by s = H / (H - t). The outline is the bottom circle on the side facing N and
 the top circle on the far side. Edges found along rays from the centre are fitted to the
-signed distance of that union, both circles tied to the one unknown centre c (and the measured
-radius). A Tukey-weighted Gauss-Newton fit then ignores the
+signed distance of that union on the far side (on the near side, where the wall shows between
+the two rims, to the nearer circle), both circles tied to the one unknown centre c (and the
+measured radius). A Tukey-weighted Gauss-Newton fit then ignores the
 miniature standing on the base, a neighbour's rim and anything else that is not this base.
 """
 
@@ -20,8 +21,10 @@ RAYS = 48
 SAMPLES = 40
 PEAKS_PER_RAY = 3
 THICKNESS_MM = 3.5
-NEAR_SIDE_WEIGHT = 0.0
 R_PRIOR = 0.05  # keep R near its class unless many edges say otherwise
+SETTLE_MOVES_MM = (-2.5, 2.5)  # along the line to the nadir; + is towards it
+SETTLE_ROUNDS = 2
+SETTLE_MARGIN = 0.1
 
 
 @dataclass(frozen=True)
@@ -85,13 +88,16 @@ def _refine(
     radii, strength, direction, texture = _ray_edges(image, c, R, shift + 2.0)
     pts = c[:, None, None, :] + radii[..., None] * direction[None, :, None, :]  # (n, K, P, 2)
     w_edge = strength / (strength.reshape(n, -1).max(1)[:, None, None] + 1e-6)
-    # On the side facing the nadir the wall shows as a band under a pixel wide whose two edges
-    # blur into one, sitting inside the true outline; the far side has one clean edge. So the
-    # near side counts less, and the sides (where both circles agree) carry the radius.
+    # On the side facing the nadir the wall shows as a band between the bottom rim (mat to
+    # wall) and the top rim (wall to top), as wide as the parallax there: under a pixel near
+    # the nadir, where both edges blur into one, but 1-2 mm at the table's far end. Either
+    # edge belongs to the base, so there each edge is fitted to the nearer circle. Without
+    # this side the centre slid along the line to the nadir onto shadows and overhanging
+    # miniatures beyond the far rim (the old P95 tail).
     away = c - nadir_px
     away = away / (np.linalg.norm(away, axis=1, keepdims=True) + 1e-9)
     facing = (direction @ away.T).T  # (n, K): +1 pointing away from the nadir
-    w_fit = w_edge * (NEAR_SIDE_WEIGHT + (1 - NEAR_SIDE_WEIGHT) * np.clip(2 * facing + 1, 0, 1))[..., None]
+    near_side = np.broadcast_to((facing < -0.3)[..., None], strength.shape)
     for _ in range(5):
         top_c = nadir_px + (c - nadir_px) * s
         d_bot = pts - c[:, None, None, :]
@@ -100,13 +106,14 @@ def _refine(
         n_top = np.hypot(d_top[..., 0], d_top[..., 1]) + 1e-9
         r_bot = n_bot - R[:, None, None]
         r_top = n_top - (R * s)[:, None, None]
-        # Signed distance to the union of the two discs: the outline. Taking the nearer circle
-        # instead would let one plain circle, half a parallax shift outward, fit as well.
-        use_top = r_top < r_bot
+        # Signed distance to the union of the two discs (the outline) on the far side: taking
+        # the nearer circle there would let one plain circle, half a parallax shift outward,
+        # fit as well. On the near side both rims are real edges.
+        use_top = (r_top < r_bot) | (near_side & (np.abs(r_top) < np.abs(r_bot)))
         res = np.where(use_top, r_top, r_bot)
         u = np.where(use_top[..., None], d_top / n_top[..., None] * s, d_bot / n_bot[..., None])
         J = np.concatenate([-u, -np.where(use_top, s, 1.0)[..., None]], -1)  # d res / d (cx, cy, R)
-        tukey = np.clip(1 - (res / (3 * scale)) ** 2, 0, None) ** 2 * w_fit
+        tukey = np.clip(1 - (res / (3 * scale)) ** 2, 0, None) ** 2 * w_edge
         Jf, rf, wf = J.reshape(n, -1, 3), res.reshape(n, -1), tukey.reshape(n, -1)
         A = np.einsum("nki,nk,nkj->nij", Jf, wf, Jf)
         b = np.einsum("nki,nk,nk->ni", Jf, wf, rf)
@@ -157,3 +164,41 @@ def fit_rims(
             coverage[alive[cov < prune_below]] = 0
             alive = alive[cov >= prune_below]
     return RimFit(c, R, coverage, contrast)
+
+
+def settle_rims(
+    image: np.ndarray,
+    centres_px: np.ndarray,
+    radius_px: np.ndarray,
+    nominal_px: np.ndarray,
+    nadir_px: np.ndarray,
+    camera_height_mm: float,
+    px_per_mm: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Refit accepted rims from starts moved along the line to the nadir; keep the best supported.
+
+    A rim fit that slid onto a shadow or an overhanging miniature beyond the far rim is a
+    local optimum one start cannot leave; restarted a few millimetres either way it finds
+    the rim again, and the rim carries more rays' strongest edges than the slid circle.
+    """
+    c0 = np.asarray(centres_px, dtype=np.float64)
+    R0 = np.asarray(radius_px, dtype=np.float64)
+    if len(c0) == 0:
+        return c0.copy(), R0.copy()
+    s = camera_height_mm / (camera_height_mm - THICKNESS_MM)
+    scale = max(0.6, 0.5 * px_per_mm)
+    towards = nadir_px - c0
+    towards = towards / (np.linalg.norm(towards, axis=1, keepdims=True) + 1e-9)
+
+    def refit(start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        c, R = start, R0.copy()
+        for _ in range(SETTLE_ROUNDS):
+            c, R, cov, _ = _refine(image, c, R, nominal_px, nadir_px, s, scale)
+        return c, R, cov
+
+    best_c, best_R, best_cov = refit(c0.copy())
+    for move in SETTLE_MOVES_MM:
+        c, R, cov = refit(c0 + towards * move * px_per_mm)
+        better = cov > best_cov + SETTLE_MARGIN  # moving must earn clearly more support
+        best_c[better], best_R[better], best_cov[better] = c[better], R[better], cov[better]
+    return best_c, best_R

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from models.detector import SHIPPED_WEIGHTS, load_detector
-from models.rim_fit import fit_rims
+from models.rim_fit import fit_rims, settle_rims
 from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
 from tests.models.conftest import nearest_errors_mm
@@ -87,3 +87,66 @@ def test_rim_fit_recovers_the_bottom_disc_despite_parallax(shift_px, wall):
     fit = fit_rims(image, centre[None] + [1.2, -0.9], np.array([16.0]), np.array([100.0, 100.0]), H, 1.0)
     assert np.linalg.norm(fit.centres_px[0] - centre) < 0.15
     assert fit.coverage[0] > 0.9
+
+
+def _overhung_base(reach_px: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """A base far from the nadir (wide wall band) whose miniature leans out over its far rim."""
+    import cv2
+
+    image, centre, H = _two_disc_image(2.0, 120)
+    tip = np.round(centre + np.array([16.0 + reach_px, 0.0])).astype(int)
+    cv2.line(image, tuple(np.round(centre).astype(int).tolist()), tuple(tip.tolist()), (255, 255, 255), 9)
+    return image, centre, H
+
+
+@pytest.mark.parametrize("reach_px", [2.0, 4.0])
+def test_rim_fit_holds_the_near_rim_when_a_miniature_overhangs_the_far_one(reach_px):
+    image, centre, H = _overhung_base(reach_px)
+    nadir = np.array([100.0, 100.0])
+    fit = fit_rims(image, centre[None] + [1.5, 0.8], np.array([16.0]), nadir, H, 1.0)
+    assert np.linalg.norm(fit.centres_px[0] - centre) < 0.4
+
+
+def test_settling_brings_a_slid_fit_back_onto_the_rim():
+    image, centre, H = _overhung_base(4.0)
+    nadir = np.array([100.0, 100.0])
+    slid = centre[None] + [2.5, 0.0]  # pushed away from the nadir, onto the miniature
+    settled, radius = settle_rims(image, slid, np.array([16.0]), np.array([16.0]), nadir, H, 1.0)
+    assert np.linalg.norm(settled[0] - centre) < 0.4
+    assert abs(radius[0] - 16.0) < 0.5
+
+
+@pytest.fixture(scope="module")
+def bevelled_frame():
+    """A squad on bevelled bases (top disc 1.1 mm smaller) at the table's far corner."""
+    from calibration.synthetic import Look
+    from models.synth.randomize import table_markers
+    from models.synth.scene import BaseSpec, Figure, Mat, TableScene, render_scene
+    from tests.models.conftest import TABLE, rig_camera
+
+    dictionary, markers = table_markers("183x122")
+    bases = [
+        BaseSpec(
+            18.0 + 3.6 * i,
+            22.0 + 4.0 * (i % 2),
+            32.0,
+            3.5,
+            (25, 25, 25),
+            (80, 140, 90),
+            bevel_mm=1.1,
+            figures=(Figure("trooper", 0.0, 0.0, 3.5, (40, 40, 200), 6.0, 225.0),),
+        )
+        for i in range(5)
+    ]
+    mat = Mat("felt_green", (55, 120, 50), 6.0)
+    look = Look(noise_sigma=1.5, jpeg_quality=92)
+    scene = TableScene(TABLE, dictionary, markers, mat, bases=bases, look=look)
+    camera = rig_camera()
+    return scene, camera, render_scene(scene, camera, 7)
+
+
+def test_bevelled_bases_are_found_to_the_millimetre(bevelled_frame, detector):
+    scene, camera, frame = bevelled_frame
+    found = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers))
+    errors = nearest_errors_mm(found.bases.xy_cm, frame.truth.base_xy_cm())
+    assert np.sum(errors < 1.0) >= 4
