@@ -24,7 +24,7 @@ CLASSES_MM = (32.0, 65.0)
 # Below this a base spans under ~20 px; the rectified image is upsampled so the fit has room.
 MIN_PX_PER_MM = 0.8
 MAX_PX_PER_MM = 1.5
-MIN_COVERAGE = 0.6
+MIN_COVERAGE = 0.7  # classical fallback only; 0.6 let ~15 % false rims through after the lower edge threshold
 MIN_CONTRAST = 1.3
 # A bevelled base's fit often settles on the top edge, up to ~1.2 mm inside the bottom rim.
 SIZE_TOLERANCE = (0.10, 0.06)  # below, above the nominal diameter
