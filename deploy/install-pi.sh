@@ -47,7 +47,7 @@ python3 -m venv --system-site-packages "$PREFIX/venv"
 "$PREFIX/venv/bin/pip" install --upgrade pip
 "$PREFIX/venv/bin/pip" install "$REPO_DIR"
 install -d "$PREFIX/docs"
-install -m 644 "$REPO_DIR/docs/hardware.md" "$PREFIX/docs/hardware.md"
+install -m 644 "$REPO_DIR/README.md" "$PREFIX/docs/README.md"
 
 # pip may bring a newer numpy than the one apt's simplejpeg (used by picamera2) was built for.
 if ! "$PREFIX/venv/bin/python" -c "import picamera2" 2>/dev/null; then

@@ -230,7 +230,7 @@ class Game:
     # --- controls ---------------------------------------------------------------------------
 
     def apply(self, action: str, payload: dict) -> dict:
-        """One control action (see notes/session_contract.md); nothing changes when it fails."""
+        """One control action (see docs/session-contract.md); nothing changes when it fails."""
         handler = getattr(self, f"_do_{action}", None)
         if handler is None or not isinstance(payload, dict):
             raise TablesightError(

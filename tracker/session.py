@@ -1,4 +1,4 @@
-"""`TableSession`: the live game the web UI shows and controls (see notes/session_contract.md).
+"""`TableSession`: the live game the web UI shows and controls (see docs/session-contract.md).
 
 One background thread reads frames and drives the `GameRunner`; web threads only read the
 cached state and send controls. A lock serialises the two, a Condition wakes long-polling

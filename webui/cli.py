@@ -91,7 +91,8 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
     from webui.pin import random_pin
     from webui.serve import lan_address, make_server
 
-    # From the environment, a fixed PIN stays out of `ps` (and of the unit file, on the rig).
+    # From the environment, a fixed PIN stays out of `ps` and, not being printed, of the journal.
+    from_environment = not args.pin and bool(os.environ.get("TABLESIGHT_PIN"))
     pin = args.pin or os.environ.get("TABLESIGHT_PIN") or random_pin()
     if not (pin.isdigit() and 4 <= len(pin) <= 6):
         raise TablesightError("The table PIN is not 4-6 digits",
@@ -104,10 +105,9 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
             "Pick another --port, or stop the program using it",
         ) from None
     session.start()
-    print(
-        f"tablesight {args.command}: {what} on http://{lan_address(args.host)}:{args.port}/  table PIN {pin}",
-        flush=True,
-    )
+    shown_pin = "as set in TABLESIGHT_PIN" if from_environment else pin
+    address = f"http://{lan_address(args.host)}:{args.port}/"
+    print(f"tablesight {args.command}: {what} on {address}  table PIN {shown_pin}", flush=True)
     previous = signal.signal(signal.SIGTERM, _stop_serving)
     try:
         server.run()
