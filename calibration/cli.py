@@ -9,6 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
+from calibration.jsonfile import read_json
 from rules_core.errors import TablesightError
 
 
@@ -132,15 +133,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 def load_calibration(path: str):
     from calibration.table import TableCalibration
 
-    try:
-        data = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise TablesightError(f"calibration file {path} not found", "check the --calibration path") from None
-    except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
-        raise TablesightError(
-            f"calibration file {path} is not readable JSON ({error})",
-            "give the JSON written by `tablesight calibrate`",
-        ) from None
+    data = read_json(path, "calibration", "--calibration", "the JSON written by `tablesight calibrate`")
     try:
         return TableCalibration.from_dict(data, source=f"calibration {path}")
     except (KeyError, TypeError, ValueError, IndexError) as error:  # a field of the wrong shape

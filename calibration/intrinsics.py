@@ -6,12 +6,12 @@ them on an image of another size silently bends the table, so that is an error, 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from calibration.jsonfile import read_json
 from rules_core.errors import TablesightError
 
 # OpenCV accepts 4, 5, 8, 12 or 14 distortion coefficients.
@@ -103,16 +103,8 @@ class Intrinsics:
 
 def load_intrinsics(path: str | Path, image_size: tuple[int, int] | None = None) -> Intrinsics:
     """Read CAM.json; with `image_size`, also check it matches the images it will be used on."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise TablesightError(f"intrinsics file {path} not found", "check the --intrinsics path") from None
-    except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
-        raise TablesightError(
-            f"intrinsics file {path} is not readable JSON ({error})",
-            "give the CAM.json written by `tablesight calibrate-lens`",
-        ) from None
+    data = read_json(path, "intrinsics", "--intrinsics",
+                     "the CAM.json written by `tablesight calibrate-lens`")
     intrinsics = Intrinsics.from_dict(data, source=f"intrinsics {path}")
     if image_size is not None:
         intrinsics.check_image(image_size)

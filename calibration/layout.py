@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from shapely.geometry import Polygon
 
+from calibration.jsonfile import read_json
 from rules_core.errors import TablesightError
 
 # Printed squares are exact; 2% (2 mm on a 10 cm marker) leaves room for measured layouts.
@@ -195,16 +196,7 @@ class Layout(BaseModel):
 
 def load_layout(path: str | Path) -> Layout:
     """Read and validate a layout JSON file."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise TablesightError(f"layout file {path} not found", "check the --layout path") from None
-    except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
-        raise TablesightError(
-            f"layout file {path} is not readable JSON ({error})",
-            "give a layout JSON file as written by `tablesight markers`",
-        ) from None
+    data = read_json(path, "layout", "--layout", "a layout JSON file as written by `tablesight markers`")
     return Layout.from_dict(data, source=f"layout {path}")
 
 

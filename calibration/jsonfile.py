@@ -1,0 +1,24 @@
+"""Reading the JSON files users hand to calibration: layouts, lens intrinsics, calibrations.
+
+All three fail the same ways (missing, unreadable, not JSON, nested or numbered past what
+Python parses), and each failure must be one line naming the file and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rules_core.errors import TablesightError
+
+
+def read_json(path: str | Path, what: str, option: str, written_by: str) -> Any:
+    """The parsed content of `path`, a `what` file given by `option`, as `written_by` writes it."""
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise TablesightError(f"{what} file {path} not found", f"check the {option} path") from None
+    except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
+        raise TablesightError(f"{what} file {path} is not readable JSON ({error})",
+                              f"give {written_by}") from None
