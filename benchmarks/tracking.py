@@ -23,12 +23,17 @@ hand-free frame after each move.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import motmetrics as mm
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+
+# Run as a script, this folder comes first on sys.path and its calibration.py would shadow the package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.layout import default_layout
 from calibration.table import calibrate
