@@ -40,26 +40,9 @@ def check_report(scene: Scene) -> dict:
         scene.phase == "deployment" or any(m.placed_order is not None for m in scene.models)
     ):
         report["deployment_order"] = placement_report(scene)
-    if scene.ruleset.crew is not None:
-        report["guns"] = crew_report(scene)
-    if scene.ruleset.command is not None:
-        report["command"] = command_report(scene)
-    if scene.ruleset.melee is not None:
-        report["contacts"] = contacts_report(scene)
-    if scene.ruleset.proximity:
-        report["proximity"] = proximity_report(scene)
-    if scene.ruleset.mine_detection is not None:
-        report["mines"] = mines_report(scene)
-    if scene.ruleset.leader_sight is not None:
-        report["leader_sight"] = leader_sight_report(scene)
-    if scene.ruleset.transport is not None:
-        report["transport"] = transport_report(scene)
-    if scene.ruleset.interception is not None:
-        report["interception"] = interception_report(scene)
-    if scene.ruleset.table_sizes_cm:
-        report["table"] = table_report(scene)
-    if scene.ruleset.check_bases:
-        report["bases"] = bases_report(scene)
+    for rule, key, report_of in _RULESET_REPORTS:
+        if getattr(scene.ruleset, rule):
+            report[key] = report_of(scene)
     return report
 
 
@@ -187,3 +170,18 @@ def contacts_report(scene: Scene) -> list[dict]:
         {"a": scene.models[a].id, "b": scene.models[b].id, "edge_cm": round(float(d), 4)}
         for a, b, d in zip(i[close], j[close], distance[close], strict=True)
     ]
+
+
+# (ruleset field that enables the rule, report key, report): each only when the ruleset has it.
+_RULESET_REPORTS = (
+    ("crew", "guns", crew_report),
+    ("command", "command", command_report),
+    ("melee", "contacts", contacts_report),
+    ("proximity", "proximity", proximity_report),
+    ("mine_detection", "mines", mines_report),
+    ("leader_sight", "leader_sight", leader_sight_report),
+    ("transport", "transport", transport_report),
+    ("interception", "interception", interception_report),
+    ("table_sizes_cm", "table", table_report),
+    ("check_bases", "bases", bases_report),
+)
