@@ -17,6 +17,7 @@ from calibration.intrinsics import load_intrinsics
 from calibration.layout import default_layout, load_layout
 from calibration.table import TableCalibration
 from rules_core.errors import TablesightError
+from tests.json_paths import paths
 from tracker.cli import main
 
 FUZZ = settings(max_examples=80, deadline=None,
@@ -35,17 +36,6 @@ CALIBRATION = {"layout": default_layout("183x122").to_dict(), "image_size": [230
 junk = st.one_of(st.none(), st.booleans(), st.integers(-10**9, 10**9), st.text(max_size=5),
                  st.floats(allow_nan=True, allow_infinity=True), st.just([]), st.just({}),
                  st.just([[0, 0], [1, 1]]), st.just([1e308, -1e308]), st.just([[1, 2, 3]] * 3))
-
-
-def paths(value: object, prefix: tuple = ()) -> list[tuple]:
-    found = [prefix] if prefix else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += paths(item, (*prefix, index))
-    return found
 
 
 def broken(data: dict, path: tuple, new: object, delete: bool) -> dict:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from rules_core import api
 from rules_core.errors import TablesightError
+from tests.json_paths import paths
 from tests.rules_core.builders import base, hull, scene_data
 
 VALID = scene_data(
@@ -32,17 +33,6 @@ junk = st.one_of(
     st.just([[0, 0], [1, 1]]),
     st.just(math.nan),
 )
-
-
-def paths(value: object, prefix: tuple = ()) -> list[tuple]:
-    found = [prefix] if prefix else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += paths(item, (*prefix, index))
-    return found
 
 
 ALL_PATHS = paths(VALID)

@@ -88,3 +88,18 @@ def game_frames(fps: float = 5.0) -> list[Frame]:
     ]
     return [Frame(render(pieces, hand, seed=i), i, i / fps, f"frame_{i:03d}.png")
             for i, (pieces, hand) in enumerate(scenes)]
+
+
+class GameFrames:
+    """The flat game as a FrameSource, for sessions driven end to end in tests."""
+
+    description = "the flat test game"
+
+    def __init__(self) -> None:
+        self.frames = list(game_frames())
+
+    def read(self) -> Frame | None:
+        return self.frames.pop(0) if self.frames else None
+
+    def close(self) -> None:
+        pass

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.tracker.flat import flat_pipeline, game_frames
+from tests.tracker.flat import GameFrames, flat_pipeline
 from tracker.game import Game
 from tracker.runner import GameRunner
 from tracker.session import TableSession
@@ -85,24 +85,11 @@ query_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), m
 )
 
 
-class Frames:
-    description = "the flat test game"
-
-    def __init__(self) -> None:
-        self.frames = list(game_frames())
-
-    def read(self):
-        return self.frames.pop(0) if self.frames else None
-
-    def close(self) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def rig(tmp_path_factory):
     recordings = tmp_path_factory.mktemp("recordings")
     (recordings.parent / "outside.tsr").write_bytes(b"SQLite format 3\x00" + b"\0" * 100)
-    session = TableSession(Frames, lambda: GameRunner(flat_pipeline(), Game()), description="flat game")
+    session = TableSession(GameFrames, lambda: GameRunner(flat_pipeline(), Game()), description="flat game")
     session.start()
     deadline = time.monotonic() + 30
     while session.state()["status"]["camera"] == "ok" and time.monotonic() < deadline:

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.tracker.flat import flat_pipeline, game_frames
+from tests.tracker.flat import GameFrames, flat_pipeline
 from tests.tracker.recorded import record_flat_game
 from tests.webui.test_stream import sse_events
 from tracker.game import Game
@@ -21,19 +21,6 @@ from tracker.session import TableSession
 from webui.app import create_app
 
 PIN = "2468"
-
-
-class Frames:
-    description = "the flat test game"
-
-    def __init__(self) -> None:
-        self.frames = list(game_frames())
-
-    def read(self):
-        return self.frames.pop(0) if self.frames else None
-
-    def close(self) -> None:
-        pass
 
 
 def flat_game_report(path) -> dict:
@@ -51,7 +38,7 @@ def recordings(tmp_path_factory):
 @pytest.fixture(scope="module")
 def client(recordings):
     session = TableSession(
-        Frames, lambda: GameRunner(flat_pipeline(), Game()), description="the flat test game"
+        GameFrames, lambda: GameRunner(flat_pipeline(), Game()), description="the flat test game"
     )
     session.start()
     deadline = time.monotonic() + 30
