@@ -62,7 +62,8 @@ def run(set_name: str, hard: bool, scenes: int, detector: Detector, truth_calibr
         name: {"required": 0, "found": 0, "detections": 0, "false": 0, "size": 0, "errors": []}
         for name in ("ours", "hough")
     }
-    vehicles = {"required": 0, "good": 0, "centre": [], "heading": []}
+    vehicles = {"required": 0, "good": 0, "detections": 0, "false": 0, "front": 0}
+    vehicles |= {"centre": [], "heading": []}
     stages: dict[str, list[float]] = {}
     failed_calibrations = 0
     for i in range(scenes):
@@ -108,6 +109,9 @@ def run(set_name: str, hard: bool, scenes: int, detector: Detector, truth_calibr
         vehicles["good"] += v.good
         vehicles["centre"] += list(v.centre_mm)
         vehicles["heading"] += list(v.heading_deg)
+        vehicles["detections"] += v.detections
+        vehicles["false"] += v.false
+        vehicles["front"] += v.front_right
     return {
         "set": set_name,
         "totals": totals,
@@ -138,11 +142,14 @@ def report(r: dict) -> None:
     print(_row("HoughCircles", r["totals"]["hough"]))
     v = r["vehicles"]
     c, h = np.array(v["centre"]), np.array(v["heading"])
+    nan = float("nan")
+    c_med, c_p90, h_med = (np.median(c), np.percentile(c, 90), np.median(h)) if len(c) else (nan, nan, nan)
     print(
         f"\nvehicles: {v['good']}/{v['required']} within 5 mm and 2 deg "
-        f"({v['good'] / max(1, v['required']):.3f}); matched {len(c)}; centre median "
-        f"{np.median(c) if len(c) else float('nan'):.1f} mm, heading median "
-        f"{np.median(h) if len(h) else float('nan'):.2f} deg (HoughCircles finds none)"
+        f"({v['good'] / max(1, v['required']):.3f}); matched {len(c)}; false {v['false']} of "
+        f"{v['detections']} found (precision {1 - v['false'] / max(1, v['detections']):.3f}); centre median "
+        f"{c_med:.1f} mm, P90 {c_p90:.1f} mm; heading median {h_med:.2f} deg (axis, modulo 180); "
+        f"front right {v['front']}/{len(c)} (HoughCircles finds none)"
     )
     stages = "  ".join(f"{k} {np.median(v):.0f}" for k, v in r["stages"].items())
     print(f"\nms per 2304x1296 frame (median wall clock; total_cpu = CPU time of all threads): {stages}")

@@ -168,15 +168,15 @@ class Detector:
         camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
         # A turret ring looks like a base, but nothing stands on a hull; a blob holding several
         # bases, though, is a squad standing close, not a vehicle.
-        mask = foreground(c.rect, c.px_per_mm)
-        hulls = find_vehicles(mask, camera, Bases.empty())
+        view = foreground(c.rect, c.px_per_mm)
+        hulls = find_vehicles(view, camera, Bases.empty(), refine=False)
         on_hull = np.zeros(len(bases), bool)
         for i in range(len(hulls)):
             inside = _on_vehicles(bases.xy_cm, hulls[i])
             if inside.sum() <= MAX_BASES_ON_A_HULL:
                 on_hull |= inside
         bases = bases[~on_hull]
-        vehicles = find_vehicles(mask, camera, bases)
+        vehicles = find_vehicles(view, camera, bases)
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles)
 

@@ -32,9 +32,12 @@ class BaseScore:
 class VehicleScore:
     required: int
     matched: int
-    good: int  # within 5 mm and 2 deg
+    good: int  # within 5 mm and 2 deg (heading modulo 180: a hull's axis)
     centre_mm: np.ndarray
-    heading_deg: np.ndarray
+    heading_deg: np.ndarray  # modulo 180
+    detections: int
+    false: int  # detections near no vehicle at all
+    front_right: int  # matched ones whose heading is also right modulo 360 (within 90 deg)
 
 
 def score_bases(found: Bases, truth: Truth) -> BaseScore:
@@ -62,16 +65,29 @@ def score_bases(found: Bases, truth: Truth) -> BaseScore:
 
 
 def score_vehicles(found: Vehicles, truth: Truth) -> VehicleScore:
+    """A vehicle counts when at least half its footprint's outline is visible; a detection near
+    a more hidden one is neither credited nor false."""
     required = [v for v in truth.vehicles if v.visible >= MIN_RIM_VISIBLE]
-    centre, heading = [], []
+    centre, heading, front = [], [], 0
     for v in required:
         if not len(found):
             break
         d = np.linalg.norm(found.xy_cm - [v.x_cm, v.y_cm], axis=1)
         i = int(np.argmin(d))
-        if d[i] < max(3.0, v.width_cm / 2):
+        if d[i] < _reach_cm(v):
             centre.append(d[i] * 10)
             diff = (found.heading_deg[i] - v.heading_deg) % 180
             heading.append(min(diff, 180 - diff))
+            front += abs((found.heading_deg[i] - v.heading_deg + 180) % 360 - 180) < 90
+    near_any = np.zeros(len(found), bool)
+    for v in truth.vehicles:
+        near_any |= np.linalg.norm(found.xy_cm - [v.x_cm, v.y_cm], axis=1) < _reach_cm(v)
     c, h = np.array(centre), np.array(heading)
-    return VehicleScore(len(required), len(c), int(np.sum((c <= 5) & (h <= 2))), c, h)
+    return VehicleScore(
+        len(required), len(c), int(np.sum((c <= 5) & (h <= 2))), c, h,
+        detections=len(found), false=int(np.sum(~near_any)), front_right=int(front),
+    )
+
+
+def _reach_cm(v) -> float:
+    return max(3.0, v.width_cm / 2)

@@ -1,14 +1,19 @@
-"""Vehicles: hull footprints as oriented rectangles, found by segmenting a coarse table view.
+"""Vehicles: hull footprints as oriented rectangles, found coarse and measured at full resolution.
 
 A vehicle is the one big solid thing on a mat: at 2.5 px/cm a 20 cm tank is 50 px, so a
 colour-distance mask from the mat, opened with a kernel wider than any base or wall, leaves
-hulls (and big terrain, which the shape test mostly rejects). The blob is the union of the
-footprint and the roof, the roof pushed away from the camera's nadir by parallax; the sides of
-the blob facing the nadir are footprint edges, the far sides are pulled back by the parallax
-of an assumed hull height.
+hulls (and big terrain). That blob is only a guess of the hull's pose; each of its four sides
+is then measured at full resolution as the outermost strong edge along the side's normal.
+
+The rectified image shows the table plane, so anything at height z appears pushed away from
+the camera's nadir by the factor H / (H - z). The sides facing the nadir are therefore the
+footprint's bottom edges, seen directly; the far sides are roof edges, pulled back by the
+parallax of the hull height.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -16,23 +21,82 @@ import numpy as np
 from models.detections import Bases, Vehicles
 
 PX_PER_CM = 2.5
+MIN_HULL_HEIGHT_CM = 2.5
+MAX_HULL_HEIGHT_CM = 8.0  # a building's wall is taller
+WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
+GUN_BAND = 0.2  # the barrel lies within this share of the width from the centre line
+GUN_REACH = (0.3, 0.1)  # searched from this share of the length inside the end to this outside
+GUN_MIN_RIDGE = 0.1
+GUN_MARGIN = 0.3
 HULL_HEIGHT_CM = 4.5
 SHADOW_LIGHTNESS_WEIGHT = 0.15
+LIGHTNESS_WEIGHT = 0.5
+LOG_OFFSET = 5.0  # keeps the log of dark, noisy pixels tame
+MIN_MAT_DISTANCE = 0.12
+CUT_EDGE = 0.8
+SHADING_BASIS = np.array(
+    [[1, 1, 1], [1, -1, 0], [1, 1, -2]], dtype=np.float32
+) / np.array([[np.sqrt(3)], [np.sqrt(2)], [np.sqrt(6)]], dtype=np.float32)
 LENGTH_CM = (10.0, 36.0)
 WIDTH_CM = (4.0, 20.0)
+SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
+SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
+EDGE_SHARE = 0.5  # an edge counts when at least this share of the strongest on its profile
+NEAR_EDGE_SHARE = 0.2
+MIN_EDGE = 0.03  # in shading-free log colour per pixel
+NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
+TEXTURE_ROW_STEP = 8
+
+
+@dataclass
+class TableView:
+    """The rectified table at full resolution and its coarse not-the-mat mask."""
+
+    rect: np.ndarray
+    px_per_mm: float
+    mask: np.ndarray  # at PX_PER_CM
+    texture: float  # median step of shading-free colour between neighbouring pixels (mostly mat)
+
+
+def _shading_free(bgr: np.ndarray) -> np.ndarray:
+    """Log colour turned so that a shadow (all channels scaled alike) moves only the first axis.
+
+    Under white light a shadow multiplies B, G and R by one factor, so in log colour it is a
+    shift along (1, 1, 1); the two axes across it are chromaticity, which a shadow keeps. The
+    lightness axis is kept but weighted down, so grey on grey still shows.
+    """
+    logc = np.log(bgr.astype(np.float32) + LOG_OFFSET)
+    return logc @ SHADING_BASIS.T
 
 
 def _foreground(small: np.ndarray) -> np.ndarray:
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    inv = _shading_free(small)
     valid = small.max(-1) > 0
-    mat = np.median(lab[valid], axis=0) if valid.any() else np.zeros(3)
-    diff = lab - mat
-    # A shadow is the mat made darker, hue kept: darkening alone counts for little, so the
-    # vehicle's shadow does not widen its footprint.
-    light = np.where(diff[..., 0] < 0, SHADOW_LIGHTNESS_WEIGHT, 0.5) * diff[..., 0]
+    mat = np.median(inv[valid], axis=0) if valid.any() else np.zeros(3)
+    diff = inv - mat
+    # Darkening alone (a shadow) counts for little, so the vehicle's shadow does not widen it.
+    light = np.where(diff[..., 0] < 0, SHADOW_LIGHTNESS_WEIGHT, LIGHTNESS_WEIGHT) * diff[..., 0]
     dist = np.sqrt(light**2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    threshold = max(14.0, 3.0 * float(np.median(dist[valid]))) if valid.any() else 14.0
-    return ((dist > threshold) & valid).astype(np.uint8) * 255
+    threshold = max(MIN_MAT_DISTANCE, 3.0 * float(np.median(dist[valid]))) if valid.any() else np.inf
+    # Touching things (a hull and an arm's shadow across it) are cut apart along their edges.
+    inv[..., 0] *= LIGHTNESS_WEIGHT
+    grad = np.linalg.norm(cv2.Sobel(inv, cv2.CV_32F, 1, 0), axis=-1) + np.linalg.norm(
+        cv2.Sobel(inv, cv2.CV_32F, 0, 1), axis=-1
+    )
+    edges = grad > CUT_EDGE
+    return ((dist > threshold) & valid & ~edges).astype(np.uint8) * 255
+
+
+def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
+    """The table view with its coarse not-the-mat mask (computed once per frame)."""
+    f = PX_PER_CM / (10 * px_per_mm)
+    small = cv2.resize(rect, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    rows = _shading_free(rect[:: TEXTURE_ROW_STEP])
+    rows[..., 0] *= LIGHTNESS_WEIGHT
+    step = np.linalg.norm(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1), axis=-1)
+    lit = rect[:: TEXTURE_ROW_STEP, 1:].max(-1) > 0
+    texture = float(np.median(step[lit])) if lit.any() else 0.0
+    return TableView(rect, px_per_mm, _foreground(small), texture)
 
 
 def _footprint(extent: tuple[float, float], nadir: float, scale: float) -> tuple[float, float]:
@@ -43,22 +107,22 @@ def _footprint(extent: tuple[float, float], nadir: float, scale: float) -> tuple
     return low, high
 
 
-def foreground(rect: np.ndarray, px_per_mm: float) -> np.ndarray:
-    """Not-the-mat mask of the rectified table at PX_PER_CM (computed once per frame)."""
-    f = PX_PER_CM / (10 * px_per_mm)
-    return _foreground(cv2.resize(rect, None, fx=f, fy=f, interpolation=cv2.INTER_AREA))
+@dataclass
+class _Blob:
+    heading_deg: float
+    axes: np.ndarray  # rows: along, across (unit vectors in table cm)
+    extent: np.ndarray  # [[along low, high], [across low, high]] in cm
+    fill: float
 
 
-def find_vehicles(foreground_mask: np.ndarray, camera_cm: np.ndarray, bases: Bases) -> Vehicles:
-    """Hull footprints in the foreground, with the found bases (and what stands on them) cut out."""
-    mask = foreground_mask.copy()
+def _blobs(view: TableView, bases: Bases) -> list[_Blob]:
+    mask = view.mask.copy()
     for (x, y), d in zip(bases.xy_cm, bases.diameter_mm, strict=True):
         cv2.circle(mask, (round(x * PX_PER_CM), round(y * PX_PER_CM)), round(d / 20 * PX_PER_CM * 1.4), 0, -1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(3.5 * PX_PER_CM),) * 2)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    scale = camera_cm[2] / (camera_cm[2] - HULL_HEIGHT_CM)
     found = []
     for i in range(1, count):
         if stats[i, cv2.CC_STAT_AREA] < LENGTH_CM[0] * WIDTH_CM[0] * PX_PER_CM**2:
@@ -66,23 +130,99 @@ def find_vehicles(foreground_mask: np.ndarray, camera_cm: np.ndarray, bases: Bas
         ys, xs = np.nonzero(labels == i)
         pts = (np.column_stack([xs, ys]).astype(np.float32) + 0.5) / PX_PER_CM
         _, (w, h), angle = cv2.minAreaRect(pts)
-        if len(pts) / PX_PER_CM**2 < 0.7 * w * h:
+        fill = len(pts) / PX_PER_CM**2 / (w * h)
+        if fill < 0.7:
             continue
         heading = angle if w >= h else angle + 90
-        t = np.radians(heading)
-        axes = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
+        axes = _axes(heading)
         proj = pts @ axes.T
-        nadir = axes @ camera_cm[:2]
-        along = _footprint((proj[:, 0].min(), proj[:, 0].max()), nadir[0], scale)
-        across = _footprint((proj[:, 1].min(), proj[:, 1].max()), nadir[1], scale)
+        extent = np.array([[proj[:, 0].min(), proj[:, 0].max()], [proj[:, 1].min(), proj[:, 1].max()]])
+        found.append(_Blob(heading % 180, axes, extent, min(1.0, fill)))
+    return found
+
+
+def _axes(heading_deg: float) -> np.ndarray:
+    t = np.radians(heading_deg)
+    return np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
+
+
+def _side_offsets(
+    view: TableView, blob: _Blob, axis: int, end: int, near: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets of one side's outline along its normal, sampled along the side (cm, cm).
+
+    A far side is the roof's silhouette against the mat: the outermost of the strong edges. A
+    near side is the footprint's bottom edge, outside the wall that faces the camera; the wall
+    may be as dark as the mat (tracks), so there the outermost edge that clears the mat's
+    texture counts, even if it is much weaker than the wall's edge against the roof.
+    """
+    cm_per_px = 1 / (10 * view.px_per_mm)
+    sign = 1 if end else -1
+    normal = blob.axes[axis] * sign
+    tangent = blob.axes[1 - axis]
+    t0, t1 = blob.extent[1 - axis]
+    margin = SIDE_MARGIN * (t1 - t0)
+    along = np.arange(t0 + margin, t1 - margin, 2 * cm_per_px)
+    edge = blob.extent[axis, end] * sign
+    inward, outward = SEARCH_CM
+    steps = np.arange(-inward, outward, cm_per_px)
+    pts = along[:, None, None] * tangent + (edge + steps)[None, :, None] * normal  # (lines, steps, 2)
+    px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
+    profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+    profile[..., 0] *= SHADOW_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
+    profile = cv2.GaussianBlur(profile, (3, 1), 0)
+    grad = np.linalg.norm(np.diff(profile, axis=1), axis=-1)  # (lines, steps-1)
+    share = NEAR_EDGE_SHARE if near else EDGE_SHARE
+    strong = grad >= share * grad.max(axis=1, keepdims=True)
+    peak = np.zeros_like(strong)
+    peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
+    ok = strong & peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture))
+    has = ok.any(axis=1)
+    outermost = grad.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1)
+    offsets = edge + steps[outermost] + cm_per_px / 2
+    return along[has], offsets[has] * sign
+
+
+def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, float, float] | None:
+    """Robust line offset = a + b * along: (offset at the side's middle, slope, inlier share, rms)."""
+    if len(along) < 6:
+        return None
+    keep = np.ones(len(along), bool)
+    for _ in range(3):
+        b, a = np.polyfit(along[keep], offsets[keep], 1)
+        resid = np.abs(offsets - (a + b * along))
+        tol = max(0.1, 2.5 * float(np.median(resid[keep])))
+        keep = resid <= tol
+        if keep.sum() < 6:
+            return None
+    mid = float(np.mean(along))
+    return a + b * mid, b, float(keep.mean()), float(np.sqrt(np.mean(resid[keep] ** 2)))
+
+
+def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: bool = True) -> Vehicles:
+    """Hull footprints on the table, with the found bases (and what stands on them) cut out.
+
+    Without `refine` only the coarse blobs are measured: enough to know where hulls are.
+    """
+    scale = camera_cm[2] / (camera_cm[2] - HULL_HEIGHT_CM)
+    found = []
+    for blob in _blobs(view, bases):
+        if refine:
+            blob = _refined(view, blob, camera_cm)
+            if blob is None or _too_tall(view, blob, camera_cm):
+                continue
+        nadir = blob.axes @ camera_cm[:2]
+        along = _footprint(tuple(blob.extent[0]), nadir[0], scale)
+        across = _footprint(tuple(blob.extent[1]), nadir[1], scale)
         length, width = along[1] - along[0], across[1] - across[0]
         if (
             not (LENGTH_CM[0] <= length <= LENGTH_CM[1] and WIDTH_CM[0] <= width <= WIDTH_CM[1])
             or length < 1.3 * width
         ):
             continue
-        centre = axes.T @ np.array([sum(along) / 2, sum(across) / 2])
-        found.append((centre, length, width, heading % 180, min(1.0, len(pts) / PX_PER_CM**2 / (w * h))))
+        centre = blob.axes.T @ np.array([sum(along) / 2, sum(across) / 2])
+        heading = blob.heading_deg + (180.0 if refine and _gun_end(view, blob) < 0 else 0.0)
+        found.append((centre, length, width, heading % 360, blob.fill))
     if not found:
         return Vehicles.empty()
     return Vehicles(
@@ -92,3 +232,113 @@ def find_vehicles(foreground_mask: np.ndarray, camera_cm: np.ndarray, bases: Bas
         np.array([f[3] for f in found]),
         np.array([f[4] for f in found]),
     )
+
+
+def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | None:
+    """The blob's four sides measured at full resolution (heading from the sides' slopes)."""
+    for _ in range(2):
+        nadir = blob.axes @ camera_cm[:2]
+        near = [(nadir[0] < blob.extent[0, 0], nadir[0] > blob.extent[0, 1]),
+                (nadir[1] < blob.extent[1, 0], nadir[1] > blob.extent[1, 1])]
+        fits = [_fit_side(*_side_offsets(view, blob, a, e, near[a][e])) for a in (0, 1) for e in (0, 1)]
+        if any(f is None for f in fits):
+            return None
+        # Offsets were measured along +/- normals; a side's slope turns the axes.
+        slopes = [-fits[0][1], -fits[1][1], fits[2][1], fits[3][1]]
+        weights = [blob.extent[1, 1] - blob.extent[1, 0]] * 2 + [blob.extent[0, 1] - blob.extent[0, 0]] * 2
+        turn = np.degrees(np.arctan(np.average(slopes, weights=weights)))
+        extent = np.array([[fits[0][0], fits[1][0]], [fits[2][0], fits[3][0]]])
+        heading = blob.heading_deg + turn
+        blob = _Blob(heading % 180, _axes(heading), _rotated_extent(blob, extent, turn), blob.fill)
+    return blob
+
+
+def _rotated_extent(blob: _Blob, extent: np.ndarray, turn_deg: float) -> np.ndarray:
+    """Side offsets re-expressed on axes turned by turn_deg about the rectangle's centre."""
+    centre = blob.axes.T @ extent.mean(axis=1)
+    new_axes = _axes(blob.heading_deg + turn_deg)
+    c = new_axes @ centre
+    half = (extent[:, 1] - extent[:, 0]) / 2
+    return np.column_stack([c - half, c + half])
+
+
+def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int, end: int) -> float | None:
+    """Height of the first edge above a near side's footprint edge, from the wall's parallax band.
+
+    Seen from the camera, a wall facing the nadir spans from its bottom edge at distance d from
+    the nadir out to d * H / (H - z) for its top at height z, so the band between the footprint
+    edge and the first edge inside it gives z = H * band / (d + band). The first edge is at most
+    the roof (a hull's tracks or panels may come before it), so this never overstates a height.
+    """
+    cm_per_px = 1 / (10 * view.px_per_mm)
+    sign = 1 if end else -1
+    normal = blob.axes[axis] * sign
+    tangent = blob.axes[1 - axis]
+    t0, t1 = blob.extent[1 - axis]
+    margin = SIDE_MARGIN * (t1 - t0)
+    along = np.arange(t0 + margin, t1 - margin, 2 * cm_per_px)
+    edge = blob.extent[axis, end] * sign
+    d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
+    height = camera_cm[2]
+    skip = WALL_SKIP_CM
+    if d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < 1.5 * skip:
+        return None
+    deepest = d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) * 1.5 + 2 * skip
+    steps = np.arange(0.0, deepest, cm_per_px)
+    pts = along[:, None, None] * tangent + (edge - steps)[None, :, None] * normal
+    px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
+    profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+    profile[..., 0] *= LIGHTNESS_WEIGHT
+    grad = np.linalg.norm(np.diff(cv2.GaussianBlur(profile, (3, 1), 0), axis=1), axis=-1)
+    start = int(np.ceil(skip / cm_per_px))
+    peak = np.zeros_like(grad, bool)
+    peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
+    peak[:, :start] = False
+    ok = peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture))
+    if not ok.any():
+        return float(MAX_HULL_HEIGHT_CM * 1.5)
+    first = np.where(ok.any(axis=1), np.argmax(ok, axis=1), grad.shape[1])
+    band = float(np.median(first) + 1) * cm_per_px
+    return height * band / (d + band)
+
+
+def _too_tall(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> bool:
+    """A building: even the lowest edge above its footprint is higher than any hull's roof."""
+    nadir = blob.axes @ camera_cm[:2]
+    heights = [
+        _wall_height(view, blob, camera_cm, axis, end)
+        for axis in (0, 1)
+        for end in (0, 1)
+        if (nadir[axis] < blob.extent[axis, 0] if end == 0 else nadir[axis] > blob.extent[axis, 1])
+    ]
+    heights = [h for h in heights if h is not None]
+    return bool(heights) and min(heights) > MAX_HULL_HEIGHT_CM
+
+
+def _gun_end(view: TableView, blob: _Blob) -> int:
+    """Which end the gun points out of: +1 the high end of the length axis, -1 the low, 0 unknown.
+
+    A tank's barrel runs from the turret out past the front plate: a thin ridge along the hull's
+    centre line over the front third of the roof and beyond it. Each row across the hull is
+    compared with its own median, so the roof and the mat beyond the end are both their own
+    background; the ridge is the strongest narrow column near the centre line.
+    """
+    cm_per_px = 1 / (10 * view.px_per_mm)
+    (a0, a1), (c0, c1) = blob.extent
+    length, width = a1 - a0, c1 - c0
+    across = np.arange(c0 + 0.1 * width, c1 - 0.1 * width, cm_per_px)
+    centre = np.abs(across - (c0 + c1) / 2) < GUN_BAND * width
+    scores = []
+    for end, sign in ((a0, -1), (a1, 1)):
+        rows = end + sign * np.arange(-GUN_REACH[0] * length, GUN_REACH[1] * length + 0.5, cm_per_px)
+        pts = rows[:, None, None] * blob.axes[0] + across[None, :, None] * blob.axes[1]
+        px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
+        colour = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+        colour[..., 0] *= LIGHTNESS_WEIGHT
+        deviation = np.linalg.norm(colour - np.median(colour, axis=1, keepdims=True), axis=-1)
+        ridge = cv2.GaussianBlur(deviation, (1, 5), 0)  # along the barrel
+        scores.append(float(np.median(ridge[:, centre].max(axis=1))))
+    low, high = scores
+    if max(low, high) < GUN_MIN_RIDGE or abs(high - low) < GUN_MARGIN * max(low, high):
+        return 0
+    return 1 if high > low else -1
