@@ -181,8 +181,10 @@ class Tracker:
 
     def _follow(self, track: Track, xy: np.ndarray, appearance: np.ndarray | None, changes: TrackChanges,
                 headings: np.ndarray | None = None, j: int = 0) -> None:
+        # Modulo 180: the detector knows a hull's front only when it sees the gun, so a heading
+        # flipping by 180 degrees between frames is the same pose, not a turn.
         force_moved = headings is not None and abs(
-            (headings[j] - track.heading_deg + 180.0) % 360.0 - 180.0) > 2.0
+            (headings[j] - track.heading_deg + 90.0) % 180.0 - 90.0) > 2.0
         before = track.xy_cm.copy()
         track.xy_cm = np.asarray(xy, dtype=np.float64).copy()
         track.appearance = blend(track.appearance, appearance)
