@@ -24,11 +24,14 @@ PX_PER_CM = 2.5
 MIN_HULL_HEIGHT_CM = 2.5
 MAX_HULL_HEIGHT_CM = 8.0  # a building's wall is taller
 WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
+WALL_EDGE_SHARE = 0.3
+SAME_BLOB_CM = 0.5
+PARALLAX_SLACK_CM = 4.0
 GUN_BAND = 0.2  # the barrel lies within this share of the width from the centre line
 GUN_REACH = (0.3, 0.1)  # searched from this share of the length inside the end to this outside
 GUN_MIN_RIDGE = 0.1
 GUN_MARGIN = 0.3
-HULL_HEIGHT_CM = 4.5
+HULL_HEIGHT_CM = 4.0
 SHADOW_LIGHTNESS_WEIGHT = 0.15
 LIGHTNESS_WEIGHT = 0.5
 LOG_OFFSET = 5.0  # keeps the log of dark, noisy pixels tame
@@ -39,13 +42,14 @@ SHADING_BASIS = np.array(
 ) / np.array([[np.sqrt(3)], [np.sqrt(2)], [np.sqrt(6)]], dtype=np.float32)
 LENGTH_CM = (10.0, 36.0)
 WIDTH_CM = (4.0, 20.0)
+MIN_ASPECT = 1.45  # real hulls run 1.7-2.4 times as long as wide; square terrain does not
 SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
 SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
 EDGE_SHARE = 0.5  # an edge counts when at least this share of the strongest on its profile
 NEAR_EDGE_SHARE = 0.2
 MIN_EDGE = 0.03  # in shading-free log colour per pixel
 NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
-TEXTURE_ROW_STEP = 8
+TEXTURE_ROW_STEP = 24
 
 
 @dataclass
@@ -54,7 +58,7 @@ class TableView:
 
     rect: np.ndarray
     px_per_mm: float
-    mask: np.ndarray  # at PX_PER_CM
+    masks: tuple[np.ndarray, ...]  # at PX_PER_CM: as segmented, and cut apart along strong edges
     texture: float  # median step of shading-free colour between neighbouring pixels (mostly mat)
 
 
@@ -69,22 +73,24 @@ def _shading_free(bgr: np.ndarray) -> np.ndarray:
     return logc @ SHADING_BASIS.T
 
 
-def _foreground(small: np.ndarray) -> np.ndarray:
+def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inv = _shading_free(small)
     valid = small.max(-1) > 0
-    mat = np.median(inv[valid], axis=0) if valid.any() else np.zeros(3)
+    sample = valid[::3, ::3]  # the medians need no more than every ninth pixel
+    mat = np.median(inv[::3, ::3][sample], axis=0) if sample.any() else np.zeros(3)
     diff = inv - mat
     # Darkening alone (a shadow) counts for little, so the vehicle's shadow does not widen it.
     light = np.where(diff[..., 0] < 0, SHADOW_LIGHTNESS_WEIGHT, LIGHTNESS_WEIGHT) * diff[..., 0]
     dist = np.sqrt(light**2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    threshold = max(MIN_MAT_DISTANCE, 3.0 * float(np.median(dist[valid]))) if valid.any() else np.inf
-    # Touching things (a hull and an arm's shadow across it) are cut apart along their edges.
+    spread = float(np.median(dist[::3, ::3][sample])) if sample.any() else np.inf
+    threshold = max(MIN_MAT_DISTANCE, 3.0 * spread)
+    # Touching things (a hull and an arm's shadow across it) come apart along their edges.
     inv[..., 0] *= LIGHTNESS_WEIGHT
-    grad = np.linalg.norm(cv2.Sobel(inv, cv2.CV_32F, 1, 0), axis=-1) + np.linalg.norm(
-        cv2.Sobel(inv, cv2.CV_32F, 0, 1), axis=-1
-    )
-    edges = grad > CUT_EDGE
-    return ((dist > threshold) & valid & ~edges).astype(np.uint8) * 255
+    gx, gy = cv2.Sobel(inv, cv2.CV_32F, 1, 0), cv2.Sobel(inv, cv2.CV_32F, 0, 1)
+    edges = np.sqrt((gx**2).sum(-1)) + np.sqrt((gy**2).sum(-1)) > CUT_EDGE
+    mask = (dist > threshold) & valid
+    # Cutting also splits a hull along its turret and gun, so both versions are looked at.
+    return mask.astype(np.uint8) * 255, (mask & ~edges).astype(np.uint8) * 255
 
 
 def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
@@ -116,7 +122,23 @@ class _Blob:
 
 
 def _blobs(view: TableView, bases: Bases) -> list[_Blob]:
-    mask = view.mask.copy()
+    """Hull-sized solid blobs of both masks (a blob the cut left as it was is kept once)."""
+    found: list[_Blob] = []
+    for mask in view.masks:
+        for blob in _mask_blobs(mask, bases):
+            centre = blob.axes.T @ blob.extent.mean(axis=1)
+            size = blob.extent[:, 1] - blob.extent[:, 0]
+            if not any(
+                np.linalg.norm(centre - other.axes.T @ other.extent.mean(axis=1)) < SAME_BLOB_CM
+                and np.all(np.abs(size - (other.extent[:, 1] - other.extent[:, 0])) < SAME_BLOB_CM)
+                for other in found
+            ):
+                found.append(blob)
+    return found
+
+
+def _mask_blobs(mask: np.ndarray, bases: Bases) -> list[_Blob]:
+    mask = mask.copy()
     for (x, y), d in zip(bases.xy_cm, bases.diameter_mm, strict=True):
         cv2.circle(mask, (round(x * PX_PER_CM), round(y * PX_PER_CM)), round(d / 20 * PX_PER_CM * 1.4), 0, -1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -125,15 +147,23 @@ def _blobs(view: TableView, bases: Bases) -> list[_Blob]:
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     found = []
     for i in range(1, count):
-        if stats[i, cv2.CC_STAT_AREA] < LENGTH_CM[0] * WIDTH_CM[0] * PX_PER_CM**2:
+        x, y, w, h, area = stats[i]
+        if area < LENGTH_CM[0] * WIDTH_CM[0] * PX_PER_CM**2:
             continue
-        ys, xs = np.nonzero(labels == i)
-        pts = (np.column_stack([xs, ys]).astype(np.float32) + 0.5) / PX_PER_CM
-        _, (w, h), angle = cv2.minAreaRect(pts)
-        fill = len(pts) / PX_PER_CM**2 / (w * h)
-        if fill < 0.7:
+        ys, xs = np.nonzero(labels[y : y + h, x : x + w] == i)
+        pts = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / PX_PER_CM
+        _, size, angle = cv2.minAreaRect(pts)
+        fill = area / PX_PER_CM**2 / (size[0] * size[1])
+        long, short = max(size), min(size)
+        # The blob is the footprint grown by at most the roof's parallax (a few cm).
+        if (
+            fill < 0.7
+            or not LENGTH_CM[0] * 0.9 <= long <= LENGTH_CM[1] + PARALLAX_SLACK_CM
+            or not WIDTH_CM[0] * 0.9 <= short <= WIDTH_CM[1] + PARALLAX_SLACK_CM
+            or long < 1.1 * short
+        ):
             continue
-        heading = angle if w >= h else angle + 90
+        heading = angle if size[0] >= size[1] else angle + 90
         axes = _axes(heading)
         proj = pts @ axes.T
         extent = np.array([[proj[:, 0].min(), proj[:, 0].max()], [proj[:, 1].min(), proj[:, 1].max()]])
@@ -217,7 +247,7 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
         length, width = along[1] - along[0], across[1] - across[0]
         if (
             not (LENGTH_CM[0] <= length <= LENGTH_CM[1] and WIDTH_CM[0] <= width <= WIDTH_CM[1])
-            or length < 1.3 * width
+            or length < MIN_ASPECT * width
         ):
             continue
         centre = blob.axes.T @ np.array([sum(along) / 2, sum(across) / 2])
@@ -225,13 +255,28 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
         found.append((centre, length, width, heading % 360, blob.fill))
     if not found:
         return Vehicles.empty()
-    return Vehicles(
+    vehicles = Vehicles(
         np.array([f[0] for f in found]),
         np.array([f[1] for f in found]),
         np.array([f[2] for f in found]),
         np.array([f[3] for f in found]),
         np.array([f[4] for f in found]),
     )
+    return vehicles[_distinct(vehicles)]
+
+
+def _distinct(vehicles: Vehicles) -> np.ndarray:
+    """Best first, dropping any hull whose centre lies within one already kept (two masks, one hull)."""
+    kept: list[int] = []
+    for i in np.argsort(-vehicles.confidence, kind="stable"):
+        rel = [vehicles.xy_cm[i] - vehicles.xy_cm[j] for j in kept]
+        if all(
+            abs(r @ _axes(vehicles.heading_deg[j])[0]) > vehicles.length_cm[j] / 2
+            or abs(r @ _axes(vehicles.heading_deg[j])[1]) > vehicles.width_cm[j] / 2
+            for r, j in zip(rel, kept, strict=True)
+        ):
+            kept.append(int(i))
+    return np.array(kept, dtype=np.int64)
 
 
 def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | None:
@@ -266,39 +311,38 @@ def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int,
     """Height of the first edge above a near side's footprint edge, from the wall's parallax band.
 
     Seen from the camera, a wall facing the nadir spans from its bottom edge at distance d from
-    the nadir out to d * H / (H - z) for its top at height z, so the band between the footprint
-    edge and the first edge inside it gives z = H * band / (d + band). The first edge is at most
-    the roof (a hull's tracks or panels may come before it), so this never overstates a height.
+    the nadir out to d * H / (H - z) for its top at height z, so the band between the outline
+    and the first edge inside it gives z = H * band / (d + band). The first edge is at most the
+    roof (a hull's tracks or panels may come before it), so this never overstates a height.
+    Each profile starts on its own outline point, so a blob that is no rectangle (a tall
+    box's footprint and roof joined by its walls) is measured where its outline really is.
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
-    normal = blob.axes[axis] * sign
-    tangent = blob.axes[1 - axis]
-    t0, t1 = blob.extent[1 - axis]
-    margin = SIDE_MARGIN * (t1 - t0)
-    along = np.arange(t0 + margin, t1 - margin, 2 * cm_per_px)
-    edge = blob.extent[axis, end] * sign
     d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
     height = camera_cm[2]
-    skip = WALL_SKIP_CM
-    if d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < 1.5 * skip:
+    if d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < 1.5 * WALL_SKIP_CM:
         return None
-    deepest = d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) * 1.5 + 2 * skip
+    along, outline = _side_offsets(view, blob, axis, end, True)
+    if len(along) < 6:
+        return None
+    deepest = d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) * 1.5 + 2 * WALL_SKIP_CM
     steps = np.arange(0.0, deepest, cm_per_px)
-    pts = along[:, None, None] * tangent + (edge - steps)[None, :, None] * normal
+    inward = outline[:, None] - sign * steps
+    pts = along[:, None, None] * blob.axes[1 - axis] + inward[..., None] * blob.axes[axis]
     px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
     profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
     profile[..., 0] *= LIGHTNESS_WEIGHT
     grad = np.linalg.norm(np.diff(cv2.GaussianBlur(profile, (3, 1), 0), axis=1), axis=-1)
-    start = int(np.ceil(skip / cm_per_px))
+    start = int(np.ceil(WALL_SKIP_CM / cm_per_px))
     peak = np.zeros_like(grad, bool)
     peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
     peak[:, :start] = False
-    ok = peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture))
-    if not ok.any():
-        return float(MAX_HULL_HEIGHT_CM * 1.5)
+    # A roof edge is a structure's edge, not the wall's noise: some share of the outline's.
+    outline_step = grad[:, :start].max(axis=1, keepdims=True)
+    ok = peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture)) & (grad > WALL_EDGE_SHARE * outline_step)
     first = np.where(ok.any(axis=1), np.argmax(ok, axis=1), grad.shape[1])
-    band = float(np.median(first) + 1) * cm_per_px
+    band = float(np.median(first) + 0.5) * cm_per_px
     return height * band / (d + band)
 
 

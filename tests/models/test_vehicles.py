@@ -1,0 +1,96 @@
+"""Vehicles on a rendered table: footprints to the millimetre off the nadir, the gun's end as the
+front, and tall or thin terrain left alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.synthetic import Look
+from models.detections import Bases
+from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, native_px_per_mm
+from models.synth.painter import box_corners
+from models.synth.randomize import table_markers
+from models.synth.scene import Mat, TableScene, TerrainSpec, VehicleSpec, render_scene
+from models.synth.truth_calibration import CameraCalibration
+from models.vehicles import _footprint, find_vehicles, foreground
+from tests.models.conftest import TABLE, rig_camera
+
+TANKS = [
+    VehicleSpec(35.0, 95.0, 24.0, 12.0, 130.0, 4.5, (70, 110, 140)),
+    VehicleSpec(150.0, 30.0, 18.0, 9.0, 200.0, 3.5, (60, 60, 150)),
+]
+HULL = VehicleSpec(145.0, 95.0, 20.0, 10.0, 75.0, 5.0, (150, 140, 60), turret=False)
+BUILDING = (40.0, 30.0)
+WALL = (95.0, 105.0)
+
+
+def _terrain(kind: str, centre, length: float, width: float, heading: float, height: float, color):
+    foot = box_corners(centre, length, width, heading, 0.0)[:, :2]
+    top = tuple(min(255.0, c * 1.2) for c in color)
+    return TerrainSpec(kind, tuple(map(tuple, foot.tolist())), height, color, top)
+
+
+@pytest.fixture(scope="module")
+def found():
+    """Two tanks and a gunless hull 50-70 cm off the nadir, a building and a wall, on sand."""
+    dictionary, markers = table_markers("183x122")
+    scene = TableScene(
+        TABLE,
+        dictionary,
+        markers,
+        Mat("sand", (120, 165, 195), 12.0),
+        vehicles=[*TANKS, HULL],
+        terrain=[
+            _terrain("building", BUILDING, 20.0, 13.0, 20.0, 12.0, (90, 100, 160)),
+            _terrain("wall", WALL, 20.0, 1.5, 0.0, 4.0, (80, 80, 80)),
+        ],
+        look=Look(noise_sigma=2.0, jpeg_quality=90),
+    )
+    camera = rig_camera()
+    frame = render_scene(scene, camera, seed=7)
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    ppm = float(np.clip(native_px_per_mm(calibration, TABLE), MIN_PX_PER_MM, MAX_PX_PER_MM))
+    view = foreground(calibration.rectify(frame.image, ppm), ppm)
+    return find_vehicles(view, calibration.camera_centre_cm, Bases.empty())
+
+
+def _nearest(found, xy) -> int:
+    distance = np.linalg.norm(found.xy_cm - xy, axis=1)
+    assert distance.min() < 3.0, f"nothing found near {xy}"
+    return int(np.argmin(distance))
+
+
+@pytest.mark.parametrize("tank", TANKS, ids=["heading-130", "heading-200"])
+def test_a_tank_off_the_nadir_is_found_to_5_mm_and_2_deg_with_its_gun_forward(found, tank):
+    i = _nearest(found, [tank.x_cm, tank.y_cm])
+    assert np.linalg.norm(found.xy_cm[i] - [tank.x_cm, tank.y_cm]) * 10 <= 5.0
+    assert abs((found.heading_deg[i] - tank.heading_deg + 180) % 360 - 180) <= 2.0
+    assert abs(found.length_cm[i] - tank.length_cm) < 1.0 and abs(found.width_cm[i] - tank.width_cm) < 1.0
+
+
+def test_a_hull_without_a_gun_keeps_its_axis(found):
+    i = _nearest(found, [HULL.x_cm, HULL.y_cm])
+    assert np.linalg.norm(found.xy_cm[i] - [HULL.x_cm, HULL.y_cm]) * 10 <= 5.0
+    assert abs((found.heading_deg[i] - HULL.heading_deg + 90) % 180 - 90) <= 2.0
+    assert 0 <= found.heading_deg[i] < 360
+
+
+def test_a_building_and_a_wall_are_not_vehicles(found):
+    assert len(found) == len(TANKS) + 1
+    for xy in (BUILDING, WALL):
+        assert np.linalg.norm(found.xy_cm - xy, axis=1).min() > 10.0
+
+
+def test_an_empty_mat_has_no_vehicles(empty_frame):
+    scene, camera, frame = empty_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    view = foreground(calibration.rectify(frame.image, 1.0), 1.0)
+    assert len(find_vehicles(view, calibration.camera_centre_cm, Bases.empty())) == 0
+
+
+def test_only_the_sides_away_from_the_nadir_lose_the_roofs_parallax():
+    # Nadir left of the hull: its left side is the footprint's edge, the right one the roof's.
+    assert _footprint((10.0, 33.0), 0.0, 1.1) == pytest.approx((10.0, 30.0))
+    # Nadir inside: both sides are roof edges, pulled back towards the nadir.
+    assert _footprint((-11.0, 22.0), 0.0, 1.1) == pytest.approx((-10.0, 20.0))
