@@ -26,6 +26,8 @@ MAX_HULL_HEIGHT_CM = 8.0  # a building's wall is taller
 WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
 WALL_EDGE_SHARE = 0.3
 SAME_BLOB_CM = 0.5
+COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
+SETTLED_DEG = 0.2
 PARALLAX_SLACK_CM = 4.0
 GUN_BAND = 0.2  # the barrel lies within this share of the width from the centre line
 GUN_REACH = (0.3, 0.1)  # searched from this share of the length inside the end to this outside
@@ -47,6 +49,8 @@ SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse b
 SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
 EDGE_SHARE = 0.5  # an edge counts when at least this share of the strongest on its profile
 NEAR_EDGE_SHARE = 0.2
+LINE_SPREAD_PX = 2
+LINE_SUPPORT = 0.4
 MIN_EDGE = 0.03  # in shading-free log colour per pixel
 NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
 TEXTURE_ROW_STEP = 24
@@ -75,19 +79,19 @@ def _shading_free(bgr: np.ndarray) -> np.ndarray:
 
 def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inv = _shading_free(small)
-    valid = small.max(-1) > 0
+    valid = (small[..., 0] | small[..., 1] | small[..., 2]) > 0
     sample = valid[::3, ::3]  # the medians need no more than every ninth pixel
     mat = np.median(inv[::3, ::3][sample], axis=0) if sample.any() else np.zeros(3)
     diff = inv - mat
     # Darkening alone (a shadow) counts for little, so the vehicle's shadow does not widen it.
     light = np.where(diff[..., 0] < 0, SHADOW_LIGHTNESS_WEIGHT, LIGHTNESS_WEIGHT) * diff[..., 0]
-    dist = np.sqrt(light**2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    dist = np.sqrt(light**2 + np.einsum("ijk,ijk->ij", diff[..., 1:], diff[..., 1:]))
     spread = float(np.median(dist[::3, ::3][sample])) if sample.any() else np.inf
     threshold = max(MIN_MAT_DISTANCE, 3.0 * spread)
     # Touching things (a hull and an arm's shadow across it) come apart along their edges.
     inv[..., 0] *= LIGHTNESS_WEIGHT
     gx, gy = cv2.Sobel(inv, cv2.CV_32F, 1, 0), cv2.Sobel(inv, cv2.CV_32F, 0, 1)
-    edges = np.sqrt((gx**2).sum(-1)) + np.sqrt((gy**2).sum(-1)) > CUT_EDGE
+    edges = np.sqrt(np.einsum("ijk,ijk->ij", gx, gx)) + np.sqrt(np.einsum("ijk,ijk->ij", gy, gy)) > CUT_EDGE
     mask = (dist > threshold) & valid
     # Cutting also splits a hull along its turret and gun, so both versions are looked at.
     return mask.astype(np.uint8) * 255, (mask & ~edges).astype(np.uint8) * 255
@@ -202,31 +206,59 @@ def _side_offsets(
     profile[..., 0] *= SHADOW_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
     profile = cv2.GaussianBlur(profile, (3, 1), 0)
     grad = np.linalg.norm(np.diff(profile, axis=1), axis=-1)  # (lines, steps-1)
-    share = NEAR_EDGE_SHARE if near else EDGE_SHARE
-    strong = grad >= share * grad.max(axis=1, keepdims=True)
-    peak = np.zeros_like(strong)
+    peak = np.zeros(grad.shape, bool)
     peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
-    ok = strong & peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture))
-    has = ok.any(axis=1)
-    outermost = grad.shape[1] - 1 - np.argmax(ok[:, ::-1], axis=1)
-    offsets = edge + steps[outermost] + cm_per_px / 2
+    peak &= grad > max(MIN_EDGE, NOISE_FACTOR * view.texture)
+    # A side is a straight edge: an offset where most profiles have a peak. Mat texture and
+    # noise peak here and there; they cannot move the side.
+    near_peak = cv2.dilate(peak.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
+    support = near_peak.mean(axis=0)
+    strength = np.median(grad, axis=0)
+    lines = np.nonzero(support >= LINE_SUPPORT)[0]
+    if not len(lines):
+        return along[:0], along[:0]
+    share = NEAR_EDGE_SHARE if near else EDGE_SHARE
+    lines = lines[strength[lines] >= share * strength[lines].max()]
+    outermost = int(lines.max())
+    window = np.arange(outermost - LINE_SPREAD_PX, outermost + LINE_SPREAD_PX + 1).clip(0, grad.shape[1] - 1)
+    local = np.where(peak[:, window], grad[:, window], -1.0)
+    has = local.max(axis=1) > 0
+    best = window[np.argmax(local, axis=1)]
+    offsets = edge + steps[best] + cm_per_px / 2
     return along[has], offsets[has] * sign
 
 
-def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, float, float] | None:
-    """Robust line offset = a + b * along: (offset at the side's middle, slope, inlier share, rms)."""
+def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, float] | None:
+    """Robust line offset = a + b * along: (offset at the side's middle, slope, inlier share)."""
     if len(along) < 6:
         return None
     keep = np.ones(len(along), bool)
     for _ in range(3):
-        b, a = np.polyfit(along[keep], offsets[keep], 1)
-        resid = np.abs(offsets - (a + b * along))
-        tol = max(0.1, 2.5 * float(np.median(resid[keep])))
-        keep = resid <= tol
+        x, y = along[keep], offsets[keep]
+        dx = x - x.mean()
+        slope = float(dx @ (y - y.mean()) / max(dx @ dx, 1e-9))
+        resid = np.abs(offsets - y.mean() - slope * (along - x.mean()))
+        keep = resid <= max(0.1, 2.5 * float(np.median(resid[keep])))
         if keep.sum() < 6:
             return None
     mid = float(np.mean(along))
-    return a + b * mid, b, float(keep.mean()), float(np.sqrt(np.mean(resid[keep] ** 2)))
+    return float(y.mean() + slope * (mid - x.mean())), slope, float(keep.mean())
+
+
+def _hull(blob: _Blob, camera_cm: np.ndarray, slack_cm: float = 0) -> tuple[np.ndarray, float, float] | None:
+    """Footprint centre, length, width of a blob, or None when no hull is that size and shape."""
+    scale = camera_cm[2] / (camera_cm[2] - HULL_HEIGHT_CM)
+    nadir = blob.axes @ camera_cm[:2]
+    along = _footprint(tuple(blob.extent[0]), nadir[0], scale)
+    across = _footprint(tuple(blob.extent[1]), nadir[1], scale)
+    length, width = along[1] - along[0], across[1] - across[0]
+    if (
+        not LENGTH_CM[0] - slack_cm <= length <= LENGTH_CM[1] + slack_cm
+        or not WIDTH_CM[0] - slack_cm <= width <= WIDTH_CM[1] + slack_cm
+        or length + slack_cm < MIN_ASPECT * (width - slack_cm)
+    ):
+        return None
+    return blob.axes.T @ np.array([sum(along) / 2, sum(across) / 2]), length, width
 
 
 def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: bool = True) -> Vehicles:
@@ -234,25 +266,19 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
 
     Without `refine` only the coarse blobs are measured: enough to know where hulls are.
     """
-    scale = camera_cm[2] / (camera_cm[2] - HULL_HEIGHT_CM)
     found = []
     for blob in _blobs(view, bases):
         if refine:
+            if _hull(blob, camera_cm, COARSE_SLACK_CM) is None:
+                continue
             blob = _refined(view, blob, camera_cm)
             if blob is None or _too_tall(view, blob, camera_cm):
                 continue
-        nadir = blob.axes @ camera_cm[:2]
-        along = _footprint(tuple(blob.extent[0]), nadir[0], scale)
-        across = _footprint(tuple(blob.extent[1]), nadir[1], scale)
-        length, width = along[1] - along[0], across[1] - across[0]
-        if (
-            not (LENGTH_CM[0] <= length <= LENGTH_CM[1] and WIDTH_CM[0] <= width <= WIDTH_CM[1])
-            or length < MIN_ASPECT * width
-        ):
+        hull = _hull(blob, camera_cm)
+        if hull is None:
             continue
-        centre = blob.axes.T @ np.array([sum(along) / 2, sum(across) / 2])
         heading = blob.heading_deg + (180.0 if refine and _gun_end(view, blob) < 0 else 0.0)
-        found.append((centre, length, width, heading % 360, blob.fill))
+        found.append((*hull, heading % 360, blob.fill))
     if not found:
         return Vehicles.empty()
     vehicles = Vehicles(
@@ -295,6 +321,8 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         extent = np.array([[fits[0][0], fits[1][0]], [fits[2][0], fits[3][0]]])
         heading = blob.heading_deg + turn
         blob = _Blob(heading % 180, _axes(heading), _rotated_extent(blob, extent, turn), blob.fill)
+        if abs(turn) < SETTLED_DEG:
+            break
     return blob
 
 
