@@ -36,6 +36,7 @@ GUN_MARGIN = 0.3
 HULL_HEIGHT_CM = 4.0
 SHADOW_LIGHTNESS_WEIGHT = 0.15
 LIGHTNESS_WEIGHT = 0.5
+NEAR_LIGHTNESS_WEIGHT = SHADOW_LIGHTNESS_WEIGHT  # a near side may have the hull's shadow outside it
 LOG_OFFSET = 5.0  # keeps the log of dark, noisy pixels tame
 MIN_MAT_DISTANCE = 0.12
 CUT_EDGE = 0.8
@@ -51,6 +52,8 @@ EDGE_SHARE = 0.5  # an edge counts when at least this share of the strongest on 
 NEAR_EDGE_SHARE = 0.2
 LINE_SPREAD_PX = 2
 LINE_SUPPORT = 0.4
+MAX_TILT_DEG = 3.0
+TILT_STEP_DEG = 0.5
 MIN_EDGE = 0.03  # in shading-free log colour per pixel
 NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
 TEXTURE_ROW_STEP = 24
@@ -203,7 +206,7 @@ def _side_offsets(
     pts = along[:, None, None] * tangent + (edge + steps)[None, :, None] * normal  # (lines, steps, 2)
     px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
     profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
-    profile[..., 0] *= SHADOW_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
+    profile[..., 0] *= NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
     profile = cv2.GaussianBlur(profile, (3, 1), 0)
     grad = np.linalg.norm(np.diff(profile, axis=1), axis=-1)  # (lines, steps-1)
     peak = np.zeros(grad.shape, bool)
@@ -211,19 +214,31 @@ def _side_offsets(
     peak &= grad > max(MIN_EDGE, NOISE_FACTOR * view.texture)
     # A side is a straight edge: an offset where most profiles have a peak. Mat texture and
     # noise peak here and there; they cannot move the side.
+    # The coarse heading may be a degree or two off, so the side is sought along a few tilts.
     near_peak = cv2.dilate(peak.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
-    support = near_peak.mean(axis=0)
-    strength = np.median(grad, axis=0)
-    lines = np.nonzero(support >= LINE_SUPPORT)[0]
+    middle = (along - along.mean()) / cm_per_px
+    best_support, shift = np.zeros(grad.shape[1]), np.zeros(len(along), int)
+    tilts = np.arange(-MAX_TILT_DEG, MAX_TILT_DEG + 0.01, TILT_STEP_DEG)
+    for tilt in np.radians(tilts[np.argsort(np.abs(tilts), kind="stable")]):  # the least tilt wins ties
+        tilted = np.round(middle * np.tan(tilt)).astype(int)
+        index = (np.arange(grad.shape[1])[None, :] + tilted[:, None]).clip(0, grad.shape[1] - 1)
+        support = np.take_along_axis(near_peak, index, axis=1).mean(axis=0)
+        if support.max() > best_support.max():
+            best_support, shift = support, tilted
+    index = (np.arange(grad.shape[1])[None, :] + shift[:, None]).clip(0, grad.shape[1] - 1)
+    strength = np.median(np.take_along_axis(grad, index, axis=1), axis=0)
+    lines = np.nonzero(best_support >= LINE_SUPPORT)[0]
     if not len(lines):
         return along[:0], along[:0]
     share = NEAR_EDGE_SHARE if near else EDGE_SHARE
     lines = lines[strength[lines] >= share * strength[lines].max()]
     outermost = int(lines.max())
-    window = np.arange(outermost - LINE_SPREAD_PX, outermost + LINE_SPREAD_PX + 1).clip(0, grad.shape[1] - 1)
-    local = np.where(peak[:, window], grad[:, window], -1.0)
+    window = (outermost + shift[:, None] + np.arange(-LINE_SPREAD_PX, LINE_SPREAD_PX + 1)[None, :]).clip(
+        0, grad.shape[1] - 1
+    )
+    local = np.where(np.take_along_axis(peak, window, axis=1), np.take_along_axis(grad, window, axis=1), -1.0)
     has = local.max(axis=1) > 0
-    best = window[np.argmax(local, axis=1)]
+    best = np.take_along_axis(window, np.argmax(local, axis=1)[:, None], axis=1)[:, 0]
     offsets = edge + steps[best] + cm_per_px / 2
     return along[has], offsets[has] * sign
 

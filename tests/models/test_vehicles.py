@@ -17,7 +17,7 @@ from models.vehicles import _footprint, find_vehicles, foreground
 from tests.models.conftest import TABLE, rig_camera
 
 TANKS = [
-    VehicleSpec(35.0, 95.0, 24.0, 12.0, 130.0, 4.5, (70, 110, 140)),
+    VehicleSpec(35.0, 95.0, 24.0, 12.0, 130.0, 4.5, (60, 100, 80)),
     VehicleSpec(150.0, 30.0, 18.0, 9.0, 200.0, 3.5, (60, 60, 150)),
 ]
 HULL = VehicleSpec(145.0, 95.0, 20.0, 10.0, 75.0, 5.0, (150, 140, 60), turret=False)
