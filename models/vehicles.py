@@ -40,12 +40,15 @@ NEAR_LIGHTNESS_WEIGHT = SHADOW_LIGHTNESS_WEIGHT  # a near side may have the hull
 LOG_OFFSET = 5.0  # keeps the log of dark, noisy pixels tame
 MIN_MAT_DISTANCE = 0.12
 CUT_EDGE = 0.8
+ROOF_EDGE = 0.4
 SHADING_BASIS = np.array(
     [[1, 1, 1], [1, -1, 0], [1, 1, -2]], dtype=np.float32
 ) / np.array([[np.sqrt(3)], [np.sqrt(2)], [np.sqrt(6)]], dtype=np.float32)
 LENGTH_CM = (10.0, 36.0)
 WIDTH_CM = (4.0, 20.0)
-MIN_ASPECT = 1.45  # real hulls run 1.7-2.4 times as long as wide; square terrain does not
+# Real hulls run 1.7-2.4 times as long as wide (half-tracks and trucks up to ~2.8); square
+# buildings and thin walls do not.
+ASPECT = (1.45, 3.2)
 SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
 SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
 EDGE_SHARE = 0.5  # an edge counts when at least this share of the strongest on its profile
@@ -65,8 +68,9 @@ class TableView:
 
     rect: np.ndarray
     px_per_mm: float
-    masks: tuple[np.ndarray, ...]  # at PX_PER_CM: as segmented, and cut apart along strong edges
+    masks: tuple[np.ndarray, ...]  # at PX_PER_CM: unlike the mat (whole, cut along edges), ringed by edges
     texture: float  # median step of shading-free colour between neighbouring pixels (mostly mat)
+    off_table: np.ndarray  # at PX_PER_CM
 
 
 def _shading_free(bgr: np.ndarray) -> np.ndarray:
@@ -80,7 +84,7 @@ def _shading_free(bgr: np.ndarray) -> np.ndarray:
     return logc @ SHADING_BASIS.T
 
 
-def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     inv = _shading_free(small)
     valid = (small[..., 0] | small[..., 1] | small[..., 2]) > 0
     sample = valid[::3, ::3]  # the medians need no more than every ninth pixel
@@ -94,10 +98,32 @@ def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # Touching things (a hull and an arm's shadow across it) come apart along their edges.
     inv[..., 0] *= LIGHTNESS_WEIGHT
     gx, gy = cv2.Sobel(inv, cv2.CV_32F, 1, 0), cv2.Sobel(inv, cv2.CV_32F, 0, 1)
-    edges = np.sqrt(np.einsum("ijk,ijk->ij", gx, gx)) + np.sqrt(np.einsum("ijk,ijk->ij", gy, gy)) > CUT_EDGE
+    grad = np.sqrt(np.einsum("ijk,ijk->ij", gx, gx)) + np.sqrt(np.einsum("ijk,ijk->ij", gy, gy))
     mask = (dist > threshold) & valid
     # Cutting also splits a hull along its turret and gun, so both versions are looked at.
-    return mask.astype(np.uint8) * 255, (mask & ~edges).astype(np.uint8) * 255
+    cut = mask & (grad <= CUT_EDGE)
+    return mask.astype(np.uint8) * 255, cut.astype(np.uint8) * 255, _enclosed(grad > ROOF_EDGE, valid)
+
+
+def _off_table(small: np.ndarray) -> np.ndarray:
+    """The frame of the view and whatever the camera does not see, one pixel wide around them."""
+    outside = ((small[..., 0] | small[..., 1] | small[..., 2]) == 0).astype(np.uint8)
+    outside[[0, -1], :] = 1
+    outside[:, [0, -1]] = 1
+    return cv2.dilate(outside, np.ones((3, 3), np.uint8)) > 0
+
+
+def _enclosed(edges: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Hull-sized regions ringed by edges: a roof whose colour is the mat's still has an outline."""
+    inside = (~edges & valid).astype(np.uint8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=4)
+    area = stats[:, cv2.CC_STAT_AREA] / PX_PER_CM**2
+    roof = (area >= LENGTH_CM[0] * WIDTH_CM[0]) & (area <= LENGTH_CM[1] * WIDTH_CM[1])
+    roof[0] = False
+    regions = roof[labels].astype(np.uint8) * 255
+    contours, _ = cv2.findContours(regions, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(regions, contours, -1, 255, cv2.FILLED)  # turret and hatches are part of it
+    return cv2.dilate(regions, np.ones((3, 3), np.uint8))  # out over the ring of edge pixels
 
 
 def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
@@ -109,7 +135,7 @@ def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
     step = np.linalg.norm(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1), axis=-1)
     lit = rect[:: TEXTURE_ROW_STEP, 1:].max(-1) > 0
     texture = float(np.median(step[lit])) if lit.any() else 0.0
-    return TableView(rect, px_per_mm, _foreground(small), texture)
+    return TableView(rect, px_per_mm, _foreground(small), texture, _off_table(small))
 
 
 def _footprint(extent: tuple[float, float], nadir: float, scale: float) -> tuple[float, float]:
@@ -132,7 +158,7 @@ def _blobs(view: TableView, bases: Bases) -> list[_Blob]:
     """Hull-sized solid blobs of both masks (a blob the cut left as it was is kept once)."""
     found: list[_Blob] = []
     for mask in view.masks:
-        for blob in _mask_blobs(mask, bases):
+        for blob in _mask_blobs(mask, bases, view.off_table):
             centre = blob.axes.T @ blob.extent.mean(axis=1)
             size = blob.extent[:, 1] - blob.extent[:, 0]
             if not any(
@@ -144,7 +170,7 @@ def _blobs(view: TableView, bases: Bases) -> list[_Blob]:
     return found
 
 
-def _mask_blobs(mask: np.ndarray, bases: Bases) -> list[_Blob]:
+def _mask_blobs(mask: np.ndarray, bases: Bases, off_table: np.ndarray) -> list[_Blob]:
     mask = mask.copy()
     for (x, y), d in zip(bases.xy_cm, bases.diameter_mm, strict=True):
         cv2.circle(mask, (round(x * PX_PER_CM), round(y * PX_PER_CM)), round(d / 20 * PX_PER_CM * 1.4), 0, -1)
@@ -157,7 +183,10 @@ def _mask_blobs(mask: np.ndarray, bases: Bases) -> list[_Blob]:
         x, y, w, h, area = stats[i]
         if area < LENGTH_CM[0] * WIDTH_CM[0] * PX_PER_CM**2:
             continue
-        ys, xs = np.nonzero(labels[y : y + h, x : x + w] == i)
+        own = labels[y : y + h, x : x + w] == i
+        if (own & off_table[y : y + h, x : x + w]).any():
+            continue  # a hull stands wholly on the table; arms reach in over its edge
+        ys, xs = np.nonzero(own)
         pts = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / PX_PER_CM
         _, size, angle = cv2.minAreaRect(pts)
         fill = area / PX_PER_CM**2 / (size[0] * size[1])
@@ -270,7 +299,8 @@ def _hull(blob: _Blob, camera_cm: np.ndarray, slack_cm: float = 0) -> tuple[np.n
     if (
         not LENGTH_CM[0] - slack_cm <= length <= LENGTH_CM[1] + slack_cm
         or not WIDTH_CM[0] - slack_cm <= width <= WIDTH_CM[1] + slack_cm
-        or length + slack_cm < MIN_ASPECT * (width - slack_cm)
+        or not ASPECT[0] * (width - slack_cm) <= length + slack_cm
+        or not length - slack_cm <= ASPECT[1] * (width + slack_cm)
     ):
         return None
     return blob.axes.T @ np.array([sum(along) / 2, sum(across) / 2]), length, width
@@ -322,6 +352,7 @@ def _distinct(vehicles: Vehicles) -> np.ndarray:
 
 def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | None:
     """The blob's four sides measured at full resolution (heading from the sides' slopes)."""
+    coarse_fill = blob.fill
     for _ in range(2):
         nadir = blob.axes @ camera_cm[:2]
         near = [(nadir[0] < blob.extent[0, 0], nadir[0] > blob.extent[0, 1]),
@@ -335,7 +366,10 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         turn = np.degrees(np.arctan(np.average(slopes, weights=weights)))
         extent = np.array([[fits[0][0], fits[1][0]], [fits[2][0], fits[3][0]]])
         heading = blob.heading_deg + turn
-        blob = _Blob(heading % 180, _axes(heading), _rotated_extent(blob, extent, turn), blob.fill)
+        # Confidence: how solid the blob was and how straight its four sides are.
+        straight = float(np.mean([f[2] for f in fits]))
+        extent = _rotated_extent(blob, extent, turn)
+        blob = _Blob(heading % 180, _axes(heading), extent, coarse_fill * straight)
         if abs(turn) < SETTLED_DEG:
             break
     return blob
