@@ -154,10 +154,10 @@ class _Blob:
     fill: float
 
 
-def _blobs(view: TableView, bases: Bases) -> list[_Blob]:
-    """Hull-sized solid blobs of both masks (a blob the cut left as it was is kept once)."""
+def _blobs(view: TableView, bases: Bases, masks: int) -> list[_Blob]:
+    """Hull-sized solid blobs of the first `masks` masks (one seen in two is kept once)."""
     found: list[_Blob] = []
-    for mask in view.masks:
+    for mask in view.masks[:masks]:
         for blob in _mask_blobs(mask, bases, view.off_table):
             centre = blob.axes.T @ blob.extent.mean(axis=1)
             size = blob.extent[:, 1] - blob.extent[:, 0]
@@ -246,16 +246,15 @@ def _side_offsets(
     # The coarse heading may be a degree or two off, so the side is sought along a few tilts.
     near_peak = cv2.dilate(peak.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
     middle = (along - along.mean()) / cm_per_px
-    best_support, shift = np.zeros(grad.shape[1]), np.zeros(len(along), int)
     tilts = np.arange(-MAX_TILT_DEG, MAX_TILT_DEG + 0.01, TILT_STEP_DEG)
-    for tilt in np.radians(tilts[np.argsort(np.abs(tilts), kind="stable")]):  # the least tilt wins ties
-        tilted = np.round(middle * np.tan(tilt)).astype(int)
-        index = (np.arange(grad.shape[1])[None, :] + tilted[:, None]).clip(0, grad.shape[1] - 1)
-        support = np.take_along_axis(near_peak, index, axis=1).mean(axis=0)
-        if support.max() > best_support.max():
-            best_support, shift = support, tilted
-    index = (np.arange(grad.shape[1])[None, :] + shift[:, None]).clip(0, grad.shape[1] - 1)
-    strength = np.median(np.take_along_axis(grad, index, axis=1), axis=0)
+    tilts = np.radians(tilts[np.argsort(np.abs(tilts), kind="stable")])  # the least tilt wins ties
+    shifts = np.round(np.tan(tilts)[:, None] * middle[None, :]).astype(int)  # (tilts, lines)
+    index = (np.arange(grad.shape[1])[None, None, :] + shifts[..., None]).clip(0, grad.shape[1] - 1)
+    rows = np.arange(len(along))[None, :, None]
+    supports = near_peak[rows, index].mean(axis=1)  # (tilts, steps)
+    best = int(np.argmax(supports.max(axis=1)))
+    best_support, shift = supports[best], shifts[best]
+    strength = np.median(grad[rows[0], index[best]], axis=0)
     lines = np.nonzero(best_support >= LINE_SUPPORT)[0]
     if not len(lines):
         return along[:0], along[:0]
@@ -309,10 +308,11 @@ def _hull(blob: _Blob, camera_cm: np.ndarray, slack_cm: float = 0) -> tuple[np.n
 def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: bool = True) -> Vehicles:
     """Hull footprints on the table, with the found bases (and what stands on them) cut out.
 
-    Without `refine` only the coarse blobs are measured: enough to know where hulls are.
+    Without `refine` only the coarse blobs of the plain mask are measured: enough to know where
+    hulls stand (to tell a turret ring from a base).
     """
     found = []
-    for blob in _blobs(view, bases):
+    for blob in _blobs(view, bases, len(view.masks) if refine else 1):
         if refine:
             if _hull(blob, camera_cm, COARSE_SLACK_CM) is None:
                 continue
