@@ -56,6 +56,8 @@ NEAR_EDGE_SHARE = 0.2
 LINE_SPREAD_PX = 2
 LINE_SUPPORT = 0.4
 MAX_TILT_DEG = 3.0
+SHADOW_MIN_STEP = 0.15  # log lightness
+SHADOW_CHROMA = 0.25
 TILT_STEP_DEG = 0.5
 MIN_EDGE = 0.03  # in shading-free log colour per pixel
 NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
@@ -260,7 +262,7 @@ def _side_offsets(
         return along[:0], along[:0]
     share = NEAR_EDGE_SHARE if near else EDGE_SHARE
     lines = lines[strength[lines] >= share * strength[lines].max()]
-    outermost = int(lines.max())
+    outermost = int(lines.max()) if near else _outline_line(profile[rows[0], index[best]], lines)
     window = (outermost + shift[:, None] + np.arange(-LINE_SPREAD_PX, LINE_SPREAD_PX + 1)[None, :]).clip(
         0, grad.shape[1] - 1
     )
@@ -269,6 +271,28 @@ def _side_offsets(
     best = np.take_along_axis(window, np.argmax(local, axis=1)[:, None], axis=1)[:, 0]
     offsets = edge + steps[best] + cm_per_px / 2
     return along[has], offsets[has] * sign
+
+
+def _outline_line(straight: np.ndarray, lines: np.ndarray) -> int:
+    """A far side's outermost candidate line that is not the edge of the hull's shadow.
+
+    A shadow only darkens the ground: across its edge the log colour drops in lightness and
+    keeps its chromaticity, the ground outside being the brighter. Such a line is passed over
+    when another candidate lies inside it. Near sides are left alone: there the outermost line
+    is often a dark track on the mat, which looks just like that.
+    """
+    weight = LIGHTNESS_WEIGHT
+    runs = np.split(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)  # one edge spans a few offsets
+    centres = [int(run[len(run) // 2]) for run in runs]
+    last = straight.shape[1] - 1
+    for k in sorted(centres, reverse=True)[:-1]:
+        inside = np.median(straight[:, max(0, k - 3) : k + 1].mean(axis=1), axis=0)
+        outside = np.median(straight[:, min(last, k + 2) : k + 5].mean(axis=1), axis=0)
+        lighter = (outside[0] - inside[0]) / weight
+        recoloured = np.linalg.norm(outside[1:] - inside[1:])
+        if not (lighter > SHADOW_MIN_STEP and recoloured < SHADOW_CHROMA * lighter):
+            return k
+    return min(centres)
 
 
 def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, float] | None:
