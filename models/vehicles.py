@@ -23,8 +23,10 @@ from models.detections import Bases, Vehicles
 PX_PER_CM = 2.5
 MIN_HULL_HEIGHT_CM = 2.5
 MAX_HULL_HEIGHT_CM = 8.0  # a building's wall is taller
+TALLEST_CM = 20.0  # walls are searched for a roof edge up to this height
 WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
 WALL_EDGE_SHARE = 0.3
+ROOF_EDGE_SEEN = 0.5  # share of profiles
 SAME_BLOB_CM = 0.5
 COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
 SETTLED_DEG = 0.2
@@ -422,18 +424,18 @@ def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int,
     sign = 1 if end else -1
     d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
     height = camera_cm[2]
-    if d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < 1.5 * WALL_SKIP_CM:
+    if d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM:
         return None
     along, outline = _side_offsets(view, blob, axis, end, True)
     if len(along) < 6:
         return None
-    deepest = d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) * 1.5 + 2 * WALL_SKIP_CM
+    deepest = d * TALLEST_CM / (height - TALLEST_CM) + 2 * WALL_SKIP_CM
     steps = np.arange(0.0, deepest, cm_per_px)
     inward = outline[:, None] - sign * steps
     pts = along[:, None, None] * blob.axes[1 - axis] + inward[..., None] * blob.axes[axis]
     px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
     profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
-    profile[..., 0] *= LIGHTNESS_WEIGHT
+    # Wall and roof face different ways: they differ in lightness more than in colour.
     grad = np.linalg.norm(np.diff(cv2.GaussianBlur(profile, (3, 1), 0), axis=1), axis=-1)
     start = int(np.ceil(WALL_SKIP_CM / cm_per_px))
     peak = np.zeros_like(grad, bool)
@@ -442,6 +444,8 @@ def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int,
     # A roof edge is a structure's edge, not the wall's noise: some share of the outline's.
     outline_step = grad[:, :start].max(axis=1, keepdims=True)
     ok = peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture)) & (grad > WALL_EDGE_SHARE * outline_step)
+    if ok.any(axis=1).mean() < ROOF_EDGE_SEEN:
+        return None  # no roof edge seen (a dim, blurred wall): no verdict
     first = np.where(ok.any(axis=1), np.argmax(ok, axis=1), grad.shape[1])
     band = float(np.median(first) + 0.5) * cm_per_px
     return height * band / (d + band)
