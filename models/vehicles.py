@@ -1,14 +1,16 @@
 """Vehicles: hull footprints as oriented rectangles, found coarse and measured at full resolution.
 
-A vehicle is the one big solid thing on a mat: at 2.5 px/cm a 20 cm tank is 50 px, so a
-colour-distance mask from the mat, opened with a kernel wider than any base or wall, leaves
-hulls (and big terrain). That blob is only a guess of the hull's pose; each of its four sides
-is then measured at full resolution as the outermost strong edge along the side's normal.
+Candidates come from three coarse masks at 2.5 px/cm (a 20 cm tank is 50 px): pixels unlike
+the mat, the same cut apart along strong edges (so a hull and an arm's shadow across it come
+apart), and regions ringed by edges (a hull painted like the mat still has an outline). Each
+hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
+every side is the outermost straight edge line that most profiles across it agree on.
 
 The rectified image shows the table plane, so anything at height z appears pushed away from
 the camera's nadir by the factor H / (H - z). The sides facing the nadir are therefore the
-footprint's bottom edges, seen directly; the far sides are roof edges, pulled back by the
-parallax of the hull height.
+footprint's bottom edges, seen directly, with the wall above them as a band whose width tells
+the wall's height (a building is taller than any hull); the far sides are roof edges, pulled
+back by the parallax of a typical hull height. The end the gun sticks out of is the front.
 """
 
 from __future__ import annotations
@@ -20,59 +22,69 @@ import numpy as np
 
 from models.detections import Bases, Vehicles
 
-PX_PER_CM = 2.5
+# What a hull is: 28 mm-scale vehicles 12-30 cm long; real hulls run 1.7-2.4 times as long as
+# wide (half-tracks and trucks up to ~2.8), square buildings and thin walls do not.
+LENGTH_CM = (10.0, 36.0)
+WIDTH_CM = (4.0, 20.0)
+ASPECT = (1.45, 3.2)
+HULL_HEIGHT_CM = 4.0  # a typical roof: the far sides' parallax is undone with it
 MIN_HULL_HEIGHT_CM = 2.5
 MAX_HULL_HEIGHT_CM = 8.0  # a building's wall is taller
+
+# Colour: log colour with shading split off (see _shading_free).
+LOG_OFFSET = 5.0  # keeps the log of dark, noisy pixels tame
+SHADING_BASIS = np.array(
+    [[1, 1, 1], [1, -1, 0], [1, 1, -2]], dtype=np.float32
+) / np.array([[np.sqrt(3)], [np.sqrt(2)], [np.sqrt(6)]], dtype=np.float32)
+LIGHTNESS_WEIGHT = 0.5
+SHADOW_LIGHTNESS_WEIGHT = 0.15  # darkening: what a shadow does
+NEAR_LIGHTNESS_WEIGHT = SHADOW_LIGHTNESS_WEIGHT  # a near side may have the hull's shadow outside it
+
+# Coarse masks at PX_PER_CM.
+PX_PER_CM = 2.5
+MIN_MAT_DISTANCE = 0.12
+CUT_EDGE = 0.8  # Sobel response of shading-free colour that cuts a blob apart
+ROOF_EDGE = 0.4  # ... and that rings a roof
+PARALLAX_SLACK_CM = 4.0  # a blob is the footprint grown by its roof's parallax
+SAME_BLOB_CM = 0.5  # one blob found in two masks
+COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
+
+# Sides at full resolution.
+SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
+SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
+MIN_EDGE = 0.03  # shading-free log colour step per pixel
+NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
+TEXTURE_ROW_STEP = 24
+LINE_SPREAD_PX = 2
+LINE_SUPPORT = 0.4  # share of profiles with an edge on a side's line
+EDGE_SHARE = 0.5  # a far side's line is at least this share of the strongest line's strength
+NEAR_EDGE_SHARE = 0.2  # a near side's may be much weaker (dark tracks on a dark mat)
+MAX_TILT_DEG = 3.0
+TILT_STEP_DEG = 0.5
+SETTLED_DEG = 0.2
+SHADOW_MIN_STEP = 0.15  # log lightness
+SHADOW_CHROMA = 0.25
+
+# The wall band above a near side.
 TALLEST_CM = 20.0  # walls are searched for a roof edge up to this height
 WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
-WALL_EDGE_SHARE = 0.3
-ROOF_EDGE_SEEN = 0.5  # share of profiles
-SAME_BLOB_CM = 0.5
-COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
-SETTLED_DEG = 0.2
-PARALLAX_SLACK_CM = 4.0
+WALL_EDGE_SHARE = 0.3  # a roof edge is at least this share of the outline's edge
+ROOF_EDGE_SEEN = 0.5  # share of profiles that must see one
+
+# The gun.
 GUN_BAND = 0.2  # the barrel lies within this share of the width from the centre line
 GUN_REACH = (0.3, 0.1)  # searched from this share of the length inside the end to this outside
 GUN_MIN_RIDGE = 0.1
 GUN_MARGIN = 0.3
-HULL_HEIGHT_CM = 4.0
-SHADOW_LIGHTNESS_WEIGHT = 0.15
-LIGHTNESS_WEIGHT = 0.5
-NEAR_LIGHTNESS_WEIGHT = SHADOW_LIGHTNESS_WEIGHT  # a near side may have the hull's shadow outside it
-LOG_OFFSET = 5.0  # keeps the log of dark, noisy pixels tame
-MIN_MAT_DISTANCE = 0.12
-CUT_EDGE = 0.8
-ROOF_EDGE = 0.4
-SHADING_BASIS = np.array(
-    [[1, 1, 1], [1, -1, 0], [1, 1, -2]], dtype=np.float32
-) / np.array([[np.sqrt(3)], [np.sqrt(2)], [np.sqrt(6)]], dtype=np.float32)
-LENGTH_CM = (10.0, 36.0)
-WIDTH_CM = (4.0, 20.0)
-# Real hulls run 1.7-2.4 times as long as wide (half-tracks and trucks up to ~2.8); square
-# buildings and thin walls do not.
-ASPECT = (1.45, 3.2)
-SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
-SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
-EDGE_SHARE = 0.5  # an edge counts when at least this share of the strongest on its profile
-NEAR_EDGE_SHARE = 0.2
-LINE_SPREAD_PX = 2
-LINE_SUPPORT = 0.4
-MAX_TILT_DEG = 3.0
-SHADOW_MIN_STEP = 0.15  # log lightness
-SHADOW_CHROMA = 0.25
-TILT_STEP_DEG = 0.5
-MIN_EDGE = 0.03  # in shading-free log colour per pixel
-NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
-TEXTURE_ROW_STEP = 24
 
 
 @dataclass
 class TableView:
-    """The rectified table at full resolution and its coarse not-the-mat mask."""
+    """The rectified table at full resolution and the coarse masks that seed the hulls."""
 
     rect: np.ndarray
     px_per_mm: float
-    masks: tuple[np.ndarray, ...]  # at PX_PER_CM: unlike the mat (whole, cut along edges), ringed by edges
+    masks: tuple[np.ndarray, ...]  # at PX_PER_CM: unlike the mat, that cut along edges, ringed by edges
     texture: float  # median step of shading-free colour between neighbouring pixels (mostly mat)
     off_table: np.ndarray  # at PX_PER_CM
 
@@ -89,6 +101,7 @@ def _shading_free(bgr: np.ndarray) -> np.ndarray:
 
 
 def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three coarse masks; the mat is the median colour, its spread sets the threshold."""
     inv = _shading_free(small)
     valid = (small[..., 0] | small[..., 1] | small[..., 2]) > 0
     sample = valid[::3, ::3]  # the medians need no more than every ninth pixel
@@ -131,7 +144,7 @@ def _enclosed(edges: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 
 def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
-    """The table view with its coarse not-the-mat mask (computed once per frame)."""
+    """The table view with its coarse masks and the mat's texture (computed once per frame)."""
     f = PX_PER_CM / (10 * px_per_mm)
     small = cv2.resize(rect, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     rows = _shading_free(rect[:: TEXTURE_ROW_STEP])
@@ -195,7 +208,6 @@ def _mask_blobs(mask: np.ndarray, bases: Bases, off_table: np.ndarray) -> list[_
         _, size, angle = cv2.minAreaRect(pts)
         fill = area / PX_PER_CM**2 / (size[0] * size[1])
         long, short = max(size), min(size)
-        # The blob is the footprint grown by at most the roof's parallax (a few cm).
         if (
             fill < 0.7
             or not LENGTH_CM[0] * 0.9 <= long <= LENGTH_CM[1] + PARALLAX_SLACK_CM
@@ -221,10 +233,11 @@ def _side_offsets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of one side's outline along its normal, sampled along the side (cm, cm).
 
-    A far side is the roof's silhouette against the mat: the outermost of the strong edges. A
-    near side is the footprint's bottom edge, outside the wall that faces the camera; the wall
-    may be as dark as the mat (tracks), so there the outermost edge that clears the mat's
-    texture counts, even if it is much weaker than the wall's edge against the roof.
+    A side is a straight edge: an offset where most profiles across it have a colour-step peak
+    (mat texture and noise peak here and there and cannot move it). A far side is the roof's
+    silhouette: the outermost strong such line that is not its shadow's edge. A near side is
+    the footprint's bottom edge, outside the wall that faces the camera; the wall may be as
+    dark as the mat (tracks), so there the outermost line counts even if much weaker.
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
@@ -245,9 +258,7 @@ def _side_offsets(
     peak = np.zeros(grad.shape, bool)
     peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
     peak &= grad > max(MIN_EDGE, NOISE_FACTOR * view.texture)
-    # A side is a straight edge: an offset where most profiles have a peak. Mat texture and
-    # noise peak here and there; they cannot move the side.
-    # The coarse heading may be a degree or two off, so the side is sought along a few tilts.
+    # The coarse heading may be a degree or two off, so the line is sought along a few tilts.
     near_peak = cv2.dilate(peak.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
     middle = (along - along.mean()) / cm_per_px
     tilts = np.arange(-MAX_TILT_DEG, MAX_TILT_DEG + 0.01, TILT_STEP_DEG)
