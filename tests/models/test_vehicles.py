@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from calibration.synthetic import Look
-from models.detections import Bases
+from models.detections import Bases, Vehicles
 from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, native_px_per_mm
+from models.scoring import score_vehicles
 from models.synth.painter import box_corners
 from models.synth.randomize import table_markers
-from models.synth.scene import Mat, TableScene, TerrainSpec, VehicleSpec, render_scene
+from models.synth.scene import Mat, TableScene, TerrainSpec, Truth, VehicleSpec, VehicleTruth, render_scene
 from models.synth.truth_calibration import CameraCalibration
 from models.vehicles import _footprint, find_vehicles, foreground
 from tests.models.conftest import TABLE, rig_camera
@@ -94,3 +95,20 @@ def test_only_the_sides_away_from_the_nadir_lose_the_roofs_parallax():
     assert _footprint((10.0, 33.0), 0.0, 1.1) == pytest.approx((10.0, 30.0))
     # Nadir inside: both sides are roof edges, pulled back towards the nadir.
     assert _footprint((-11.0, 22.0), 0.0, 1.1) == pytest.approx((-10.0, 20.0))
+
+
+def test_the_score_counts_a_turned_round_hull_as_placed_but_front_wrong_and_a_stray_as_false():
+    seen = VehicleTruth(50.0, 50.0, 20.0, 10.0, 30.0, 1.0)
+    hidden = VehicleTruth(100.0, 50.0, 20.0, 10.0, 0.0, 0.3)
+    truth = Truth([], [seen, hidden])
+    found = Vehicles(
+        np.array([[50.2, 50.0], [100.5, 50.0], [150.0, 50.0]]),
+        np.full(3, 20.0),
+        np.full(3, 10.0),
+        np.array([210.5, 0.0, 0.0]),
+        np.ones(3),
+    )
+    score = score_vehicles(found, truth)
+    # The hidden hull is not required, and finding it is not false; the stray one is.
+    assert (score.required, score.matched, score.good, score.front_right) == (1, 1, 1, 0)
+    assert (score.detections, score.false) == (3, 1)
