@@ -394,9 +394,12 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         nadir = blob.axes @ camera_cm[:2]
         near = [(nadir[0] < blob.extent[0, 0], nadir[0] > blob.extent[0, 1]),
                 (nadir[1] < blob.extent[1, 0], nadir[1] > blob.extent[1, 1])]
-        fits = [_fit_side(*_side_offsets(view, blob, a, e, near[a][e])) for a in (0, 1) for e in (0, 1)]
-        if any(f is None for f in fits):
-            return None
+        fits = []
+        for a, e in ((0, 0), (0, 1), (1, 0), (1, 1)):
+            fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e]))
+            if fit is None:
+                return None
+            fits.append(fit)
         # Offsets were measured along +/- normals; a side's slope turns the axes.
         slopes = [-fits[0][1], -fits[1][1], fits[2][1], fits[3][1]]
         weights = [blob.extent[1, 1] - blob.extent[1, 0]] * 2 + [blob.extent[0, 1] - blob.extent[0, 0]] * 2
@@ -407,7 +410,7 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         straight = float(np.mean([f[2] for f in fits]))
         extent = _rotated_extent(blob, extent, turn)
         blob = _Blob(heading % 180, _axes(heading), extent, coarse_fill * straight)
-        if abs(turn) < SETTLED_DEG:
+        if abs(turn) < SETTLED_DEG or _hull(blob, camera_cm, COARSE_SLACK_CM / 3) is None:
             break
     return blob
 
