@@ -54,7 +54,7 @@ SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse b
 SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
 MIN_EDGE = 0.03  # shading-free log colour step per pixel
 NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
-TEXTURE_ROW_STEP = 24
+TEXTURE_ROW_STEP = 48
 LINE_SPREAD_PX = 2
 LINE_SUPPORT = 0.4  # share of profiles with an edge on a side's line
 EDGE_SHARE = 0.5  # a far side's line is at least this share of the strongest line's strength
@@ -354,10 +354,10 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
             if _hull(blob, camera_cm, COARSE_SLACK_CM) is None:
                 continue
             blob = _refined(view, blob, camera_cm)
-            if blob is None or _too_tall(view, blob, camera_cm):
+            if blob is None:
                 continue
         hull = _hull(blob, camera_cm)
-        if hull is None:
+        if hull is None or (refine and _too_tall(view, blob, camera_cm)):
             continue
         heading = blob.heading_deg + (180.0 if refine and _gun_end(view, blob) < 0 else 0.0)
         found.append((*hull, heading % 360, blob.fill))
