@@ -51,6 +51,7 @@ COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measure
 
 # Sides at full resolution.
 SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
+PROFILE_EVERY_PX = 2  # profiles across a side, this many pixels apart
 SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
 MIN_EDGE = 0.03  # shading-free log colour step per pixel
 NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
@@ -245,7 +246,7 @@ def _side_offsets(
     tangent = blob.axes[1 - axis]
     t0, t1 = blob.extent[1 - axis]
     margin = SIDE_MARGIN * (t1 - t0)
-    along = np.arange(t0 + margin, t1 - margin, 2 * cm_per_px)
+    along = np.arange(t0 + margin, t1 - margin, PROFILE_EVERY_PX * cm_per_px)
     edge = blob.extent[axis, end] * sign
     inward, outward = SEARCH_CM
     steps = np.arange(-inward, outward, cm_per_px)
