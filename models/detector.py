@@ -220,16 +220,32 @@ def _on_vehicles(xy_cm: np.ndarray, vehicles: Vehicles, margin_cm: float = 1.0) 
 def _non_overlapping(
     centres: np.ndarray, radius: np.ndarray, score: np.ndarray, keep: np.ndarray
 ) -> np.ndarray:
-    """Best-first: a base may touch its neighbours but never overlap them."""
+    """Best-first: a base may touch its neighbours but never overlap them.
+
+    A circle overlapping two or more accepted rims that fit side by side loses to them when
+    together they score more: in a squad of touching 32 mm bases a 65 mm circle through their
+    outer rims, or a 32 mm circle in the gap between three of them, gathers real rim edges
+    and can outscore each single base it covers, but not the bases together.
+    """
+    dist = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
+    overlap = dist <= radius[:, None] + radius[None] - 0.25 * np.minimum(radius[:, None], radius[None])
+    np.fill_diagonal(overlap, False)
+    order = [int(i) for i in np.argsort(-score) if keep[i]]
+    blocked = np.zeros(len(score), bool)
     chosen: list[int] = []
-    for i in np.argsort(-score):
-        if not keep[i]:
+    for i in order:
+        if blocked[i]:
             continue
-        if all(
-            np.linalg.norm(centres[i] - centres[j]) > radius[i] + radius[j] - 0.25 * min(radius[i], radius[j])
-            for j in chosen
-        ):
-            chosen.append(int(i))
+        side_by_side: list[int] = []
+        for j in order:
+            if overlap[i, j] and not blocked[j] and not overlap[j, side_by_side].any():
+                side_by_side.append(j)
+        if len(side_by_side) >= 2 and score[side_by_side].sum() > score[i]:
+            blocked[i] = True
+            continue
+        chosen.append(i)
+        blocked |= overlap[i]
+        blocked[i] = True
     return np.array(chosen, dtype=np.int64)
 
 

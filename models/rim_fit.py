@@ -18,13 +18,14 @@ import cv2
 import numpy as np
 
 RAYS = 48
+SCREEN_RAYS = 24  # the first round only decides which candidates are worth the full fit
 SAMPLES = 40
 PEAKS_PER_RAY = 3
 THICKNESS_MM = 3.5
 R_PRIOR = 0.05  # keep R near its class unless many edges say otherwise
 SETTLE_MOVES_MM = (-2.5, 2.5)  # along the line to the nadir; + is towards it
 SETTLE_ROUNDS = 2
-SETTLE_MARGIN = 0.1
+SETTLE_MARGIN = 0.1  # relative: a moved start must explain 10 % more edge weight
 
 
 @dataclass(frozen=True)
@@ -36,20 +37,20 @@ class RimFit:
 
 
 def _ray_edges(
-    image: np.ndarray, centres: np.ndarray, radius: np.ndarray, reach: np.ndarray
+    image: np.ndarray, centres: np.ndarray, radius: np.ndarray, reach: np.ndarray, rays: int = RAYS
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Sub-pixel edge peaks along RAYS rays per candidate: (n, RAYS, PEAKS) radii and strengths."""
+    """Sub-pixel edge peaks along `rays` rays per candidate: (n, rays, PEAKS) radii and strengths."""
     n = len(centres)
-    angles = np.linspace(0, 2 * np.pi, RAYS, endpoint=False)
+    angles = np.linspace(0, 2 * np.pi, rays, endpoint=False)
     direction = np.stack([np.cos(angles), np.sin(angles)], 1)  # (K, 2)
     frac = np.linspace(0.0, 1.0, SAMPLES)
     rho = (radius * 0.72)[:, None] + (radius * 0.56 + reach)[:, None] * frac[None, :]  # (n, S)
     pts = centres[:, None, None, :] + rho[:, None, :, None] * direction[None, :, None, :]  # (n, K, S, 2)
-    flat = pts.reshape(n, RAYS * SAMPLES, 2).astype(np.float32)  # remap wants < 32767 rows
+    flat = pts.reshape(n, rays * SAMPLES, 2).astype(np.float32)  # remap wants < 32767 rows
     profile = cv2.remap(
         image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     ).astype(np.float32)
-    profile = profile.reshape(n, RAYS, SAMPLES, -1)
+    profile = profile.reshape(n, rays, SAMPLES, -1)
     # Difference of two-sample means: steadier than a central difference on grainy flock.
     deriv = np.zeros(profile.shape[:3], np.float32)
     deriv[..., 2:-2] = (
@@ -81,11 +82,16 @@ def _refine(
     nadir_px: np.ndarray,
     s: float,
     scale: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One round: edges along rays from the current centres, then Tukey IRLS on (cx, cy, R)."""
+    rays: int = RAYS,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One round: edges along rays from the current centres, then Tukey IRLS on (cx, cy, R).
+
+    Returns centres, radii, coverage, contrast and support: the robust weight of every edge
+    the fit explains, second edges included (the near side's wall band has two).
+    """
     n = len(c)
     shift = np.linalg.norm(c - nadir_px, axis=1) * (s - 1) + R * (s - 1)
-    radii, strength, direction, texture = _ray_edges(image, c, R, shift + 2.0)
+    radii, strength, direction, texture = _ray_edges(image, c, R, shift + 2.0, rays)
     pts = c[:, None, None, :] + radii[..., None] * direction[None, :, None, :]  # (n, K, P, 2)
     w_edge = strength / (strength.reshape(n, -1).max(1)[:, None, None] + 1e-6)
     # On the side facing the nadir the wall shows as a band between the bottom rim (mat to
@@ -129,7 +135,7 @@ def _refine(
     inlier = (np.abs(res) < 1.5 * scale + band) & (w_edge > 0.08)
     coverage = inlier[..., 0].mean(-1)  # the ray's strongest edge is this rim
     contrast = np.where(inlier, strength, 0).max(-1).mean(-1) / (texture + 1.0)
-    return c, R, coverage, contrast
+    return c, R, coverage, contrast, tukey.reshape(n, -1).sum(1) / rays
 
 
 def fit_rims(
@@ -140,12 +146,14 @@ def fit_rims(
     camera_height_mm: float,
     px_per_mm: float,
     rounds: int = 3,
-    prune_below: float = 0.35,
+    prune_below: float = 0.25,
 ) -> RimFit:
     """Fit bottom-rim centres for all candidates at once (vectorised over candidates).
 
-    After the first round, candidates whose rays found hardly any rim are dropped (coverage
-    0), which keeps the cost proportional to the number of real bases, not of candidates.
+    The first round, on half the rays, screens: candidates whose rays found hardly any rim
+    are dropped (coverage 0), which keeps the cost proportional to the number of real bases,
+    not of candidates. The bar is low because a faint rim a few millimetres off its vote
+    peak only gathers its edges once the fit has moved onto it.
     """
     c = np.asarray(centres_px, dtype=np.float64).copy()
     nominal = np.asarray(radius_px, dtype=np.float64)
@@ -158,7 +166,10 @@ def fit_rims(
     for k in range(rounds):
         if not len(alive):
             break
-        c[alive], R[alive], cov, con = _refine(image, c[alive], R[alive], nominal[alive], nadir_px, s, scale)
+        rays = SCREEN_RAYS if k == 0 else RAYS
+        c[alive], R[alive], cov, con, _ = _refine(
+            image, c[alive], R[alive], nominal[alive], nadir_px, s, scale, rays
+        )
         coverage[alive], contrast[alive] = cov, con
         if k == 0:
             coverage[alive[cov < prune_below]] = 0
@@ -177,9 +188,11 @@ def settle_rims(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Refit accepted rims from starts moved along the line to the nadir; keep the best supported.
 
-    A rim fit that slid onto a shadow or an overhanging miniature beyond the far rim is a
-    local optimum one start cannot leave; restarted a few millimetres either way it finds
-    the rim again, and the rim carries more rays' strongest edges than the slid circle.
+    A rim fit that slid onto a shadow or an overhanging miniature beyond the far rim, or one
+    band outward on the near side (the wall-to-top edge taken for the bottom rim, when a
+    flocked top hides the far rim), is a local optimum one start cannot leave. Restarted a
+    few millimetres either way it finds the rim again, and the true rim explains more edges:
+    on the near side both edges of the wall band, where the slid circle explains one.
     """
     c0 = np.asarray(centres_px, dtype=np.float64)
     R0 = np.asarray(radius_px, dtype=np.float64)
@@ -193,12 +206,12 @@ def settle_rims(
     def refit(start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         c, R = start, R0.copy()
         for _ in range(SETTLE_ROUNDS):
-            c, R, cov, _ = _refine(image, c, R, nominal_px, nadir_px, s, scale)
-        return c, R, cov
+            c, R, _, _, support = _refine(image, c, R, nominal_px, nadir_px, s, scale)
+        return c, R, support
 
-    best_c, best_R, best_cov = refit(c0.copy())
+    best_c, best_R, best_support = refit(c0.copy())
     for move in SETTLE_MOVES_MM:
-        c, R, cov = refit(c0 + towards * move * px_per_mm)
-        better = cov > best_cov + SETTLE_MARGIN  # moving must earn clearly more support
-        best_c[better], best_R[better], best_cov[better] = c[better], R[better], cov[better]
+        c, R, support = refit(c0 + towards * move * px_per_mm)
+        better = support > best_support * (1 + SETTLE_MARGIN)  # moving must earn clearly more
+        best_c[better], best_R[better], best_support[better] = c[better], R[better], support[better]
     return best_c, best_R

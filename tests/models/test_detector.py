@@ -150,3 +150,30 @@ def test_bevelled_bases_are_found_to_the_millimetre(bevelled_frame, detector):
     found = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers))
     errors = nearest_errors_mm(found.bases.xy_cm, frame.truth.base_xy_cm())
     assert np.sum(errors < 1.0) >= 4
+
+
+def _circle_choice(xy_mm: list[tuple[float, float]], diameter_mm: list[float], score: list[float]) -> list:
+    from models.detector import _non_overlapping
+
+    n = len(score)
+    return sorted(
+        _non_overlapping(np.array(xy_mm, float), np.array(diameter_mm) / 2, np.array(score), np.ones(n, bool))
+    )
+
+
+def test_a_big_circle_through_a_squad_loses_to_the_bases_it_covers():
+    # Two touching 32 mm bases and a 65 mm "base" whose circle runs round both of them.
+    chosen = _circle_choice([(0, 0), (32, 0), (16, 0)], [32, 32, 65], [0.9, 0.8, 1.0])
+    assert chosen == [0, 1]
+
+
+def test_a_circle_in_the_gap_loses_to_the_touching_bases_around_it():
+    gap = (16, 9)  # touches three bases in a triangle, overlapping two of them
+    chosen = _circle_choice([(0, 0), (32, 0), gap], [32, 32, 32], [0.7, 0.7, 0.95])
+    assert chosen == [0, 1]
+
+
+def test_a_single_overlapping_rim_is_decided_by_score_alone():
+    # One rim inside another is no squad: the likelier of the two stays, the other goes.
+    assert _circle_choice([(0, 0), (10, 0)], [65, 32], [1.0, 0.8]) == [0]
+    assert _circle_choice([(0, 0), (10, 0)], [65, 32], [0.8, 1.0]) == [1]
