@@ -51,6 +51,7 @@ COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measure
 
 # Sides at full resolution.
 SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
+WIDE_SEARCH_CM = (3.0, 4.0)
 PROFILE_EVERY_PX = 2  # profiles across a side, this many pixels apart
 SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
 MIN_EDGE = 0.03  # shading-free log colour step per pixel
@@ -230,7 +231,7 @@ def _axes(heading_deg: float) -> np.ndarray:
 
 
 def _side_offsets(
-    view: TableView, blob: _Blob, axis: int, end: int, near: bool
+    view: TableView, blob: _Blob, axis: int, end: int, near: bool, search_cm: tuple[float, float] = SEARCH_CM
 ) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of one side's outline along its normal, sampled along the side (cm, cm).
 
@@ -248,7 +249,7 @@ def _side_offsets(
     margin = SIDE_MARGIN * (t1 - t0)
     along = np.arange(t0 + margin, t1 - margin, PROFILE_EVERY_PX * cm_per_px)
     edge = blob.extent[axis, end] * sign
-    inward, outward = SEARCH_CM
+    inward, outward = search_cm
     steps = np.arange(-inward, outward, cm_per_px)
     pts = along[:, None, None] * tangent + (edge + steps)[None, :, None] * normal  # (lines, steps, 2)
     px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
@@ -398,6 +399,8 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         fits = []
         for a, e in ((0, 0), (0, 1), (1, 0), (1, 1)):
             fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e]))
+            if fit is None:  # the coarse blob may be short of a side by more than the window
+                fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], WIDE_SEARCH_CM))
             if fit is None:
                 return None
             fits.append(fit)
