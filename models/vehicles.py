@@ -37,6 +37,7 @@ SHADING_BASIS = np.array(
     [[1, 1, 1], [1, -1, 0], [1, 1, -2]], dtype=np.float32
 ) / np.array([[np.sqrt(3)], [np.sqrt(2)], [np.sqrt(6)]], dtype=np.float32)
 LIGHTNESS_WEIGHT = 0.5
+CHANNEL_SUM = np.ones((1, 3), np.float32)
 SHADOW_LIGHTNESS_WEIGHT = 0.15  # darkening: what a shadow does
 NEAR_LIGHTNESS_WEIGHT = SHADOW_LIGHTNESS_WEIGHT  # a near side may have the hull's shadow outside it
 
@@ -62,7 +63,7 @@ LINE_SUPPORT = 0.4  # share of profiles with an edge on a side's line
 EDGE_SHARE = 0.5  # a far side's line is at least this share of the strongest line's strength
 NEAR_EDGE_SHARE = 0.2  # a near side's may be much weaker (dark tracks on a dark mat)
 MAX_TILT_DEG = 3.0
-TILT_STEP_DEG = 0.5
+TILT_STEP_DEG = 1.0
 SETTLED_DEG = 0.2
 SHADOW_MIN_STEP = 0.15  # log lightness
 SHADOW_CHROMA = 0.25
@@ -98,8 +99,10 @@ def _shading_free(bgr: np.ndarray) -> np.ndarray:
     shift along (1, 1, 1); the two axes across it are chromaticity, which a shadow keeps. The
     lightness axis is kept but weighted down, so grey on grey still shows.
     """
-    logc = np.log(bgr.astype(np.float32) + LOG_OFFSET)
-    return logc @ SHADING_BASIS.T
+    logc = bgr.astype(np.float32)
+    logc += LOG_OFFSET
+    cv2.log(logc, logc)
+    return cv2.transform(logc, SHADING_BASIS)
 
 
 def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -108,16 +111,16 @@ def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     valid = (small[..., 0] | small[..., 1] | small[..., 2]) > 0
     sample = valid[::3, ::3]  # the medians need no more than every ninth pixel
     mat = np.median(inv[::3, ::3][sample], axis=0) if sample.any() else np.zeros(3)
-    diff = inv - mat
+    light, chroma_a, chroma_b = cv2.split(inv - mat.astype(np.float32))
     # Darkening alone (a shadow) counts for little, so the vehicle's shadow does not widen it.
-    light = np.where(diff[..., 0] < 0, SHADOW_LIGHTNESS_WEIGHT, LIGHTNESS_WEIGHT) * diff[..., 0]
-    dist = np.sqrt(light**2 + np.einsum("ijk,ijk->ij", diff[..., 1:], diff[..., 1:]))
+    light *= np.where(light < 0, SHADOW_LIGHTNESS_WEIGHT, LIGHTNESS_WEIGHT).astype(np.float32)
+    dist = cv2.sqrt(light * light + chroma_a * chroma_a + chroma_b * chroma_b)
     spread = float(np.median(dist[::3, ::3][sample])) if sample.any() else np.inf
     threshold = max(MIN_MAT_DISTANCE, 3.0 * spread)
     # Touching things (a hull and an arm's shadow across it) come apart along their edges.
     inv[..., 0] *= LIGHTNESS_WEIGHT
     gx, gy = cv2.Sobel(inv, cv2.CV_32F, 1, 0), cv2.Sobel(inv, cv2.CV_32F, 0, 1)
-    grad = np.sqrt(np.einsum("ijk,ijk->ij", gx, gx)) + np.sqrt(np.einsum("ijk,ijk->ij", gy, gy))
+    grad = cv2.sqrt(cv2.transform(gx * gx, CHANNEL_SUM)) + cv2.sqrt(cv2.transform(gy * gy, CHANNEL_SUM))
     mask = (dist > threshold) & valid
     # Cutting also splits a hull along its turret and gun, so both versions are looked at.
     cut = mask & (grad <= CUT_EDGE)
@@ -147,14 +150,27 @@ def _enclosed(edges: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
     """The table view with its coarse masks and the mat's texture (computed once per frame)."""
-    f = PX_PER_CM / (10 * px_per_mm)
-    small = cv2.resize(rect, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    small = _shrunk(rect, PX_PER_CM / (10 * px_per_mm))
     rows = _shading_free(rect[:: TEXTURE_ROW_STEP])
     rows[..., 0] *= LIGHTNESS_WEIGHT
     step = np.linalg.norm(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1), axis=-1)
     lit = rect[:: TEXTURE_ROW_STEP, 1:].max(-1) > 0
     texture = float(np.median(step[lit])) if lit.any() else 0.0
     return TableView(rect, px_per_mm, _foreground(small), texture, _off_table(small))
+
+
+def _shrunk(rect: np.ndarray, factor: float) -> np.ndarray:
+    """The table at the coarse scale, each pixel a mean of several, at a fraction of area resizing's cost.
+
+    Area resizing by an odd factor averages every pixel but is slow; resizing linearly to twice
+    the size and then halving by area (a fast whole-number case) averages enough pixels to
+    keep the mat's noise below the masks' thresholds (nearest pixels alone do not: dim scenes
+    lose hulls).
+    """
+    h, w = rect.shape[:2]
+    size = (round(w * factor), round(h * factor))
+    picked = cv2.resize(rect, (2 * size[0], 2 * size[1]), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(picked, size, interpolation=cv2.INTER_AREA)
 
 
 def _footprint(extent: tuple[float, float], nadir: float, scale: float) -> tuple[float, float]:
@@ -205,8 +221,9 @@ def _mask_blobs(mask: np.ndarray, bases: Bases, off_table: np.ndarray) -> list[_
         own = labels[y : y + h, x : x + w] == i
         if (own & off_table[y : y + h, x : x + w]).any():
             continue  # a hull stands wholly on the table; arms reach in over its edge
-        ys, xs = np.nonzero(own)
-        pts = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / PX_PER_CM
+        # The outline holds every extreme point of the blob, so it alone is measured.
+        outline, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        pts = ((np.concatenate(outline)[:, 0] + [x, y]).astype(np.float32) + 0.5) / PX_PER_CM
         _, size, angle = cv2.minAreaRect(pts)
         fill = area / PX_PER_CM**2 / (size[0] * size[1])
         long, short = max(size), min(size)
@@ -351,9 +368,11 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
     hulls stand (to tell a turret ring from a base).
     """
     found = []
-    for blob in _blobs(view, bases, len(view.masks) if refine else 1):
+    # The masks mostly see the same hulls: the most solid blob of a hull is measured, the rest
+    # of its blobs (centred on it) are passed over, which also halves the measuring.
+    for blob in sorted(_blobs(view, bases, len(view.masks) if refine else 1), key=lambda b: -b.fill):
         if refine:
-            if _hull(blob, camera_cm, COARSE_SLACK_CM) is None:
+            if _hull(blob, camera_cm, COARSE_SLACK_CM) is None or _on_found(blob, found):
                 continue
             blob = _refined(view, blob, camera_cm)
             if blob is None:
@@ -373,6 +392,16 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
         np.array([f[4] for f in found]),
     )
     return vehicles[_distinct(vehicles)]
+
+
+def _on_found(blob: _Blob, found: list[tuple]) -> bool:
+    """Whether the blob's centre lies on a hull found already."""
+    centre = blob.axes.T @ blob.extent.mean(axis=1)
+    for xy, length, width, heading, _ in found:
+        r = _axes(heading) @ (centre - xy)
+        if abs(r[0]) < length / 2 and abs(r[1]) < width / 2:
+            return True
+    return False
 
 
 def _distinct(vehicles: Vehicles) -> np.ndarray:
