@@ -71,7 +71,7 @@ SHADOW_CHROMA = 0.25
 # The wall band above a near side.
 TALLEST_CM = 20.0  # walls are searched for a roof edge up to this height
 WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
-WALL_EDGE_SHARE = 0.3  # a roof edge is at least this share of the outline's edge
+WALL_EDGE_SHARES = (0.3, 0.2)  # a roof edge is at least this share of the outline's edge
 ROOF_EDGE_SEEN = 0.5  # share of profiles that must see one
 
 # The gun.
@@ -367,7 +367,7 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
     Without `refine` only the coarse blobs of the plain mask are measured: enough to know where
     hulls stand (to tell a turret ring from a base).
     """
-    found = []
+    found: list[tuple] = []
     # The masks mostly see the same hulls: the most solid blob of a hull is measured, the rest
     # of its blobs (centred on it) are passed over, which also halves the measuring.
     for blob in sorted(_blobs(view, bases, len(view.masks) if refine else 1), key=lambda b: -b.fill):
@@ -490,8 +490,14 @@ def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int,
     peak[:, :start] = False
     # A roof edge is a structure's edge, not the wall's noise: some share of the outline's.
     outline_step = grad[:, :start].max(axis=1, keepdims=True)
-    ok = peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture)) & (grad > WALL_EDGE_SHARE * outline_step)
-    if ok.any(axis=1).mean() < ROOF_EDGE_SEEN:
+    # A wall much like its roof in colour (a building's) has only a faint roof edge: that is
+    # sought when no clear one is seen (windows and doors would pass for a clear one's first).
+    edge = peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture))
+    for share in WALL_EDGE_SHARES:
+        ok = edge & (grad > share * outline_step)
+        if ok.any(axis=1).mean() >= ROOF_EDGE_SEEN:
+            break
+    else:
         return None  # no roof edge seen (a dim, blurred wall): no verdict
     first = np.where(ok.any(axis=1), np.argmax(ok, axis=1), grad.shape[1])
     band = float(np.median(first) + 0.5) * cm_per_px
