@@ -73,6 +73,7 @@ TALLEST_CM = 20.0  # walls are searched for a roof edge up to this height
 WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
 WALL_EDGE_SHARES = (0.3, 0.2)  # a roof edge is at least this share of the outline's edge
 ROOF_EDGE_SEEN = 0.5  # share of profiles that must see one
+BAND_SEEN, BAND_SPREAD_PX = 0.8, 2.0  # ... near the nadir, and how straight the roof edge is there
 
 # The gun.
 GUN_BAND = 0.2  # the barrel lies within this share of the width from the centre line
@@ -471,7 +472,10 @@ def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int,
     sign = 1 if end else -1
     d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
     height = camera_cm[2]
-    if d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM:
+    # Near the nadir a low hull's roof edge hides in the outline's blur, and the first edge
+    # past it may be a turret's: only a wall seen as one straight band all along counts there.
+    close = d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM
+    if d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) < 2 * WALL_SKIP_CM:
         return None
     along, outline = _side_offsets(view, blob, axis, end, True)
     if len(along) < 6:
@@ -495,11 +499,13 @@ def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int,
     edge = peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture))
     for share in WALL_EDGE_SHARES:
         ok = edge & (grad > share * outline_step)
-        if ok.any(axis=1).mean() >= ROOF_EDGE_SEEN:
+        if ok.any(axis=1).mean() >= (BAND_SEEN if close else ROOF_EDGE_SEEN):
             break
     else:
         return None  # no roof edge seen (a dim, blurred wall): no verdict
     first = np.where(ok.any(axis=1), np.argmax(ok, axis=1), grad.shape[1])
+    if close and np.subtract(*np.percentile(first, [75, 25])) > BAND_SPREAD_PX:
+        return None
     band = float(np.median(first) + 0.5) * cm_per_px
     return height * band / (d + band)
 

@@ -83,6 +83,23 @@ def test_a_building_and_a_wall_are_not_vehicles(found):
         assert np.linalg.norm(found.xy_cm - xy, axis=1).min() > 10.0
 
 
+def test_a_tall_building_beside_the_nadir_is_not_a_vehicle():
+    """Hull-sized, 12 cm tall, 25 cm off the nadir: its wall band is narrow but straight."""
+    dictionary, markers = table_markers("183x122")
+    camera = rig_camera(0.0)
+    colour = (150, 60, 190)
+    building = _terrain("building", (116.5, 61.0), 17.0, 10.0, 0.0, 12.0, colour)
+    building = TerrainSpec("building", building.footprint_cm, 12.0, colour, tuple(c * 1.25 for c in colour))
+    scene = TableScene(
+        TABLE, dictionary, markers, Mat("felt_blue", (120, 60, 30), 6.0), terrain=[building],
+        look=Look(noise_sigma=2.0, jpeg_quality=90),
+    )
+    frame = render_scene(scene, camera, seed=5)
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    view = foreground(calibration.rectify(frame.image, 1.0), 1.0)
+    assert len(find_vehicles(view, calibration.camera_centre_cm, Bases.empty())) == 0
+
+
 def test_an_empty_mat_has_no_vehicles(empty_frame):
     scene, camera, frame = empty_frame
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
