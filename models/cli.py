@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=str(Path(__file__).parent / "weights" / "rim_verifier.onnx"),
         help="where to write the ONNX model",
     )
-    t.add_argument("--scenes", type=int, default=100, help="synthetic frames to render")
+    t.add_argument("--scenes", type=int, default=240, help="synthetic frames to render")
     t.add_argument("--epochs", type=int, default=30)
     t.add_argument(
         "--dataset", metavar="NPZ", help="cache: load the rims from here if it exists, else save them"

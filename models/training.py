@@ -25,13 +25,15 @@ TRAIN_SEED_BASE = 1_000_000
 POSITIVE_MM = 2.0  # a fitted rim this close to a real base of its class is that base
 NEGATIVE_MM = 5.0  # farther than this from any base of its class it is not a base
 MIN_VISIBLE = 0.25
+CHANNEL_GAIN = (0.75, 1.25)  # per colour channel of a normalised patch
+NOISE_SIGMA = 0.15  # up to this much grain, in patch standard deviations
 
 
 @dataclass
 class Recipe:
     """Everything that decides the shipped model; `tablesight train` defaults reproduce it."""
 
-    scenes: int = 100
+    scenes: int = 240
     hard_share: float = 0.5
     epochs: int = 30
     batch: int = 256
@@ -136,9 +138,7 @@ def train(x: np.ndarray, y: np.ndarray, recipe: Recipe, out: Path, log=print) ->
         perm = torch.from_numpy(rng.permutation(tr))
         for start in range(0, len(perm), recipe.batch):
             b = perm[start : start + recipe.batch]
-            xb = xt[b]
-            if rng.random() < 0.5:  # the mirror image of a base is a base: reverse the rays
-                xb = torch.flip(xb, dims=[2])
+            xb = _augment(xt[b], rng)
             opt.zero_grad()
             loss = loss_fn(net(xb).squeeze(1), yt[b])
             loss.backward()
@@ -158,6 +158,26 @@ def train(x: np.ndarray, y: np.ndarray, recipe: Recipe, out: Path, log=print) ->
         dynamo=False,
     )
     return _accuracy(net, xt, yt, val)
+
+
+def _augment(xb, rng: np.random.Generator):
+    """Variations a real camera adds that one renderer does not: colour casts, grain, mirroring.
+
+    The patches are already normalised per rim, so only what that leaves is varied: the
+    balance between colour channels and the noise. The mirror image of a base is a base.
+    """
+    import torch
+
+    from models.verifier import CHANNELS
+
+    n = len(xb)
+    gain = torch.from_numpy(rng.uniform(*CHANNEL_GAIN, (n, CHANNELS, 1, 1)).astype(np.float32))
+    gain[:, CHANNELS - 1] = 1.0  # the size-class channel is not a colour
+    noise = torch.from_numpy(rng.uniform(0, NOISE_SIGMA, (n, 1, 1, 1)).astype(np.float32))
+    grain = torch.randn(xb.shape) * noise
+    grain[:, CHANNELS - 1] = 0.0
+    xb = xb * gain + grain
+    return torch.flip(xb, dims=[2]) if rng.random() < 0.5 else xb
 
 
 def _accuracy(net, xt, yt, idx) -> dict:

@@ -31,6 +31,7 @@ from models.synth.specs import (
 FIGURE_LABEL = 30000
 CLUTTER_LABEL = 40000
 VEHICLE_LABEL = 20000
+WALL_SHADE = 0.8
 TEXTURE_PX_PER_CM = 4
 
 
@@ -89,7 +90,9 @@ def _base(p: Painter, base: BaseSpec, label: int) -> None:
     t = base.thickness_mm / 10
     bottom = ring((base.x_cm, base.y_cm), r, 0.0)
     top = ring((base.x_cm, base.y_cm), r - base.bevel_mm / 10, t)
-    p.prism(bottom, top, base.rim_color, base.top_color, label, shadow=False)
+    # The wall faces sideways, so it catches less of the overhead light than the top; and a
+    # 3-4 mm base casts a thin shadow crescent. Both are what shows a base flocked like the mat.
+    p.prism(bottom, top, shade(base.rim_color, WALL_SHADE), base.top_color, label)
     for fig in base.figures:
         _figure(p, base, fig)
 
