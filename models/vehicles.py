@@ -46,6 +46,7 @@ PX_PER_CM = 2.5
 MIN_MAT_DISTANCE = 0.12
 CUT_EDGE = 0.8  # Sobel response of shading-free colour that cuts a blob apart
 ROOF_EDGE = 0.4  # ... and that rings a roof
+ROOF_JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))  # 2 cm: over a barrel's outline
 PARALLAX_SLACK_CM = 4.0  # a blob is the footprint grown by its roof's parallax
 SAME_BLOB_CM = 0.5  # one blob found in two masks
 COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
@@ -144,6 +145,8 @@ def _enclosed(edges: np.ndarray, valid: np.ndarray) -> np.ndarray:
     roof = (area >= LENGTH_CM[0] * WIDTH_CM[0]) & (area <= LENGTH_CM[1] * WIDTH_CM[1])
     roof[0] = False
     regions = roof[labels].astype(np.uint8) * 255
+    # A gun barrel or a panel line rings its own pieces of the roof: the pieces are one hull.
+    regions = cv2.morphologyEx(regions, cv2.MORPH_CLOSE, ROOF_JOIN)
     contours, _ = cv2.findContours(regions, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(regions, contours, -1, 255, cv2.FILLED)  # turret and hatches are part of it
     return cv2.dilate(regions, np.ones((3, 3), np.uint8))  # out over the ring of edge pixels

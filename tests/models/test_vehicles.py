@@ -129,3 +129,19 @@ def test_the_score_counts_a_turned_round_hull_as_placed_but_front_wrong_and_a_st
     # The hidden hull is not required, and finding it is not false; the stray one is.
     assert (score.required, score.matched, score.good, score.front_right) == (1, 1, 1, 0)
     assert (score.detections, score.false) == (3, 1)
+
+
+def test_a_roof_split_by_its_gun_barrel_is_one_hull():
+    import cv2
+
+    from models.vehicles import PX_PER_CM, _enclosed
+
+    outline = np.zeros((120, 160), np.uint8)
+    length, width = round(20 * PX_PER_CM), round(10 * PX_PER_CM)
+    cv2.rectangle(outline, (30, 30), (30 + length, 30 + width), 1, 1)
+    for y in (41, 44):  # the two sides of an 8 mm barrel running over the whole roof
+        cv2.line(outline, (30, y), (30 + length, y), 1, 1)
+    roof = _enclosed(outline > 0, np.ones(outline.shape, bool)) > 0
+    count, _ = cv2.connectedComponents(roof.astype(np.uint8))
+    assert count - 1 == 1
+    assert roof[35, 60] and roof[50, 60]  # both sides of the barrel
