@@ -26,8 +26,10 @@ MIN_PX_PER_MM = 0.8
 MAX_PX_PER_MM = 1.5
 MIN_COVERAGE = 0.7  # classical fallback only; 0.6 let ~15 % false rims through after the lower edge threshold
 MIN_CONTRAST = 1.3
-# A bevelled base's fit often settles on the top edge, up to ~1.2 mm inside the bottom rim.
-SIZE_TOLERANCE = (0.10, 0.06)  # below, above the nominal diameter
+# A bevelled base's fit often settles on the top edge, up to ~1.2 mm inside the bottom rim; a
+# base's shadow crescent or its miniature's overhang can widen it by as much (+6 % lost 2.7 % of
+# the hard validation bases, fitted within a millimetre; the verifier rejects the wrong ones).
+SIZE_TOLERANCE = (0.10, 0.10)  # below, above the nominal diameter
 PLAUSIBLE_COVERAGE = 0.25
 # Tuned on held-out validation tables (seeds 20,000+ and 70,000+, not the benchmark's): from
 # 0.65 to 0.8 costs 0.3-0.5 points of recall and removes over half the false rims on clean tables.
