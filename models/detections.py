@@ -122,6 +122,9 @@ class Detections:
 
     bases: Bases = field(default_factory=Bases.empty)
     vehicles: Vehicles = field(default_factory=Vehicles.empty)
+    # Rims the verifier was unsure of: enough to keep a tracked piece where it stands, never to
+    # start one (a tracker's second, lower threshold); not part of what `detect` reports.
+    faint: Bases = field(default_factory=Bases.empty)
 
     @classmethod
     def empty(cls) -> Detections:

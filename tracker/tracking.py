@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from models.detections import Detections
+from models.detections import Bases, Detections
 from tracker.appearance import blend
 from tracker.association import Weights, assign, group_shifts, heading_cost, match_cost
 from tracker.tracks import Track, TrackChanges
@@ -81,14 +81,17 @@ class Tracker:
         """
         self._under_hand = under_hand
         changes = TrackChanges()
-        bases, vehicles = detections.bases, detections.vehicles
+        # Faint bases (see Detections.faint) come after the accepted ones, in the appearance
+        # list too (Pipeline._detect): they may keep a track, never start one.
+        bases, vehicles = Bases.merge([detections.bases, detections.faint]), detections.vehicles
+        strong = np.arange(len(bases)) < len(detections.bases)
         model_look = list(model_appearance) if model_appearance is not None else [None] * len(bases)
         vehicle_look = list(vehicle_appearance) if vehicle_appearance is not None else [None] * len(vehicles)
         models = self.models()
         same_size = (np.array([t.diameter_mm for t in models])[:, None] == bases.diameter_mm[None, :]
                      if models else np.zeros((0, len(bases)), bool))
         for track, j in self._match("model", models, bases.xy_cm, model_look, same_size, None, in_play,
-                                    changes):
+                                    changes, strong=strong):
             track.diameter_mm = float(bases.diameter_mm[j])
         vehicle_tracks = self.vehicles()
         if vehicle_tracks:
@@ -108,8 +111,11 @@ class Tracker:
 
     def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, same_size: np.ndarray,
                extra: np.ndarray | None, in_play: InPlay | None, changes: TrackChanges,
-               headings: np.ndarray | None = None) -> list[tuple[Track, int]]:
-        """Associate one kind of piece; returns (track, detection) for new and matched tracks."""
+               headings: np.ndarray | None = None,
+               strong: np.ndarray | None = None) -> list[tuple[Track, int]]:
+        """Associate one kind of piece; returns (track, detection) for new and matched tracks.
+
+        Only `strong` detections (all, if None) may start a track."""
         played = np.ones(len(tracks), bool) if in_play is None or not tracks else (
             in_play(np.array([t.xy_cm for t in tracks])) | np.array([t.missed > 0 for t in tracks]))
         fresh = np.ones(len(xy), bool) if in_play is None or not len(xy) else in_play(xy)
@@ -140,6 +146,8 @@ class Tracker:
         self._retire([tracks[i] for i in moving if i not in matched], changes)
         seen_before, self.candidates[kind] = self.candidates[kind], []
         for j in self._in_reading_order(xy, taken):
+            if strong is not None and not strong[j]:
+                continue
             if fresh[j] or self._seen_again(xy[j], seen_before):
                 out.append((self._new(kind, xy[j], look[j], changes), j))
             elif self._clear_of_tracks(xy[j], tracks):

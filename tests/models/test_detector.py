@@ -177,3 +177,13 @@ def test_a_single_overlapping_rim_is_decided_by_score_alone():
     # One rim inside another is no squad: the likelier of the two stays, the other goes.
     assert _circle_choice([(0, 0), (10, 0)], [65, 32], [1.0, 0.8]) == [0]
     assert _circle_choice([(0, 0), (10, 0)], [65, 32], [0.8, 1.0]) == [1]
+
+
+def test_faint_rims_fill_only_the_gaps_the_accepted_bases_leave():
+    from models.detector import _in_the_gaps
+
+    centres = np.array([[0, 0], [5, 0], [40, 0], [43, 0]], float)  # px; 32 mm rims at 1 px/mm
+    radius = np.full(4, 16.0)
+    score = np.array([0.95, 0.6, 0.5, 0.4])
+    faint = np.array([False, True, True, True])
+    assert list(_in_the_gaps(centres, radius, score, faint, np.array([0]))) == [2]

@@ -55,6 +55,16 @@ def test_a_model_taken_off_is_removed_after_confirmation_not_swapped():
     assert positions(tracker) == {"m1": (30.0, 30.0), "m3": (38.0, 30.0)}
 
 
+def test_a_faint_base_keeps_its_piece_but_never_starts_one():
+    tracker = Tracker()
+    tracker.update(detections((30, 30), (34, 30)))
+    moved = Detections(bases=bases((30, 30)), faint=bases((34.1, 30), (70, 70)))
+    for _ in range(3):  # long past the confirmation that removes a piece seen nowhere
+        changes = tracker.update(moved)
+        assert not changes.removed and not changes.added
+    assert positions(tracker) == {"m1": (30.0, 30.0), "m2": (34.1, 30.0)}
+
+
 def test_new_model_gets_a_new_id_and_beyond_allowance_is_not_a_move():
     tracker = Tracker(default_allowance_cm=15.0)
     tracker.update(detections((10, 10)))
