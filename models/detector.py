@@ -167,9 +167,9 @@ class Detector:
             )
             ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit
             c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
-        radius = c.diameter_mm / 2 * c.px_per_mm
-        chosen = _non_overlapping(c.centres_px, radius, score, keep)
-        faint_chosen = _in_the_gaps(c.centres_px, radius, score, faint, chosen)
+        overlap = _overlaps(c.centres_px, c.diameter_mm / 2 * c.px_per_mm)
+        chosen = _non_overlapping(overlap, score, keep)
+        faint_chosen = _in_the_gaps(overlap, score, faint, chosen)
         bases, faint_bases = (
             Bases(
                 c.xy_cm[i],
@@ -233,9 +233,7 @@ def _on_vehicles(xy_cm: np.ndarray, vehicles: Vehicles, margin_cm: float = 1.0) 
     return hit
 
 
-def _non_overlapping(
-    centres: np.ndarray, radius: np.ndarray, score: np.ndarray, keep: np.ndarray
-) -> np.ndarray:
+def _non_overlapping(overlap: np.ndarray, score: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """Best-first: a base may touch its neighbours but never overlap them.
 
     A circle overlapping two or more accepted rims that fit side by side loses to them when
@@ -243,7 +241,6 @@ def _non_overlapping(
     outer rims, or a 32 mm circle in the gap between three of them, gathers real rim edges
     and can outscore each single base it covers, but not the bases together.
     """
-    overlap = _overlaps(centres, radius)
     order = [int(i) for i in np.argsort(-score) if keep[i]]
     blocked = np.zeros(len(score), bool)
     chosen: list[int] = []
@@ -271,11 +268,8 @@ def _overlaps(centres: np.ndarray, radius: np.ndarray) -> np.ndarray:
     return overlap
 
 
-def _in_the_gaps(
-    centres: np.ndarray, radius: np.ndarray, score: np.ndarray, faint: np.ndarray, chosen: np.ndarray
-) -> np.ndarray:
+def _in_the_gaps(overlap: np.ndarray, score: np.ndarray, faint: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     """Faint rims, best first, where neither an accepted base nor a better faint one stands."""
-    overlap = _overlaps(centres, radius)
     taken = list(chosen)
     out: list[int] = []
     for i in np.argsort(-score):

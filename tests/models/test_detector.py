@@ -153,12 +153,10 @@ def test_bevelled_bases_are_found_to_the_millimetre(bevelled_frame, detector):
 
 
 def _circle_choice(xy_mm: list[tuple[float, float]], diameter_mm: list[float], score: list[float]) -> list:
-    from models.detector import _non_overlapping
+    from models.detector import _non_overlapping, _overlaps
 
-    n = len(score)
-    return sorted(
-        _non_overlapping(np.array(xy_mm, float), np.array(diameter_mm) / 2, np.array(score), np.ones(n, bool))
-    )
+    overlap = _overlaps(np.array(xy_mm, float), np.array(diameter_mm) / 2)
+    return sorted(_non_overlapping(overlap, np.array(score), np.ones(len(score), bool)))
 
 
 def test_a_big_circle_through_a_squad_loses_to_the_bases_it_covers():
@@ -180,10 +178,10 @@ def test_a_single_overlapping_rim_is_decided_by_score_alone():
 
 
 def test_faint_rims_fill_only_the_gaps_the_accepted_bases_leave():
-    from models.detector import _in_the_gaps
+    from models.detector import _in_the_gaps, _overlaps
 
     centres = np.array([[0, 0], [5, 0], [40, 0], [43, 0]], float)  # px; 32 mm rims at 1 px/mm
     radius = np.full(4, 16.0)
     score = np.array([0.95, 0.6, 0.5, 0.4])
     faint = np.array([False, True, True, True])
-    assert list(_in_the_gaps(centres, radius, score, faint, np.array([0]))) == [2]
+    assert list(_in_the_gaps(_overlaps(centres, radius), score, faint, np.array([0]))) == [2]
