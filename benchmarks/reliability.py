@@ -49,56 +49,57 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def watch_picture(port: int, phone: Phone, deadline: float) -> None:
-    """The MJPEG stream, frame by frame, reopened when the server ends it."""
+def _keep_reading(port: int, path: str, phone: Phone, deadline: float, what: str, timeout_s: float,
+                  line_read, headers=dict) -> None:
+    """One endpoint's stream, line by line, reopened whenever the server ends or drops it."""
     while time.monotonic() < deadline:
-        connection = http.client.HTTPConnection(HOST, port, timeout=10)
+        connection = http.client.HTTPConnection(HOST, port, timeout=timeout_s)
         try:
-            connection.request("GET", "/stream.mjpg")
+            connection.request("GET", path, headers=headers())
             stream = connection.getresponse()
             while time.monotonic() < deadline:
                 line = stream.fp.readline()
                 if not line:
                     break
-                if line.lower().startswith(b"content-length:"):
-                    size = int(line.split(b":")[1])
-                    stream.fp.readline()
-                    phone.frame_bytes += len(stream.fp.read(size))
-                    phone.frames += 1
+                line_read(line, stream)
         except OSError as error:
-            phone.errors.append(f"picture: {error}")
+            phone.errors.append(f"{what}: {error}")
             time.sleep(0.5)
         finally:
             connection.close()
         phone.reconnects += 1
+
+
+def watch_picture(port: int, phone: Phone, deadline: float) -> None:
+    """The MJPEG stream, frame by frame."""
+
+    def line_read(line: bytes, stream) -> None:
+        if line.lower().startswith(b"content-length:"):
+            size = int(line.split(b":")[1])
+            stream.fp.readline()
+            phone.frame_bytes += len(stream.fp.read(size))
+            phone.frames += 1
+
+    _keep_reading(port, "/stream.mjpg", phone, deadline, "picture", 10, line_read)
 
 
 def watch_state(port: int, phone: Phone, deadline: float) -> None:
     """The SSE state push; notes when each probe's template first shows up."""
     last_id = ""
-    while time.monotonic() < deadline:
-        connection = http.client.HTTPConnection(HOST, port, timeout=40)
-        try:
-            connection.request("GET", "/api/events", headers={"Last-Event-ID": last_id} if last_id else {})
-            stream = connection.getresponse()
-            while time.monotonic() < deadline:
-                line = stream.fp.readline()
-                if not line:
-                    break
-                if line.startswith(b"id: "):
-                    last_id = line[4:].strip().decode()
-                elif line.startswith(b"data: "):
-                    arrived = time.monotonic()
-                    phone.events += 1
-                    for objective in json.loads(line[6:]).get("objectives") or []:
-                        if str(objective.get("id", "")).startswith("probe-"):
-                            phone.seen_probes.setdefault(int(objective["id"][6:]), arrived)
-        except OSError as error:
-            phone.errors.append(f"state: {error}")
-            time.sleep(0.5)
-        finally:
-            connection.close()
-        phone.reconnects += 1
+
+    def line_read(line: bytes, _stream) -> None:
+        nonlocal last_id
+        if line.startswith(b"id: "):
+            last_id = line[4:].strip().decode()
+        elif line.startswith(b"data: "):
+            arrived = time.monotonic()
+            phone.events += 1
+            for objective in json.loads(line[6:]).get("objectives") or []:
+                if str(objective.get("id", "")).startswith("probe-"):
+                    phone.seen_probes.setdefault(int(objective["id"][6:]), arrived)
+
+    _keep_reading(port, "/api/events", phone, deadline, "state", 40, line_read,
+                  headers=lambda: {"Last-Event-ID": last_id} if last_id else {})
 
 
 def post(port: int, action: str, payload: dict) -> int:
