@@ -126,6 +126,10 @@ class Detections:
     # start one (a tracker's second, lower threshold); not part of what `detect` reports.
     faint: Bases = field(default_factory=Bases.empty)
 
+    def bases_to_track(self) -> Bases:
+        """The accepted bases, then the faint ones: a tracker tells them apart by this order."""
+        return Bases.merge([self.bases, self.faint])
+
     @classmethod
     def empty(cls) -> Detections:
         return cls()

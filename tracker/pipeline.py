@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from hardware.source import Frame
-from models.detections import Bases, Detections
+from models.detections import Detections
 from rules_core.errors import TablesightError
 from tracker.appearance import describe
 from tracker.motion import MotionGate
@@ -167,7 +167,7 @@ class Pipeline:
         detections = self.detector.detect(image, self.calibration)
         self.status.detections_run += 1
         self._last_detection_s = timestamp_s
-        bases, vehicles = Bases.merge([detections.bases, detections.faint]), detections.vehicles
+        bases, vehicles = detections.bases_to_track(), detections.vehicles
         # The inner 60 % of the base: the miniature's paint, not the rim and base top that a
         # whole army shares (measured on benchmark renders: 2.4x the contrast between models).
         model_look = self._appearance(image, bases.xy_cm, 0.6 * bases.diameter_mm / 20.0)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from models.detections import Bases, Detections
+from models.detections import Detections
 from tracker.appearance import blend
 from tracker.association import Weights, assign, group_shifts, heading_cost, match_cost
 from tracker.tracks import Track, TrackChanges
@@ -81,9 +81,8 @@ class Tracker:
         """
         self._under_hand = under_hand
         changes = TrackChanges()
-        # Faint bases (see Detections.faint) come after the accepted ones, in the appearance
-        # list too (Pipeline._detect): they may keep a track, never start one.
-        bases, vehicles = Bases.merge([detections.bases, detections.faint]), detections.vehicles
+        # Faint bases (see Detections.faint) may keep a track, never start one.
+        bases, vehicles = detections.bases_to_track(), detections.vehicles
         strong = np.arange(len(bases)) < len(detections.bases)
         model_look = list(model_appearance) if model_appearance is not None else [None] * len(bases)
         vehicle_look = list(vehicle_appearance) if vehicle_appearance is not None else [None] * len(vehicles)
