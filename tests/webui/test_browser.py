@@ -5,9 +5,11 @@ Screenshots go to test-artifacts/ for a human to look at; the assertions are on 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.webui.browser import ARTIFACTS, PHONE, chromium, chromium_path, serving
 from tests.webui.conftest import PIN
@@ -134,8 +136,8 @@ def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
     assert "moved 16.2 cm, infantry may move 15 cm" in row.text_content()
     assert row.evaluate("e => getComputedStyle(e).color") == RED
     assert page.locator("#moves-layer line[data-id='r1']").get_attribute("data-legal") == "true"
-    row.click()  # the list finds the model on the table
-    assert page.locator("#pieces circle[data-id='r3']").get_attribute("class").endswith("selected")
+    row.click()  # the list finds the model on the table; the table redraws on the next frame
+    expect(page.locator("#pieces circle[data-id='r3']")).to_have_class(re.compile(r"selected$"))
     broken = page.locator("#coherency .break[data-unit='red-inf-2']")
     assert broken.count() == 1
     assert page.locator("#objectives circle[data-id='obj2']").get_attribute("data-controlled-by") == "red"
@@ -195,7 +197,7 @@ def test_tablet_and_laptop_layouts_fit(browser, page):
 def test_zoom_and_pan_to_tap_small_bases(page):
     page.click("[data-zoom='in']")
     page.click("[data-zoom='in']")
-    assert page.locator("#overlay").get_attribute("viewBox") == "68.625 45.75 45.75 30.5"  # 4x, centred
+    expect(page.locator("#overlay")).to_have_attribute("viewBox", "68.625 45.75 45.75 30.5")  # 4x, centred
     box = page.locator("#overlay").bounding_box()
     middle = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.move(*middle)
@@ -209,7 +211,7 @@ def test_zoom_and_pan_to_tap_small_bases(page):
     assert_phone_friendly(page)
     page.click("[data-zoom='out']")
     page.click("[data-zoom='out']")
-    assert page.locator("#overlay").get_attribute("viewBox") == "0 0 183 122"
+    expect(page.locator("#overlay")).to_have_attribute("viewBox", "0 0 183 122")
 
 
 def test_ruler_between_two_models(page):
@@ -346,7 +348,7 @@ def test_replay_scrubber_moves_through_the_game(page):
     page.wait_for_function("document.querySelector('#replay-where').textContent.includes('turn 2, movement')")
     assert page.locator("#pieces circle[data-id='r1']").get_attribute("cx") == "44"
     page.click("#replay-turns button >> text=Turn 1")
-    assert "turn 1" in page.locator("#replay-where").text_content()
+    expect(page.locator("#replay-where")).to_contain_text("turn 1")
     assert page.locator("#replay-report").get_attribute("href") == "/api/recordings/game-2026-11-29/report"
     assert_phone_friendly(page)
     shot(page, "replay")
