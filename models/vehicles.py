@@ -29,7 +29,8 @@ WIDTH_CM = (4.0, 20.0)
 ASPECT = (1.45, 3.2)
 HULL_HEIGHT_CM = 4.0  # a typical roof: the far sides' parallax is undone with it
 MIN_HULL_HEIGHT_CM = 2.5
-MAX_HULL_HEIGHT_CM = 8.0  # a building's wall is taller
+MAX_HULL_HEIGHT_CM = 8.0  # a turret's top: no hull's wall shows a wider band than this height's
+MAX_ROOF_CM = 6.5  # a hull's first edge above its footprint is at most its roof (1/48: 3 m)
 
 # Colour: log colour with shading split off (see _shading_free).
 LOG_OFFSET = 5.0  # keeps the log of dark, noisy pixels tame
@@ -54,6 +55,7 @@ COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measure
 # Sides at full resolution.
 SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
 WIDE_SEARCH_CM = (3.0, 4.0)
+SHADOW_SEARCH_CM = 6.0  # inward past a far side's shadow: a 5 cm hull's under a 40-degree sun
 PROFILE_EVERY_PX = 2  # profiles across a side, this many pixels apart
 SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
 MIN_EDGE = 0.03  # shading-free log colour step per pixel
@@ -67,14 +69,20 @@ MAX_TILT_DEG = 3.0
 TILT_STEP_DEG = 1.0
 SETTLED_DEG = 0.2
 SHADOW_MIN_STEP = 0.15  # log lightness
-SHADOW_CHROMA = 0.25
+SHADOW_HUE_DEG = 5.0  # a shadowed colour is the lit one scaled: the angle between them is small
 
 # The wall band above a near side.
 TALLEST_CM = 20.0  # walls are searched for a roof edge up to this height
 WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
-WALL_EDGE_SHARES = (0.3, 0.2)  # a roof edge is at least this share of the outline's edge
-ROOF_EDGE_SEEN = 0.5  # share of profiles that must see one
-BAND_SEEN, BAND_SPREAD_PX = 0.8, 2.0  # ... near the nadir, and how straight the roof edge is there
+WALL_ALONG_PX = 5  # neighbouring profiles averaged (2 px apart)
+WALL_SLACK_PX = 2  # how far off a band's measure may be
+MAT_PX = 4  # the ground's colour is sampled this far outside the outline
+WALL_STEP_PX = 2  # an edge is the colour step between points this far either side of it
+OUTLINE_FADED = 0.3  # the outline's blur ends where its step has fallen to this share
+MIN_WALL_STEP = 0.1  # shading-free log colour: a 10 % change in lightness
+GRAIN_FACTOR = 4.0  # a roof edge is this many times the wall's and roof's median step
+ROOF_EDGE_SEEN = 0.5  # share of profiles that must see one on one straight line
+BAND_SEEN = 0.8  # ... near the nadir
 
 # The gun.
 GUN_BAND = 0.2  # the barrel lies within this share of the width from the centre line
@@ -252,7 +260,13 @@ def _axes(heading_deg: float) -> np.ndarray:
 
 
 def _side_offsets(
-    view: TableView, blob: _Blob, axis: int, end: int, near: bool, search_cm: tuple[float, float] = SEARCH_CM
+    view: TableView,
+    blob: _Blob,
+    axis: int,
+    end: int,
+    near: bool,
+    search_cm: tuple[float, float] = SEARCH_CM,
+    wall_cm: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of one side's outline along its normal, sampled along the side (cm, cm).
 
@@ -260,7 +274,9 @@ def _side_offsets(
     (mat texture and noise peak here and there and cannot move it). A far side is the roof's
     silhouette: the outermost strong such line that is not its shadow's edge. A near side is
     the footprint's bottom edge, outside the wall that faces the camera; the wall may be as
-    dark as the mat (tracks), so there the outermost line counts even if much weaker.
+    dark as the mat (tracks), so there the outermost line counts even if much weaker, and a
+    darkened strip outside it is taken for shadow only when it is wider than the band of the
+    tallest hull's wall there (`wall_cm`).
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
@@ -298,7 +314,14 @@ def _side_offsets(
         return along[:0], along[:0]
     share = NEAR_EDGE_SHARE if near else EDGE_SHARE
     lines = lines[strength[lines] >= share * strength[lines].max()]
-    outermost = int(lines.max()) if near else _outline_line(profile[rows[0], index[best]], lines)
+    weight = NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
+    outermost, shadow = _outline_line(profile[rows[0], index[best]], lines, weight, wall_cm / cm_per_px)
+    if near:  # the footprint's edge is the outer end of its run of offsets (a track's band spans a few)
+        run = lines[lines >= outermost]
+        outermost = int(run[np.argmax(np.diff(np.append(run, run[-1] + 2)) > 1)])
+    if shadow and inward < SHADOW_SEARCH_CM:
+        # The coarse blob took in the hull's shadow: the hull's edge lies further inside.
+        return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), wall_cm)
     window = (outermost + shift[:, None] + np.arange(-LINE_SPREAD_PX, LINE_SPREAD_PX + 1)[None, :]).clip(
         0, grad.shape[1] - 1
     )
@@ -309,26 +332,44 @@ def _side_offsets(
     return along[has], offsets[has] * sign
 
 
-def _outline_line(straight: np.ndarray, lines: np.ndarray) -> int:
-    """A far side's outermost candidate line that is not the edge of the hull's shadow.
+def _outline_line(straight: np.ndarray, lines: np.ndarray, weight: float, wall_px: float) -> tuple[int, bool]:
+    """A side's outermost candidate line that is not the edge of the hull's shadow.
 
     A shadow only darkens the ground: across its edge the log colour drops in lightness and
     keeps its chromaticity, the ground outside being the brighter. Such a line is passed over
-    when another candidate lies inside it. Near sides are left alone: there the outermost line
-    is often a dark track on the mat, which looks just like that.
+    when another candidate lies more than `wall_px` inside it; when none does, the line is
+    returned flagged as a shadow's, so the caller can look further inside. A near side's dark
+    tracks on a mat of their own hue look the same, but the next line inside them, their top,
+    lies within the band of a hull's wall.
     """
-    weight = LIGHTNESS_WEIGHT
     runs = np.split(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)  # one edge spans a few offsets
     centres = [int(run[len(run) // 2]) for run in runs]
     last = straight.shape[1] - 1
-    for k in sorted(centres, reverse=True)[:-1]:
+    centres = sorted(centres, reverse=True)
+    for i, k in enumerate(centres):
+        if i + 1 < len(centres) and k - centres[i + 1] <= wall_px:
+            return k, False
         inside = np.median(straight[:, max(0, k - 3) : k + 1].mean(axis=1), axis=0)
         outside = np.median(straight[:, min(last, k + 2) : k + 5].mean(axis=1), axis=0)
-        lighter = (outside[0] - inside[0]) / weight
-        recoloured = np.linalg.norm(outside[1:] - inside[1:])
-        if not (lighter > SHADOW_MIN_STEP and recoloured < SHADOW_CHROMA * lighter):
-            return k
-    return min(centres)
+        inside[0] /= weight
+        outside[0] /= weight
+        if not _shadowed(outside, inside):
+            return k, False
+    return centres[-1], True
+
+
+def _shadowed(lit: np.ndarray, dark: np.ndarray) -> bool:
+    """Whether shading-free log colour `dark` is `lit` in shadow: darker, and in linear colour a
+    multiple of it (a shadow scales all channels alike; a dark track or wall has its own hue).
+
+    The comparison is made in linear colour because the log's offset pulls a dark colour's
+    chromaticity towards grey, so a shadow on a dark mat would seem to change its hue.
+    """
+    if lit[0] - dark[0] < SHADOW_MIN_STEP:
+        return False
+    a, b = (np.exp(SHADING_BASIS.T @ c) - LOG_OFFSET for c in (lit, dark))
+    cosine = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9)
+    return cosine > np.cos(np.radians(SHADOW_HUE_DEG))
 
 
 def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, float] | None:
@@ -432,9 +473,10 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         fits = []
         stood_in = False
         for a, e in ((0, 0), (0, 1), (1, 0), (1, 1)):
-            fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e]))
+            wall = _wall_band(blob, camera_cm, a, e) if near[a][e] else 0.0
+            fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], SEARCH_CM, wall))
             if fit is None:  # the coarse blob may be short of a side by more than the window
-                fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], WIDE_SEARCH_CM))
+                fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], WIDE_SEARCH_CM, wall))
             if fit is None and not near[a][e] and not stood_in:
                 # A roof the mat's colour may show no straight edge on one far side; the
                 # coarse outline stands in there, once, and counts as a crooked side.
@@ -457,6 +499,12 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
     return blob
 
 
+def _wall_band(blob: _Blob, camera_cm: np.ndarray, axis: int, end: int) -> float:
+    """How wide the tallest hull's wall shows above this near side (cm)."""
+    d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
+    return d * MAX_HULL_HEIGHT_CM / (camera_cm[2] - MAX_HULL_HEIGHT_CM)
+
+
 def _rotated_extent(blob: _Blob, extent: np.ndarray, turn_deg: float) -> np.ndarray:
     """Side offsets re-expressed on axes turned by turn_deg about the rectangle's centre."""
     centre = blob.axes.T @ extent.mean(axis=1)
@@ -466,15 +514,21 @@ def _rotated_extent(blob: _Blob, extent: np.ndarray, turn_deg: float) -> np.ndar
     return np.column_stack([c - half, c + half])
 
 
-def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int, end: int) -> float | None:
-    """Height of the first edge above a near side's footprint edge, from the wall's parallax band.
+def _wall_lines(
+    view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int, end: int, tallest_cm: float
+) -> tuple[np.ndarray, float] | None:
+    """Straight edges in the wall band above a near side: their bands (cm inside the footprint's
+    edge, lowest first) and that edge's distance d from the nadir (cm).
 
     Seen from the camera, a wall facing the nadir spans from its bottom edge at distance d from
-    the nadir out to d * H / (H - z) for its top at height z, so the band between the outline
-    and the first edge inside it gives z = H * band / (d + band). The first edge is at most the
-    roof (a hull's tracks or panels may come before it), so this never overstates a height.
-    Each profile starts on its own outline point, so a blob that is no rectangle (a tall
-    box's footprint and roof joined by its walls) is measured where its outline really is.
+    the nadir out to d * H / (H - z) for its top at height z, so an edge a band b inside the
+    outline lies at z = H * b / (d + b). An edge is a step between the colours a few pixels
+    either side (a blurred frame spreads an edge, it does not weaken that step) that stands
+    out of the wall's and roof's own grain, and it is straight: on one offset on most profiles,
+    where grain, windows and a round turret scatter. Each profile starts on its own outline
+    point, so a blob that is no rectangle (a tall box's footprint and roof joined by its
+    walls) is measured where its outline really is. Lines within the outline's own blur are
+    not counted; None when no wall can be seen.
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
@@ -485,41 +539,74 @@ def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int,
     close = d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM
     if d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) < 2 * WALL_SKIP_CM:
         return None
-    along, outline = _side_offsets(view, blob, axis, end, True)
+    wall = _wall_band(blob, camera_cm, axis, end)
+    along, outline = _side_offsets(view, blob, axis, end, True, SEARCH_CM, wall)
     if len(along) < 6:
         return None
-    deepest = d * TALLEST_CM / (height - TALLEST_CM) + 2 * WALL_SKIP_CM
-    steps = np.arange(0.0, deepest, cm_per_px)
+    k = WALL_STEP_PX
+    deepest = d * tallest_cm / (height - tallest_cm) + 2 * WALL_SKIP_CM
+    steps = np.arange(-k - MAT_PX, deepest / cm_per_px + k) * cm_per_px
     inward = outline[:, None] - sign * steps
     pts = along[:, None, None] * blob.axes[1 - axis] + inward[..., None] * blob.axes[axis]
     px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
-    profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
     # Wall and roof face different ways: they differ in lightness more than in colour.
-    grad = np.linalg.norm(np.diff(cv2.GaussianBlur(profile, (3, 1), 0), axis=1), axis=-1)
-    start = int(np.ceil(WALL_SKIP_CM / cm_per_px))
-    peak = np.zeros_like(grad, bool)
-    peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
-    peak[:, :start] = False
-    # A roof edge is a structure's edge, not the wall's noise: some share of the outline's.
-    outline_step = grad[:, :start].max(axis=1, keepdims=True)
-    # A wall much like its roof in colour (a building's) has only a faint roof edge: that is
-    # sought when no clear one is seen (windows and doors would pass for a clear one's first).
-    edge = peak & (grad > max(MIN_EDGE, NOISE_FACTOR * view.texture))
-    for share in WALL_EDGE_SHARES:
-        ok = edge & (grad > share * outline_step)
-        if ok.any(axis=1).mean() >= (BAND_SEEN if close else ROOF_EDGE_SEEN):
-            break
-    else:
-        return None  # no roof edge seen (a dim, blurred wall): no verdict
-    first = np.where(ok.any(axis=1), np.argmax(ok, axis=1), grad.shape[1])
-    if close and np.subtract(*np.percentile(first, [75, 25])) > BAND_SPREAD_PX:
+    profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+    # Averaged along the side (an edge parallel to it keeps its step) and a little across it:
+    # the log of a dark channel is noisy.
+    profile = cv2.GaussianBlur(profile, (3, WALL_ALONG_PX), 0)
+    mat = np.median(profile[:, :MAT_PX].mean(axis=1), axis=0)  # the ground just outside
+    profile = profile[:, MAT_PX:]  # [:, i]: i - k px in
+    step = np.linalg.norm(profile[:, 2 * k :] - profile[:, : -2 * k], axis=-1)  # [:, j]: the edge j px in
+    typical = np.median(step, axis=0)
+    # Past the outline's own blur: down its slope to the first valley or to where it has faded.
+    top = int(np.argmax(typical[: k + 1]))
+    falling = (typical[top + 1 :] < typical[top:-1]) & (typical[top + 1 :] >= OUTLINE_FADED * typical[top])
+    faded = top + 1 + int(np.argmin(falling)) if not falling.all() else len(typical)
+    start = max(faded, round(WALL_SKIP_CM / cm_per_px))
+    if start >= len(typical) - 1:
         return None
-    band = float(np.median(first) + 0.5) * cm_per_px
-    return height * band / (d + band)
+    peak = np.zeros_like(step, bool)
+    peak[:, 1:-1] = (step[:, 1:-1] >= step[:, :-2]) & (step[:, 1:-1] >= step[:, 2:])
+    peak[:, :start] = False
+    grain = float(np.median(step[:, start:]))
+    edge = peak & (step > max(MIN_WALL_STEP, GRAIN_FACTOR * grain))
+    near_edge = cv2.dilate(edge.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
+    support = near_edge.mean(axis=0)
+    lines = np.nonzero(support >= (BAND_SEEN if close else ROOF_EDGE_SEEN))[0]
+    lines = lines[lines >= start]
+    if not len(lines):
+        return np.zeros(0), d
+    runs = np.split(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)  # one line spans a few offsets
+    bands = [int(run[np.argmax(support[run])]) for run in runs]
+    # A strip that is the ground darkened (the hull's shadow, outside a footprint edge that
+    # hides in it) is no wall: the lines are then counted from the shadow's inner edge.
+    foot = 0
+    while bands and bands[0] > foot + start:
+        strip = np.median(profile[:, foot + start + k : bands[0] + k].mean(axis=1), axis=0)
+        if not _shadowed(mat, strip):
+            break
+        foot, bands = bands[0], bands[1:]
+    return (np.array(bands, dtype=np.float64) - foot) * cm_per_px, d + foot * cm_per_px
+
+
+def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int, end: int) -> float | None:
+    """The least height the first straight edge above a near side's footprint can have, or None.
+
+    The first edge is at most the roof (a hull's tracks or panels may come before it), and
+    its band is taken WALL_SLACK_PX narrower than measured (the outline's and the edge's
+    placing), so this never overstates a height: near the nadir, where a pixel of band is
+    centimetres of height, a hull cannot pass for a building.
+    """
+    found = _wall_lines(view, blob, camera_cm, axis, end, TALLEST_CM)
+    if found is None or not len(found[0]):
+        return None
+    band = max(0.0, found[0][0] - WALL_SLACK_PX / (10 * view.px_per_mm))
+    return camera_cm[2] * band / (found[1] + band)
 
 
 def _too_tall(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> bool:
-    """A building: even the lowest edge above its footprint is higher than any hull's roof."""
+    """A building: the lowest edge above a near side's footprint is surely higher than any
+    hull's roof (the least height it can have, on the side that shows most, is)."""
     nadir = blob.axes @ camera_cm[:2]
     heights = [
         _wall_height(view, blob, camera_cm, axis, end)
@@ -528,7 +615,7 @@ def _too_tall(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> bool:
         if (nadir[axis] < blob.extent[axis, 0] if end == 0 else nadir[axis] > blob.extent[axis, 1])
     ]
     heights = [h for h in heights if h is not None]
-    return bool(heights) and min(heights) > MAX_HULL_HEIGHT_CM
+    return bool(heights) and max(heights) > MAX_ROOF_CM
 
 
 def _gun_end(view: TableView, blob: _Blob) -> int:
