@@ -69,7 +69,7 @@ MAX_TILT_DEG = 3.0
 TILT_STEP_DEG = 1.0
 SETTLED_DEG = 0.2
 SHADOW_MIN_STEP = 0.15  # log lightness
-SHADOW_HUE_DEG = 5.0  # a shadowed colour is the lit one scaled: the angle between them is small
+SHADOW_HUE_DEG = 8.0  # a shadowed colour is the lit one scaled (ambient light tints it a little)
 
 # The wall band above a near side.
 TALLEST_CM = 20.0  # walls are searched for a roof edge up to this height
