@@ -138,6 +138,7 @@ class Detector:
         return out
 
     def detect(self, image: np.ndarray, calibration) -> Detections:
+        from models.miniature import carries_a_miniature
         from models.vehicles import find_vehicles, foreground
 
         c = self.fitted_candidates(image, calibration)
@@ -155,6 +156,9 @@ class Detector:
             faint = np.zeros(len(c.coverage), bool)
             keep = c.plausible & (c.coverage >= MIN_COVERAGE) & (c.contrast >= MIN_CONTRAST)
             score = c.coverage * np.minimum(c.contrast / (3 * MIN_CONTRAST), 1.0)
+        candidates = np.nonzero(keep | faint)[0]
+        bare = candidates[~carries_a_miniature(c.rect, c.centres_px[candidates], c.radius_px[candidates])]
+        keep[bare] = faint[bare] = False
         if keep.any():
             # Only accepted rims are restarted, so the few extra fits cost little.
             from models.rim_fit import settle_rims

@@ -26,6 +26,7 @@ R_PRIOR = 0.05  # keep R near its class unless many edges say otherwise
 SETTLE_MOVES_MM = (-2.5, 2.5)  # along the line to the nadir; + is towards it
 SETTLE_ROUNDS = 2
 SETTLE_MARGIN = 0.1  # relative: a moved start must explain 10 % more edge weight
+IRLS_STEPS = 5  # Gauss-Newton steps per round; each round then re-reads the edges around the new centre
 
 
 @dataclass(frozen=True)
@@ -39,39 +40,40 @@ class RimFit:
 def _ray_edges(
     image: np.ndarray, centres: np.ndarray, radius: np.ndarray, reach: np.ndarray, rays: int = RAYS
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Sub-pixel edge peaks along `rays` rays per candidate: (n, rays, PEAKS) radii and strengths."""
+    """Sub-pixel edge peaks along `rays` rays per candidate: (n, rays, PEAKS) radii and strengths.
+
+    Sampling runs in float32: remap quantises positions to 1/32 px anyway, and the profiles
+    are most of the detector's memory traffic.
+    """
     n = len(centres)
     angles = np.linspace(0, 2 * np.pi, rays, endpoint=False)
     direction = np.stack([np.cos(angles), np.sin(angles)], 1)  # (K, 2)
-    frac = np.linspace(0.0, 1.0, SAMPLES)
-    rho = (radius * 0.72)[:, None] + (radius * 0.56 + reach)[:, None] * frac[None, :]  # (n, S)
-    pts = centres[:, None, None, :] + rho[:, None, :, None] * direction[None, :, None, :]  # (n, K, S, 2)
-    flat = pts.reshape(n, rays * SAMPLES, 2).astype(np.float32)  # remap wants < 32767 rows
-    profile = cv2.remap(
-        image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    ).astype(np.float32)
-    profile = profile.reshape(n, rays, SAMPLES, -1)
+    d32, c32 = direction.astype(np.float32), centres.astype(np.float32)
+    start = (radius * 0.72).astype(np.float32)
+    span = (radius * 0.56 + reach).astype(np.float32)
+    rho = start[:, None] + span[:, None] * np.linspace(0.0, 1.0, SAMPLES, dtype=np.float32)  # (n, S)
+    # remap wants < 32767 rows, so the candidates' rays go side by side in one row each.
+    mx = (c32[:, 0, None, None] + rho[:, None, :] * d32[None, :, 0, None]).reshape(n, -1)
+    my = (c32[:, 1, None, None] + rho[:, None, :] * d32[None, :, 1, None]).reshape(n, -1)
+    profile = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    profile = profile.reshape(n, rays, SAMPLES, -1).astype(np.float32)
     # Difference of two-sample means: steadier than a central difference on grainy flock.
-    deriv = np.zeros(profile.shape[:3], np.float32)
-    deriv[..., 2:-2] = (
-        np.linalg.norm(
-            profile[..., 3:-1, :] + profile[..., 4:, :] - profile[..., :-4, :] - profile[..., 1:-3, :],
-            axis=-1,
-        )
-        / 6
-    )
+    pair = profile[:, :, 1:] + profile[:, :, :-1]
+    step_across = pair[:, :, 3:] - pair[:, :, :-3]  # centred on samples 2 .. S-3
+    deriv = np.zeros((n, rays, SAMPLES), np.float32)
+    deriv[..., 2:-2] = np.sqrt(np.einsum("nksc,nksc->nks", step_across, step_across)) / 6
     left, mid, right = deriv[..., :-2], deriv[..., 1:-1], deriv[..., 2:]
-    is_peak = (mid > left) & (mid >= right)
-    strength = np.where(is_peak, mid, 0.0)
-    order = np.argsort(-strength, axis=-1)[..., :PEAKS_PER_RAY]  # (n, K, P), index into 1..S-2
-    peak = np.take_along_axis(strength, order, -1)
-    lo, m, hi = (np.take_along_axis(a, order, -1) for a in (left, mid, right))
+    strength = np.where((mid > left) & (mid >= right), mid, 0.0)
+    top = np.argpartition(-strength, PEAKS_PER_RAY, axis=-1)[..., :PEAKS_PER_RAY]
+    order = np.take_along_axis(top, np.argsort(-np.take_along_axis(strength, top, -1), axis=-1), -1)
+    peak = np.take_along_axis(strength, order, -1)  # (n, K, P), strongest first; index into 1..S-2
+    lo, m, hi = (np.take_along_axis(deriv, order + k, -1) for k in (0, 1, 2))
     denom = lo - 2 * m + hi
     offset = np.where(np.abs(denom) > 1e-6, 0.5 * (lo - hi) / np.where(denom == 0, 1, denom), 0.0)
-    step = (radius * 0.56 + reach) / (SAMPLES - 1)
-    radii = rho[:, None, :1] + (order + 1 + np.clip(offset, -0.5, 0.5)) * step[:, None, None]
+    step = span / (SAMPLES - 1)
+    radii = start[:, None, None] + (order + 1 + np.clip(offset, -0.5, 0.5)) * step[:, None, None]
     texture = np.median(deriv.reshape(n, -1), axis=1)
-    return radii, peak, direction, texture
+    return radii.astype(np.float64), peak.astype(np.float64), direction, texture.astype(np.float64)
 
 
 def _refine(
@@ -92,7 +94,8 @@ def _refine(
     n = len(c)
     shift = np.linalg.norm(c - nadir_px, axis=1) * (s - 1) + R * (s - 1)
     radii, strength, direction, texture = _ray_edges(image, c, R, shift + 2.0, rays)
-    pts = c[:, None, None, :] + radii[..., None] * direction[None, :, None, :]  # (n, K, P, 2)
+    px = c[:, 0, None, None] + radii * direction[None, :, 0, None]  # (n, K, P) edge points
+    py = c[:, 1, None, None] + radii * direction[None, :, 1, None]
     w_edge = strength / (strength.reshape(n, -1).max(1)[:, None, None] + 1e-6)
     # On the side facing the nadir the wall shows as a band between the bottom rim (mat to
     # wall) and the top rim (wall to top), as wide as the parallax there: under a pixel near
@@ -102,14 +105,14 @@ def _refine(
     # miniatures beyond the far rim (the old P95 tail).
     away = c - nadir_px
     away = away / (np.linalg.norm(away, axis=1, keepdims=True) + 1e-9)
-    facing = (direction @ away.T).T  # (n, K): +1 pointing away from the nadir
-    near_side = np.broadcast_to((facing < -0.3)[..., None], strength.shape)
-    for _ in range(5):
+    near_side = ((direction @ away.T).T < -0.3)[..., None]  # (n, K, 1)
+    inv_width2 = 1.0 / (3 * scale) ** 2
+    for _ in range(IRLS_STEPS):
         top_c = nadir_px + (c - nadir_px) * s
-        d_bot = pts - c[:, None, None, :]
-        d_top = pts - top_c[:, None, None, :]
-        n_bot = np.hypot(d_bot[..., 0], d_bot[..., 1]) + 1e-9
-        n_top = np.hypot(d_top[..., 0], d_top[..., 1]) + 1e-9
+        bx, by = px - c[:, 0, None, None], py - c[:, 1, None, None]
+        tx, ty = px - top_c[:, 0, None, None], py - top_c[:, 1, None, None]
+        n_bot = np.sqrt(bx * bx + by * by) + 1e-9
+        n_top = np.sqrt(tx * tx + ty * ty) + 1e-9
         r_bot = n_bot - R[:, None, None]
         r_top = n_top - (R * s)[:, None, None]
         # Signed distance to the union of the two discs (the outline) on the far side: taking
@@ -117,17 +120,26 @@ def _refine(
         # fit as well. On the near side both rims are real edges.
         use_top = (r_top < r_bot) | (near_side & (np.abs(r_top) < np.abs(r_bot)))
         res = np.where(use_top, r_top, r_bot)
-        u = np.where(use_top[..., None], d_top / n_top[..., None] * s, d_bot / n_bot[..., None])
-        J = np.concatenate([-u, -np.where(use_top, s, 1.0)[..., None]], -1)  # d res / d (cx, cy, R)
-        tukey = np.clip(1 - (res / (3 * scale)) ** 2, 0, None) ** 2 * w_edge
-        Jf, rf, wf = J.reshape(n, -1, 3), res.reshape(n, -1), tukey.reshape(n, -1)
-        A = np.einsum("nki,nk,nkj->nij", Jf, wf, Jf)
-        b = np.einsum("nki,nk,nk->ni", Jf, wf, rf)
+        t = 1 - res * res * inv_width2
+        tukey = np.where(t > 0, t * t, 0.0) * w_edge
+        # Rows of -d res / d (cx, cy, R), one column per edge.
+        J = np.stack(
+            [
+                np.where(use_top, tx * (s / n_top), bx / n_bot).reshape(n, -1),
+                np.where(use_top, ty * (s / n_top), by / n_bot).reshape(n, -1),
+                np.where(use_top, s, 1.0).reshape(n, -1),
+            ],
+            1,
+        )
+        wf = tukey.reshape(n, -1)
+        Jw = J * wf[:, None, :]
+        A = Jw @ J.transpose(0, 2, 1)
+        b = (Jw @ res.reshape(n, -1, 1))[..., 0]
         prior = R_PRIOR * wf.sum(1)
         A[:, 2, 2] += prior
-        b[:, 2] += prior * (R - nominal)
+        b[:, 2] -= prior * (R - nominal)
         A += np.eye(3) * 1e-6
-        delta = np.linalg.solve(A, -b[..., None])[..., 0]
+        delta = np.linalg.solve(A, b[..., None])[..., 0]
         delta[:, :2] = np.clip(delta[:, :2], -0.3 * nominal[:, None], 0.3 * nominal[:, None])
         c = c + delta[:, :2]
         R = np.clip(R + delta[:, 2], nominal * 0.8, nominal * 1.2)
