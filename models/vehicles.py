@@ -57,6 +57,7 @@ SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse b
 WIDE_SEARCH_CM = (3.0, 4.0)
 SHADOW_SEARCH_CM = 6.0  # inward past a far side's shadow: a 5 cm hull's under a 40-degree sun
 PROFILE_EVERY_PX = 2  # profiles across a side, this many pixels apart
+SIDE_ALONG_PX = 5  # ... averaged over this many neighbours (a dim frame's log colour is noisy)
 SIDE_MARGIN = 0.2  # share of a side left out at each corner (corners are rounded by the mask)
 MIN_EDGE = 0.03  # shading-free log colour step per pixel
 NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
@@ -292,7 +293,8 @@ def _side_offsets(
     px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
     profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
     profile[..., 0] *= NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
-    profile = cv2.GaussianBlur(profile, (3, 1), 0)
+    # Neighbouring profiles are averaged too: a side's edge runs along them, noise does not.
+    profile = cv2.GaussianBlur(profile, (3, SIDE_ALONG_PX), 0)
     grad = np.linalg.norm(np.diff(profile, axis=1), axis=-1)  # (lines, steps-1)
     peak = np.zeros(grad.shape, bool)
     peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
@@ -423,8 +425,12 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
             if blob is None:
                 continue
         hull = _hull(blob, camera_cm)
-        if hull is None or (refine and _too_tall(view, blob, camera_cm)):
+        if hull is None:
             continue
+        if refine:
+            walls = _walls(view, blob, camera_cm)
+            if _too_tall(walls, camera_cm[2], view.px_per_mm):
+                continue
         heading = blob.heading_deg + (180.0 if refine and _gun_end(view, blob) < 0 else 0.0)
         found.append((*hull, heading % 360, blob.fill))
     if not found:
@@ -589,33 +595,33 @@ def _wall_lines(
     return (np.array(bands, dtype=np.float64) - foot) * cm_per_px, d + foot * cm_per_px
 
 
-def _wall_height(view: TableView, blob: _Blob, camera_cm: np.ndarray, axis: int, end: int) -> float | None:
-    """The least height the first straight edge above a near side's footprint can have, or None.
-
-    The first edge is at most the roof (a hull's tracks or panels may come before it), and
-    its band is taken WALL_SLACK_PX narrower than measured (the outline's and the edge's
-    placing), so this never overstates a height: near the nadir, where a pixel of band is
-    centimetres of height, a hull cannot pass for a building.
-    """
-    found = _wall_lines(view, blob, camera_cm, axis, end, TALLEST_CM)
-    if found is None or not len(found[0]):
-        return None
-    band = max(0.0, found[0][0] - WALL_SLACK_PX / (10 * view.px_per_mm))
-    return camera_cm[2] * band / (found[1] + band)
-
-
-def _too_tall(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> bool:
-    """A building: the lowest edge above a near side's footprint is surely higher than any
-    hull's roof (the least height it can have, on the side that shows most, is)."""
+def _walls(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """The straight edges above each near side that shows its wall (see _wall_lines)."""
     nadir = blob.axes @ camera_cm[:2]
-    heights = [
-        _wall_height(view, blob, camera_cm, axis, end)
+    walls = [
+        _wall_lines(view, blob, camera_cm, axis, end, TALLEST_CM)
         for axis in (0, 1)
         for end in (0, 1)
         if (nadir[axis] < blob.extent[axis, 0] if end == 0 else nadir[axis] > blob.extent[axis, 1])
     ]
-    heights = [h for h in heights if h is not None]
-    return bool(heights) and max(heights) > MAX_ROOF_CM
+    return [w for w in walls if w is not None and len(w[0])]
+
+
+def _too_tall(walls: list[tuple[np.ndarray, float]], camera_height_cm: float, px_per_mm: float) -> bool:
+    """A building: on some near side the first straight edge above the footprint is surely
+    higher than any hull's roof.
+
+    The first edge is at most the roof (a hull's tracks or panels may come before it), and
+    its band is taken WALL_SLACK_PX narrower than measured (the outline's and the edge's
+    placing), so a height is never overstated: near the nadir, where a pixel of band is
+    centimetres of height, a hull cannot pass for a building.
+    """
+    slack = WALL_SLACK_PX / (10 * px_per_mm)
+    for bands, d in walls:
+        band = max(0.0, bands[0] - slack)
+        if camera_height_cm * band / (d + band) > MAX_ROOF_CM:
+            return True
+    return False
 
 
 def _gun_end(view: TableView, blob: _Blob) -> int:
