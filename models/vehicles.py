@@ -76,6 +76,7 @@ SHADOW_HUE_DEG = 8.0  # a shadowed colour is the lit one scaled (ambient light t
 TALLEST_CM = 20.0  # walls are searched for a roof edge up to this height
 WALL_SKIP_CM = 0.25  # past the footprint edge's own blur
 WALL_ALONG_PX = 5  # neighbouring profiles averaged (2 px apart)
+WALL_DEPTH_SHARE = 0.4  # a wall's edges are sought this share of the blob's depth in
 WALL_SLACK_PX = 2  # how far off a band's measure may be
 MAT_PX = 4  # the ground's colour is sampled this far outside the outline
 WALL_STEP_PX = 2  # an edge is the colour step between points this far either side of it
@@ -550,7 +551,10 @@ def _wall_lines(
     if len(along) < 6:
         return None
     k = WALL_STEP_PX
-    deepest = d * tallest_cm / (height - tallest_cm) + 2 * WALL_SKIP_CM
+    # No deeper than a share of the blob across the side: past it lie a hull's turret and the
+    # barrel along its centre line, straight lines as well.
+    across = blob.extent[axis, 1] - blob.extent[axis, 0]
+    deepest = min(d * tallest_cm / (height - tallest_cm) + 2 * WALL_SKIP_CM, WALL_DEPTH_SHARE * across)
     steps = np.arange(-k - MAT_PX, deepest / cm_per_px + k) * cm_per_px
     inward = outline[:, None] - sign * steps
     pts = along[:, None, None] * blob.axes[1 - axis] + inward[..., None] * blob.axes[axis]
