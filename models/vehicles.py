@@ -269,6 +269,7 @@ def _side_offsets(
     near: bool,
     search_cm: tuple[float, float] = SEARCH_CM,
     wall_cm: float = 0.0,
+    along_px: int = SIDE_ALONG_PX,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of one side's outline along its normal, sampled along the side (cm, cm).
 
@@ -295,7 +296,7 @@ def _side_offsets(
     profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
     profile[..., 0] *= NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
     # Neighbouring profiles are averaged too: a side's edge runs along them, noise does not.
-    profile = cv2.GaussianBlur(profile, (3, SIDE_ALONG_PX), 0)
+    profile = cv2.GaussianBlur(profile, (3, along_px), 0)
     grad = np.linalg.norm(np.diff(profile, axis=1), axis=-1)  # (lines, steps-1)
     peak = np.zeros(grad.shape, bool)
     peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
@@ -324,7 +325,7 @@ def _side_offsets(
         outermost = int(run[np.argmax(np.diff(np.append(run, run[-1] + 2)) > 1)])
     if shadow and inward < SHADOW_SEARCH_CM:
         # The coarse blob took in the hull's shadow: the hull's edge lies further inside.
-        return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), wall_cm)
+        return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), wall_cm, along_px)
     window = (outermost + shift[:, None] + np.arange(-LINE_SPREAD_PX, LINE_SPREAD_PX + 1)[None, :]).clip(
         0, grad.shape[1] - 1
     )
@@ -481,9 +482,13 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         stood_in = False
         for a, e in ((0, 0), (0, 1), (1, 0), (1, 1)):
             wall = _wall_band(blob, camera_cm, a, e) if near[a][e] else 0.0
-            fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], SEARCH_CM, wall))
-            if fit is None:  # the coarse blob may be short of a side by more than the window
-                fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], WIDE_SEARCH_CM, wall))
+            # The coarse blob may be short of a side by more than the window; a side not quite
+            # along the coarse heading is smeared by the averaging of neighbouring profiles.
+            tries = ((SEARCH_CM, SIDE_ALONG_PX), (WIDE_SEARCH_CM, SIDE_ALONG_PX), (SEARCH_CM, 1))
+            for search, along_px in tries:
+                fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], search, wall, along_px))
+                if fit is not None:
+                    break
             if fit is None and not near[a][e] and not stood_in:
                 # A roof the mat's colour may show no straight edge on one far side; the
                 # coarse outline stands in there, once, and counts as a crooked side.
