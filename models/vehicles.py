@@ -22,11 +22,13 @@ import numpy as np
 
 from models.detections import Bases, Vehicles
 
-# What a hull is: 28 mm-scale vehicles 12-30 cm long; real hulls run 1.7-2.4 times as long as
-# wide (half-tracks and trucks up to ~2.8), square buildings and thin walls do not.
+# What a hull is: 28 mm-scale vehicles 12-30 cm long; real hulls run 1.75-2.5 times as long as
+# wide (Tiger 1.77, StuG 1.83, Sherman and T-34 2.2, armoured cars to 2.5, half-tracks and
+# trucks up to ~2.8), squarish buildings and thin walls do not. The lower bound leaves room
+# for a centimetre of error on a 10 cm wide hull.
 LENGTH_CM = (10.0, 36.0)
 WIDTH_CM = (4.0, 20.0)
-ASPECT = (1.45, 3.2)
+ASPECT = (1.6, 3.2)
 HULL_HEIGHT_CM = 4.0  # a typical roof: the far sides' parallax is undone with it
 MIN_HULL_HEIGHT_CM = 2.5
 MAX_HULL_HEIGHT_CM = 8.0  # a turret's top: no hull's wall shows a wider band than this height's
