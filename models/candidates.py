@@ -24,14 +24,18 @@ class Candidates:
 
 def colour_gradient(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pixel, the gradient (gx, gy, magnitude) of whichever colour channel changes most."""
-    img = image.astype(np.float32)
-    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
-    mag2 = gx * gx + gy * gy
-    pick = np.argmax(mag2, axis=2)[..., None]
-    gx = np.take_along_axis(gx, pick, 2)[..., 0]
-    gy = np.take_along_axis(gy, pick, 2)[..., 0]
-    return gx, gy, np.sqrt(np.take_along_axis(mag2, pick, 2)[..., 0])
+    best_gx = best_gy = best = None
+    for channel in cv2.split(image):
+        gx = cv2.Sobel(channel, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(channel, cv2.CV_32F, 0, 1, ksize=3)
+        mag = cv2.magnitude(gx, gy)
+        if best is None:
+            best_gx, best_gy, best = gx, gy, mag
+            continue
+        more = mag > best
+        best_gx, best_gy = np.where(more, gx, best_gx), np.where(more, gy, best_gy)
+        best = np.where(more, mag, best)
+    return best_gx, best_gy, best
 
 
 def vote_map(
@@ -73,7 +77,8 @@ def find_candidates(
     small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else image
     vote_ppm = px_per_mm * f
     gx, gy, mag = colour_gradient(small)
-    valid = mag[mag > 0]
+    sample = mag[::2, ::2]  # a quarter of the pixels gives the same median, 4x cheaper
+    valid = sample[sample > 0]
     threshold = float(max(10.0, EDGE_THRESHOLD * np.median(valid))) if len(valid) else 10.0
     centres, classes, scores = [], [], []
     for diameter in classes_mm:

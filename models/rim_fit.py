@@ -66,8 +66,10 @@ def _ray_edges(
     strength = np.where((mid > left) & (mid >= right), mid, 0.0)
     top = np.argpartition(-strength, PEAKS_PER_RAY, axis=-1)[..., :PEAKS_PER_RAY]
     order = np.take_along_axis(top, np.argsort(-np.take_along_axis(strength, top, -1), axis=-1), -1)
-    peak = np.take_along_axis(strength, order, -1)  # (n, K, P), strongest first; index into 1..S-2
-    lo, m, hi = (np.take_along_axis(deriv, order + k, -1) for k in (0, 1, 2))
+    # (n, K, P) peaks, strongest first; `order` indexes samples 1..S-2 as `mid` does.
+    flat = order + (np.arange(n * rays) * SAMPLES).reshape(n, rays, 1)
+    lo, m, hi = (deriv.reshape(-1)[flat + k] for k in (0, 1, 2))
+    peak = np.where((m > lo) & (m >= hi), m, 0.0)
     denom = lo - 2 * m + hi
     offset = np.where(np.abs(denom) > 1e-6, 0.5 * (lo - hi) / np.where(denom == 0, 1, denom), 0.0)
     step = span / (SAMPLES - 1)
