@@ -71,6 +71,8 @@ NEAR_EDGE_SHARE = 0.2  # a near side's may be much weaker (dark tracks on a dark
 MAX_TILT_DEG = 3.0
 TILT_STEP_DEG = 1.0
 SETTLED_DEG = 0.2
+AVERAGED_EDGE_FACTOR = 4.0  # a near side's step in the median profile, against its median step
+MIN_CONFIDENCE = 0.7  # a hull is solid and straight-sided (fill times share of profiles on the lines)
 SHADOW_MIN_STEP = 0.15  # log lightness
 SHADOW_HUE_DEG = 8.0  # a shadowed colour is the lit one scaled (ambient light tints it a little)
 
@@ -285,17 +287,8 @@ def _side_offsets(
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
-    normal = blob.axes[axis] * sign
-    tangent = blob.axes[1 - axis]
-    t0, t1 = blob.extent[1 - axis]
-    margin = SIDE_MARGIN * (t1 - t0)
-    along = np.arange(t0 + margin, t1 - margin, PROFILE_EVERY_PX * cm_per_px)
-    edge = blob.extent[axis, end] * sign
     inward, outward = search_cm
-    steps = np.arange(-inward, outward, cm_per_px)
-    pts = along[:, None, None] * tangent + (edge + steps)[None, :, None] * normal  # (lines, steps, 2)
-    px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
-    profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+    along, edge, steps, profile = _side_profiles(view, blob, axis, end, search_cm)
     profile[..., 0] *= NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
     # Neighbouring profiles are averaged too: a side's edge runs along them, noise does not.
     profile = cv2.GaussianBlur(profile, (3, along_px), 0)
@@ -336,6 +329,49 @@ def _side_offsets(
     best = np.take_along_axis(window, np.argmax(local, axis=1)[:, None], axis=1)[:, 0]
     offsets = edge + steps[best] + cm_per_px / 2
     return along[has], offsets[has] * sign
+
+
+def _side_profiles(
+    view: TableView, blob: _Blob, axis: int, end: int, search_cm: tuple[float, float]
+) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    """Shading-free colour on profiles across one side: (positions along the side (cm), the
+    coarse edge's offset along the outward normal (cm), offsets from it (cm), profiles
+    (along, offsets, 3))."""
+    cm_per_px = 1 / (10 * view.px_per_mm)
+    sign = 1 if end else -1
+    normal = blob.axes[axis] * sign
+    tangent = blob.axes[1 - axis]
+    t0, t1 = blob.extent[1 - axis]
+    margin = SIDE_MARGIN * (t1 - t0)
+    along = np.arange(t0 + margin, t1 - margin, PROFILE_EVERY_PX * cm_per_px)
+    edge = float(blob.extent[axis, end] * sign)
+    steps = np.arange(-search_cm[0], search_cm[1], cm_per_px)
+    pts = along[:, None, None] * tangent + (edge + steps)[None, :, None] * normal  # (lines, steps, 2)
+    px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
+    return along, edge, steps, _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+
+
+def _averaged_near_side(view: TableView, blob: _Blob, axis: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+    """A near side no line of per-profile peaks shows: the outermost clear step of the
+    profiles' median along the side (same shape as `_side_offsets`).
+
+    Dark tracks on a dark, busy mat make a footprint edge too faint for each profile on its
+    own, but it runs the whole side where the mat's grain and noise do not: in the median of
+    twenty or more profiles it stands out of the median's own steps.
+    """
+    cm_per_px = 1 / (10 * view.px_per_mm)
+    sign = 1 if end else -1
+    along, edge, steps, profile = _side_profiles(view, blob, axis, end, WIDE_SEARCH_CM)
+    profile[..., 0] *= NEAR_LIGHTNESS_WEIGHT
+    typical = cv2.GaussianBlur(np.median(profile, axis=0)[None], (3, 1), 0)[0]
+    step = np.linalg.norm(np.diff(typical, axis=0), axis=-1)
+    peak = np.zeros(len(step), bool)
+    peak[1:-1] = (step[1:-1] >= step[:-2]) & (step[1:-1] >= step[2:])
+    peak &= step > max(2 * MIN_EDGE, AVERAGED_EDGE_FACTOR * float(np.median(step)))
+    if not peak.any():
+        return along[:0], along[:0]
+    outermost = int(np.nonzero(peak)[0].max())
+    return along, np.full(len(along), (edge + steps[outermost] + cm_per_px / 2) * sign)
 
 
 def _outline_line(straight: np.ndarray, lines: np.ndarray, weight: float, wall_px: float) -> tuple[int, bool]:
@@ -429,7 +465,7 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
             if blob is None:
                 continue
         hull = _hull(blob, camera_cm)
-        if hull is None:
+        if hull is None or (refine and blob.fill < MIN_CONFIDENCE):
             continue
         if refine:
             walls = _walls(view, blob, camera_cm)
@@ -491,6 +527,8 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
                 fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], search, wall, along_px))
                 if fit is not None:
                     break
+            if fit is None and near[a][e]:
+                fit = _fit_side(*_averaged_near_side(view, blob, a, e))
             if fit is None and not near[a][e] and not stood_in:
                 # A roof the mat's colour may show no straight edge on one far side; the
                 # coarse outline stands in there, once, and counts as a crooked side.
