@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from shapely.geometry import Polygon
 
 from models.detections import Bases, Vehicles
 
@@ -52,6 +53,7 @@ ROOF_EDGE = 0.4  # ... and that rings a roof
 ROOF_JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))  # 2 cm: over a barrel's outline
 PARALLAX_SLACK_CM = 4.0  # a blob is the footprint grown by its roof's parallax
 SAME_BLOB_CM = 0.5  # one blob found in two masks
+OVERLAP = 0.25  # share of a footprint another may cover (a measuring error, not a second hull)
 COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
 
 # Sides at full resolution.
@@ -496,15 +498,12 @@ def _on_found(blob: _Blob, found: list[tuple]) -> bool:
 
 
 def _distinct(vehicles: Vehicles) -> np.ndarray:
-    """Best first, dropping any hull whose centre lies within one already kept (two masks, one hull)."""
+    """Hulls cannot overlap: of footprints that do (two masks saw one hull, or a turret and barrel
+    cut a piece off a roof), the largest, whole one is kept."""
+    footprints = [Polygon(corners) for corners in vehicles.corners_cm()]
     kept: list[int] = []
-    for i in np.argsort(-vehicles.confidence, kind="stable"):
-        rel = [vehicles.xy_cm[i] - vehicles.xy_cm[j] for j in kept]
-        if all(
-            abs(r @ _axes(vehicles.heading_deg[j])[0]) > vehicles.length_cm[j] / 2
-            or abs(r @ _axes(vehicles.heading_deg[j])[1]) > vehicles.width_cm[j] / 2
-            for r, j in zip(rel, kept, strict=True)
-        ):
+    for i in np.argsort(-vehicles.length_cm * vehicles.width_cm, kind="stable"):
+        if all(footprints[i].intersection(footprints[j]).area <= OVERLAP * footprints[i].area for j in kept):
             kept.append(int(i))
     return np.array(kept, dtype=np.int64)
 
