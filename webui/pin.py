@@ -10,7 +10,6 @@ import hmac
 import secrets
 import threading
 import time
-from collections import defaultdict, deque
 
 
 def random_pin(digits: int = 4) -> str:
@@ -25,7 +24,7 @@ class PinGuard:
         self._pin = pin
         self._max_failures = max_failures
         self._window_s = window_s
-        self._failures: dict[str, deque[float]] = defaultdict(deque)
+        self._failures: dict[str, tuple[float, ...]] = {}
         self._lock = threading.Lock()
 
     def retry_after_s(self, client: str, now: float | None = None) -> float:
@@ -43,11 +42,15 @@ class PinGuard:
         if pin is not None and hmac.compare_digest(pin.encode(), self._pin.encode()):
             return True
         with self._lock:
-            self._recent(client, now).append(now)
+            self._failures[client] = (*self._recent(client, now), now)
         return False
 
-    def _recent(self, client: str, now: float) -> deque[float]:
-        failures = self._failures[client]
-        while failures and failures[0] <= now - self._window_s:
-            failures.popleft()
-        return failures
+    def _recent(self, client: str, now: float) -> tuple[float, ...]:
+        """The client's wrong guesses inside the window; a client with none is forgotten, so a
+        rig left running for a season does not keep every phone that ever mistyped."""
+        recent = tuple(t for t in self._failures.get(client, ()) if t > now - self._window_s)
+        if recent:
+            self._failures[client] = recent
+        else:
+            self._failures.pop(client, None)
+        return recent

@@ -22,6 +22,18 @@ def test_wrong_guesses_expire_after_the_window():
     assert guard.check("a", "1234", now=11)
 
 
+def test_a_client_whose_guesses_expired_is_forgotten():
+    guard = PinGuard("1234", max_failures=2, window_s=10)
+    for i in range(200):
+        guard.check(f"10.0.0.{i}", "0000", now=i * 0.01)
+    assert guard.retry_after_s("never-seen", now=2) == 0
+    assert len(guard._failures) == 200
+    for i in range(200):
+        guard.retry_after_s(f"10.0.0.{i}", now=30)
+    assert guard.retry_after_s("never-seen", now=30) == 0
+    assert guard._failures == {}
+
+
 def test_trails_follow_each_model_phase_by_phase():
     turn1, turn2 = demo_report()["turns"]
     trails = {t.model_id: t for t in turn_trails(turn1)}
