@@ -4,13 +4,15 @@ Candidates come from three coarse masks at 2.5 px/cm (a 20 cm tank is 50 px): pi
 the mat, the same cut apart along strong edges (so a hull and an arm's shadow across it come
 apart), and regions ringed by edges (a hull painted like the mat still has an outline). Each
 hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
-every side is the outermost straight edge line that most profiles across it agree on.
+every side is the outermost straight edge line that most profiles across it agree on and that
+is not the edge of the hull's shadow (the ground scaled darker, its hue kept).
 
 The rectified image shows the table plane, so anything at height z appears pushed away from
 the camera's nadir by the factor H / (H - z). The sides facing the nadir are therefore the
 footprint's bottom edges, seen directly, with the wall above them as a band whose width tells
-the wall's height (a building is taller than any hull); the far sides are roof edges, pulled
-back by the parallax of a typical hull height. The end the gun sticks out of is the front.
+the height of its first straight edge (a building's is higher than any hull's roof); the far
+sides are roof edges, pulled back by the parallax of a typical hull height. Hulls cannot
+overlap, and the end the gun sticks out of is the front.
 """
 
 from __future__ import annotations
