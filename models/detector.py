@@ -38,6 +38,9 @@ ACCEPT_PROBABILITY = 0.8
 # next frame can score either side of the bar (noise, a hand's shadow), and a tracked piece
 # must not be taken off the table for it.
 FAINT_PROBABILITY = 0.3
+# After the rim fit's first, screening round the verifier already sees the rim roughly; mat
+# texture scoring under this is not worth the two full rounds (most of the fit's time).
+SCREEN_PROBABILITY = 0.02
 MAX_BASES_ON_A_HULL = 2
 
 
@@ -113,7 +116,18 @@ class Detector:
         t2 = time.perf_counter()
         camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
         nadir_px = camera[:2] * 10 * ppm - 0.5
-        fit = fit_rims(rect, cands.centres_px, cands.diameter_mm / 2 * ppm, nadir_px, camera[2] * 10, ppm)
+        worth_fitting = None
+        if self.verifier is not None:
+            from models.verifier import rim_patches
+
+            def worth_fitting(centres: np.ndarray, radius: np.ndarray, index: np.ndarray) -> np.ndarray:
+                patches = rim_patches(rect, centres, radius, nadir_px, cands.diameter_mm[index])
+                return self.verifier.probability(patches) >= SCREEN_PROBABILITY
+
+        fit = fit_rims(
+            rect, cands.centres_px, cands.diameter_mm / 2 * ppm, nadir_px, camera[2] * 10, ppm,
+            worth_fitting=worth_fitting,
+        )
         out = FittedCandidates(
             rect,
             ppm,

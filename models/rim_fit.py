@@ -12,6 +12,7 @@ miniature standing on the base, a neighbour's rim and anything else that is not 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -161,13 +162,15 @@ def fit_rims(
     px_per_mm: float,
     rounds: int = 3,
     prune_below: float = 0.25,
+    worth_fitting: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> RimFit:
     """Fit bottom-rim centres for all candidates at once (vectorised over candidates).
 
     The first round, on half the rays, screens: candidates whose rays found hardly any rim
-    are dropped (coverage 0), which keeps the cost proportional to the number of real bases,
-    not of candidates. The bar is low because a faint rim a few millimetres off its vote
-    peak only gathers its edges once the fit has moved onto it.
+    are dropped (coverage 0). The bar is low because a faint rim a few millimetres off its
+    vote peak only gathers its edges once the fit has moved onto it, so most mat texture
+    passes it; `worth_fitting(centres, radii, candidate_index) -> bool mask`, when given,
+    then decides which of the survivors get the full rounds (the detector asks its verifier).
     """
     c = np.asarray(centres_px, dtype=np.float64).copy()
     nominal = np.asarray(radius_px, dtype=np.float64)
@@ -186,8 +189,12 @@ def fit_rims(
         )
         coverage[alive], contrast[alive] = cov, con
         if k == 0:
-            coverage[alive[cov < prune_below]] = 0
-            alive = alive[cov >= prune_below]
+            worth = cov >= prune_below
+            if worth_fitting is not None and worth.any():
+                survivors = alive[worth]
+                worth[worth] = worth_fitting(c[survivors], R[survivors], survivors)
+            coverage[alive[~worth]] = 0
+            alive = alive[worth]
     return RimFit(c, R, coverage, contrast)
 
 
