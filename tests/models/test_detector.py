@@ -89,6 +89,22 @@ def test_rim_fit_recovers_the_bottom_disc_despite_parallax(shift_px, wall):
     assert fit.coverage[0] > 0.9
 
 
+def test_only_rims_worth_fitting_get_the_full_rounds():
+    image, centre, H = _two_disc_image(0.5, 255)
+    starts = centre[None] + np.array([[1.2, -0.9], [-0.8, 0.7]])
+    asked: list[np.ndarray] = []
+
+    def worth_fitting(centres: np.ndarray, radius: np.ndarray, index: np.ndarray) -> np.ndarray:
+        asked.append(index)
+        return index == 0
+
+    nadir = np.array([100.0, 100.0])
+    fit = fit_rims(image, starts, np.array([16.0, 16.0]), nadir, H, 1.0, worth_fitting=worth_fitting)
+    assert [a.tolist() for a in asked] == [[0, 1]]
+    assert fit.coverage[1] == 0 and fit.coverage[0] > 0.9
+    assert np.linalg.norm(fit.centres_px[0] - centre) < 0.15
+
+
 def _overhung_base(reach_px: float) -> tuple[np.ndarray, np.ndarray, float]:
     """A base far from the nadir (wide wall band) whose miniature leans out over its far rim."""
     import cv2
