@@ -2,8 +2,10 @@
 
 Candidates come from three coarse masks at 2.5 px/cm (a 20 cm tank is 50 px): pixels unlike
 the mat, the same cut apart along strong edges (so a hull and an arm's shadow across it come
-apart), and regions ringed by edges (a hull painted like the mat still has an outline). Each
-hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
+apart), and regions ringed by edges (a hull painted like the mat still has an outline). A blob
+that is no hull but dents in deeply on two sides of a short neck is two things touching (a hull
+against a building of its colour, an arm, a ringed patch of the mat) and is cut across the neck
+once. Each hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
 every side is the outermost straight edge line that most profiles across it agree on and that
 is not the edge of the hull's shadow (the ground scaled darker, its hue kept).
 
@@ -54,6 +56,10 @@ CUT_EDGE = 0.8  # Sobel response of shading-free colour that cuts a blob apart
 ROOF_EDGE = 0.4  # ... and that rings a roof
 ROOF_JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))  # 2 cm: over a barrel's outline
 PARALLAX_SLACK_CM = 4.0  # a blob is the footprint grown by its roof's parallax
+SPLITS = 1  # a blob of two things touching is cut in two (more cuts found no more hulls)
+SPLIT_MAX_AREA_CM2 = 1500.0  # two hulls' worth; larger blobs are the mat's own patches
+SPLIT_DEPTH_CM = 2.5  # a dent this deep in an outline is where two things meet (ragged edges are shallower)
+SPLIT_NECK_CM = WIDTH_CM[1] + PARALLAX_SLACK_CM  # the cut between two dents: at most a hull's width
 SAME_BLOB_CM = 0.5  # one blob found in two masks
 OVERLAP = 0.25  # share of a footprint another may cover (a measuring error, not a second hull)
 COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
@@ -234,34 +240,79 @@ def _mask_blobs(mask: np.ndarray, bases: Bases, off_table: np.ndarray) -> list[_
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(3.5 * PX_PER_CM),) * 2)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    found: list[_Blob] = []
+    _collect(mask, off_table, found, SPLITS)
+    return found
+
+
+def _collect(mask: np.ndarray, off_table: np.ndarray, found: list[_Blob], splits: int) -> None:
+    """Hull-shaped components of the mask into `found`; one that is no hull but holds two
+    convex things touching (a hull against a building, an arm or a ringed patch of the mat) is
+    cut across its neck and its pieces looked at in turn."""
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    found = []
     for i in range(1, count):
         x, y, w, h, area = stats[i]
         if area < LENGTH_CM[0] * WIDTH_CM[0] * PX_PER_CM**2:
             continue
-        own = labels[y : y + h, x : x + w] == i
-        if (own & off_table[y : y + h, x : x + w]).any():
-            continue  # a hull stands wholly on the table; arms reach in over its edge
+        own = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
         # The outline holds every extreme point of the blob, so it alone is measured.
-        outline, _ = cv2.findContours(own.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        pts = ((np.concatenate(outline)[:, 0] + [x, y]).astype(np.float32) + 0.5) / PX_PER_CM
-        _, size, angle = cv2.minAreaRect(pts)
-        fill = area / PX_PER_CM**2 / (size[0] * size[1])
-        long, short = max(size), min(size)
-        if (
-            fill < 0.7
-            or not LENGTH_CM[0] * 0.9 <= long <= LENGTH_CM[1] + PARALLAX_SLACK_CM
-            or not WIDTH_CM[0] * 0.9 <= short <= WIDTH_CM[1] + PARALLAX_SLACK_CM
-            or long < 1.1 * short
-        ):
-            continue
-        heading = angle if size[0] >= size[1] else angle + 90
-        axes = _axes(heading)
-        proj = pts @ axes.T
-        extent = np.array([[proj[:, 0].min(), proj[:, 0].max()], [proj[:, 1].min(), proj[:, 1].max()]])
-        found.append(_Blob(heading % 180, axes, extent, min(1.0, fill)))
-    return found
+        outline, _ = cv2.findContours(own, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        blob = _as_blob(outline[0], area, (x, y))
+        if blob is not None and not (own.astype(bool) & off_table[y : y + h, x : x + w]).any():
+            found.append(blob)  # a hull stands wholly on the table; arms reach in over its edge
+        elif blob is None and splits and area <= SPLIT_MAX_AREA_CM2 * PX_PER_CM**2:
+            cut = _neck(outline[0])
+            if cut is not None:
+                cv2.line(own, *cut, 0, 2)
+                pieces = np.zeros_like(mask)
+                pieces[y : y + h, x : x + w] = own
+                _collect(pieces, off_table, found, splits - 1)
+
+
+def _as_blob(outline: np.ndarray, area: float, corner: tuple[int, int]) -> _Blob | None:
+    """The blob of a component's outline (coarse pixels), or None when no hull is its size and shape."""
+    pts = ((outline[:, 0] + corner).astype(np.float32) + 0.5) / PX_PER_CM
+    _, size, angle = cv2.minAreaRect(pts)
+    fill = area / PX_PER_CM**2 / max(size[0] * size[1], 1e-9)
+    long, short = max(size), min(size)
+    if (
+        fill < 0.7
+        or not LENGTH_CM[0] * 0.9 <= long <= LENGTH_CM[1] + PARALLAX_SLACK_CM
+        or not WIDTH_CM[0] * 0.9 <= short <= WIDTH_CM[1] + PARALLAX_SLACK_CM
+        or long < 1.1 * short
+    ):
+        return None
+    heading = angle if size[0] >= size[1] else angle + 90
+    axes = _axes(heading)
+    proj = pts @ axes.T
+    extent = np.array([[proj[:, 0].min(), proj[:, 0].max()], [proj[:, 1].min(), proj[:, 1].max()]])
+    return _Blob(heading % 180, axes, extent, min(1.0, fill))
+
+
+def _neck(outline: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The shortest cut between two deep dents in an outline: where two convex things touch.
+
+    A hull, a building and a hand are each near convex, so where two of them touch the outline
+    of the pair dents in on both sides of the join; the segment between the dents' deepest
+    points separates them. None when fewer than two dents are deep enough.
+    """
+    try:
+        hull = cv2.convexHull(outline, returnPoints=False)
+        defects = cv2.convexityDefects(outline, hull)
+    except cv2.error:  # an outline that turns back on itself
+        return None
+    if defects is None:
+        return None
+    deep = defects[defects[:, 0, 3] >= SPLIT_DEPTH_CM * PX_PER_CM * 256, 0, 2]
+    if len(deep) < 2:
+        return None
+    points = outline[deep, 0].astype(np.float64)
+    gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)
+    gaps[np.diag_indices(len(points))] = np.inf
+    a, b = np.unravel_index(np.argmin(gaps), gaps.shape)
+    if gaps[a, b] > SPLIT_NECK_CM * PX_PER_CM:
+        return None
+    return tuple(map(int, points[a])), tuple(map(int, points[b]))
 
 
 def _axes(heading_deg: float) -> np.ndarray:

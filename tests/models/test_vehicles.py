@@ -255,3 +255,24 @@ def test_tall_buildings_on_a_busy_mat_under_motion_blur_are_not_hulls():
     scene = TableScene(TABLE, dictionary, markers, mud, vehicles=[tank], terrain=terrain, look=look)
     found = _found_in(scene)
     assert len(found) == 1 and _placed(found, tank)
+
+
+def test_a_hull_touching_a_building_of_its_colour_is_cut_from_it():
+    """A green tank whose side a green 11 cm block touches, and one whose rear a magenta block
+    touches: each pair is one blob in every mask, dented on both sides of the join; cut across
+    the dents, each tank is placed and neither block is a vehicle."""
+    dictionary, markers = table_markers("183x122")
+    tanks = [
+        _tank(40.0, 95.0, 22.0, 11.0, 20.0, 4.5, (80, 140, 100)),
+        _tank(140.0, 28.0, 24.0, 12.0, 160.0, 5.0, (60, 150, 60)),
+    ]
+    terrain = [
+        _terrain("building", (44.0, 80.5), 14.0, 14.0, 65.0, 11.0, (90, 150, 110)),
+        _terrain("building", (120.0, 29.5), 12.0, 12.0, 0.0, 9.0, (170, 40, 170)),
+    ]
+    sand = Mat("sand", (120, 165, 195), 12.0)
+    look = Look(noise_sigma=2.0, jpeg_quality=90)
+    scene = TableScene(TABLE, dictionary, markers, sand, vehicles=tanks, terrain=terrain, look=look)
+    found = _found_in(scene)
+    assert len(found) == len(tanks)
+    assert all(_placed(found, tank) for tank in tanks)
