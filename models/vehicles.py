@@ -2,10 +2,8 @@
 
 Candidates come from three coarse masks at 2.5 px/cm (a 20 cm tank is 50 px): pixels unlike
 the mat, the same cut apart along strong edges (so a hull and an arm's shadow across it come
-apart), and regions ringed by edges (a hull painted like the mat still has an outline). A blob
-that is no hull but dents in deeply on two sides of a short neck is two things touching (a hull
-against a building of its colour, an arm, a ringed patch of the mat) and is cut across the neck
-once. Each hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
+apart), and regions ringed by edges (a hull painted like the mat still has an outline). Each
+hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
 every side is the outermost straight edge line that most profiles across it agree on and that
 is not the edge of the hull's shadow (the ground scaled darker, its hue kept).
 
@@ -60,6 +58,7 @@ SPLITS = 1  # a blob of two things touching is cut in two (more cuts found no mo
 SPLIT_MAX_AREA_CM2 = 1500.0  # two hulls' worth; larger blobs are the mat's own patches
 SPLIT_DEPTH_CM = 2.5  # a dent this deep in an outline is where two things meet (ragged edges are shallower)
 SPLIT_NECK_CM = WIDTH_CM[1] + PARALLAX_SLACK_CM  # the cut between two dents: at most a hull's width
+GROUND_RING_CM = 1.5  # the ground around a piece, past its own shadow's blur
 SAME_BLOB_CM = 0.5  # one blob found in two masks
 OVERLAP = 0.25  # share of a footprint another may cover (a measuring error, not a second hull)
 COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
@@ -215,6 +214,7 @@ class _Blob:
     axes: np.ndarray  # rows: along, across (unit vectors in table cm)
     extent: np.ndarray  # [[along low, high], [across low, high]] in cm
     fill: float
+    cut: bool = False  # cut from a blob of two things touching: no side may be made up
 
 
 def _blobs(view: TableView, bases: Bases, masks: int) -> list[_Blob]:
@@ -257,7 +257,7 @@ def _collect(mask: np.ndarray, off_table: np.ndarray, found: list[_Blob], splits
         own = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
         # The outline holds every extreme point of the blob, so it alone is measured.
         outline, _ = cv2.findContours(own, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        blob = _as_blob(outline[0], area, (x, y))
+        blob = _as_blob(outline[0], area, (x, y), splits < SPLITS)
         if blob is not None and not (own.astype(bool) & off_table[y : y + h, x : x + w]).any():
             found.append(blob)  # a hull stands wholly on the table; arms reach in over its edge
         elif blob is None and splits and area <= SPLIT_MAX_AREA_CM2 * PX_PER_CM**2:
@@ -269,7 +269,7 @@ def _collect(mask: np.ndarray, off_table: np.ndarray, found: list[_Blob], splits
                 _collect(pieces, off_table, found, splits - 1)
 
 
-def _as_blob(outline: np.ndarray, area: float, corner: tuple[int, int]) -> _Blob | None:
+def _as_blob(outline: np.ndarray, area: float, corner: tuple[int, int], cut: bool) -> _Blob | None:
     """The blob of a component's outline (coarse pixels), or None when no hull is its size and shape."""
     pts = ((outline[:, 0] + corner).astype(np.float32) + 0.5) / PX_PER_CM
     _, size, angle = cv2.minAreaRect(pts)
@@ -286,7 +286,7 @@ def _as_blob(outline: np.ndarray, area: float, corner: tuple[int, int]) -> _Blob
     axes = _axes(heading)
     proj = pts @ axes.T
     extent = np.array([[proj[:, 0].min(), proj[:, 0].max()], [proj[:, 1].min(), proj[:, 1].max()]])
-    return _Blob(heading % 180, axes, extent, min(1.0, fill))
+    return _Blob(heading % 180, axes, extent, min(1.0, fill), cut)
 
 
 def _neck(outline: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]] | None:
@@ -522,6 +522,8 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
         hull = _hull(blob, camera_cm)
         if hull is None or (refine and blob.fill < MIN_CONFIDENCE):
             continue
+        if blob.cut and _ground_in_shadow(view, blob):
+            continue
         if refine:
             walls = _walls(view, blob, camera_cm)
             if _too_tall(walls, camera_cm[2], view.px_per_mm):
@@ -581,7 +583,7 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
                     break
             if fit is None and near[a][e]:
                 fit = _fit_side(*_averaged_near_side(view, blob, a, e))
-            if fit is None and not near[a][e] and not stood_in:
+            if fit is None and not near[a][e] and not stood_in and not blob.cut:
                 # A roof the mat's colour may show no straight edge on one far side; the
                 # coarse outline stands in there, once, and counts as a crooked side.
                 fit, stood_in = (float(blob.extent[a, e]), 0.0, 0.0), True
@@ -597,10 +599,29 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         # Confidence: how solid the blob was and how straight its four sides are.
         straight = float(np.mean([f[2] for f in fits]))
         extent = _rotated_extent(blob, extent, turn)
-        blob = _Blob(heading % 180, _axes(heading), extent, coarse_fill * straight)
+        blob = _Blob(heading % 180, _axes(heading), extent, coarse_fill * straight, blob.cut)
         if abs(turn) < SETTLED_DEG or _hull(blob, camera_cm, COARSE_SLACK_CM / 3) is None:
             break
     return blob
+
+
+def _ground_in_shadow(view: TableView, blob: _Blob) -> bool:
+    """Whether a blob's inside is the ground around it darkened: a tall thing's shadow, cut off
+    the thing it falls from (the ground is sampled in a ring a centimetre or two outside)."""
+    cm_per_px = 1 / (10 * view.px_per_mm)
+    (a0, a1), (c0, c1) = blob.extent
+    grid = np.mgrid[-1:1:12j, -1:1:12j].reshape(2, -1).T  # (144, 2) in half-sizes
+    half = np.array([(a1 - a0) / 2, (c1 - c0) / 2])
+    centre = np.array([(a0 + a1) / 2, (c0 + c1) / 2])
+    inside = centre + 0.6 * grid * half
+    ring = grid[np.abs(grid).max(axis=1) > 0.99]
+    outside = centre + ring * (half + GROUND_RING_CM)
+    colours = []
+    for pts in (inside, outside):
+        px = ((pts @ blob.axes) / cm_per_px - 0.5).astype(np.float32)
+        sample = cv2.remap(view.rect, px[:, None, 0], px[:, None, 1], cv2.INTER_LINEAR)
+        colours.append(np.median(_shading_free(sample)[:, 0], axis=0))
+    return _shadowed(colours[1], colours[0])
 
 
 def _wall_band(blob: _Blob, camera_cm: np.ndarray, axis: int, end: int) -> float:

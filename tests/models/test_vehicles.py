@@ -14,7 +14,16 @@ from models.synth.painter import box_corners
 from models.synth.randomize import table_markers
 from models.synth.scene import Mat, TableScene, TerrainSpec, Truth, VehicleSpec, VehicleTruth, render_scene
 from models.synth.truth_calibration import CameraCalibration
-from models.vehicles import _footprint, _shading_free, _shadowed, find_vehicles, foreground
+from models.vehicles import (
+    _axes,
+    _Blob,
+    _footprint,
+    _ground_in_shadow,
+    _shading_free,
+    _shadowed,
+    find_vehicles,
+    foreground,
+)
 from tests.models.conftest import TABLE, rig_camera
 
 TANKS = [
@@ -276,3 +285,17 @@ def test_a_hull_touching_a_building_of_its_colour_is_cut_from_it():
     found = _found_in(scene)
     assert len(found) == len(tanks)
     assert all(_placed(found, tank) for tank in tanks)
+
+
+def test_a_piece_that_is_the_ground_darkened_is_a_shadow_and_a_dark_grey_roof_is_not():
+    """A piece cut off a tall building may be its shadow: inside, the felt around it scaled
+    darker. A dark grey roof on the same felt has its own hue."""
+    felt = np.array([60, 130, 70], np.float64)  # BGR green felt
+    rng = np.random.default_rng(3)
+    rect = np.clip(felt + rng.normal(0, 3, (600, 600, 3)), 0, 255)
+    piece = _Blob(0.0, _axes(0.0), np.array([[20.0, 40.0], [25.0, 35.0]]), 1.0, cut=True)
+    shadowed, roofed = rect.copy(), rect.copy()
+    shadowed[250:350, 200:400] *= 0.45
+    roofed[250:350, 200:400] = (55, 55, 60)
+    assert _ground_in_shadow(foreground(shadowed.astype(np.uint8), 1.0), piece)
+    assert not _ground_in_shadow(foreground(roofed.astype(np.uint8), 1.0), piece)
