@@ -2,8 +2,11 @@
 
 Candidates come from three coarse masks at 2.5 px/cm (a 20 cm tank is 50 px): pixels unlike
 the mat, the same cut apart along strong edges (so a hull and an arm's shadow across it come
-apart), and regions ringed by edges (a hull painted like the mat still has an outline). Each
-hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
+apart), and regions ringed by edges (a hull painted like the mat still has an outline). A blob
+that is no hull but dents in deeply on two sides of a short neck is two things touching (a hull
+against a building of its colour, an arm, a ringed patch of the mat) and is cut across the neck
+once; a piece whose inside is the ground around it darkened is a tall thing's shadow, cut off
+the thing. Each hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
 every side is the outermost straight edge line that most profiles across it agree on and that
 is not the edge of the hull's shadow (the ground scaled darker, its hue kept).
 
