@@ -13,7 +13,8 @@ is not the edge of the hull's shadow (the ground scaled darker, its hue kept).
 The rectified image shows the table plane, so anything at height z appears pushed away from
 the camera's nadir by the factor H / (H - z). The sides facing the nadir are therefore the
 footprint's bottom edges, seen directly, with the wall above them as a band whose width tells
-the height of its first straight edge (a building's is higher than any hull's roof); the far
+the height of its first straight edge (a building's is higher than any hull's roof), and they
+are sought out past the band of the tallest hull's wall (a mask may end at the roof); the far
 sides are roof edges, pulled back by the parallax of a typical hull height. Hulls cannot
 overlap, and the end the gun sticks out of is the front.
 """
@@ -69,6 +70,7 @@ COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measure
 # Sides at full resolution.
 SEARCH_CM = (1.2, 2.0)  # a side is sought this far inside, outside the coarse blob's edge
 WIDE_SEARCH_CM = (3.0, 4.0)
+NEAR_REACH_CM = 1.0  # a near side is sought this far past the band of the tallest hull's wall
 SHADOW_SEARCH_CM = 6.0  # inward past a far side's shadow: a 5 cm hull's under a 40-degree sun
 PROFILE_EVERY_PX = 2  # profiles across a side, this many pixels apart
 SIDE_ALONG_PX = 5  # ... averaged over this many neighbours (a dim frame's log colour is noisy)
@@ -579,7 +581,9 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
             wall = _wall_band(blob, camera_cm, a, e) if near[a][e] else 0.0
             # The coarse blob may be short of a side by more than the window; a side not quite
             # along the coarse heading is smeared by the averaging of neighbouring profiles.
-            tries = ((SEARCH_CM, SIDE_ALONG_PX), (WIDE_SEARCH_CM, SIDE_ALONG_PX), (SEARCH_CM, 1))
+            # The coarse blob may end at a near side's roof edge: its footprint lies out past the wall.
+            search = (SEARCH_CM[0], max(SEARCH_CM[1], wall + NEAR_REACH_CM))
+            tries = ((search, SIDE_ALONG_PX), (WIDE_SEARCH_CM, SIDE_ALONG_PX), (search, 1))
             for search, along_px in tries:
                 fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], search, wall, along_px))
                 if fit is not None:
