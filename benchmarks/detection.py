@@ -5,7 +5,7 @@ frame is calibrated from its markers with calibration.table.calibrate (what a us
 `--truth-calibration` uses the render's exact camera instead, to separate the detector's
 millimetres from the calibration's. Prints one table; asserts nothing.
 
-    python benchmarks/detection.py [--scenes 30] [--truth-calibration] [--weights FILE]
+    python benchmarks/detection.py [--scenes 30] [--truth-calibration] [--weights FILE] [--sensor hq-binned]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from calibration.camera import SENSORS
 from calibration.intrinsics import Intrinsics
 from calibration.layout import default_layout
 from calibration.table import calibrate
@@ -57,7 +58,14 @@ def hough_bases(image: np.ndarray, calibration) -> Bases:
     return Bases(np.array(xy).reshape(n, 2), np.array(diameter, dtype=np.float64), np.ones(n))
 
 
-def run(set_name: str, hard: bool, scenes: int, detector: Detector, truth_calibration: bool) -> dict:
+def run(
+    set_name: str,
+    hard: bool,
+    scenes: int,
+    detector: Detector,
+    truth_calibration: bool,
+    sensor: str = "cm3-binned",
+) -> dict:
     totals = {
         name: {"required": 0, "found": 0, "detections": 0, "false": 0, "size": 0, "errors": []}
         for name in ("ours", "hough")
@@ -70,7 +78,7 @@ def run(set_name: str, hard: bool, scenes: int, detector: Detector, truth_calibr
         seed = i + (HARD_SEED_OFFSET if hard else 0)
         rng = np.random.default_rng(seed)
         scene = random_scene(rng, hard=hard)
-        camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=hard and rng.random() < 0.3)
+        camera = random_camera(rng, scene.table_cm, sensor=sensor, wide=hard and rng.random() < 0.3)
         frame = render_scene(scene, camera, seed)
         if truth_calibration:
             calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
@@ -119,6 +127,7 @@ def run(set_name: str, hard: bool, scenes: int, detector: Detector, truth_calibr
         "stages": stages,
         "failed_calibrations": failed_calibrations,
         "scenes": scenes,
+        "frame": "x".join(map(str, SENSORS[sensor])),
     }
 
 
@@ -152,7 +161,7 @@ def report(r: dict) -> None:
         f"front right {v['front']}/{len(c)} (HoughCircles finds none)"
     )
     stages = "  ".join(f"{k} {np.median(v):.0f}" for k, v in r["stages"].items())
-    print(f"\nms per 2304x1296 frame (median wall clock; total_cpu = CPU time of all threads): {stages}")
+    print(f"\nms per {r['frame']} frame (median wall clock; total_cpu = CPU time of all threads): {stages}")
 
 
 def main() -> None:
@@ -162,13 +171,14 @@ def main() -> None:
     parser.add_argument("--weights", help="rim-verifier ONNX (default: the shipped one)")
     parser.add_argument("--classical", action="store_true", help="no verifier: the fixed-threshold fallback")
     parser.add_argument("--sets", default="clean,hard")
+    parser.add_argument("--sensor", default="cm3-binned", choices=list(SENSORS), help="camera mode")
     args = parser.parse_args()
     detector = Detector() if args.classical else load_detector(args.weights)
     verifier = "none (classical thresholds)" if detector.verifier is None else detector.verifier.path
     source = "exact camera of the render" if args.truth_calibration else "calibrate() on the markers"
     print(f"rim verifier: {verifier}\ncalibration: {source}")
     for name in args.sets.split(","):
-        report(run(name, name == "hard", args.scenes, detector, args.truth_calibration))
+        report(run(name, name == "hard", args.scenes, detector, args.truth_calibration, args.sensor))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -39,8 +40,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=str(Path(__file__).parent / "weights" / "rim_verifier.onnx"),
         help="where to write the ONNX model",
     )
-    t.add_argument("--scenes", type=int, default=240, help="synthetic frames to render")
-    t.add_argument("--epochs", type=int, default=30)
+    t.add_argument("--scenes", type=int, help="synthetic frames to render (default: the shipped recipe)")
+    t.add_argument("--epochs", type=int, help="passes over the rims (default: the shipped recipe)")
+    t.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes rendering the tables (default: one per CPU); the dataset is the same for any count",
+    )
     t.add_argument(
         "--dataset", metavar="NPZ", help="cache: load the rims from here if it exists, else save them"
     )
@@ -118,13 +125,14 @@ def _train(args: argparse.Namespace) -> int:
 
     from models.training import Recipe, make_dataset, train
 
-    recipe = Recipe(scenes=args.scenes, epochs=args.epochs)
+    shipped = Recipe()
+    recipe = Recipe(scenes=args.scenes or shipped.scenes, epochs=args.epochs or shipped.epochs)
     cache = Path(args.dataset) if args.dataset else None
     if cache is not None and cache.exists():
         data = np.load(cache)
         x, y = data["x"], data["y"]
     else:
-        x, y = make_dataset(recipe, log=lambda m: print(m, file=sys.stderr))
+        x, y = make_dataset(recipe, log=lambda m: print(m, file=sys.stderr), jobs=max(1, args.jobs))
         if cache is not None:
             np.savez_compressed(cache, x=x, y=y)
     report = train(x, y, recipe, Path(args.output), log=lambda m: print(m, file=sys.stderr))

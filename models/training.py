@@ -10,7 +10,10 @@ here only (the `train` extra); the runtime needs onnxruntime alone.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
+from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -74,19 +77,30 @@ def scene_samples(index: int, hard: bool) -> tuple[np.ndarray, np.ndarray]:
     return patches[keep], labels[keep].astype(np.float32)
 
 
-def make_dataset(recipe: Recipe, log=print) -> tuple[np.ndarray, np.ndarray]:
-    xs, ys = [], []
+def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Every scene's rims, in scene order whatever `jobs` is, so a dataset depends on the recipe only.
+
+    Rendering and fitting a table takes seconds and the scenes are independent, so `jobs`
+    processes share them (spawned, not forked: OpenCV's thread pool does not survive a fork).
+    """
     hard_every = max(1, round(1 / recipe.hard_share)) if recipe.hard_share > 0 else 0
+    hard = [bool(hard_every) and i % hard_every == hard_every - 1 for i in range(recipe.scenes)]
+    xs, ys = [], []
     t0 = time.perf_counter()
-    for i in range(recipe.scenes):
-        x, y = scene_samples(i, hard=bool(hard_every) and i % hard_every == hard_every - 1)
-        xs.append(x)
-        ys.append(y)
-        if (i + 1) % 10 == 0 or i + 1 == recipe.scenes:
-            log(
-                f"scene {i + 1}/{recipe.scenes}: {sum(map(len, ys))} rims, "
-                f"{int(sum(v.sum() for v in ys))} bases, {time.perf_counter() - t0:.0f} s"
-            )
+    with ExitStack() as stack:
+        if jobs > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=get_context("spawn")))
+            results = pool.map(scene_samples, range(recipe.scenes), hard)
+        else:
+            results = map(scene_samples, range(recipe.scenes), hard)
+        for i, (x, y) in enumerate(results):
+            xs.append(x)
+            ys.append(y)
+            if (i + 1) % 10 == 0 or i + 1 == recipe.scenes:
+                log(
+                    f"scene {i + 1}/{recipe.scenes}: {sum(map(len, ys))} rims, "
+                    f"{int(sum(v.sum() for v in ys))} bases, {time.perf_counter() - t0:.0f} s"
+                )
     return np.concatenate(xs), np.concatenate(ys)
 
 

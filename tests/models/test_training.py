@@ -39,3 +39,15 @@ def test_train_one_tiny_epoch_exports_a_model_the_runtime_loads(tmp_path, capsys
     assert detector.verifier is not None
     patches = np.zeros((3, 4, 56, 24), np.float32)
     assert detector.verifier.probability(patches).shape == (3,)
+
+
+@pytest.mark.slow
+def test_the_dataset_is_the_same_whatever_the_number_of_processes():
+    from models.training import Recipe, make_dataset
+
+    recipe = Recipe(scenes=2)
+    x1, y1 = make_dataset(recipe, log=lambda m: None, jobs=1)
+    x2, y2 = make_dataset(recipe, log=lambda m: None, jobs=2)
+    assert len(y1) > 0
+    np.testing.assert_array_equal(y1, y2)
+    np.testing.assert_array_equal(x1, x2)
