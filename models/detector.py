@@ -170,8 +170,8 @@ class Detector:
             faint = np.zeros(len(c.coverage), bool)
             keep = c.plausible & (c.coverage >= MIN_COVERAGE) & (c.contrast >= MIN_CONTRAST)
             score = c.coverage * np.minimum(c.contrast / (3 * MIN_CONTRAST), 1.0)
-        candidates = np.nonzero(keep | faint)[0]
-        bare = candidates[~carries_a_miniature(c.rect, c.centres_px[candidates], c.radius_px[candidates])]
+        kept = np.nonzero(keep | faint)[0]
+        bare = kept[~carries_a_miniature(c.rect, c.centres_px[kept], c.radius_px[kept])]
         keep[bare] = faint[bare] = False
         if keep.any():
             # Only accepted rims are restarted, so the few extra fits cost little.

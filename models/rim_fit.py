@@ -68,9 +68,9 @@ def _ray_edges(
     top = np.argpartition(-strength, PEAKS_PER_RAY, axis=-1)[..., :PEAKS_PER_RAY]
     order = np.take_along_axis(top, np.argsort(-np.take_along_axis(strength, top, -1), axis=-1), -1)
     # (n, K, P) peaks, strongest first; `order` indexes samples 1..S-2 as `mid` does.
-    flat = order + (np.arange(n * rays) * SAMPLES).reshape(n, rays, 1)
-    lo, m, hi = (deriv.reshape(-1)[flat + k] for k in (0, 1, 2))
-    peak = np.where((m > lo) & (m >= hi), m, 0.0)
+    ray = np.arange(n * rays).reshape(n, rays, 1)
+    peak = strength.reshape(-1)[order + ray * (SAMPLES - 2)]
+    lo, m, hi = (deriv.reshape(-1)[order + ray * SAMPLES + k] for k in (0, 1, 2))
     denom = lo - 2 * m + hi
     offset = np.where(np.abs(denom) > 1e-6, 0.5 * (lo - hi) / np.where(denom == 0, 1, denom), 0.0)
     step = span / (SAMPLES - 1)
