@@ -16,11 +16,14 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-# Sensor modes the rig uses: Camera Module 3 binned/full, HQ camera full.
+# Sensor modes a rig may use: Camera Module 3 binned, full and its fast cropped mode; HQ camera
+# full and binned.
 SENSORS: dict[str, tuple[int, int]] = {
     "cm3-binned": (2304, 1296),
     "cm3-full": (4608, 2592),
+    "cm3-fast": (1536, 864),
     "hq": (4056, 3040),
+    "hq-binned": (2028, 1520),
 }
 
 

@@ -36,7 +36,7 @@ NOISE_SIGMA = 0.15  # up to this much grain, in patch standard deviations
 class Recipe:
     """Everything that decides the shipped model; `tablesight train` defaults reproduce it."""
 
-    scenes: int = 240
+    scenes: int = 480
     hard_share: float = 0.5
     epochs: int = 30
     batch: int = 256
