@@ -7,14 +7,15 @@ on a token, a coin or a printed circle the middle is all one colour with the top
 validation tables (seeds 20,000-20,029 and 70,000-70,029) this tells apart 13 of the 29 false
 rims the verifier accepts on clean tables and 17 of 51 on hard ones, for 0 of 657 and 1 of 569
 real bases (a miniature leaning away from the centre, close to the top's colour; a bar of 20
-instead of 15 lost 2 and 5). A textured top (flock,
-sand) is never plain, so there the test keeps the base: it can only remove plain discs.
+instead of 15 lost 2 and 5). A textured top (flock, sand) is never plain, so there the test
+keeps the base: it can only remove plain discs.
 """
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
+
+from models.verifier import polar_view
 
 RAYS = 48
 SAMPLES = 16
@@ -29,19 +30,9 @@ def carries_a_miniature(image: np.ndarray, centres_px: np.ndarray, radius_px: np
     n = len(centres_px)
     if n == 0:
         return np.zeros(0, bool)
-    angles = np.linspace(0, 2 * np.pi, RAYS, endpoint=False)
+    angles = np.broadcast_to(np.linspace(0, 2 * np.pi, RAYS, endpoint=False), (n, RAYS))
     frac = np.linspace(0.0, TOP[1], SAMPLES)
-    rho = radius_px[:, None] * frac[None]  # (n, S)
-    xs = centres_px[:, 0, None, None] + np.cos(angles)[None, :, None] * rho[:, None, :]
-    ys = centres_px[:, 1, None, None] + np.sin(angles)[None, :, None] * rho[:, None, :]
-    polar = cv2.remap(
-        image,
-        xs.reshape(n, -1).astype(np.float32),
-        ys.reshape(n, -1).astype(np.float32),
-        cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    polar = polar.reshape(n, RAYS, SAMPLES, 3).astype(np.float32)
+    polar = polar_view(image, centres_px, radius_px, angles, frac)
     top = np.median(polar[:, :, frac >= TOP[0]].reshape(n, -1, 3), axis=1)  # (n, 3)
     middle = polar[:, :, frac <= MIDDLE].reshape(n, -1, 3)
     different = np.linalg.norm(middle - top[:, None], axis=-1) > DIFFERENT

@@ -22,6 +22,24 @@ INNER, OUTER = 0.55, 1.45  # radius range sampled, in units of the base radius
 CHANNELS = 4  # B, G, R normalised, plus the size class
 
 
+def polar_view(
+    image: np.ndarray,
+    centres_px: np.ndarray,
+    radius_px: np.ndarray,
+    angles: np.ndarray,
+    fractions: np.ndarray,
+) -> np.ndarray:
+    """(n, K, S, 3) float32 colours along K rays per disc (`angles` (n, K)), at `fractions` of its radius."""
+    n = len(centres_px)
+    rho = radius_px[:, None] * fractions[None]  # (n, S)
+    xs = centres_px[:, 0, None, None] + np.cos(angles)[..., None] * rho[:, None, :]
+    ys = centres_px[:, 1, None, None] + np.sin(angles)[..., None] * rho[:, None, :]
+    mx = xs.reshape(n, -1).astype(np.float32)
+    my = ys.reshape(n, -1).astype(np.float32)
+    polar = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return polar.reshape(n, angles.shape[1], len(fractions), 3).astype(np.float32)
+
+
 def rim_patches(
     image: np.ndarray,
     centres_px: np.ndarray,
@@ -36,13 +54,7 @@ def rim_patches(
     away = centres_px - nadir_px
     start = np.arctan2(away[:, 1], away[:, 0])
     angles = start[:, None] + np.linspace(0, 2 * np.pi, RAYS, endpoint=False)[None]  # (n, K)
-    rho = radius_px[:, None] * np.linspace(INNER, OUTER, SAMPLES)[None]  # (n, S)
-    xs = centres_px[:, 0, None, None] + np.cos(angles)[..., None] * rho[:, None, :]
-    ys = centres_px[:, 1, None, None] + np.sin(angles)[..., None] * rho[:, None, :]
-    mx = xs.reshape(n, -1).astype(np.float32)
-    my = ys.reshape(n, -1).astype(np.float32)
-    polar = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    polar = polar.reshape(n, RAYS, SAMPLES, 3).astype(np.float32)
+    polar = polar_view(image, centres_px, radius_px, angles, np.linspace(INNER, OUTER, SAMPLES))
     mean = polar.mean(axis=(1, 2), keepdims=True)
     spread = polar.std(axis=(1, 2, 3), keepdims=True)
     polar = (polar - mean) / (spread + 8.0)
