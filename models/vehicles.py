@@ -40,6 +40,7 @@ HULL_HEIGHT_CM = 4.0  # a typical roof: the far sides' parallax is undone with i
 MIN_HULL_HEIGHT_CM = 2.5
 MAX_HULL_HEIGHT_CM = 8.0  # a turret's top: no hull's wall shows a wider band than this height's
 MAX_ROOF_CM = 6.5  # a hull's first edge above its footprint is at most its roof (1/48: 3 m)
+GEAR_CM = 3.0  # a hull's running gear (tracks, wheels, skirts): ~1.2 m, 2.5 cm at 1/48
 
 # Colour: log colour with shading split off (see _shading_free).
 LOG_OFFSET = 5.0  # keeps the log of dark, noisy pixels tame
@@ -80,6 +81,7 @@ NOISE_FACTOR = 4.0  # ... and this many times the mat's texture
 TEXTURE_ROW_STEP = 48
 LINE_SPREAD_PX = 2
 LINE_SUPPORT = 0.4  # share of profiles with an edge on a side's line
+STEP_SHARE = 0.2  # a line whose sides differ by less than this share of the most is grain, no edge
 EDGE_SHARE = 0.5  # a far side's line is at least this share of the strongest line's strength
 NEAR_EDGE_SHARE = 0.2  # a near side's may be much weaker (dark tracks on a dark mat)
 MAX_TILT_DEG = 3.0
@@ -332,7 +334,7 @@ def _side_offsets(
     end: int,
     near: bool,
     search_cm: tuple[float, float] = SEARCH_CM,
-    wall_cm: float = 0.0,
+    gear_cm: float = 0.0,
     along_px: int = SIDE_ALONG_PX,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of one side's outline along its normal, sampled along the side (cm, cm).
@@ -342,8 +344,9 @@ def _side_offsets(
     silhouette: the outermost strong such line that is not its shadow's edge. A near side is
     the footprint's bottom edge, outside the wall that faces the camera; the wall may be as
     dark as the mat (tracks), so there the outermost line counts even if much weaker, and a
-    darkened strip outside it is taken for shadow only when it is wider than the band of the
-    tallest hull's wall there (`wall_cm`).
+    darkened strip outside it is taken for shadow only when it is wider than the band of a
+    hull's running gear there (`gear_cm`). One blurred run of edge offsets may hold both a
+    near side and its shadow's edge: it is cut where its strength dips between them.
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
@@ -374,13 +377,16 @@ def _side_offsets(
     share = NEAR_EDGE_SHARE if near else EDGE_SHARE
     lines = lines[strength[lines] >= share * strength[lines].max()]
     weight = NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
-    outermost, shadow = _outline_line(profile[rows[0], index[best]], lines, weight, wall_cm / cm_per_px)
-    if near:  # the footprint's edge is the outer end of its run of offsets (a track's band spans a few)
-        run = lines[lines >= outermost]
-        outermost = int(run[np.argmax(np.diff(np.append(run, run[-1] + 2)) > 1)])
+    runs = _runs(lines, strength if near else None)
+    outermost, shadow = _outline_line(profile[rows[0], index[best]], runs, weight, gear_cm / cm_per_px)
+    if near:
+        # The footprint's edge is the outer end of its run of offsets (a track's band spans a
+        # few), or its strongest offset where a dip cut it from a shadow's edge outside.
+        run = next(r for r in runs if r[0] <= outermost <= r[-1])
+        outermost = int(run[-1] if run[-1] + 1 not in lines else run[np.argmax(strength[run])])
     if shadow and inward < SHADOW_SEARCH_CM:
         # The coarse blob took in the hull's shadow: the hull's edge lies further inside.
-        return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), wall_cm, along_px)
+        return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), gear_cm, along_px)
     window = (outermost + shift[:, None] + np.arange(-LINE_SPREAD_PX, LINE_SPREAD_PX + 1)[None, :]).clip(
         0, grad.shape[1] - 1
     )
@@ -434,29 +440,60 @@ def _averaged_near_side(view: TableView, blob: _Blob, axis: int, end: int) -> tu
     return along, np.full(len(along), (edge + steps[outermost] + cm_per_px / 2) * sign)
 
 
-def _outline_line(straight: np.ndarray, lines: np.ndarray, weight: float, wall_px: float) -> tuple[int, bool]:
+def _runs(lines: np.ndarray, strength: np.ndarray | None) -> list[np.ndarray]:
+    """Candidate offsets grouped into edges: one edge spans a few offsets, and with `strength`
+    a run is also cut where its strength dips (two edges blurred into one run)."""
+    runs = np.split(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)
+    if strength is None:
+        return runs
+    cut: list[np.ndarray] = []
+    for run in runs:
+        s = strength[run]
+        cut += np.split(run, np.nonzero((s[1:-1] < s[:-2]) & (s[1:-1] < s[2:]))[0] + 1)
+    return cut
+
+
+def _outline_line(
+    straight: np.ndarray, runs: list[np.ndarray], weight: float, gear_px: float
+) -> tuple[int, bool]:
     """A side's outermost candidate line that is not the edge of the hull's shadow.
 
     A shadow only darkens the ground: across its edge the log colour drops in lightness and
     keeps its chromaticity, the ground outside being the brighter. Such a line is passed over
-    when another candidate lies more than `wall_px` inside it; when none does, the line is
-    returned flagged as a shadow's, so the caller can look further inside. A near side's dark
-    tracks on a mat of their own hue look the same, but the next line inside them, their top,
-    lies within the band of a hull's wall.
+    for the first line inside it whose inside is no longer that ground darkened (lines of the
+    mat's grain within the shadow are passed over, as is any line the colours either side of
+    which hardly differ); when there is none, the next line is
+    looked at in turn, and when no line is left the innermost is returned flagged as a
+    shadow's, so the caller can look further inside. A near side's dark tracks on a mat of
+    their own hue look like a shadow, but the next line inside them, their top, lies within
+    the band of the running gear (`gear_px`).
     """
-    runs = np.split(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)  # one edge spans a few offsets
-    centres = [int(run[len(run) // 2]) for run in runs]
+    centres = sorted((int(run[len(run) // 2]) for run in runs), reverse=True)
     last = straight.shape[1] - 1
-    centres = sorted(centres, reverse=True)
+
+    def inside(k: int) -> np.ndarray:
+        colour = np.median(straight[:, max(0, k - 3) : k + 1].mean(axis=1), axis=0)
+        colour[0] /= weight
+        return colour
+
+    def outside(k: int) -> np.ndarray:
+        colour = np.median(straight[:, min(last, k + 2) : k + 5].mean(axis=1), axis=0)
+        colour[0] /= weight
+        return colour
+
+    # Noise in a flat dark band (a shadow) peaks on a line now and then, but the colours either
+    # side of such a line are the same.
+    steps = [float(np.linalg.norm(outside(k) - inside(k))) for k in centres]
+    centres = [k for k, step in zip(centres, steps, strict=True) if step >= STEP_SHARE * max(steps)]
     for i, k in enumerate(centres):
-        if i + 1 < len(centres) and k - centres[i + 1] <= wall_px:
+        ground = outside(k)
+        if not _shadowed(ground, inside(k)):
             return k, False
-        inside = np.median(straight[:, max(0, k - 3) : k + 1].mean(axis=1), axis=0)
-        outside = np.median(straight[:, min(last, k + 2) : k + 5].mean(axis=1), axis=0)
-        inside[0] /= weight
-        outside[0] /= weight
-        if not _shadowed(outside, inside):
+        if i + 1 < len(centres) and k - centres[i + 1] <= gear_px:
             return k, False
+        lit = [j for j in centres[i + 1 :] if not _shadowed(ground, inside(j))]
+        if lit:
+            return lit[0], False
     return centres[-1], True
 
 
@@ -579,13 +616,14 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         stood_in = False
         for a, e in ((0, 0), (0, 1), (1, 0), (1, 1)):
             wall = _wall_band(blob, camera_cm, a, e) if near[a][e] else 0.0
+            gear = _wall_band(blob, camera_cm, a, e, GEAR_CM) if near[a][e] else 0.0
             # The coarse blob may be short of a side by more than the window; a side not quite
             # along the coarse heading is smeared by the averaging of neighbouring profiles.
             # The coarse blob may end at a near side's roof edge: its footprint lies out past the wall.
             search = (SEARCH_CM[0], max(SEARCH_CM[1], wall + NEAR_REACH_CM))
             tries = ((search, SIDE_ALONG_PX), (WIDE_SEARCH_CM, SIDE_ALONG_PX), (search, 1))
             for search, along_px in tries:
-                fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], search, wall, along_px))
+                fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], search, gear, along_px))
                 if fit is not None:
                     break
             if fit is None and near[a][e]:
@@ -631,10 +669,12 @@ def _ground_in_shadow(view: TableView, blob: _Blob) -> bool:
     return _shadowed(colours[1], colours[0])
 
 
-def _wall_band(blob: _Blob, camera_cm: np.ndarray, axis: int, end: int) -> float:
-    """How wide the tallest hull's wall shows above this near side (cm)."""
+def _wall_band(
+    blob: _Blob, camera_cm: np.ndarray, axis: int, end: int, height_cm: float = MAX_HULL_HEIGHT_CM
+) -> float:
+    """How wide a wall this tall (by default the tallest hull's) shows above this near side (cm)."""
     d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
-    return d * MAX_HULL_HEIGHT_CM / (camera_cm[2] - MAX_HULL_HEIGHT_CM)
+    return d * height_cm / (camera_cm[2] - height_cm)
 
 
 def _rotated_extent(blob: _Blob, extent: np.ndarray, turn_deg: float) -> np.ndarray:
@@ -671,8 +711,8 @@ def _wall_lines(
     close = d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM
     if d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) < 2 * WALL_SKIP_CM:
         return None
-    wall = _wall_band(blob, camera_cm, axis, end)
-    along, outline = _side_offsets(view, blob, axis, end, True, SEARCH_CM, wall)
+    gear = _wall_band(blob, camera_cm, axis, end, GEAR_CM)
+    along, outline = _side_offsets(view, blob, axis, end, True, SEARCH_CM, gear)
     if len(along) < 6:
         return None
     k = WALL_STEP_PX
