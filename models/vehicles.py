@@ -377,6 +377,11 @@ def _side_offsets(
     share = NEAR_EDGE_SHARE if near else EDGE_SHARE
     lines = lines[strength[lines] >= share * strength[lines].max()]
     weight = NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
+    if near:
+        # Outside the lines may lie a footprint edge too faint for most profiles (dark tracks
+        # on a dark mat) that the profiles' median still shows.
+        faint = _median_steps(profile[rows[0], index[best]])
+        lines = np.union1d(lines, faint[faint > lines.max() + LINE_SPREAD_PX])
     runs = _runs(lines, strength if near else None)
     outermost, shadow = _outline_line(profile[rows[0], index[best]], runs, weight, gear_cm / cm_per_px)
     if near:
@@ -429,15 +434,21 @@ def _averaged_near_side(view: TableView, blob: _Blob, axis: int, end: int) -> tu
     sign = 1 if end else -1
     along, edge, steps, profile = _side_profiles(view, blob, axis, end, WIDE_SEARCH_CM)
     profile[..., 0] *= NEAR_LIGHTNESS_WEIGHT
-    typical = cv2.GaussianBlur(np.median(profile, axis=0)[None], (3, 1), 0)[0]
+    clear = _median_steps(profile)
+    if not len(clear):
+        return along[:0], along[:0]
+    return along, np.full(len(along), (edge + steps[clear.max()] + cm_per_px / 2) * sign)
+
+
+def _median_steps(profiles: np.ndarray) -> np.ndarray:
+    """Offsets where the profiles' median steps clearly out of its own steps (between offset i
+    and i + 1): an edge that runs the whole side stands out there, the mat's grain does not."""
+    typical = cv2.GaussianBlur(np.median(profiles, axis=0)[None], (3, 1), 0)[0]
     step = np.linalg.norm(np.diff(typical, axis=0), axis=-1)
     peak = np.zeros(len(step), bool)
     peak[1:-1] = (step[1:-1] >= step[:-2]) & (step[1:-1] >= step[2:])
     peak &= step > max(2 * MIN_EDGE, AVERAGED_EDGE_FACTOR * float(np.median(step)))
-    if not peak.any():
-        return along[:0], along[:0]
-    outermost = int(np.nonzero(peak)[0].max())
-    return along, np.full(len(along), (edge + steps[outermost] + cm_per_px / 2) * sign)
+    return np.nonzero(peak)[0]
 
 
 def _runs(lines: np.ndarray, strength: np.ndarray | None) -> list[np.ndarray]:

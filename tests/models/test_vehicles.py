@@ -3,6 +3,7 @@ front, and tall or thin terrain left alone."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -339,3 +340,40 @@ def test_hulls_whose_shadows_fall_beside_their_near_sides_are_placed_by_their_fo
     found = _found_in(scene)
     assert len(found) == len(tanks)
     assert all(_placed(found, tank) for tank in tanks)
+
+
+def _hull_beside_the_nadir(mat, tracks, noise: float) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+    """A top-down 80 x 60 cm table at 1 px/mm: a 30 x 15 cm hull 4 cm tall whose near side is
+    65 cm off the nadir, drawn with its roof, its wall (hull colour in shade) and its tracks
+    pushed out by parallax; the frame, the camera (cm) and the footprint's centre (cm)."""
+    camera = np.array([40.0, 100.0, 155.0])
+    roof = np.array((140.0, 200.0, 90.0))
+    x0, x1, y0, y1 = 250, 550, 200, 350  # footprint, mm
+
+    def seen(mm: float, nadir_cm: float, height_cm: float) -> int:
+        return round(nadir_cm * 10 + (mm - nadir_cm * 10) * camera[2] / (camera[2] - height_cm))
+
+    image = np.empty((600, 800, 3))
+    image[:] = mat
+    image[seen(y1, camera[1], 4.0) : y1, x0:x1] = 0.7 * roof
+    image[seen(y1, camera[1], 1.6) : y1, x0:x1] = tracks
+    roof_x = slice(seen(x0, camera[0], 4.0), seen(x1, camera[0], 4.0))
+    image[seen(y0, camera[1], 4.0) : seen(y1, camera[1], 4.0), roof_x] = roof
+    image += np.random.default_rng(0).normal(0.0, noise, image.shape)
+    image = cv2.GaussianBlur(image, (0, 0), 0.8)
+    return np.clip(image, 0, 255).astype(np.uint8), camera, ((x0 + x1) / 20, (y0 + y1) / 20)
+
+
+@pytest.mark.parametrize(
+    ("mat", "tracks", "noise"),
+    [((40, 62, 48), (33, 36, 34), 6.0), ((45, 70, 52), (30, 30, 32), 8.0)],
+    ids=["dark-felt", "dark-grass"],
+)
+def test_a_near_side_whose_foot_only_the_profiles_median_shows_is_placed_there(mat, tracks, noise):
+    """Dark tracks on a dark, noisy mat: the track's top is a clear line, the footprint's edge
+    0.7 cm outside it is too faint for most profiles on their own but runs the whole side."""
+    image, camera, centre = _hull_beside_the_nadir(mat, tracks, noise)
+    found = find_vehicles(foreground(image, 1.0), camera, Bases.empty())
+    assert len(found) == 1
+    assert np.linalg.norm(found.xy_cm[0] - centre) * 10 <= 1.0
+    assert abs(found.width_cm[0] - 15.0) * 10 <= 2.0
