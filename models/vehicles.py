@@ -378,10 +378,14 @@ def _side_offsets(
     lines = lines[strength[lines] >= share * strength[lines].max()]
     weight = NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
     if near:
-        # Outside the lines may lie a footprint edge too faint for most profiles (dark tracks
-        # on a dark mat) that the profiles' median still shows.
-        faint = _median_steps(profile[rows[0], index[best]])
-        lines = np.union1d(lines, faint[faint > lines.max() + LINE_SPREAD_PX])
+        # Within the running gear's band outside the lines may lie a footprint edge too faint
+        # for most profiles (dark tracks on a dark mat) that the profiles' median still shows,
+        # a flat stretch (the tracks) away from the last line.
+        clear, flat = _median_steps(profile[rows[0], index[best]])
+        last = int(lines.max())
+        reach = last + gear_cm / cm_per_px + WALL_SLACK_PX
+        faint = [int(f) for f in clear if last < f <= reach and flat[last:f].any()]
+        lines = np.union1d(lines, np.asarray(faint, dtype=lines.dtype))
     runs = _runs(lines, strength if near else None)
     outermost, shadow = _outline_line(profile[rows[0], index[best]], runs, weight, gear_cm / cm_per_px)
     if near:
@@ -434,21 +438,22 @@ def _averaged_near_side(view: TableView, blob: _Blob, axis: int, end: int) -> tu
     sign = 1 if end else -1
     along, edge, steps, profile = _side_profiles(view, blob, axis, end, WIDE_SEARCH_CM)
     profile[..., 0] *= NEAR_LIGHTNESS_WEIGHT
-    clear = _median_steps(profile)
+    clear, _ = _median_steps(profile)
     if not len(clear):
         return along[:0], along[:0]
     return along, np.full(len(along), (edge + steps[clear.max()] + cm_per_px / 2) * sign)
 
 
-def _median_steps(profiles: np.ndarray) -> np.ndarray:
+def _median_steps(profiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Offsets where the profiles' median steps clearly out of its own steps (between offset i
-    and i + 1): an edge that runs the whole side stands out there, the mat's grain does not."""
+    and i + 1), and where it shows no step at all: an edge that runs the whole side stands out
+    there, the mat's grain does not."""
     typical = cv2.GaussianBlur(np.median(profiles, axis=0)[None], (3, 1), 0)[0]
     step = np.linalg.norm(np.diff(typical, axis=0), axis=-1)
+    clear = step > max(2 * MIN_EDGE, AVERAGED_EDGE_FACTOR * float(np.median(step)))
     peak = np.zeros(len(step), bool)
     peak[1:-1] = (step[1:-1] >= step[:-2]) & (step[1:-1] >= step[2:])
-    peak &= step > max(2 * MIN_EDGE, AVERAGED_EDGE_FACTOR * float(np.median(step)))
-    return np.nonzero(peak)[0]
+    return np.nonzero(peak & clear)[0], ~clear
 
 
 def _runs(lines: np.ndarray, strength: np.ndarray | None) -> list[np.ndarray]:
