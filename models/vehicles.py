@@ -487,27 +487,23 @@ def _outline_line(
     centres = sorted((int(run[len(run) // 2]) for run in runs), reverse=True)
     last = straight.shape[1] - 1
 
-    def inside(k: int) -> np.ndarray:
-        colour = np.median(straight[:, max(0, k - 3) : k + 1].mean(axis=1), axis=0)
+    def median_over(low: int, high: int) -> np.ndarray:
+        colour = np.median(straight[:, low:high].mean(axis=1), axis=0)
         colour[0] /= weight
         return colour
 
-    def outside(k: int) -> np.ndarray:
-        colour = np.median(straight[:, min(last, k + 2) : k + 5].mean(axis=1), axis=0)
-        colour[0] /= weight
-        return colour
-
+    inside = {k: median_over(max(0, k - 3), k + 1) for k in centres}
+    outside = {k: median_over(min(last, k + 2), k + 5) for k in centres}
     # Noise in a flat dark band (a shadow) peaks on a line now and then, but the colours either
     # side of such a line are the same.
-    steps = [float(np.linalg.norm(outside(k) - inside(k))) for k in centres]
-    centres = [k for k, step in zip(centres, steps, strict=True) if step >= STEP_SHARE * max(steps)]
+    steps = {k: float(np.linalg.norm(outside[k] - inside[k])) for k in centres}
+    centres = [k for k in centres if steps[k] >= STEP_SHARE * max(steps.values())]
     for i, k in enumerate(centres):
-        ground = outside(k)
-        if not _shadowed(ground, inside(k)):
+        if not _shadowed(outside[k], inside[k]):
             return k, False
         if i + 1 < len(centres) and k - centres[i + 1] <= gear_px:
             return k, False
-        lit = [j for j in centres[i + 1 :] if not _shadowed(ground, inside(j))]
+        lit = [j for j in centres[i + 1 :] if not _shadowed(outside[k], inside[j])]
         if lit:
             return lit[0], False
     return centres[-1], True
