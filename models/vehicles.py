@@ -8,7 +8,10 @@ against a building of its colour, an arm, a ringed patch of the mat) and is cut 
 once; a piece whose inside is the ground around it darkened is a tall thing's shadow, cut off
 the thing. Each hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
 every side is the outermost straight edge line that most profiles across it agree on and that
-is not the edge of the hull's shadow (the ground scaled darker, its hue kept).
+is not the edge of the hull's shadow (the ground scaled darker, its hue kept): a shadow's strip
+ends where the ground darkened ends, and dark tracks are told from it by their width, no more
+than the band of a hull's running gear. A near side's foot may be too faint for single
+profiles yet plain in their median.
 
 The rectified image shows the table plane, so anything at height z appears pushed away from
 the camera's nadir by the factor H / (H - z). The sides facing the nadir are therefore the
@@ -478,11 +481,11 @@ def _outline_line(
     keeps its chromaticity, the ground outside being the brighter. Such a line is passed over
     for the first line inside it whose inside is no longer that ground darkened (lines of the
     mat's grain within the shadow are passed over, as is any line the colours either side of
-    which hardly differ); when there is none, the next line is
-    looked at in turn, and when no line is left the innermost is returned flagged as a
-    shadow's, so the caller can look further inside. A near side's dark tracks on a mat of
-    their own hue look like a shadow, but the next line inside them, their top, lies within
-    the band of the running gear (`gear_px`).
+    which hardly differ); when there is none, the next line is looked at in turn, and when no
+    line is left the innermost is returned flagged as a shadow's, so the caller can look
+    further inside. A near side's dark tracks on a mat of their own hue look like a shadow,
+    but the next line inside them, their top, lies within the band of the running gear
+    (`gear_px`).
     """
     centres = sorted((int(run[len(run) // 2]) for run in runs), reverse=True)
     last = straight.shape[1] - 1
