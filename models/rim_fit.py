@@ -27,6 +27,10 @@ R_PRIOR = 0.05  # keep R near its class unless many edges say otherwise
 SETTLE_MOVES_MM = (-2.5, 2.5)  # along the line to the nadir; + is towards it
 SETTLE_ROUNDS = 2
 SETTLE_MARGIN = 0.1  # relative: a moved start must explain 10 % more edge weight
+# An edge counts fully in the fit once it is this many times the ray profiles' median strength
+# and this share of the candidate's strongest edge (an image without grain has no texture).
+CLEAR_OF_TEXTURE = 6.0
+CLEAR_OF_STRONGEST = 0.2
 IRLS_STEPS = 5  # Gauss-Newton steps per round; each round then re-reads the edges around the new centre
 
 
@@ -99,7 +103,13 @@ def _refine(
     radii, strength, direction, texture = _ray_edges(image, c, R, shift + 2.0, rays)
     px = c[:, 0, None, None] + radii * direction[None, :, 0, None]  # (n, K, P) edge points
     py = c[:, 1, None, None] + radii * direction[None, :, 1, None]
-    w_edge = strength / (strength.reshape(n, -1).max(1)[:, None, None] + 1e-6)
+    strongest = strength.reshape(n, -1).max(1)[:, None, None] + 1e-6
+    w_edge = strength / strongest
+    # An edge counts fully once it stands clear of the texture. Weighted by its strength over
+    # the strongest edge instead, a miniature's bright outline inside the far rim outweighed a
+    # rim of low contrast (a top near the mat's colour) and pulled the circle onto itself.
+    clear = np.maximum(CLEAR_OF_TEXTURE * texture[:, None, None], CLEAR_OF_STRONGEST * strongest)
+    w_fit = np.minimum(1.0, strength / clear)
     # On the side facing the nadir the wall shows as a band between the bottom rim (mat to
     # wall) and the top rim (wall to top), as wide as the parallax there: under a pixel near
     # the nadir, where both edges blur into one, but 1-2 mm at the table's far end. Either
@@ -124,7 +134,7 @@ def _refine(
         use_top = (r_top < r_bot) | (near_side & (np.abs(r_top) < np.abs(r_bot)))
         res = np.where(use_top, r_top, r_bot)
         t = 1 - res * res * inv_width2
-        tukey = np.where(t > 0, t * t, 0.0) * w_edge
+        tukey = np.where(t > 0, t * t, 0.0) * w_fit
         # Rows of -d res / d (cx, cy, R), one column per edge.
         J = np.stack(
             [

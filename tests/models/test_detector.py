@@ -132,6 +132,27 @@ def test_settling_brings_a_slid_fit_back_onto_the_rim():
     assert abs(radius[0] - 16.0) < 0.5
 
 
+def _faint_base_with_a_bright_miniature() -> tuple[np.ndarray, np.ndarray, float]:
+    """A top barely lighter than a grainy mat, a white miniature standing towards the far rim."""
+    import cv2
+
+    image, centre, H = _two_disc_image(1.0, 255)
+    grey = 100 + image[..., :1].astype(np.float64) * (22 / 255)
+    grain = np.random.default_rng(5).normal(0, 3, grey.shape)
+    image = np.repeat(np.clip(grey + grain, 0, 255), 3, axis=2).astype(np.uint8)
+    foot = np.round(centre).astype(int)
+    cv2.ellipse(image, (int(foot[0]) + 6, int(foot[1])), (7, 5), 0, 0, 360, (245, 245, 245), -1)
+    return image, centre, H
+
+
+def test_a_bright_miniature_does_not_pull_the_fit_off_a_faint_rim():
+    image, centre, H = _faint_base_with_a_bright_miniature()
+    nadir = np.array([100.0, 100.0])
+    fit = fit_rims(image, centre[None] + [2.0, 1.0], np.array([16.0]), nadir, H, 1.0)
+    settled, _ = settle_rims(image, fit.centres_px, fit.radius_px, np.array([16.0]), nadir, H, 1.0)
+    assert np.linalg.norm(settled[0] - centre) < 0.5
+
+
 @pytest.fixture(scope="module")
 def bevelled_frame():
     """A squad on bevelled bases (top disc 1.1 mm smaller) at the table's far corner."""
