@@ -172,15 +172,16 @@ def fit_rims(
     px_per_mm: float,
     rounds: int = 3,
     prune_below: float = 0.25,
-    worth_fitting: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
+    worth_fitting: Callable[[RimFit, np.ndarray], np.ndarray] | None = None,
 ) -> RimFit:
     """Fit bottom-rim centres for all candidates at once (vectorised over candidates).
 
     The first round, on half the rays, screens: candidates whose rays found hardly any rim
     are dropped (coverage 0). The bar is low because a faint rim a few millimetres off its
     vote peak only gathers its edges once the fit has moved onto it, so most mat texture
-    passes it; `worth_fitting(centres, radii, candidate_index) -> bool mask`, when given,
-    then decides which of the survivors get the full rounds (the detector asks its verifier).
+    passes it; `worth_fitting(screened, candidate_index) -> bool mask`, when given, is shown
+    the survivors' screening fits and decides which get the full rounds (the detector asks its
+    verifier).
     """
     c = np.asarray(centres_px, dtype=np.float64).copy()
     nominal = np.asarray(radius_px, dtype=np.float64)
@@ -202,7 +203,8 @@ def fit_rims(
             worth = cov >= prune_below
             if worth_fitting is not None and worth.any():
                 survivors = alive[worth]
-                worth[worth] = worth_fitting(c[survivors], R[survivors], survivors)
+                screened = RimFit(c[survivors], R[survivors], cov[worth], con[worth])
+                worth[worth] = worth_fitting(screened, survivors)
             coverage[alive[~worth]] = 0
             alive = alive[worth]
     return RimFit(c, R, coverage, contrast)

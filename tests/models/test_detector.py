@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from models.detector import SHIPPED_WEIGHTS, load_detector
-from models.rim_fit import fit_rims, settle_rims
+from models.rim_fit import RimFit, fit_rims, settle_rims
 from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
 from tests.models.conftest import nearest_errors_mm
@@ -29,6 +29,25 @@ def test_finds_every_base_of_a_squad_to_the_millimetre(squad_frame, detector):
         nearest = np.argmin(np.linalg.norm(truth - xy, axis=1))
         assert d == frame.truth.bases[nearest].diameter_mm
     assert np.all(np.abs(found.bases.measured_diameter_mm - found.bases.diameter_mm) < 3)
+
+
+class _MisledVerifier:
+    """A verifier that rejects everything, as one facing imagery unlike its training might."""
+
+    def probability(self, patches: np.ndarray) -> np.ndarray:
+        return np.zeros(len(patches))
+
+
+def test_clear_rims_with_miniatures_are_kept_when_the_verifier_rejects_them(squad_frame):
+    from models.detector import Detector
+
+    scene, camera, frame = squad_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    found = Detector(_MisledVerifier()).detect(frame.image, calibration)
+    truth = frame.truth.base_xy_cm()
+    errors = nearest_errors_mm(found.bases.xy_cm, truth)
+    assert np.sum(errors < 2.0) >= len(truth) // 2
+    assert len(found.bases) <= len(truth)
 
 
 def test_finds_the_tank_footprint(squad_frame, detector):
@@ -94,7 +113,7 @@ def test_only_rims_worth_fitting_get_the_full_rounds():
     starts = centre[None] + np.array([[1.2, -0.9], [-0.8, 0.7]])
     asked: list[np.ndarray] = []
 
-    def worth_fitting(centres: np.ndarray, radius: np.ndarray, index: np.ndarray) -> np.ndarray:
+    def worth_fitting(screened: RimFit, index: np.ndarray) -> np.ndarray:
         asked.append(index)
         return index == 0
 
