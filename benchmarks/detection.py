@@ -70,6 +70,7 @@ def run(
         name: {"required": 0, "found": 0, "detections": 0, "false": 0, "size": 0, "errors": []}
         for name in ("ours", "hough")
     }
+    both: dict[str, list[float]] = {"ours": [], "hough": []}  # bases both detectors found
     vehicles = {"required": 0, "good": 0, "detections": 0, "false": 0, "front": 0}
     vehicles |= {"centre": [], "heading": []}
     stages: dict[str, list[float]] = {}
@@ -103,8 +104,10 @@ def run(
                 stages.setdefault(k, []).append(v)
             found, found_vehicles = result.bases, result.vehicles
             hough = hough_bases(frame.image, calibration)
-        for name, bases in (("ours", found), ("hough", hough)):
-            s = score_bases(bases, frame.truth)
+        scores = {"ours": score_bases(found, frame.truth), "hough": score_bases(hough, frame.truth)}
+        common = np.intersect1d(scores["ours"].matched_truth, scores["hough"].matched_truth)
+        for name, s in scores.items():
+            both[name] += list(s.errors_mm[np.isin(s.matched_truth, common)])
             t = totals[name]
             t["required"] += s.required
             t["found"] += s.found
@@ -123,6 +126,7 @@ def run(
     return {
         "set": set_name,
         "totals": totals,
+        "both": both,
         "vehicles": vehicles,
         "stages": stages,
         "failed_calibrations": failed_calibrations,
@@ -149,6 +153,13 @@ def report(r: dict) -> None:
     print("| --- | --- | --- | --- | --- | --- |")
     print(_row("tablesight", r["totals"]["ours"]))
     print(_row("HoughCircles", r["totals"]["hough"]))
+    ours, hough = (np.array(r["both"][k]) for k in ("ours", "hough"))
+    if len(ours):
+        print(
+            f"\non the {len(ours)} bases both found, centre median / P95: tablesight "
+            f"{np.median(ours):.2f} / {np.percentile(ours, 95):.2f} mm, HoughCircles "
+            f"{np.median(hough):.2f} / {np.percentile(hough, 95):.2f} mm"
+        )
     v = r["vehicles"]
     c, h = np.array(v["centre"]), np.array(v["heading"])
     nan = float("nan")

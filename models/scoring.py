@@ -26,6 +26,7 @@ class BaseScore:
     false: int  # detections matching no base at all
     size_right: int
     errors_mm: np.ndarray  # centre errors of matched required bases
+    matched_truth: np.ndarray  # which truth base each of those errors belongs to
 
 
 @dataclass
@@ -61,6 +62,7 @@ def score_bases(found: Bases, truth: Truth) -> BaseScore:
         false=len(found) - len(rows),
         size_right=int(np.sum(found.diameter_mm[rows[req]] == t_d[cols[req]])),
         errors_mm=errors,
+        matched_truth=cols[req],
     )
 
 
