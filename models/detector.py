@@ -164,7 +164,7 @@ class Detector:
         return out
 
     def detect(self, image: np.ndarray, calibration) -> Detections:
-        from models.miniature import carries_a_miniature, clearly_carries_a_miniature
+        from models.miniature import carries_a_miniature
         from models.vehicles import find_vehicles, foreground
 
         c = self.fitted_candidates(image, calibration)
@@ -184,12 +184,6 @@ class Detector:
             faint = np.zeros(len(c.coverage), bool)
             keep = c.plausible & (c.coverage >= MIN_COVERAGE) & (c.contrast >= MIN_CONTRAST)
             score = c.coverage * np.minimum(c.contrast / (3 * MIN_CONTRAST), 1.0)
-        if faint.any():
-            # A faint rim with a figure clearly standing in its middle is a base: a token, a coin,
-            # a printed circle or a blotch of the mat has no such middle.
-            idx = np.nonzero(faint)[0]
-            promoted = idx[clearly_carries_a_miniature(c.rect, c.centres_px[idx], c.radius_px[idx])]
-            keep[promoted], faint[promoted] = True, False
         kept = np.nonzero(keep | faint)[0]
         bare = kept[~carries_a_miniature(c.rect, c.centres_px[kept], c.radius_px[kept])]
         keep[bare] = faint[bare] = False

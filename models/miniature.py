@@ -8,8 +8,7 @@ validation tables (seeds 20,000-20,029 and 70,000-70,029) this tells apart 13 of
 rims the verifier accepts on clean tables and 17 of 51 on hard ones, for 0 of 657 and 1 of 569
 real bases (a miniature leaning away from the centre, close to the top's colour; a bar of 20
 instead of 15 lost 2 and 5). A textured top (flock, sand) is never plain, so there the test
-keeps the base: it can only remove plain discs. The other way round, a figure painted clearly
-unlike the top vouches for a rim the verifier is unsure of (faint, 0.3-0.8).
+keeps the base: it can only remove plain discs.
 """
 
 from __future__ import annotations
@@ -24,33 +23,17 @@ MIDDLE = 0.41  # radii: the middle, where a miniature's feet and body stand
 TOP = (0.45, 0.6)  # radii: the base's top around it, inside the rim and its edge blur
 DIFFERENT = 15.0  # BGR distance from the top's colour that counts as something else
 MIN_DIFFERENT_SHARE = 0.03  # below this share of the middle, the disc is bare
-# A faint rim (verifier 0.3-0.8) is accepted when this share of its middle differs from the top
-# by more than this. On validation (45 hard tables) it found 12 more of 885 hard bases for 2
-# more false ones; 30 instead of 50 found 22 for 5, and lets a coarse flock top count as a figure.
-CLEARLY_DIFFERENT = 50.0
-CLEAR_SHARE = 0.2
 
 
-def middle_share(image: np.ndarray, centres_px: np.ndarray, radius_px: np.ndarray, bar: float) -> np.ndarray:
-    """(n,) share of each disc's middle that differs from the top's colour by more than `bar` BGR."""
+def carries_a_miniature(image: np.ndarray, centres_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+    """(n,) bool: whether anything other than the top's colour stands in each disc's middle."""
     n = len(centres_px)
     if n == 0:
-        return np.zeros(0)
+        return np.zeros(0, bool)
     angles = np.broadcast_to(np.linspace(0, 2 * np.pi, RAYS, endpoint=False), (n, RAYS))
     frac = np.linspace(0.0, TOP[1], SAMPLES)
     polar = polar_view(image, centres_px, radius_px, angles, frac)
     top = np.median(polar[:, :, frac >= TOP[0]].reshape(n, -1, 3), axis=1)  # (n, 3)
     middle = polar[:, :, frac <= MIDDLE].reshape(n, -1, 3)
-    return (np.linalg.norm(middle - top[:, None], axis=-1) > bar).mean(1)
-
-
-def carries_a_miniature(image: np.ndarray, centres_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
-    """(n,) bool: whether anything other than the top's colour stands in each disc's middle."""
-    return middle_share(image, centres_px, radius_px, DIFFERENT) >= MIN_DIFFERENT_SHARE
-
-
-def clearly_carries_a_miniature(
-    image: np.ndarray, centres_px: np.ndarray, radius_px: np.ndarray
-) -> np.ndarray:
-    """(n,) bool: a fifth of the middle is far from the top's colour, as a painted figure is."""
-    return middle_share(image, centres_px, radius_px, CLEARLY_DIFFERENT) >= CLEAR_SHARE
+    different = np.linalg.norm(middle - top[:, None], axis=-1) > DIFFERENT
+    return different.mean(1) >= MIN_DIFFERENT_SHARE

@@ -5,7 +5,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from models.miniature import carries_a_miniature, clearly_carries_a_miniature
+from models.miniature import carries_a_miniature
 from models.synth.scene import render_scene
 from models.synth.specs import DistractorSpec
 from models.synth.truth_calibration import CameraCalibration
@@ -47,17 +47,6 @@ def test_a_figure_painted_close_to_the_top_still_counts():
 
 def test_a_textured_top_is_never_called_bare():
     assert _carries(_disc(None, top_grain=25.0))
-
-
-def _clearly(image: np.ndarray) -> bool:
-    return bool(clearly_carries_a_miniature(image, np.array([[60.0, 60.0]]), np.array([40.0]))[0])
-
-
-def test_only_a_figure_painted_unlike_the_top_is_clear_enough_to_vouch_for_a_faint_rim():
-    assert _clearly(_disc((40, 40, 200), noise=3.0))
-    assert not _clearly(_disc(None, noise=3.0))
-    assert not _clearly(_disc(None, top_grain=25.0))
-    assert not _clearly(_disc((TOP[0] + 12, TOP[1] - 10, TOP[2] + 6)))
 
 
 def test_no_discs_give_an_empty_answer():
