@@ -85,6 +85,7 @@ class FittedCandidates:
 
     rect: np.ndarray
     px_per_mm: float
+    camera_cm: np.ndarray  # the camera's centre over the table (x, y, height)
     nadir_px: np.ndarray
     centres_px: np.ndarray
     radius_px: np.ndarray
@@ -143,6 +144,7 @@ class Detector:
         out = FittedCandidates(
             rect,
             ppm,
+            camera,
             nadir_px,
             fit.centres_px,
             fit.radius_px,
@@ -192,10 +194,9 @@ class Detector:
             from models.rim_fit import settle_rims
 
             idx = np.nonzero(keep)[0]
-            camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
             centres, radius = settle_rims(
                 c.rect, c.centres_px[idx], c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
-                c.nadir_px, camera[2] * 10, c.px_per_mm,
+                c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm,
             )
             ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit
             c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
@@ -212,11 +213,10 @@ class Detector:
             for i in (chosen, faint_chosen)
         )
         t1 = time.perf_counter()
-        camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
         # A turret ring looks like a base, but nothing stands on a hull; a blob holding several
         # bases, though, is a squad standing close, not a vehicle.
         view = foreground(c.rect, c.px_per_mm)
-        hulls = find_vehicles(view, camera, Bases.empty(), refine=False)
+        hulls = find_vehicles(view, c.camera_cm, Bases.empty(), refine=False)
         on_hull = np.zeros(len(bases), bool)
         for i in range(len(hulls)):
             inside = _on_vehicles(bases.xy_cm, hulls[i])
@@ -224,7 +224,7 @@ class Detector:
                 on_hull |= inside
         bases = bases[~on_hull]
         faint_bases = faint_bases[~_on_vehicles(faint_bases.xy_cm, hulls)]
-        vehicles = find_vehicles(view, camera, bases)
+        vehicles = find_vehicles(view, c.camera_cm, bases)
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles, faint=faint_bases)
 
