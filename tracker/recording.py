@@ -15,6 +15,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -80,12 +81,26 @@ class RecordingWriter:
         self._db.commit()
         self.commit_every_s = commit_every_s
         self._last_commit = time.monotonic()
-        self.frames_written = 0
+        self.frames_written = 0  # committed, so it is what a crash or a full disk keeps
+        self._uncommitted_frames = 0
         self.error = ""
+        self._held = 0
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        """Rows written inside are committed in one go. A control is written after the events
+        it caused; a commit between them, then a crash, would keep events that a replay cannot
+        reproduce (found by the kill -9 test)."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+        self._maybe_commit()
 
     def add_frame(self, index: int, timestamp_s: float, name: str, jpeg: bytes) -> None:
         if self._write("INSERT INTO frames VALUES (?, ?, ?, ?)", (index, timestamp_s, name, jpeg)):
-            self.frames_written += 1
+            self._uncommitted_frames += 1
 
     def add_control(self, frame: int, action: str, payload: dict) -> None:
         self._write(
@@ -120,16 +135,19 @@ class RecordingWriter:
         return True
 
     def _fail(self, error: sqlite3.Error) -> NoReturn:
-        self.error = (f"recording {self.path} stopped after {self.frames_written} frames "
-                      f"({error}; is the disk full?)")
         with contextlib.suppress(sqlite3.Error):
             self._db.rollback()
+            # A commit that reports a full disk may still have reached the log: count the file.
+            self.frames_written = self._db.execute("SELECT count(*) FROM frames").fetchone()[0]
+        self._uncommitted_frames = 0
+        self.error = (f"recording {self.path} stopped after {self.frames_written} frames "
+                      f"({error}; is the disk full?)")
         raise TablesightError(
             self.error, "free some disk space and record anew; the game up to a second before this is kept"
         ) from None
 
     def _maybe_commit(self) -> None:
-        if time.monotonic() - self._last_commit >= self.commit_every_s:
+        if not self._held and not self.error and time.monotonic() - self._last_commit >= self.commit_every_s:
             self.commit()
 
     def commit(self) -> None:
@@ -137,12 +155,14 @@ class RecordingWriter:
             self._db.commit()
         except sqlite3.Error as error:
             self._fail(error)
+        self.frames_written += self._uncommitted_frames
+        self._uncommitted_frames = 0
         self._last_commit = time.monotonic()
 
     def close(self) -> None:
         try:
             if not self.error:
-                self._db.commit()
+                self.commit()
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._db.execute("PRAGMA journal_mode=DELETE")
         except sqlite3.Error as error:

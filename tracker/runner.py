@@ -9,6 +9,7 @@ on replay.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from dataclasses import dataclass, field
 
@@ -58,13 +59,18 @@ class GameRunner:
             jpeg = encode_jpeg(frame.image, self.policy.jpeg_quality)
             image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
             frame = Frame(image=image, index=frame.index, timestamp_s=frame.timestamp_s, name=frame.name)
-        result = self.pipeline.process(frame)
-        self.game.observe(result)
-        if self.writer is not None and jpeg is not None and self._keep(result):
-            self.writer.add_frame(frame.index, frame.timestamp_s, frame.name, jpeg)
-            self._last_written_s = frame.timestamp_s
+        with self._together():
+            result = self.pipeline.process(frame)
+            self.game.observe(result)
+            if self.writer is not None and jpeg is not None and self._keep(result):
+                self.writer.add_frame(frame.index, frame.timestamp_s, frame.name, jpeg)
+                self._last_written_s = frame.timestamp_s
         self.last_result, self.last_image = result, frame.image
         return result
+
+    def _together(self) -> contextlib.AbstractContextManager:
+        """A frame or a control is written whole or not at all (see `RecordingWriter.together`)."""
+        return self.writer.together() if self.writer is not None else contextlib.nullcontext()
 
     def _keep(self, result: FrameResult) -> bool:
         if self.policy.mode == "every":
@@ -111,22 +117,23 @@ class GameRunner:
             self.game.frame = frame
         if not isinstance(payload, dict):
             raise TablesightError(f"{action}: the payload must be a JSON object", "send {} for no arguments")
-        if action == "recalibrate":
-            self.pipeline.request_recalibration()
-            reply: dict = {"ok": True}
-        else:
-            ending = self._phase_record() if action in ("phase", "next_turn") else None
-            reply = self.game.apply(action, payload)
-            if action == "reset_model":
-                self.pipeline.tracker.place(reply["model_id"], (reply["x_cm"], reply["y_cm"]))
-            if ending is not None:
-                self.phases.append(ending)
-            if action == "undo" and self.phases:
-                self.phases.pop()
-        self.sync_tracker()
-        if self.writer is not None and record:
-            frame = self.last_result.frame if self.last_result is not None else -1
-            self.writer.add_control(frame, action, payload)
+        with self._together():
+            if action == "recalibrate":
+                self.pipeline.request_recalibration()
+                reply: dict = {"ok": True}
+            else:
+                ending = self._phase_record() if action in ("phase", "next_turn") else None
+                reply = self.game.apply(action, payload)
+                if action == "reset_model":
+                    self.pipeline.tracker.place(reply["model_id"], (reply["x_cm"], reply["y_cm"]))
+                if ending is not None:
+                    self.phases.append(ending)
+                if action == "undo" and self.phases:
+                    self.phases.pop()
+            self.sync_tracker()
+            if self.writer is not None and record:
+                frame = self.last_result.frame if self.last_result is not None else -1
+                self.writer.add_control(frame, action, payload)
         return reply
 
     def sync_tracker(self) -> None:

@@ -1,3 +1,4 @@
+import contextlib
 import os
 import signal
 import sqlite3
@@ -7,11 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from hardware.source import Frame
 from rules_core.errors import TablesightError
-from tests.tracker.flat import flat_pipeline
+from tests.tracker.flat import flat_pipeline, game_frames
 from tests.tracker.recorded import record_flat_game
-from tracker.recording import Recording
+from tracker.game import Game
+from tracker.recording import Recording, RecordingWriter
 from tracker.replay import replay
+from tracker.runner import GameRunner, RecordPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,3 +111,32 @@ def test_kill_9_while_recording_loses_at_most_the_last_second(tmp_path):
     recording.close()
     result = replay(path, flat_pipeline)
     assert len(result.results) >= 12 and not result.stopped
+
+
+def test_a_control_and_the_events_it_caused_are_committed_together(tmp_path):
+    """Committing between a phase event and its control, then crashing, kept an event that
+    replay could not give (CI caught it once in the kill -9 test). Every commit must leave the
+    file with as many phase events as phase controls."""
+    path = tmp_path / "together.tsr"
+    manifest = {"ruleset": "world-at-fire", "table": {"width_cm": 183.0, "depth_cm": 122.0}}
+    writer = RecordingWriter(path, manifest, commit_every_s=0.0)
+    committed: list[tuple[int, int]] = []
+    commit = writer.commit
+
+    def commit_and_look() -> None:
+        commit()
+        with contextlib.closing(sqlite3.connect(path)) as reader:
+            events = reader.execute("SELECT count(*) FROM events WHERE kind = 'phase'").fetchone()[0]
+            controls = reader.execute("SELECT count(*) FROM controls WHERE action = 'phase'").fetchone()[0]
+        committed.append((events, controls))
+
+    writer.commit = commit_and_look
+    runner = GameRunner(flat_pipeline(), Game(log=writer.add_event), writer=writer,
+                        policy=RecordPolicy(mode="every"))
+    frames = game_frames()
+    for index in range(3):
+        runner.step(Frame(frames[index].image, index, index * 0.04, f"f{index}"))
+        runner.control("phase", {"to": "next"})
+    writer.close()
+    assert committed[-1] == (3, 3)
+    assert all(events == controls for events, controls in committed), committed
