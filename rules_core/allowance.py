@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import shapely
 
+from rules_core.crossing import may_cross
 from rules_core.reasons import TOLERANCE_CM, fmt, reason
 from rules_core.ruleset import UnitType
 from rules_core.scene import Scene, TerrainSpec
@@ -151,7 +152,11 @@ def terrain_allowance(
         if effect.obstacle:
             height = piece.height_cm
             too_high = unit_type.obstacle_max_height
-            if too_high is not None and (height is None or height > cm(too_high) + TOLERANCE_CM):
+            if (
+                too_high is not None
+                and (height is None or height > cm(too_high) + TOLERANCE_CM)
+                and not may_cross(scene, model, piece, polygon)
+            ):
                 high = "" if height is None else f" ({fmt(height)} cm high)"
                 reasons.append(
                     reason(

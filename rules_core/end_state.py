@@ -12,10 +12,11 @@ import math
 import numpy as np
 import shapely
 
+from rules_core.crossing import blocks
 from rules_core.deployment import deployment_problems, zone_of
 from rules_core.footprints import measured
 from rules_core.proximity import within
-from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, names_model, reason
+from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import Scene, TerrainSpec
 
 
@@ -95,7 +96,7 @@ def in_forbidden_terrain(after: Scene, a: int, terrain: list[tuple[TerrainSpec, 
             f"{model.id} ends in {piece.kind} {piece.id}, which {model.type} cannot enter",
         )
         for piece, polygon in terrain
-        if names_model(after.ruleset.terrain[piece.kind].impassable_for, model)
+        if blocks(after, model, piece, polygon, ending=True)
         and shapely.intersection(shape, polygon).area > 1e-4
     ]
 

@@ -14,13 +14,13 @@ import math
 import numpy as np
 import shapely
 
-from rules_core import end_state, pathing
+from rules_core import crossing, end_state, pathing
 from rules_core.allowance import terrain_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
 from rules_core.panic import panic_reasons
-from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, names_model, reason
+from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import ModelSpec, Scene
 
 
@@ -142,7 +142,12 @@ class MoveJudge:
         cost = moved
         climb = abs((model.z_cm or 0.0) - (old.z_cm or 0.0))
         climbs_from = unit_type.climb_counts_from
-        if climbs_from is not None and climb >= self.after.cm(climbs_from) - TOLERANCE_CM:
+        over = 0.0 if climbs_from is None else self._over_obstacles(a, b, self.after.cm(climbs_from))
+        if over > 0:
+            cost += over
+            why.append(f"up and down obstacles: {fmt(over)} cm counts ({fmt(moved)} + {fmt(over)} cm)")
+            extra["climb_cm"] = round(over, 4)
+        elif climbs_from is not None and climb >= self.after.cm(climbs_from) - TOLERANCE_CM:
             cost += climb
             why.append(f"climbing {fmt(climb)} cm counts ({fmt(moved)} + {fmt(climb)} cm)")
             extra["climb_cm"] = round(climb, 4)
@@ -168,6 +173,27 @@ class MoveJudge:
         reasons += self._path(a, b, allowance, extra)
         reasons += panic_reasons(self.before, self.after, a, b, allowance)
         return moved, allowance, extra, reasons
+
+    def _over_obstacles(self, a: int, b: int, counts_from: float) -> float:
+        """The climb up and down the obstacles of at least `counts_from` the move passes over
+        (World at Fire: «отмерить полное расстояние до верха препятствия ... а затем добавить
+        расстояние от этого верха ... до конечной точки»), from the start's height to each top and
+        down to the end's. A piece the model starts or ends on is a climb onto it (its z_cm), and
+        a piece without height_cm has no number to add."""
+        model, old = self.after.models[a], self.before.models[b]
+        z_start, z_end = old.z_cm or 0.0, model.z_cm or 0.0
+        ends = shapely.points([(old.x_cm, old.y_cm), (model.x_cm, model.y_cm)])
+        tops = [
+            piece.height_cm
+            for piece, polygon in self.terrain
+            if self.rules.terrain[piece.kind].obstacle
+            and piece.height_cm is not None
+            and piece.height_cm >= counts_from - TOLERANCE_CM
+            and piece.height_cm > max(z_start, z_end) + TOLERANCE_CM
+            and not shapely.covers(polygon, ends).any()
+            and self._crosses(a, b, polygon)
+        ]
+        return 2 * sum(tops) - z_start - z_end if tops else 0.0
 
     def _direction(self, old: ModelSpec, model: ModelSpec, start: tuple, end: tuple) -> str:
         """Forward unless it runs against both the start and the end heading: pivot-then-drive is forward."""
@@ -219,7 +245,7 @@ class MoveJudge:
         impassable = [
             (piece, polygon)
             for piece, polygon in self.terrain
-            if names_model(self.rules.terrain[piece.kind].impassable_for, model)
+            if crossing.blocks(self.after, model, piece, polygon, ending=False)
         ]
         hit_terrain = [piece for piece, polygon in impassable if self._crosses(a, b, polygon)]
         if not (hit_models or hit_buffers or hit_terrain):

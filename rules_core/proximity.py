@@ -61,6 +61,9 @@ def _matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[l
     if condition.relation == "terrain":
         return _terrain_matches(scene, subjects, condition)
     candidates = _selection(scene, condition)
+    if condition.free_of is not None and len(candidates):
+        engaged = _matches(scene, candidates, condition.free_of)
+        candidates = candidates[[not ids for ids in engaged]]
     if not len(candidates):
         return [[] for _ in subjects]
     related = subjects[:, None] != candidates[None, :]

@@ -37,8 +37,8 @@ def reaches(
     target: ModelSpec,
     sight: bool = True,
 ) -> bool:
-    """Whether the weapon reaches: range (+ tolerance, height and aimed bonuses), shooter state,
-    target type, and a line of sight for the weapons that need one.
+    """Whether the weapon reaches: range (+ tolerance, height and, for automatic weapons, aimed
+    bonuses), shooter state, target type, and a line of sight for the weapons that need one.
 
     A name the ruleset has no range for (a ruleset without a weapon table) never reaches.
     """
@@ -56,7 +56,7 @@ def reaches(
         weapon.range
         + rules.range_tolerance
         + rules.range_per_level_below * levels_below
-        + (rules.aimed_range_bonus if shooter.has("aimed") else 0.0)
+        + (rules.aimed_range_bonus if shooter.has("aimed") and weapon.automatic else 0.0)
     )
     return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
 

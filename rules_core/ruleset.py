@@ -81,10 +81,24 @@ class UnitType(_Strict):
     note: str = ""
 
 
+class Crossing(_Strict):
+    """A piece a type may not enter that it may still cross where narrow enough: narrower than
+    `narrower_than` (ruleset units) or than `narrower_than_length` times its hull length, both
+    strict («ширина меньше ...»). `may_end_on`: a hull may stop across it (stuck on it)."""
+
+    narrower_than: float | None = Field(default=None, gt=0)
+    narrower_than_length: float | None = Field(default=None, gt=0)
+    may_end_on: bool = False
+    note: str = ""
+
+
 class TerrainEffect(_Strict):
-    """What one terrain kind does to movement; types named in `impassable_for` cannot enter it."""
+    """What one terrain kind does to movement; types named in `impassable_for` cannot enter it,
+    unless `crossing` (keyed like impassable_for: "cavalry", "vehicle:tracked") lets them over a
+    narrow piece."""
 
     impassable_for: list[str] = []
+    crossing: dict[str, Crossing] = {}
     area: bool = False
     obstacle: bool = False
     rough: bool = False
@@ -155,11 +169,13 @@ class Selector(_Strict):
 
 
 class Condition(Selector):
-    """Models (enemy, friend, any) or terrain pieces (types = kinds) within a distance, at least N."""
+    """Models (enemy, friend, any) or terrain pieces (types = kinds) within a distance, at least N;
+    a model that itself meets `free_of` (an enemy touching the repairer) does not count."""
 
     relation: Literal["enemy", "friend", "any", "terrain"]
     distance: Threshold
     at_least: int = Field(default=1, ge=1)
+    free_of: Condition | None = None
 
 
 class ProximityRule(_Strict):
@@ -241,10 +257,12 @@ class Tow(_Strict):
 
 
 class Weapon(_Strict):
-    """A weapon's reach; range null = unlimited. Aliases are other names a scene may use for it."""
+    """A weapon's reach; range null = unlimited. Aliases are other names a scene may use for it.
+    `automatic`: aimed fire adds the ruleset's aimed_range_bonus to automatic weapons only."""
 
     range: float | None = Field(ge=0)
     inclusive: bool = True
+    automatic: bool = False
     sure_hit: float | None = Field(default=None, ge=0)
     aliases: list[str] = []
     requires_flags: list[str] = []
