@@ -85,6 +85,20 @@ def test_infantry_ending_on_top_of_an_obstacle_pays_the_climb_once() -> None:
     assert report["legal"] is True
 
 
+@pytest.mark.parametrize(("gap_cm", "passes"), [(3.2, True), (3.19, False)])
+def test_a_32_mm_base_passes_a_gap_of_exactly_32_mm(gap_cm: float, passes: bool) -> None:
+    """000: «проникнуть в здание или соседнюю комнату через разлом в стене если он по ширине равен
+    или больше 32мм» (get through a breach in a wall if it is 32 mm wide or more): exactly 32 mm
+    passes."""
+    top, bottom = 30 - gap_cm / 2, 30 + gap_cm / 2
+    wall = [
+        {"id": "w1", "kind": "impassable", "polygon_cm": [[28, 0], [32, 0], [32, top], [28, top]]},
+        {"id": "w2", "kind": "impassable", "polygon_cm": [[28, bottom], [32, bottom], [32, 122], [28, 122]]},
+    ]
+    report = moved(WAF, [base(22, 30, "a")], [base(36, 30, "a")], terrain=wall)["a"]
+    assert report["legal"] is passes
+
+
 # --- 001 Mobile infantry: aimed fire -------------------------------------------------------
 
 
