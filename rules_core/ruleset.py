@@ -78,6 +78,7 @@ class UnitType(_Strict):
     altitude_separation_bonus: float = Field(default=0.0, ge=0)
     weapons: list[str] = []
     chassis: dict[str, dict[str, float | str | bool | None]] = {}
+    base_overrides: dict[str, dict[str, float | str | bool | None]] = {}
     note: str = ""
 
 
@@ -339,12 +340,20 @@ class Ruleset(_Strict):
         if self.unit == "step" and self.default_step_cm is None:
             raise ValueError("a ruleset measured in steps needs default_step_cm")
         for name, unit_type in self.unit_types.items():
-            for chassis, overrides in unit_type.chassis.items():
-                unknown = set(overrides) - set(UnitType.model_fields)
-                if unknown:
+            for what, variants in (("chassis", unit_type.chassis), ("base", unit_type.base_overrides)):
+                for variant, overrides in variants.items():
+                    unknown = set(overrides) - set(UnitType.model_fields)
+                    if unknown:
+                        raise ValueError(
+                            f"unit type {name} {what} {variant} sets unknown field {sorted(unknown)}"
+                        )
+            for size in unit_type.base_overrides:
+                try:
+                    float(size)
+                except ValueError:
                     raise ValueError(
-                        f"unit type {name} chassis {chassis} sets unknown field {sorted(unknown)}"
-                    )
+                        f"unit type {name} base_overrides key {size!r} is not a size in mm"
+                    ) from None
             for weapon in unit_type.weapons:
                 if self.weapon(weapon) is None:
                     raise ValueError(f"unit type {name} names unknown weapon {weapon!r}")
@@ -366,8 +375,15 @@ class Ruleset(_Strict):
             return float(step_cm if step_cm is not None else self.default_step_cm)
         return CM_PER_UNIT[self.unit]
 
-    def unit_type(self, name: str, chassis: str | None = None) -> UnitType:
+    def unit_type(self, name: str, chassis: str | None = None, base_mm: float | None = None) -> UnitType:
+        """The type as this model moves: its chassis's overrides, then its round base size's (World
+        at Fire: a 65 mm infantry base is a 2-man heavy weapon team)."""
         unit_type = self.unit_types[name]
         if chassis is not None and chassis in unit_type.chassis:
-            return unit_type.model_copy(update=unit_type.chassis[chassis])
+            unit_type = unit_type.model_copy(update=unit_type.chassis[chassis])
+        if base_mm is not None:
+            tolerance = self.base_tolerance_mm
+            size = next((k for k in unit_type.base_overrides if abs(float(k) - base_mm) <= tolerance), None)
+            if size is not None:
+                unit_type = unit_type.model_copy(update=unit_type.base_overrides[size])
         return unit_type

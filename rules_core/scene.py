@@ -173,7 +173,8 @@ class Scene:
 
     def unit_type(self, i: int) -> UnitType:
         model = self.models[i]
-        return self.ruleset.unit_type(model.type, model.chassis)
+        base_mm = model.base.diameter_mm if model.base is not None and model.base.shape == "round" else None
+        return self.ruleset.unit_type(model.type, model.chassis, base_mm)
 
     @cached_property
     def xy(self) -> np.ndarray:

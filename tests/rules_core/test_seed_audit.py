@@ -6,9 +6,13 @@ sentence is translated in the docstring, with the seed file it comes from.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from rules_core import api
+from rules_core.errors import RulesetError
 from tests.rules_core.builders import base, codes, hull, moved, scene
 
 WAF = "world-at-fire"
@@ -83,6 +87,25 @@ def test_infantry_ending_on_top_of_an_obstacle_pays_the_climb_once() -> None:
     wall = _strip("wall", 25, 10, height_cm=5)
     report = moved(WAF, [base(20, 30, "a", z_cm=0)], [base(30, 30, "a", z_cm=5)], terrain=[wall])["a"]
     assert report["legal"] is True
+
+
+@pytest.mark.parametrize(
+    ("height", "distance", "legal"), [(5.0, 15.0, True), (5.1, 5.0, True), (5.1, 5.01, False)]
+)
+def test_heavy_weapon_team_halves_to_5_cm_over_obstacles_above_5_cm(
+    height: float, distance: float, legal: bool
+) -> None:
+    """000: «В случае с менее громоздкими минометами, тяжелыми пулеметами, тяжелыми огнеметами и
+    противотанковыми ружьями, при преодолении препятствий выше 5 см (выше роста бойца расчета
+    оружия), расчет с оружием замедляется вдвое до 5 см» (light mortars, heavy MGs, heavy
+    flamethrowers and AT rifles crossing obstacles higher than 5 cm slow to 5 cm). These 2-man
+    teams stand on the 65 mm infantry base («с расчетом в два человека ... диаметром 65
+    миллиметров»); a 5 cm wall is not higher than 5 cm."""
+    team = base(20, 30, "tw", diameter_mm=65)
+    wall = _strip("wall", 24, 0.5, height_cm=height)
+    report = moved(WAF, [team], [{**team, "x_cm": 20 + distance}], terrain=[wall])["tw"]
+    assert report["legal"] is legal
+    assert report["allowance_cm"] == (15.0 if height <= 5 else 5.0)
 
 
 @pytest.mark.parametrize(("gap_cm", "passes"), [(3.2, True), (3.19, False)])
@@ -184,3 +207,13 @@ def test_helix_without_a_pilot_cannot_repair() -> None:
 
     assert met(helix()) is True
     assert met(helix(pilotless=True)) is False
+
+
+def test_a_base_override_must_be_keyed_by_a_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user ruleset's base_overrides key that is not a size in mm is named, not silently ignored."""
+    house = api.ruleset_dict(WAF) | {"id": "house"}
+    house["unit_types"]["infantry"]["base_overrides"] = {"big": {"move": 5}}
+    (tmp_path / "house.json").write_text(json.dumps(house), encoding="utf-8")
+    monkeypatch.setenv("TABLESIGHT_RULESETS", str(tmp_path))
+    with pytest.raises(RulesetError, match="base_overrides key 'big'"):
+        api.load_ruleset("house")
