@@ -92,6 +92,10 @@ TILT_STEP_DEG = 1.0
 SETTLED_DEG = 0.2
 AVERAGED_EDGE_FACTOR = 4.0  # a near side's step in the median profile, against its median step
 MIN_CONFIDENCE = 0.7  # a hull is solid and straight-sided (fill times share of profiles on the lines)
+# A far side the coarse outline stands in for is no measured line, but no crooked one either: counted
+# as none (0), a dark roof on a busy mat whose other sides are a little ragged fell under
+# MIN_CONFIDENCE (tuning tables: +1 hull of 182 on hard tables at 0.3-0.5, false ones from 0.8).
+STOOD_IN_STRAIGHT = 0.4
 SHADOW_MIN_STEP = 0.15  # log lightness
 SHADOW_HUE_DEG = 8.0  # a shadowed colour is the lit one scaled (ambient light tints it a little)
 
@@ -645,8 +649,8 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
                 fit = _fit_side(*_averaged_near_side(view, blob, a, e))
             if fit is None and not near[a][e] and not stood_in and not blob.cut:
                 # A roof the mat's colour may show no straight edge on one far side; the
-                # coarse outline stands in there, once, and counts as a crooked side.
-                fit, stood_in = (float(blob.extent[a, e]), 0.0, 0.0), True
+                # coarse outline stands in there, once, and counts as a side half seen.
+                fit, stood_in = (float(blob.extent[a, e]), 0.0, STOOD_IN_STRAIGHT), True
             if fit is None:
                 return None
             fits.append(fit)

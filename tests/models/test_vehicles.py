@@ -377,3 +377,23 @@ def test_a_near_side_whose_foot_only_the_profiles_median_shows_is_placed_there(m
     assert len(found) == 1
     assert np.linalg.norm(found.xy_cm[0] - centre) * 10 <= 1.0
     assert abs(found.width_cm[0] - 15.0) * 10 <= 2.0
+
+
+def test_a_far_side_the_outline_stands_in_for_leaves_a_solid_hull_above_the_confidence_bar():
+    # A roof fading into the mat at its far end: three sides are straight edges, the fourth
+    # shows none, so the coarse outline stands in for it. A blob 90 % solid must still count.
+    from models.vehicles import MIN_CONFIDENCE, _refined
+
+    rng = np.random.default_rng(3)
+    mat, roof = np.array([90.0, 120.0, 100.0]), np.array([150.0, 60.0, 60.0])
+    rect = np.tile(mat, (400, 400, 1))
+    x = np.arange(400) / 10  # 10 px per cm
+    fade = np.clip((30 - x) / 6, 0, 1)[:, None]  # roof colour to mat colour over its last 6 cm
+    rect[150:250, 100:300] = (fade[100:300] * roof + (1 - fade[100:300]) * mat)[None]
+    rect = np.clip(rect + rng.normal(0, 2, rect.shape), 0, 255).astype(np.uint8)
+    view = foreground(rect, 1.0)
+    blob = _Blob(0.0, _axes(0.0), np.array([[10.0, 30.0], [15.0, 25.0]]), 0.9)
+    refined = _refined(view, blob, np.array([-30.0, 20.0, 150.0]))  # the low end faces the camera
+    assert refined is not None and refined.fill >= MIN_CONFIDENCE
+    assert np.allclose(refined.extent[:, 0], [10.0, 15.0], atol=0.2)
+    assert abs(refined.extent[1, 1] - 25.0) < 0.2
