@@ -24,7 +24,7 @@ overlap, and the end the gun sticks out of is the front.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -625,8 +625,16 @@ def _distinct(vehicles: Vehicles) -> np.ndarray:
 
 
 def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | None:
-    """The blob's four sides measured at full resolution (heading from the sides' slopes)."""
+    """The blob's four sides measured at full resolution (heading from the sides' slopes).
+
+    The sides are measured again on the turned axes; should they come out less straight there
+    (a side pulled off by the hull's shadow or a base at its end), the first measure places
+    the hull, at the confidence of the second (tuning tables: clean 146 -> 147 of 153 found,
+    hard false 12 -> 11; keeping the first's confidence too found one more hard hull but let
+    two trees and buildings through).
+    """
     coarse_fill = blob.fill
+    first: _Blob | None = None
     for _ in range(2):
         nadir = blob.axes @ camera_cm[:2]
         near = [(nadir[0] < blob.extent[0, 0], nadir[0] > blob.extent[0, 1]),
@@ -664,6 +672,9 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         straight = float(np.mean([f[2] for f in fits]))
         extent = _rotated_extent(blob, extent, turn)
         blob = _Blob(heading % 180, _axes(heading), extent, coarse_fill * straight, blob.cut)
+        if first is not None and first.fill > blob.fill:
+            return replace(first, fill=blob.fill)
+        first = blob
         if abs(turn) < SETTLED_DEG or _hull(blob, camera_cm, COARSE_SLACK_CM / 3) is None:
             break
     return blob

@@ -397,3 +397,23 @@ def test_a_far_side_the_outline_stands_in_for_leaves_a_solid_hull_above_the_conf
     assert refined is not None and refined.fill >= MIN_CONFIDENCE
     assert np.allclose(refined.extent[:, 0], [10.0, 15.0], atol=0.2)
     assert abs(refined.extent[1, 1] - 25.0) < 0.2
+
+
+def test_sides_less_straight_on_the_turned_axes_leave_the_hull_where_first_measured(monkeypatch):
+    # The first measure turns the axes by about a degree; on them a side comes out crooked and
+    # 3 cm off (a shadow at the hull's end). The first measure places the hull, and its
+    # confidence is the crooked one's.
+    import models.vehicles as vehicles
+
+    rounds = iter(
+        [(0.0, -0.02, 1.0), (20.0, -0.02, 1.0), (0.0, 0.02, 1.0), (10.0, 0.02, 1.0)]
+        + [(-3.0, 0.0, 0.6), (20.0, 0.0, 0.8), (0.0, 0.0, 0.8), (10.0, 0.0, 0.8)]
+    )
+    monkeypatch.setattr(vehicles, "_side_offsets", lambda *args, **kwargs: (None, None))
+    monkeypatch.setattr(vehicles, "_fit_side", lambda along, offsets: next(rounds))
+    blob = _Blob(0.0, _axes(0.0), np.array([[0.0, 20.0], [0.0, 10.0]]), 1.0)
+    refined = vehicles._refined(None, blob, np.array([10.0, 5.0, 180.0]))  # the nadir over the hull
+    assert abs(refined.heading_deg - np.degrees(np.arctan(0.02))) < 1e-6
+    assert np.allclose(refined.extent[:, 1] - refined.extent[:, 0], [20.0, 10.0])
+    assert np.allclose(refined.axes.T @ refined.extent.mean(axis=1), [10.0, 5.0])
+    assert refined.fill == pytest.approx(0.75)
