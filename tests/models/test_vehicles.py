@@ -405,10 +405,9 @@ def test_sides_less_straight_on_the_turned_axes_leave_the_hull_where_first_measu
     # confidence is the crooked one's.
     import models.vehicles as vehicles
 
-    rounds = iter(
-        [(0.0, -0.02, 1.0), (20.0, -0.02, 1.0), (0.0, 0.02, 1.0), (10.0, 0.02, 1.0)]
-        + [(-3.0, 0.0, 0.6), (20.0, 0.0, 0.8), (0.0, 0.0, 0.8), (10.0, 0.0, 0.8)]
-    )
+    first = [(0.0, -0.02, 1.0), (20.0, -0.02, 1.0), (0.0, 0.02, 1.0), (10.0, 0.02, 1.0)]
+    second = [(-3.0, 0.0, 0.6), (20.0, 0.0, 0.8), (0.0, 0.0, 0.8), (10.0, 0.0, 0.8)]
+    rounds = iter([*first, *second])
     monkeypatch.setattr(vehicles, "_side_offsets", lambda *args, **kwargs: (None, None))
     monkeypatch.setattr(vehicles, "_fit_side", lambda along, offsets: next(rounds))
     blob = _Blob(0.0, _axes(0.0), np.array([[0.0, 20.0], [0.0, 10.0]]), 1.0)
