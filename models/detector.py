@@ -117,11 +117,12 @@ class Detector:
     def fitted_candidates(self, image: np.ndarray, calibration) -> FittedCandidates:
         from models.candidates import find_candidates
         from models.rim_fit import fit_rims
+        from models.white_balance import balanced
 
         t0 = time.perf_counter()
         table = table_size_cm(calibration)
         ppm = float(np.clip(native_px_per_mm(calibration, table), MIN_PX_PER_MM, MAX_PX_PER_MM))
-        rect = calibration.rectify(image, ppm)
+        rect = balanced(calibration.rectify(image, ppm), ppm, marker_squares_cm(calibration))
         t1 = time.perf_counter()
         cands = find_candidates(rect, ppm, CLASSES_MM)
         t2 = time.perf_counter()
@@ -222,9 +223,12 @@ class Detector:
             inside = _on_vehicles(bases.xy_cm, hulls[i])
             if inside.sum() <= MAX_BASES_ON_A_HULL:
                 on_hull |= inside
-        bases = bases[~on_hull]
         faint_bases = faint_bases[~_on_vehicles(faint_bases.xy_cm, hulls)]
-        vehicles = find_vehicles(view, c.camera_cm, bases)
+        vehicles = find_vehicles(view, c.camera_cm, bases[~on_hull])
+        # A rough blob is not yet a hull: a base it swallowed (a gun's crew beside a wall, a
+        # squad in a sharpened frame) comes back unless a measured vehicle stands on it.
+        on_hull &= _on_vehicles(bases.xy_cm, vehicles)
+        bases = bases[~on_hull]
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles, faint=faint_bases)
 

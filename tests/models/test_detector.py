@@ -241,3 +241,31 @@ def test_faint_rims_fill_only_the_gaps_the_accepted_bases_leave():
     score = np.array([0.95, 0.6, 0.5, 0.4])
     faint = np.array([False, True, True, True])
     assert list(_in_the_gaps(_overlaps(centres, radius), score, faint, np.array([0]))) == [2]
+
+
+def test_a_base_in_a_rough_blob_stays_unless_a_measured_hull_is_on_it(squad_frame, detector, monkeypatch):
+    """The first, rough hull search makes blobs of anything big enough; only a vehicle that the
+    measuring pass confirms may take a base away as a turret ring."""
+    import models.vehicles as vehicles
+    from models.detections import Vehicles
+
+    scene, camera, frame = squad_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    everything = detector.detect(frame.image, calibration)
+    target = everything.bases.xy_cm[0]
+    blob = Vehicles(np.array([target]), np.array([12.0]), np.array([6.0]), np.array([0.0]), np.array([1.0]))
+    measure = vehicles.find_vehicles
+
+    def blob_not_confirmed(view, camera_cm, bases, refine=True):
+        return measure(view, camera_cm, bases, refine) if refine else blob
+
+    def blob_confirmed(view, camera_cm, bases, refine=True):
+        return Vehicles.merge([measure(view, camera_cm, bases, refine), blob]) if refine else blob
+
+    monkeypatch.setattr(vehicles, "find_vehicles", blob_not_confirmed)
+    kept = detector.detect(frame.image, calibration).bases
+    assert len(kept) == len(everything.bases)
+    monkeypatch.setattr(vehicles, "find_vehicles", blob_confirmed)
+    taken = detector.detect(frame.image, calibration).bases
+    assert len(taken) == len(everything.bases) - 1
+    assert np.linalg.norm(taken.xy_cm - target, axis=1).min() > 1.0
