@@ -122,7 +122,8 @@ class Detector:
         t0 = time.perf_counter()
         table = table_size_cm(calibration)
         ppm = float(np.clip(native_px_per_mm(calibration, table), MIN_PX_PER_MM, MAX_PX_PER_MM))
-        rect = balanced(calibration.rectify(image, ppm), ppm, marker_squares_cm(calibration))
+        markers = marker_squares_cm(calibration)
+        rect = balanced(calibration.rectify(image, ppm), ppm, markers)
         t1 = time.perf_counter()
         cands = find_candidates(rect, ppm, CLASSES_MM)
         t2 = time.perf_counter()
@@ -157,7 +158,7 @@ class Detector:
         out.plausible = (
             _right_size(out.measured_mm, cands.diameter_mm)
             & (fit.coverage >= PLAUSIBLE_COVERAGE)
-            & ~_on_markers(out.xy_cm, marker_squares_cm(calibration))
+            & ~_on_markers(out.xy_cm, markers)
         )
         self.timings_ms = {
             "rectify": (t1 - t0) * 1000,

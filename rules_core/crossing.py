@@ -30,7 +30,12 @@ def crossing_of(scene: Scene, model: ModelSpec, piece: TerrainSpec) -> Crossing 
 
 def may_cross(scene: Scene, model: ModelSpec, piece: TerrainSpec, polygon: shapely.Polygon) -> bool:
     """Whether the piece is narrow enough for this model to cross it (never, without a crossing rule)."""
-    crossing = crossing_of(scene, model, piece)
+    return _narrow_enough(scene, model, crossing_of(scene, model, piece), polygon)
+
+
+def _narrow_enough(
+    scene: Scene, model: ModelSpec, crossing: Crossing | None, polygon: shapely.Polygon
+) -> bool:
     if crossing is None:
         return False
     limits = []
@@ -48,6 +53,7 @@ def blocks(
     """Whether the piece stops this model: crossing it (`ending` False) or stopping in it (True)."""
     if not names_model(scene.ruleset.terrain[piece.kind].impassable_for, model):
         return False
-    if not may_cross(scene, model, piece, polygon):
+    crossing = crossing_of(scene, model, piece)
+    if not _narrow_enough(scene, model, crossing, polygon):
         return True
-    return ending and not crossing_of(scene, model, piece).may_end_on
+    return ending and not crossing.may_end_on
