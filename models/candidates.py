@@ -47,12 +47,11 @@ def vote_map(
     m = mag[ys, xs]
     ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
     weight = np.minimum(m / (3 * threshold), 1.0)
-    votes = np.zeros(h * w, np.float64)
-    for sign in (1.0, -1.0):
-        cx = np.round(xs + sign * radius_px * ux).astype(np.int64)
-        cy = np.round(ys + sign * radius_px * uy).astype(np.int64)
-        ok = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
-        votes += np.bincount(cy[ok] * w + cx[ok], weights=weight[ok], minlength=h * w)
+    # Both directions at once: a dark rim on a light mat and a light rim on a dark one.
+    cx = np.round(np.tile(xs, 2) + radius_px * np.concatenate([ux, -ux])).astype(np.int64)
+    cy = np.round(np.tile(ys, 2) + radius_px * np.concatenate([uy, -uy])).astype(np.int64)
+    ok = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+    votes = np.bincount(cy[ok] * w + cx[ok], weights=np.tile(weight, 2)[ok], minlength=h * w)
     smooth = cv2.GaussianBlur(votes.reshape(h, w).astype(np.float32), (0, 0), max(1.0, radius_px * 0.08))
     # Normalise so that a full, sharp circle scores about 1 whatever its size.
     return smooth * (2 * np.pi * max(1.0, radius_px * 0.08) ** 2) / (2 * np.pi * radius_px)

@@ -61,19 +61,30 @@ def _ray_edges(
     mx = (c32[:, 0, None, None] + rho[:, None, :] * d32[None, :, 0, None]).reshape(n, -1)
     my = (c32[:, 1, None, None] + rho[:, None, :] * d32[None, :, 1, None]).reshape(n, -1)
     profile = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    profile = profile.reshape(n, rays, SAMPLES, -1).astype(np.float32)
     # Difference of two-sample means: steadier than a central difference on grainy flock.
-    pair = profile[:, :, 1:] + profile[:, :, :-1]
-    step_across = pair[:, :, 3:] - pair[:, :, :-3]  # centred on samples 2 .. S-3
+    # Channel by channel, each plane contiguous: the squares are summed without a colour axis.
+    power = np.zeros((n, rays, SAMPLES - 4), np.float32)
+    for channel in cv2.split(profile.reshape(n, rays * SAMPLES, -1)):
+        plane = channel.reshape(n, rays, SAMPLES).astype(np.float32)
+        pair = plane[:, :, 1:] + plane[:, :, :-1]
+        step_across = pair[:, :, 3:] - pair[:, :, :-3]  # centred on samples 2 .. S-3
+        power += step_across * step_across
     deriv = np.zeros((n, rays, SAMPLES), np.float32)
-    deriv[..., 2:-2] = np.sqrt(np.einsum("nksc,nksc->nks", step_across, step_across)) / 6
+    deriv[..., 2:-2] = np.sqrt(power) / 6
     left, mid, right = deriv[..., :-2], deriv[..., 1:-1], deriv[..., 2:]
     strength = np.where((mid > left) & (mid >= right), mid, 0.0)
-    top = np.argpartition(-strength, PEAKS_PER_RAY, axis=-1)[..., :PEAKS_PER_RAY]
-    order = np.take_along_axis(top, np.argsort(-np.take_along_axis(strength, top, -1), axis=-1), -1)
+    # The strongest peaks one at a time: three argmax passes beat a partition and a sort.
     # (n, K, P) peaks, strongest first; `order` indexes samples 1..S-2 as `mid` does.
+    order = np.empty((n, rays, PEAKS_PER_RAY), np.int64)
+    peak = np.empty((n, rays, PEAKS_PER_RAY), np.float32)
+    flat = strength.reshape(-1, SAMPLES - 2)
+    rows = np.arange(len(flat))
+    for k in range(PEAKS_PER_RAY):
+        best = flat.argmax(-1)
+        order[..., k] = best.reshape(n, rays)
+        peak[..., k] = flat[rows, best].reshape(n, rays)
+        flat[rows, best] = -1.0
     ray = np.arange(n * rays).reshape(n, rays, 1)
-    peak = strength.reshape(-1)[order + ray * (SAMPLES - 2)]
     lo, m, hi = (deriv.reshape(-1)[order + ray * SAMPLES + k] for k in (0, 1, 2))
     denom = lo - 2 * m + hi
     offset = np.where(np.abs(denom) > 1e-6, 0.5 * (lo - hi) / np.where(denom == 0, 1, denom), 0.0)

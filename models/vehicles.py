@@ -413,6 +413,16 @@ def _side_offsets(
     return along[has], offsets[has] * sign
 
 
+def _sampled(rect: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """The rectified table at pixel positions (..., 2), bilinear.
+
+    The rectified image ends at the table's edge; past it the edge's own pixels are repeated,
+    so a profile running off the table sees no step there (black beyond it made the edge the
+    outermost straight line of a hull's far side: clean tuning tables 147 -> 148 of 153).
+    """
+    return cv2.remap(rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def _side_profiles(
     view: TableView, blob: _Blob, axis: int, end: int, search_cm: tuple[float, float]
 ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
@@ -430,7 +440,7 @@ def _side_profiles(
     steps = np.arange(-search_cm[0], search_cm[1], cm_per_px)
     pts = along[:, None, None] * tangent + (edge + steps)[None, :, None] * normal  # (lines, steps, 2)
     px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
-    return along, edge, steps, _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+    return along, edge, steps, _shading_free(_sampled(view.rect, px))
 
 
 def _averaged_near_side(view: TableView, blob: _Blob, axis: int, end: int) -> tuple[np.ndarray, np.ndarray]:
@@ -755,7 +765,7 @@ def _wall_lines(
     pts = along[:, None, None] * blob.axes[1 - axis] + inward[..., None] * blob.axes[axis]
     px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
     # Wall and roof face different ways: they differ in lightness more than in colour.
-    profile = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+    profile = _shading_free(_sampled(view.rect, px))
     # Averaged along the side (an edge parallel to it keeps its step) and a little across it:
     # the log of a dark channel is noisy.
     profile = cv2.GaussianBlur(profile, (3, WALL_ALONG_PX), 0)
@@ -842,7 +852,7 @@ def _gun_end(view: TableView, blob: _Blob) -> int:
         rows = end + sign * np.arange(-GUN_REACH[0] * length, GUN_REACH[1] * length + 0.5, 2 * cm_per_px)
         pts = rows[:, None, None] * blob.axes[0] + across[None, :, None] * blob.axes[1]
         px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
-        colour = _shading_free(cv2.remap(view.rect, px[..., 0], px[..., 1], cv2.INTER_LINEAR))
+        colour = _shading_free(_sampled(view.rect, px))
         colour[..., 0] *= LIGHTNESS_WEIGHT
         deviation = np.linalg.norm(colour - np.median(colour, axis=1, keepdims=True), axis=-1)
         ridge = cv2.GaussianBlur(deviation, (1, 3), 0)  # along the barrel

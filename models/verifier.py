@@ -53,14 +53,24 @@ def rim_patches(
         return np.zeros((0, CHANNELS, RAYS + 2 * WRAP, SAMPLES), np.float32)
     away = centres_px - nadir_px
     start = np.arctan2(away[:, 1], away[:, 0])
-    angles = start[:, None] + np.linspace(0, 2 * np.pi, RAYS, endpoint=False)[None]  # (n, K)
-    polar = polar_view(image, centres_px, radius_px, angles, np.linspace(INNER, OUTER, SAMPLES))
-    mean = polar.mean(axis=(1, 2), keepdims=True)
-    spread = polar.std(axis=(1, 2, 3), keepdims=True)
-    polar = (polar - mean) / (spread + 8.0)
-    size = np.broadcast_to(np.where(diameter_mm > 50, 1.0, -1.0)[:, None, None, None], (n, RAYS, SAMPLES, 1))
-    out = np.concatenate([polar, size], -1).transpose(0, 3, 1, 2)
-    return np.ascontiguousarray(np.concatenate([out[:, :, -WRAP:], out, out[:, :, :WRAP]], 2), np.float32)
+    # The wrapped rays are sampled again rather than copied, so the patch is built in place.
+    angles = start[:, None] + np.arange(-WRAP, RAYS + WRAP)[None] * (2 * np.pi / RAYS)  # (n, K)
+    # float32 coordinates: remap quantises them to 1/32 px anyway.
+    rho = (radius_px[:, None] * np.linspace(INNER, OUTER, SAMPLES)[None]).astype(np.float32)
+    cx, cy = np.asarray(centres_px, np.float32).T
+    mx = cx[:, None, None] + np.cos(angles).astype(np.float32)[..., None] * rho[:, None, :]
+    my = cy[:, None, None] + np.sin(angles).astype(np.float32)[..., None] * rho[:, None, :]
+    polar = cv2.remap(
+        image, mx.reshape(n, -1), my.reshape(n, -1), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    polar = polar.reshape(n, RAYS + 2 * WRAP, SAMPLES, 3).transpose(0, 3, 1, 2).astype(np.float32)
+    ring = polar[:, :, WRAP:-WRAP]
+    mean = ring.mean(axis=(2, 3), keepdims=True)
+    spread = ring.std(axis=(1, 2, 3), keepdims=True)
+    out = np.empty((n, CHANNELS, RAYS + 2 * WRAP, SAMPLES), np.float32)
+    np.divide(polar - mean, spread + 8.0, out=out[:, :3])
+    out[:, 3] = np.where(diameter_mm > 50, 1.0, -1.0)[:, None, None]
+    return out
 
 
 class RimVerifier:

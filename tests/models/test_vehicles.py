@@ -416,3 +416,19 @@ def test_sides_less_straight_on_the_turned_axes_leave_the_hull_where_first_measu
     assert np.allclose(refined.extent[:, 1] - refined.extent[:, 0], [20.0, 10.0])
     assert np.allclose(refined.axes.T @ refined.extent.mean(axis=1), [10.0, 5.0])
     assert refined.fill == pytest.approx(0.75)
+
+
+def test_hulls_whose_roofs_end_a_centimetre_short_of_the_table_edge_are_placed_by_their_roofs():
+    """Far ends 3-4 cm in from the table's edge: the roofs' parallax carries their edges to within
+    about a centimetre of it, where the rectified image ends. The image's end is no side."""
+    dictionary, markers = table_markers("183x122")
+    tanks = [
+        _tank(167.0, 60.0, 24.0, 12.0, 0.0, 4.5, (40, 40, 160)),
+        _tank(90.0, 14.5, 24.0, 12.0, 270.0, 4.5, (40, 40, 160)),
+    ]
+    scene = TableScene(
+        TABLE, dictionary, markers, Mat("felt", (120, 70, 30), 6.0), vehicles=tanks,
+        look=Look(noise_sigma=2.0, jpeg_quality=90),
+    )
+    found = _found_in(scene)
+    assert all(_placed(found, tank) for tank in tanks)
