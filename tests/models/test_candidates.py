@@ -1,0 +1,37 @@
+"""Candidates: circle votes at the known radii, one peak per circle."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from models.candidates import find_candidates
+
+PPM = 1.0  # rectified pixels per millimetre
+
+
+def _mat_with_rings(rings: list[tuple[tuple[float, float], int]]) -> np.ndarray:
+    """A grainy grey mat (the edge threshold is relative to its texture) with 32 mm rings."""
+    grain = np.random.default_rng(0).normal(0, 4, (300, 300, 1))
+    image = np.clip(128 + grain, 0, 255).repeat(3, axis=2).astype(np.uint8)
+    for (x, y), grey in rings:
+        cv2.circle(image, (int(x * PPM), int(y * PPM)), int(16 * PPM), (grey, grey, grey), 2, cv2.LINE_AA)
+    return image
+
+
+def _nearest_mm(found, xy_mm: tuple[float, float]) -> float:
+    centres = found.centres_px[found.diameter_mm == 32.0] / PPM
+    return float(np.linalg.norm(centres - np.asarray(xy_mm), axis=1).min())
+
+
+def test_every_ring_gets_a_candidate_at_its_centre():
+    found = find_candidates(_mat_with_rings([((80, 80), 30), ((200, 150), 230)]), PPM)
+    assert _nearest_mm(found, (80, 80)) < 2.5
+    assert _nearest_mm(found, (200, 150)) < 2.5
+
+
+def test_a_stronger_circle_a_few_millimetres_away_does_not_hide_a_faint_rim():
+    strong, faint = (150.0, 150.0), (156.0, 156.0)  # 8.5 mm apart: a shadow's or a miniature's arc
+    found = find_candidates(_mat_with_rings([(strong, 10), (faint, 100)]), PPM)
+    assert _nearest_mm(found, strong) < 2.5
+    assert _nearest_mm(found, faint) < 2.5
