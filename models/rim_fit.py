@@ -27,6 +27,8 @@ R_PRIOR = 0.05  # keep R near its class unless many edges say otherwise
 SETTLE_MOVES_MM = (-2.5, 2.5)  # along the line to the nadir; + is towards it
 SETTLE_ROUNDS = 2
 SETTLE_MARGIN = 0.1  # relative: a moved start must explain 10 % more edge weight
+RESTARTS = 8  # directions a doubtful rim is refitted from
+RESTART_MM = 2.5  # ... this far off its fit: within the reach of the fit's robust window
 # An edge counts fully in the fit once it is this many times the ray profiles' median strength
 # and this share of the candidate's strongest edge (an image without grain has no texture).
 CLEAR_OF_TEXTURE = 6.0
@@ -221,6 +223,42 @@ def fit_rims(
     return RimFit(c, R, coverage, contrast)
 
 
+def _best_start(
+    image: np.ndarray,
+    centres_px: np.ndarray,
+    radius_px: np.ndarray,
+    nominal_px: np.ndarray,
+    nadir_px: np.ndarray,
+    camera_height_mm: float,
+    px_per_mm: float,
+    moves_px: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Refit every rim from its own centre and from each of `moves_px` (m, n, 2); keep the best.
+
+    All starts go through `_refine` as one batch (a call's fixed cost outweighs a few rims'
+    work). A moved start wins only by explaining clearly more edge weight than the best
+    before it, so an unmoved rim stays put unless the image argues otherwise.
+    """
+    c0 = np.asarray(centres_px, dtype=np.float64)
+    R0 = np.asarray(radius_px, dtype=np.float64)
+    n = len(c0)
+    if n == 0:
+        return c0.copy(), R0.copy()
+    s = camera_height_mm / (camera_height_mm - THICKNESS_MM)
+    scale = max(0.6, 0.5 * px_per_mm)
+    starts = 1 + len(moves_px)
+    c = np.concatenate([c0[None], c0[None] + moves_px]).reshape(-1, 2)
+    R, nominal = np.tile(R0, starts), np.tile(nominal_px, starts)
+    for _ in range(SETTLE_ROUNDS):
+        c, R, _, _, support = _refine(image, c, R, nominal, nadir_px, s, scale)
+    c, R, support = c.reshape(starts, n, 2), R.reshape(starts, n), support.reshape(starts, n)
+    best_c, best_R, best_support = c[0].copy(), R[0].copy(), support[0].copy()
+    for k in range(1, starts):
+        better = support[k] > best_support * (1 + SETTLE_MARGIN)  # moving must earn clearly more
+        best_c[better], best_R[better], best_support[better] = c[k][better], R[k][better], support[k][better]
+    return best_c, best_R
+
+
 def settle_rims(
     image: np.ndarray,
     centres_px: np.ndarray,
@@ -238,24 +276,32 @@ def settle_rims(
     few millimetres either way it finds the rim again, and the true rim explains more edges:
     on the near side both edges of the wall band, where the slid circle explains one.
     """
-    c0 = np.asarray(centres_px, dtype=np.float64)
-    R0 = np.asarray(radius_px, dtype=np.float64)
-    if len(c0) == 0:
-        return c0.copy(), R0.copy()
-    s = camera_height_mm / (camera_height_mm - THICKNESS_MM)
-    scale = max(0.6, 0.5 * px_per_mm)
+    c0 = np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
     towards = nadir_px - c0
     towards = towards / (np.linalg.norm(towards, axis=1, keepdims=True) + 1e-9)
+    moves = np.array(SETTLE_MOVES_MM)[:, None, None] * px_per_mm * towards[None]
+    return _best_start(image, c0, radius_px, nominal_px, nadir_px, camera_height_mm, px_per_mm, moves)
 
-    def refit(start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        c, R = start, R0.copy()
-        for _ in range(SETTLE_ROUNDS):
-            c, R, _, _, support = _refine(image, c, R, nominal_px, nadir_px, s, scale)
-        return c, R, support
 
-    best_c, best_R, best_support = refit(c0.copy())
-    for move in SETTLE_MOVES_MM:
-        c, R, support = refit(c0 + towards * move * px_per_mm)
-        better = support > best_support * (1 + SETTLE_MARGIN)  # moving must earn clearly more
-        best_c[better], best_R[better], best_support[better] = c[better], R[better], support[better]
-    return best_c, best_R
+def restart_rims(
+    image: np.ndarray,
+    centres_px: np.ndarray,
+    radius_px: np.ndarray,
+    nominal_px: np.ndarray,
+    nadir_px: np.ndarray,
+    camera_height_mm: float,
+    px_per_mm: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Refit doubtful rims from starts a few millimetres off in every direction.
+
+    A rim the verifier doubts is often a real one fitted a few millimetres off: in blur or
+    low light its edges are soft, and a miniature's outline or the base's shadow held the fit
+    before it reached them (from its true centre, half of the hard validation tables' missed
+    bases are accepted). Unlike a slid fit, which moved along the line to the nadir, this one
+    may be off in any direction.
+    """
+    c0 = np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
+    angles = np.linspace(0, 2 * np.pi, RESTARTS, endpoint=False)
+    moves = RESTART_MM * px_per_mm * np.stack([np.cos(angles), np.sin(angles)], 1)[:, None, :]
+    moves = np.broadcast_to(moves, (RESTARTS, len(c0), 2))
+    return _best_start(image, c0, radius_px, nominal_px, nadir_px, camera_height_mm, px_per_mm, moves)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from models.detector import SHIPPED_WEIGHTS, load_detector
-from models.rim_fit import RimFit, fit_rims, settle_rims
+from models.rim_fit import RimFit, fit_rims, restart_rims, settle_rims
 from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
 from tests.models.conftest import nearest_errors_mm
@@ -48,6 +48,35 @@ def test_clear_rims_with_miniatures_are_kept_when_the_verifier_rejects_them(squa
     errors = nearest_errors_mm(found.bases.xy_cm, truth)
     assert np.sum(errors < 2.0) >= len(truth) // 2
     assert len(found.bases) <= len(truth)
+
+
+class _FixedVerifier:
+    def __init__(self, probability: float) -> None:
+        self.value = probability
+
+    def probability(self, patches: np.ndarray) -> np.ndarray:
+        return np.full(len(patches), self.value)
+
+
+@pytest.mark.parametrize("refit_scores, kept", [(0.9, True), (0.4, False)])
+def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad_frame, refit_scores, kept):
+    from models.detector import RETRY_PROBABILITY, Detector
+
+    scene, camera, frame = squad_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    fitted = Detector(_FixedVerifier(1.0)).fitted_candidates(frame.image, calibration)
+    doubtful = np.nonzero(fitted.plausible)[0][:6]
+    score = np.zeros(len(fitted.coverage))
+    score[doubtful] = 0.5
+    unsure = np.nonzero(fitted.plausible)[0][6]
+    score[unsure] = RETRY_PROBABILITY / 2  # too unlikely to be worth a refit
+    before = fitted.centres_px.copy()
+    Detector(_FixedVerifier(refit_scores))._retry_doubtful(fitted, score)
+    assert np.all(score[doubtful] == (refit_scores if kept else 0.5))
+    assert score[unsure] == RETRY_PROBABILITY / 2
+    assert np.array_equal(fitted.centres_px[unsure], before[unsure])
+    if not kept:
+        assert np.array_equal(fitted.centres_px, before)
 
 
 def test_finds_the_tank_footprint(squad_frame, detector):
@@ -170,6 +199,22 @@ def test_a_bright_miniature_does_not_pull_the_fit_off_a_faint_rim():
     fit = fit_rims(image, centre[None] + [2.0, 1.0], np.array([16.0]), nadir, H, 1.0)
     settled, _ = settle_rims(image, fit.centres_px, fit.radius_px, np.array([16.0]), nadir, H, 1.0)
     assert np.linalg.norm(settled[0] - centre) < 0.5
+
+
+def test_a_faint_rim_held_off_sideways_comes_back_when_restarted_around_it():
+    """A bright arm across the line to the nadir holds the fit where settling cannot reach."""
+    import cv2
+
+    image, centre, H = _faint_base_with_a_bright_miniature()
+    arm = np.round(centre + np.array([0.0, 20.0])).astype(int)
+    cv2.line(image, tuple(np.round(centre).astype(int).tolist()), tuple(arm.tolist()), (255, 255, 255), 13)
+    nadir = np.array([100.0, 100.0])
+    held = centre[None] + [0.0, 4.0]
+    along, _ = settle_rims(image, held, np.array([16.0]), np.array([16.0]), nadir, H, 1.0)
+    assert np.linalg.norm(along[0] - centre) > 1.0
+    around, radius = restart_rims(image, held, np.array([16.0]), np.array([16.0]), nadir, H, 1.0)
+    assert np.linalg.norm(around[0] - centre) < 0.4
+    assert abs(radius[0] - 16.0) < 0.5
 
 
 @pytest.fixture(scope="module")
