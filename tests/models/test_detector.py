@@ -79,6 +79,21 @@ def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad
         assert np.array_equal(fitted.centres_px, before)
 
 
+def test_a_65mm_rim_needs_less_of_the_verifier_than_a_32mm_one(squad_frame, monkeypatch):
+    import models.detector as detector_module
+
+    scene, camera, frame = squad_frame
+    monkeypatch.setattr(detector_module, "_sure", lambda fit: np.zeros(len(fit.coverage), bool))
+    found = detector_module.Detector(_FixedVerifier(0.6)).detect(
+        frame.image, CameraCalibration(camera, scene.table_cm, scene.markers)
+    )
+    big = np.array([[b.x_cm, b.y_cm] for b in frame.truth.bases if b.diameter_mm == 65.0])
+    assert np.all(found.bases.diameter_mm == 65.0)
+    assert len(found.bases) == len(big)
+    assert np.all(nearest_errors_mm(found.bases.xy_cm, big) < 2.0)
+    assert len(found.faint) >= 8 and np.all(found.faint.diameter_mm == 32.0)
+
+
 def test_finds_the_tank_footprint(squad_frame, detector):
     scene, camera, frame = squad_frame
     found = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers)).vehicles
