@@ -65,10 +65,10 @@ def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad
     scene, camera, frame = squad_frame
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     fitted = Detector(_FixedVerifier(1.0)).fitted_candidates(frame.image, calibration)
-    doubtful = np.nonzero(fitted.plausible)[0][:6]
+    small = np.nonzero(fitted.plausible & (fitted.diameter_mm == 32.0))[0]
+    doubtful, unsure = small[:6], small[6]
     score = np.zeros(len(fitted.coverage))
     score[doubtful] = 0.5
-    unsure = np.nonzero(fitted.plausible)[0][6]
     score[unsure] = RETRY_PROBABILITY / 2  # too unlikely to be worth a refit
     before = fitted.centres_px.copy()
     Detector(_FixedVerifier(refit_scores))._retry_doubtful(fitted, score)
