@@ -68,14 +68,6 @@ SPLIT_DEPTH_CM = 2.5  # a dent this deep in an outline is where two things meet 
 SPLIT_NECK_CM = WIDTH_CM[1] + PARALLAX_SLACK_CM  # the cut between two dents: at most a hull's width
 GROUND_RING_CM = 1.5  # the ground around a piece, past its own shadow's blur
 SAME_BLOB_CM = 0.5  # one blob found in two masks
-MIN_FILL = 0.7  # a hull's blob fills this share of its rectangle
-# A hull under an arm (see _under_arms).
-REACHING_CM = 20.0  # an arm reaches this far in from the table's edge (a marker's square does not)
-MIN_PIECE_CM2 = 0.3 * LENGTH_CM[0] * WIDTH_CM[0]  # a visible piece of a hull
-COVERED = 0.5  # share of a strip across the hull the arm (or more hull) covers: the hull may run on under it
-MIN_PIECE_SHARE = 0.25  # share of the hull's rectangle its own piece shows
-SEEN_WHOLE = 0.9  # a piece this share of its rectangle ran on under nothing
-EDGE_BAND_CM = 15.0  # the markers' squares lie in this band along the table's edges: nothing to run under
 OVERLAP = 0.25  # share of a footprint another may cover (a measuring error, not a second hull)
 COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
 
@@ -237,17 +229,13 @@ class _Blob:
     extent: np.ndarray  # [[along low, high], [across low, high]] in cm
     fill: float
     cut: bool = False  # cut from a blob of two things touching: no side may be made up
-    under_arm: bool = False  # partly hidden by an arm: measured only where no other blob found a hull
 
 
 def _blobs(view: TableView, bases: Bases, masks: int) -> list[_Blob]:
     """Hull-sized solid blobs of the first `masks` masks (one seen in two is kept once)."""
     found: list[_Blob] = []
-    sets = [_mask_blobs(mask, bases, view.off_table) for mask in view.masks[:masks]]
-    if masks == len(view.masks):
-        sets.append(_under_arms(view, bases))
-    for blobs in sets:
-        for blob in blobs:
+    for mask in view.masks[:masks]:
+        for blob in _mask_blobs(mask, bases, view.off_table):
             centre = blob.axes.T @ blob.extent.mean(axis=1)
             size = blob.extent[:, 1] - blob.extent[:, 0]
             if not any(
@@ -260,121 +248,15 @@ def _blobs(view: TableView, bases: Bases, masks: int) -> list[_Blob]:
 
 
 def _mask_blobs(mask: np.ndarray, bases: Bases, off_table: np.ndarray) -> list[_Blob]:
-    found: list[_Blob] = []
-    _collect(_cleaned(mask, bases), off_table, found, SPLITS)
-    return found
-
-
-def _cleaned(mask: np.ndarray, bases: Bases, close: bool = True) -> np.ndarray:
-    """The mask without the found bases (and what stands on them) and without thin things."""
     mask = mask.copy()
     for (x, y), d in zip(bases.xy_cm, bases.diameter_mm, strict=True):
         cv2.circle(mask, (round(x * PX_PER_CM), round(y * PX_PER_CM)), round(d / 20 * PX_PER_CM * 1.4), 0, -1)
-    if close:
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(3.5 * PX_PER_CM),) * 2)
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
-
-
-def _under_arms(view: TableView, bases: Bases) -> list[_Blob]:
-    """Hulls an arm lies across: a visible piece run on under the arm to a hull's rectangle.
-
-    A player's arm reaches in over the table's edge and may lie across a hull, so the plain
-    mask joins hull and arm into one shape that is no rectangle, and the hull's visible
-    pieces, which the cut mask parts from the arm along their edges, are too short or not
-    rectangular. Each piece beside a long thing reaching in from the table's edge is taken
-    along each of its longest straight sides; along both axes its rectangle runs on over
-    what covers the strip across it (the arm, or more of the hull beyond the arm). The
-    sides are then measured at full resolution as any blob's, where the arm leaves them seen.
-    The cut mask is not closed here: closing mends the one-pixel cut between a hull and an
-    arm lying on it. A tree's canopy or a building's shadow is no arm and is not run under,
-    nor is a marker's square by the table's edge, which joined to a tree or a building
-    reaching inland ran two of them into false hulls on fresh tables (tuning tables hard
-    163 -> 164 of 182, false 11 -> 11; fresh 500-539 and 50500-50559 unchanged, false unchanged).
-    """
-    plain = cv2.morphologyEx(view.masks[0], cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    count, parts, stats, _ = cv2.connectedComponentsWithStats(plain)
-    reaching = np.zeros(count, bool)
-    reaching[np.unique(parts[view.off_table & (plain > 0)])] = True
-    reaching &= stats[:, [cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT]].max(axis=1) >= REACHING_CM * PX_PER_CM
-    reaching[0] = False
-    if not reaching.any():
-        return []
-    covered = reaching[parts]
-    band = round(EDGE_BAND_CM * PX_PER_CM)
-    covered[:band] = covered[-band:] = False
-    covered[:, :band] = covered[:, -band:] = False
-    cut = _cleaned(view.masks[1], bases, close=False)
-    cut[~covered] = 0
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(cut)
-    reach = round((LENGTH_CM[1] + PARALLAX_SLACK_CM) * PX_PER_CM)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
     found: list[_Blob] = []
-    for i in range(1, count):
-        x, y, w, h, area = stats[i]
-        area_cm2 = area / PX_PER_CM**2
-        if not MIN_PIECE_CM2 <= area_cm2 <= LENGTH_CM[1] * WIDTH_CM[1]:
-            continue
-        x0, y0 = max(0, x - reach), max(0, y - reach)
-        window = np.s_[y0 : min(cut.shape[0], y + h + reach), x0 : min(cut.shape[1], x + w + reach)]
-        piece = labels[window] == i
-        if (piece & view.off_table[window]).any():
-            continue
-        own = _centres_cm(piece, (x0, y0))
-        cover = _centres_cm(covered[window] | piece, (x0, y0))
-        outline = cv2.approxPolyDP(cv2.convexHull(own), 1.0 / PX_PER_CM, True)[:, 0]
-        sides = np.roll(outline, -1, axis=0) - outline
-        lengths = np.linalg.norm(sides, axis=1)
-        tried: list[float] = []
-        for j in np.argsort(-lengths)[:3]:
-            if lengths[j] < WIDTH_CM[0]:
-                break
-            heading = float(np.degrees(np.arctan2(sides[j, 1], sides[j, 0]))) % 180
-            if any(abs((heading - t + 90) % 180 - 90) < 5 for t in tried):
-                continue
-            tried.append(heading)
-            blob = _run_on(own, cover, heading, area_cm2)
-            if blob is not None:
-                found.append(blob)
+    _collect(mask, off_table, found, SPLITS)
     return found
-
-
-def _centres_cm(mask: np.ndarray, corner: tuple[int, int]) -> np.ndarray:
-    """Table positions (cm) of a coarse mask's pixels; the mask's first pixel is `corner`."""
-    ys, xs = np.nonzero(mask)
-    return (np.column_stack([xs + corner[0], ys + corner[1]]).astype(np.float32) + 0.5) / PX_PER_CM
-
-
-def _run_on(own: np.ndarray, cover: np.ndarray, heading: float, area_cm2: float) -> _Blob | None:
-    """The piece's rectangle on axes at `heading`, run on along each axis while what covers
-    the strip across it (`cover`: the piece, the arm, more hull) fills most of the strip; None
-    when nothing ran on or the rectangle is no solid hull of which the piece is a fair share."""
-    axes = _axes(heading)
-    mine, theirs = own @ axes.T, cover @ axes.T
-    extent = np.array([[mine[:, 0].min(), mine[:, 0].max()], [mine[:, 1].min(), mine[:, 1].max()]])
-    seen = extent.copy()
-    for a in (0, 1):
-        strip = (theirs[:, 1 - a] >= extent[1 - a, 0]) & (theirs[:, 1 - a] <= extent[1 - a, 1])
-        bins = np.floor(theirs[strip, a] * PX_PER_CM).astype(int)
-        low = int(bins.min())
-        share = np.bincount(bins - low) / ((extent[1 - a, 1] - extent[1 - a, 0]) * PX_PER_CM)
-        start, stop = (np.floor(extent[a] * PX_PER_CM).astype(int) - low).tolist()
-        while start > 0 and share[start - 1] >= COVERED:
-            start -= 1
-        while stop + 1 < len(share) and share[stop + 1] >= COVERED:
-            stop += 1
-        extent[a] = [(start + low) / PX_PER_CM, (stop + low + 1) / PX_PER_CM]
-    if np.allclose(seen, extent, atol=1.5 / PX_PER_CM):
-        return None
-    size = extent[:, 1] - extent[:, 0]
-    rectangle = size[0] * size[1]
-    inside = np.all((theirs >= extent[:, 0]) & (theirs <= extent[:, 1]), axis=1)
-    fill = inside.sum() / PX_PER_CM**2 / rectangle
-    if not MIN_PIECE_SHARE * rectangle <= area_cm2 < SEEN_WHOLE * rectangle or fill < MIN_FILL:
-        return None
-    if size[0] < size[1]:  # the long axis leads
-        heading += 90
-        extent = np.array([extent[1], -extent[0, ::-1]])
-    return _Blob(heading % 180, _axes(heading), extent, min(1.0, fill), cut=True, under_arm=True)
 
 
 def _collect(mask: np.ndarray, off_table: np.ndarray, found: list[_Blob], splits: int) -> None:
@@ -408,7 +290,7 @@ def _as_blob(outline: np.ndarray, area: float, corner: tuple[int, int], cut: boo
     fill = area / PX_PER_CM**2 / max(size[0] * size[1], 1e-9)
     long, short = max(size), min(size)
     if (
-        fill < MIN_FILL
+        fill < 0.7
         or not LENGTH_CM[0] * 0.9 <= long <= LENGTH_CM[1] + PARALLAX_SLACK_CM
         or not WIDTH_CM[0] * 0.9 <= short <= WIDTH_CM[1] + PARALLAX_SLACK_CM
         or long < 1.1 * short
@@ -700,10 +582,8 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
     """
     found: list[tuple] = []
     # The masks mostly see the same hulls: the most solid blob of a hull is measured, the rest
-    # of its blobs (centred on it) are passed over, which also halves the measuring. A blob run
-    # on under an arm comes last: a hull a mask sees whole is measured from that.
-    blobs = _blobs(view, bases, len(view.masks) if refine else 1)
-    for blob in sorted(blobs, key=lambda b: (b.under_arm, -b.fill)):
+    # of its blobs (centred on it) are passed over, which also halves the measuring.
+    for blob in sorted(_blobs(view, bases, len(view.masks) if refine else 1), key=lambda b: -b.fill):
         if refine:
             if _hull(blob, camera_cm, COARSE_SLACK_CM) is None or _on_found(blob, found):
                 continue
