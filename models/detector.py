@@ -202,13 +202,14 @@ class Detector:
         bare = kept[~carries_a_miniature(c.rect, c.centres_px[kept], c.radius_px[kept])]
         keep[bare] = faint[bare] = False
         if keep.any():
-            # Only accepted rims are restarted, so the few extra fits cost little.
-            from models.rim_fit import settle_rims
+            # Only accepted rims are settled, so the few extra fits cost little.
+            from models.rim_fit import refit_rims, settling_moves
 
             idx = np.nonzero(keep)[0]
-            centres, radius = settle_rims(
+            moves = settling_moves(c.centres_px[idx], c.nadir_px, c.px_per_mm)
+            centres, radius = refit_rims(
                 c.rect, c.centres_px[idx], c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
-                c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm,
+                c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, moves,
             )
             ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit
             c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
@@ -249,15 +250,15 @@ class Detector:
 
         Updates `c` and `score` in place.
         """
-        from models.rim_fit import restart_rims
+        from models.rim_fit import refit_rims, restart_moves
         from models.verifier import rim_patches
 
         idx = np.nonzero(c.plausible & (score >= RETRY_PROBABILITY) & (score < _accept_bar(c.diameter_mm)))[0]
         if not len(idx):
             return
-        centres, radius = restart_rims(
+        centres, radius = refit_rims(
             c.rect, c.centres_px[idx], c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
-            c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm,
+            c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, restart_moves(len(idx), c.px_per_mm),
         )
         patches = rim_patches(c.rect, centres, radius, c.nadir_px, c.diameter_mm[idx])
         again = self.verifier.probability(patches)

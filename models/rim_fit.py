@@ -223,7 +223,7 @@ def fit_rims(
     return RimFit(c, R, coverage, contrast)
 
 
-def _best_start(
+def refit_rims(
     image: np.ndarray,
     centres_px: np.ndarray,
     radius_px: np.ndarray,
@@ -235,11 +235,13 @@ def _best_start(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Refit every rim from its own centre and from each of `moves_px` (m, n, 2); keep the best.
 
-    All starts go through `_refine` as one batch (a call's fixed cost outweighs a few rims'
-    work). A moved start wins only by explaining clearly more edge weight than the best
-    before it, so an unmoved rim stays put unless the image argues otherwise.
+    A fit stuck in a local optimum (on a shadow, a leaning miniature, one band of the wall)
+    cannot leave it from one start; restarted a few millimetres off it finds the rim, and the
+    true rim explains more edges. A moved start wins only by explaining clearly more edge
+    weight than the best before it, so a rim stays put unless the image argues otherwise. All
+    starts go through `_refine` as one batch (a call's fixed cost outweighs a few rims' work).
     """
-    c0 = np.asarray(centres_px, dtype=np.float64)
+    c0 = np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
     R0 = np.asarray(radius_px, dtype=np.float64)
     n = len(c0)
     if n == 0:
@@ -259,49 +261,28 @@ def _best_start(
     return best_c, best_R
 
 
-def settle_rims(
-    image: np.ndarray,
-    centres_px: np.ndarray,
-    radius_px: np.ndarray,
-    nominal_px: np.ndarray,
-    nadir_px: np.ndarray,
-    camera_height_mm: float,
-    px_per_mm: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Refit accepted rims from starts moved along the line to the nadir; keep the best supported.
+def settling_moves(centres_px: np.ndarray, nadir_px: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """Starts for an accepted rim: 2.5 mm towards and away from the camera's nadir.
 
     A rim fit that slid onto a shadow or an overhanging miniature beyond the far rim, or one
     band outward on the near side (the wall-to-top edge taken for the bottom rim, when a
-    flocked top hides the far rim), is a local optimum one start cannot leave. Restarted a
-    few millimetres either way it finds the rim again, and the true rim explains more edges:
-    on the near side both edges of the wall band, where the slid circle explains one.
+    flocked top hides the far rim), moved along the line to the nadir. Restarted either way
+    the true rim explains more edges: on the near side both edges of the wall band, where the
+    slid circle explains one.
     """
-    c0 = np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
-    towards = nadir_px - c0
+    towards = nadir_px - np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
     towards = towards / (np.linalg.norm(towards, axis=1, keepdims=True) + 1e-9)
-    moves = np.array(SETTLE_MOVES_MM)[:, None, None] * px_per_mm * towards[None]
-    return _best_start(image, c0, radius_px, nominal_px, nadir_px, camera_height_mm, px_per_mm, moves)
+    return np.array(SETTLE_MOVES_MM)[:, None, None] * px_per_mm * towards[None]
 
 
-def restart_rims(
-    image: np.ndarray,
-    centres_px: np.ndarray,
-    radius_px: np.ndarray,
-    nominal_px: np.ndarray,
-    nadir_px: np.ndarray,
-    camera_height_mm: float,
-    px_per_mm: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Refit doubtful rims from starts a few millimetres off in every direction.
+def restart_moves(count: int, px_per_mm: float) -> np.ndarray:
+    """Starts for a rim the verifier doubts: a few millimetres off in every direction.
 
-    A rim the verifier doubts is often a real one fitted a few millimetres off: in blur or
-    low light its edges are soft, and a miniature's outline or the base's shadow held the fit
-    before it reached them (from its true centre, half of the hard validation tables' missed
-    bases are accepted). Unlike a slid fit, which moved along the line to the nadir, this one
-    may be off in any direction.
+    Such a rim is often a real one fitted a few millimetres off: in blur or low light its
+    edges are soft, and a miniature's outline or the base's shadow held the fit before it
+    reached them (from their true centres, half of the hard validation tables' missed bases
+    are accepted). Unlike a slid fit, it may be off in any direction.
     """
-    c0 = np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
     angles = np.linspace(0, 2 * np.pi, RESTARTS, endpoint=False)
     moves = RESTART_MM * px_per_mm * np.stack([np.cos(angles), np.sin(angles)], 1)[:, None, :]
-    moves = np.broadcast_to(moves, (RESTARTS, len(c0), 2))
-    return _best_start(image, c0, radius_px, nominal_px, nadir_px, camera_height_mm, px_per_mm, moves)
+    return np.broadcast_to(moves, (RESTARTS, count, 2))

@@ -29,14 +29,18 @@ def polar_view(
     angles: np.ndarray,
     fractions: np.ndarray,
 ) -> np.ndarray:
-    """(n, K, S, 3) float32 colours along K rays per disc (`angles` (n, K)), at `fractions` of its radius."""
+    """(n, K, S, 3) float32 colours along K rays per disc (`angles` (n, K)), at `fractions` of its radius.
+
+    Coordinates are float32: remap quantises them to 1/32 px anyway.
+    """
     n = len(centres_px)
-    rho = radius_px[:, None] * fractions[None]  # (n, S)
-    xs = centres_px[:, 0, None, None] + np.cos(angles)[..., None] * rho[:, None, :]
-    ys = centres_px[:, 1, None, None] + np.sin(angles)[..., None] * rho[:, None, :]
-    mx = xs.reshape(n, -1).astype(np.float32)
-    my = ys.reshape(n, -1).astype(np.float32)
-    polar = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    rho = (radius_px[:, None] * fractions[None]).astype(np.float32)  # (n, S)
+    cx, cy = np.asarray(centres_px, np.float32).T
+    mx = cx[:, None, None] + np.cos(angles).astype(np.float32)[..., None] * rho[:, None, :]
+    my = cy[:, None, None] + np.sin(angles).astype(np.float32)[..., None] * rho[:, None, :]
+    polar = cv2.remap(
+        image, mx.reshape(n, -1), my.reshape(n, -1), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     return polar.reshape(n, angles.shape[1], len(fractions), 3).astype(np.float32)
 
 
@@ -55,15 +59,8 @@ def rim_patches(
     start = np.arctan2(away[:, 1], away[:, 0])
     # The wrapped rays are sampled again rather than copied, so the patch is built in place.
     angles = start[:, None] + np.arange(-WRAP, RAYS + WRAP)[None] * (2 * np.pi / RAYS)  # (n, K)
-    # float32 coordinates: remap quantises them to 1/32 px anyway.
-    rho = (radius_px[:, None] * np.linspace(INNER, OUTER, SAMPLES)[None]).astype(np.float32)
-    cx, cy = np.asarray(centres_px, np.float32).T
-    mx = cx[:, None, None] + np.cos(angles).astype(np.float32)[..., None] * rho[:, None, :]
-    my = cy[:, None, None] + np.sin(angles).astype(np.float32)[..., None] * rho[:, None, :]
-    polar = cv2.remap(
-        image, mx.reshape(n, -1), my.reshape(n, -1), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    polar = polar.reshape(n, RAYS + 2 * WRAP, SAMPLES, 3).transpose(0, 3, 1, 2).astype(np.float32)
+    fractions = np.linspace(INNER, OUTER, SAMPLES)
+    polar = polar_view(image, centres_px, radius_px, angles, fractions).transpose(0, 3, 1, 2)
     ring = polar[:, :, WRAP:-WRAP]
     mean = ring.mean(axis=(2, 3), keepdims=True)
     spread = ring.std(axis=(1, 2, 3), keepdims=True)
