@@ -42,11 +42,11 @@ ACCEPT_PROBABILITY = 0.8
 # real ones lower. On the four validation sets (120 tables) a bar of 0.4-0.6 for them found
 # 5-6 more bases and no false one; 0.2 let one through.
 ACCEPT_PROBABILITY_65 = 0.5
-# A rim scoring between this and ACCEPT_PROBABILITY is refitted from starts around it, and
+# A rim scoring between this and its class's acceptance bar is refitted from starts around it, and
 # the refit kept if it scores higher (validation tables, four sets of 30: 17 more bases, 2 more
 # false rims; 0.3 found one fewer). Few rims qualify, 0-5 a frame.
 RETRY_PROBABILITY = 0.1
-# A rim between this and ACCEPT_PROBABILITY is reported as faint: the same base seen on the
+# A rim between this and its class's acceptance bar is reported as faint: the same base seen on the
 # next frame can score either side of the bar (noise, a hand's shadow), and a tracked piece
 # must not be taken off the table for it.
 FAINT_PROBABILITY = 0.3
@@ -243,7 +243,6 @@ class Detector:
         bases = bases[~on_hull]
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles, faint=faint_bases)
-
 
     def _retry_doubtful(self, c: FittedCandidates, score: np.ndarray) -> None:
         """Refit the rims the verifier doubts from starts around them; keep a refit it likes more.

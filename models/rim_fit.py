@@ -79,7 +79,7 @@ def _ray_edges(
     # (n, K, P) peaks, strongest first; `order` indexes samples 1..S-2 as `mid` does.
     order = np.empty((n, rays, PEAKS_PER_RAY), np.int64)
     peak = np.empty((n, rays, PEAKS_PER_RAY), np.float32)
-    flat = strength.reshape(-1, SAMPLES - 2)
+    flat = strength.reshape(-1, SAMPLES - 2)  # a view: `strength` is used up by the passes
     rows = np.arange(len(flat))
     for k in range(PEAKS_PER_RAY):
         best = flat.argmax(-1)
