@@ -203,12 +203,13 @@ class Detector:
         keep[bare] = faint[bare] = False
         if keep.any():
             # Only accepted rims are settled, so the few extra fits cost little.
-            from models.rim_fit import refit_rims, settling_moves
+            from models.rim_fit import refit_rims, settling_moves, settling_start
 
             idx = np.nonzero(keep)[0]
-            moves = settling_moves(c.centres_px[idx], c.nadir_px, c.px_per_mm)
+            start = settling_start(c.centres_px[idx], c.nadir_px, c.camera_cm[2] * 10)
+            moves = settling_moves(start, c.nadir_px, c.px_per_mm)
             centres, radius = refit_rims(
-                c.rect, c.centres_px[idx], c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
+                c.rect, start, c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
                 c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, moves,
             )
             ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from models.detector import SHIPPED_WEIGHTS, load_detector
-from models.rim_fit import RimFit, fit_rims, refit_rims, restart_moves, settling_moves
+from models.rim_fit import RimFit, fit_rims, refit_rims, restart_moves, settling_moves, settling_start
 from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
 from tests.models.conftest import nearest_errors_mm
@@ -269,6 +269,59 @@ def test_bevelled_bases_are_found_to_the_millimetre(bevelled_frame, detector):
     found = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers))
     errors = nearest_errors_mm(found.bases.xy_cm, frame.truth.base_xy_cm())
     assert np.sum(errors < 1.0) >= 4
+
+
+@pytest.fixture(scope="module")
+def blurred_edge_frame():
+    """Squads along the table's edges, 70-100 cm from the nadir, in a frame blurred by 1 px."""
+    from calibration.synthetic import Look
+    from models.synth.randomize import table_markers
+    from models.synth.scene import BaseSpec, Figure, Mat, TableScene, render_scene
+    from tests.models.conftest import TABLE, rig_camera
+
+    dictionary, markers = table_markers("183x122")
+    spots = [(18.0 + 4 * i, 14.0) for i in range(3)] + [(150.0 + 4 * i, 108.0) for i in range(4)]
+    spots += [(14.0, 60.0 + 4 * i) for i in range(3)] + [(168.0, 40.0 + 4 * i) for i in range(3)]
+    bases = [
+        BaseSpec(
+            x,
+            y,
+            32.0,
+            3.5,
+            (25, 25, 25) if k % 2 else (40, 60, 90),
+            (80, 140, 90) if k % 3 else (150, 150, 150),
+            figures=(Figure("trooper", 0.0, 0.0, 3.5, (40, 40, 200), 6.0, 45.0),),
+        )
+        for k, (x, y) in enumerate(spots)
+    ]
+    look = Look(noise_sigma=1.5, jpeg_quality=92, blur_px=1.0)
+    mat = Mat("felt_green", (55, 120, 50), 6.0)
+    scene = TableScene(TABLE, dictionary, markers, mat, bases=bases, look=look)
+    camera = rig_camera()
+    return scene, camera, render_scene(scene, camera, 5)
+
+
+def test_blurred_bases_far_from_the_nadir_are_not_found_outward(blurred_edge_frame, detector):
+    # Settled from where the fit stopped, they came out 0.7-1.4 mm away from the nadir.
+    scene, camera, frame = blurred_edge_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    found = detector.detect(frame.image, calibration)
+    truth = frame.truth.base_xy_cm()
+    nearest = np.linalg.norm(truth[:, None] - found.bases.xy_cm[None], axis=-1).argmin(1)
+    error_mm = (found.bases.xy_cm[nearest] - truth) * 10
+    outward = truth - np.asarray(calibration.camera_centre_cm)[:2]
+    outward /= np.linalg.norm(outward, axis=1, keepdims=True)
+    matched = np.linalg.norm(error_mm, axis=1) < 5
+    assert matched.sum() >= len(truth) - 1
+    assert np.median(np.linalg.norm(error_mm[matched], axis=1)) < 0.4
+    assert np.mean(np.sum(error_mm * outward, axis=1)[matched]) < 0.3
+
+
+def test_settling_starts_half_a_parallax_shift_towards_the_nadir():
+    nadir, centre, H = np.array([100.0, 100.0]), np.array([[900.0, 100.0]]), 1803.5
+    start = settling_start(centre, nadir, H)  # the top disc sits 800 * 3.5 / 1800 = 1.56 px out
+    assert np.allclose(start, [[900.0 - 0.5 * 800 * 3.5 / 1800, 100.0]], atol=1e-3)
+    assert np.allclose(settling_start(nadir[None], nadir, H), [nadir])
 
 
 def _circle_choice(xy_mm: list[tuple[float, float]], diameter_mm: list[float], score: list[float]) -> list:
