@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from models.focus import FrameBlur, deblurred, measure_blur
+
+SQUARES_CM = [
+    np.array([[x, y], [x + 5, y], [x + 5, y + 5], [x, y + 5]], float) for x, y in ((3, 3), (12, 3), (3, 12))
+]
+
+
+def _marker_sheet(sigma_x: float, sigma_y: float, grain: float = 0.0) -> np.ndarray:
+    """Black 5 cm squares on white at 1 px/mm, blurred by a Gaussian of its own width per axis."""
+    image = np.full((200, 200, 3), 230, np.uint8)
+    for square in SQUARES_CM:
+        x0, y0 = (square[0] * 10).astype(int)
+        image[y0 : y0 + 50, x0 : x0 + 50] = 25
+    image = cv2.GaussianBlur(image.astype(np.float32), (0, 0), sigmaX=sigma_x, sigmaY=sigma_y)
+    image += np.random.default_rng(1).normal(0, grain, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("sigma_x, sigma_y", [(0.8, 0.8), (1.5, 1.5), (2.0, 1.0)])
+def test_the_markers_edges_give_the_frames_blur_along_each_axis(sigma_x, sigma_y):
+    blur = measure_blur(_marker_sheet(sigma_x, sigma_y, grain=2.0), SQUARES_CM, 1.0)
+    assert blur is not None
+    assert blur.sigma_px == pytest.approx((sigma_x, sigma_y), abs=0.2)
+    assert 0 < blur.grain < 0.03
+
+
+def test_no_marker_in_view_measures_nothing():
+    grey = np.full((200, 200, 3), 120, np.uint8)
+    assert measure_blur(grey, SQUARES_CM, 1.0) is None
+    assert measure_blur(grey, [], 1.0) is None
+
+
+def _rise_px(row: np.ndarray) -> float:
+    """10-90 % rise of a dark-to-light step, in px."""
+    lo, hi = row.min(), row.max()
+    return float(np.argmax(row >= lo + 0.9 * (hi - lo)) - np.argmax(row >= lo + 0.1 * (hi - lo)))
+
+
+def test_a_blurred_frame_is_sharpened_and_a_sharp_one_left_alone():
+    sharp = _marker_sheet(0.6, 0.6)
+    assert deblurred(sharp, FrameBlur((0.6, 0.6), 0.005)) is sharp
+    assert deblurred(sharp, None) is sharp
+    blurred = _marker_sheet(1.5, 1.5)
+    restored = deblurred(blurred, measure_blur(blurred, SQUARES_CM, 1.0))
+    row = slice(40, 60)  # across the first square's right side, at x = 80 px
+    before = _rise_px(blurred[row, 70:95, 1].mean(0))
+    after = _rise_px(restored[row, 70:95, 1].mean(0))
+    assert after < 0.75 * before
+    assert abs(float(restored[100:110, 150:160].mean()) - 230) < 2  # flat areas keep their level
