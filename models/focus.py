@@ -125,5 +125,4 @@ def deblurred(rect: np.ndarray, blur: FrameBlur | None) -> np.ndarray:
         return rect
     nsr = float(np.clip(NOISE_GAIN * blur.grain**2, *NSR_RANGE))
     kx, ky = (_wiener_taps(s, nsr) for s in blur.sigma_px)
-    out = cv2.sepFilter2D(rect, cv2.CV_32F, kx, ky, borderType=cv2.BORDER_REFLECT)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    return cv2.sepFilter2D(rect, -1, kx, ky, borderType=cv2.BORDER_REFLECT)  # saturates to uint8
