@@ -177,6 +177,11 @@ def _refine(
     return c, R, coverage, contrast, tukey.reshape(n, -1).sum(1) / rays
 
 
+def _top_scale(camera_height_mm: float) -> float:
+    """The top disc's scale about the nadir: it is THICKNESS_MM nearer the camera."""
+    return camera_height_mm / (camera_height_mm - THICKNESS_MM)
+
+
 def fit_rims(
     image: np.ndarray,
     centres_px: np.ndarray,
@@ -202,7 +207,7 @@ def fit_rims(
     R = nominal.copy()
     n = len(c)
     coverage, contrast = np.zeros(n), np.zeros(n)
-    s = camera_height_mm / (camera_height_mm - THICKNESS_MM)
+    s = _top_scale(camera_height_mm)
     scale = max(0.6, 0.5 * px_per_mm)
     alive = np.arange(n)
     for k in range(rounds):
@@ -247,7 +252,7 @@ def refit_rims(
     n = len(c0)
     if n == 0:
         return c0.copy(), R0.copy()
-    s = camera_height_mm / (camera_height_mm - THICKNESS_MM)
+    s = _top_scale(camera_height_mm)
     scale = max(0.6, 0.5 * px_per_mm)
     starts = 1 + len(moves_px)
     c = np.concatenate([c0[None], c0[None] + moves_px]).reshape(-1, 2)
@@ -273,7 +278,7 @@ def settling_start(centres_px: np.ndarray, nadir_px: np.ndarray, camera_height_m
     half a shift inward the fit reaches the true rim, and a sharp rim pulls it back out.
     """
     c = np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
-    s = camera_height_mm / (camera_height_mm - THICKNESS_MM)
+    s = _top_scale(camera_height_mm)
     return nadir_px + (c - nadir_px) / (1 + SETTLE_FROM * (s - 1))
 
 
