@@ -21,7 +21,6 @@ from models.verifier import RimVerifier
 from rules_core.errors import TablesightError
 
 if TYPE_CHECKING:
-    from models.focus import FrameBlur
     from models.rim_fit import RimFit
 
 CLASSES_MM = (32.0, 65.0)
@@ -103,7 +102,6 @@ class FittedCandidates:
     coverage: np.ndarray
     contrast: np.ndarray
     plausible: np.ndarray  # right size, not on a marker, some rim found
-    blur: FrameBlur | None = None  # measured on the markers; settling undoes it
 
     @property
     def xy_cm(self) -> np.ndarray:
@@ -127,7 +125,6 @@ class Detector:
 
     def fitted_candidates(self, image: np.ndarray, calibration) -> FittedCandidates:
         from models.candidates import find_candidates
-        from models.focus import measure_blur
         from models.rim_fit import fit_rims
         from models.white_balance import balanced
 
@@ -166,7 +163,6 @@ class Detector:
             fit.coverage,
             fit.contrast,
             np.zeros(len(fit.coverage), bool),
-            measure_blur(rect, markers, ppm),
         )
         out.plausible = (
             _right_size(out.measured_mm, cands.diameter_mm)
@@ -208,14 +204,15 @@ class Detector:
         if keep.any():
             # Only accepted rims are settled, so the few extra fits cost little. Only they see
             # the deblurred frame: the verifier and the screening learned the frame as it is.
-            from models.focus import deblurred
+            from models.focus import deblurred, measure_blur
             from models.rim_fit import refit_rims, settling_moves, settling_start
 
+            blur = measure_blur(c.rect, marker_squares_cm(calibration), c.px_per_mm)
             idx = np.nonzero(keep)[0]
             start = settling_start(c.centres_px[idx], c.nadir_px, c.camera_cm[2] * 10)
             moves = settling_moves(start, c.nadir_px, c.px_per_mm)
             centres, radius = refit_rims(
-                deblurred(c.rect, c.blur), start, c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
+                deblurred(c.rect, blur), start, c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
                 c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, moves,
             )
             ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit
