@@ -121,9 +121,14 @@ def _wiener_taps(sigma_px: float, nsr: float) -> np.ndarray:
 
 
 def deblurred(rect: np.ndarray, blur: FrameBlur | None) -> np.ndarray:
-    """`rect` with the measured blur undone; `rect` itself when the frame is sharp enough."""
+    """`rect` with the measured blur undone; `rect` itself when the frame is sharp enough.
+
+    The result stays float32: rounding the sharpened frame back to uint8 moved the settled
+    centres (hard validation median 0.52 / 0.62 mm in float32, 0.53 / 0.66 mm rounded), and
+    costs the same time.
+    """
     if blur is None or max(blur.sigma_px) < BLURRED_PX:
         return rect
     nsr = float(np.clip(NOISE_GAIN * blur.grain**2, *NSR_RANGE))
     kx, ky = (_wiener_taps(s, nsr) for s in blur.sigma_px)
-    return cv2.sepFilter2D(rect, -1, kx, ky, borderType=cv2.BORDER_REFLECT)  # saturates to uint8
+    return cv2.sepFilter2D(rect, cv2.CV_32F, kx, ky, borderType=cv2.BORDER_REFLECT)
