@@ -6,6 +6,7 @@ frame is calibrated from its markers with calibration.table.calibrate (what a us
 millimetres from the calibration's. Prints one table; asserts nothing.
 
     python benchmarks/detection.py [--scenes 30] [--truth-calibration] [--weights FILE] [--sensor hq-binned]
+                                   [--grain 4]
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def run(
     detector: Detector,
     truth_calibration: bool,
     sensor: str = "cm3-binned",
+    grain: float = 0.0,
 ) -> dict:
     totals = {
         name: {"required": 0, "found": 0, "detections": 0, "false": 0, "size": 0, "errors": []}
@@ -81,13 +83,14 @@ def run(
         scene = random_scene(rng, hard=hard)
         camera = random_camera(rng, scene.table_cm, sensor=sensor, wide=hard and rng.random() < 0.3)
         frame = render_scene(scene, camera, seed)
+        image = _grainy(frame.image, grain, seed)
         if truth_calibration:
             calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
         else:
             try:
                 # The rig's lens is calibrated once (tablesight calibrate --intrinsics), so pass it.
                 lens = Intrinsics(camera.K, camera.dist, camera.image_size)
-                calibration = calibrate(frame.image, default_layout("183x122"), lens)
+                calibration = calibrate(image, default_layout("183x122"), lens)
             except TablesightError:
                 failed_calibrations += 1
                 calibration = None
@@ -95,15 +98,15 @@ def run(
             found, hough = Bases.empty(), Bases.empty()
             found_vehicles = Vehicles.empty()
         else:
-            detector.detect(frame.image, calibration)  # warm the rectify maps, as a running rig has them
+            detector.detect(image, calibration)  # warm the rectify maps, as a running rig has them
             t0, c0 = time.perf_counter(), time.process_time()
-            result = detector.detect(frame.image, calibration)
+            result = detector.detect(image, calibration)
             stages.setdefault("total", []).append((time.perf_counter() - t0) * 1000)
             stages.setdefault("total_cpu", []).append((time.process_time() - c0) * 1000)
             for k, v in detector.timings_ms.items():
                 stages.setdefault(k, []).append(v)
             found, found_vehicles = result.bases, result.vehicles
-            hough = hough_bases(frame.image, calibration)
+            hough = hough_bases(image, calibration)
         scores = {"ours": score_bases(found, frame.truth), "hough": score_bases(hough, frame.truth)}
         common = np.intersect1d(scores["ours"].matched_truth, scores["hough"].matched_truth)
         for name, s in scores.items():
@@ -133,6 +136,15 @@ def run(
         "scenes": scenes,
         "frame": "x".join(map(str, SENSORS[sensor])),
     }
+
+
+def _grainy(image: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    """The frame with Gaussian grain of `sigma` grey levels: our renders carry little past their
+    JPEG, and a camera or another renderer may carry much more."""
+    if sigma <= 0:
+        return image
+    noise = np.random.default_rng(seed).normal(0.0, sigma, image.shape)
+    return np.clip(image + noise, 0, 255).astype(np.uint8)
 
 
 def _row(name: str, t: dict) -> str:
@@ -183,13 +195,15 @@ def main() -> None:
     parser.add_argument("--classical", action="store_true", help="no verifier: the fixed-threshold fallback")
     parser.add_argument("--sets", default="clean,hard")
     parser.add_argument("--sensor", default="cm3-binned", choices=list(SENSORS), help="camera mode")
+    parser.add_argument("--grain", type=float, default=0.0, help="Gaussian grain added (grey levels)")
     args = parser.parse_args()
     detector = Detector() if args.classical else load_detector(args.weights)
     verifier = "none (classical thresholds)" if detector.verifier is None else detector.verifier.path
     source = "exact camera of the render" if args.truth_calibration else "calibrate() on the markers"
-    print(f"rim verifier: {verifier}\ncalibration: {source}")
+    print(f"rim verifier: {verifier}\ncalibration: {source}\ngrain added: {args.grain:g} grey levels")
     for name in args.sets.split(","):
-        report(run(name, name == "hard", args.scenes, detector, args.truth_calibration, args.sensor))
+        hard = name == "hard"
+        report(run(name, hard, args.scenes, detector, args.truth_calibration, args.sensor, args.grain))
 
 
 if __name__ == "__main__":
