@@ -3,17 +3,22 @@
 Scenes use seeds below models.training.TRAIN_SEED_BASE, so none was seen in training. Each
 frame is calibrated from its markers with calibration.table.calibrate (what a user gets);
 `--truth-calibration` uses the render's exact camera instead, to separate the detector's
-millimetres from the calibration's. Prints one table; asserts nothing.
+millimetres from the calibration's. `--renderer physical` path-traces the same scenes with
+Mitsuba 3 (models/synth/physical.py, the `physical` extra; about a minute a frame): the
+detector never trained on its look, so it measures how far our figures carry to another
+renderer. Prints one table; asserts nothing.
 
     python benchmarks/detection.py [--scenes 30] [--truth-calibration] [--weights FILE] [--sensor hq-binned]
-                                   [--grain 4]
+                                   [--grain 4] [--renderer physical [--spp 16]]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -67,6 +72,7 @@ def run(
     truth_calibration: bool,
     sensor: str = "cm3-binned",
     grain: float = 0.0,
+    render=render_scene,
 ) -> dict:
     totals = {
         name: {"required": 0, "found": 0, "detections": 0, "false": 0, "size": 0, "errors": []}
@@ -82,7 +88,7 @@ def run(
         rng = np.random.default_rng(seed)
         scene = random_scene(rng, hard=hard)
         camera = random_camera(rng, scene.table_cm, sensor=sensor, wide=hard and rng.random() < 0.3)
-        frame = render_scene(scene, camera, seed)
+        frame = render(scene, camera, seed)
         image = _grainy(frame.image, grain, seed)
         if truth_calibration:
             calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
@@ -196,14 +202,27 @@ def main() -> None:
     parser.add_argument("--sets", default="clean,hard")
     parser.add_argument("--sensor", default="cm3-binned", choices=list(SENSORS), help="camera mode")
     parser.add_argument("--grain", type=float, default=0.0, help="Gaussian grain added (grey levels)")
+    parser.add_argument("--renderer", default="painter", choices=["painter", "physical"],
+                        help="painter: the training renderer; physical: Mitsuba 3 path tracing")
+    parser.add_argument("--spp", type=int, default=16, help="samples per pixel for --renderer physical")
     args = parser.parse_args()
+    render = render_scene
+    if args.renderer == "physical":
+        if importlib.util.find_spec("mitsuba") is None:
+            sys.exit("--renderer physical needs Mitsuba 3: pip install '.[physical]'")
+        from models.synth.physical import render_physical
+
+        render = partial(render_physical, spp=args.spp)
     detector = Detector() if args.classical else load_detector(args.weights)
     verifier = "none (classical thresholds)" if detector.verifier is None else detector.verifier.path
     source = "exact camera of the render" if args.truth_calibration else "calibrate() on the markers"
     print(f"rim verifier: {verifier}\ncalibration: {source}\ngrain added: {args.grain:g} grey levels")
+    samples = f" ({args.spp} samples per pixel)" if args.renderer == "physical" else ""
+    print(f"renderer: {args.renderer}{samples}")
     for name in args.sets.split(","):
         hard = name == "hard"
-        report(run(name, hard, args.scenes, detector, args.truth_calibration, args.sensor, args.grain))
+        truth = args.truth_calibration
+        report(run(name, hard, args.scenes, detector, truth, args.sensor, args.grain, render))
 
 
 if __name__ == "__main__":
