@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import Camera
+from models.synth.painter import box_corners, ring
 from models.synth.render import RenderedScene
 from models.synth.specs import (
     BaseSpec,
@@ -35,6 +36,7 @@ from models.synth.specs import (
 TEXTURE_PX_PER_CM = 20  # the mat is sampled finer than the camera ever sees it
 MARGIN_PX = 64  # rendered beyond the frame, so lens distortion can pull pixels in from outside
 OUTLINE_POINTS = 72
+BASE_SEGMENTS = 96  # a 65 mm base's facets then stray under 0.02 mm from its circle
 
 
 class Meshes:
@@ -63,29 +65,18 @@ class Meshes:
                 j = (i + 1) % n
                 faces += [(a + i, a + j, b + j), (a + i, b + j, b + i)]
         self.add(verts, np.array(faces), bsdf)
-        for ring in (rings[0], rings[-1]):
-            centre = ring.mean(0)
-            fan = np.vstack([ring, centre])
+        for end in (rings[0], rings[-1]):
+            centre = end.mean(0)
+            fan = np.vstack([end, centre])
             self.add(fan, np.array([(i, (i + 1) % n, n) for i in range(n)]), cap_bsdf or bsdf)
 
     def ellipsoid(self, centre: np.ndarray, radii: tuple[float, float, float], bsdf: dict) -> None:
-        lat = np.linspace(-np.pi / 2, np.pi / 2, 10)[1:-1]
-        rings = [
-            ring_3d(
-                np.asarray(centre) + np.array([0, 0, radii[2] * np.sin(a)]),
-                np.cos(a) * np.array(radii[:2]),
-                16,
-            )
-            for a in lat
-        ]
+        unit = ring((0.0, 0.0), 1.0, 0.0, 16)
+        rings = []
+        for a in np.linspace(-np.pi / 2, np.pi / 2, 10)[1:-1]:
+            scale = np.array([radii[0] * np.cos(a), radii[1] * np.cos(a), 0.0])
+            rings.append(np.asarray(centre) + unit * scale + np.array([0.0, 0.0, radii[2] * np.sin(a)]))
         self.loft(rings, bsdf)
-
-
-def ring_3d(centre, radii, n: int = 96, angle0: float = 0.0) -> np.ndarray:
-    """A horizontal ellipse of points at `centre` (x, y, z up)."""
-    t = angle0 + np.linspace(0, 2 * np.pi, n, endpoint=False)
-    rx, ry = (radii, radii) if np.isscalar(radii) else radii
-    return np.column_stack([centre[0] + rx * np.cos(t), centre[1] + ry * np.sin(t), np.full(n, centre[2])])
 
 
 def tube_ring(p: np.ndarray, axis: np.ndarray, radius: float, n: int = 12) -> np.ndarray:
@@ -100,13 +91,7 @@ def tube_ring(p: np.ndarray, axis: np.ndarray, radius: float, n: int = 12) -> np
 
 
 def box(centre_xy, length: float, width: float, heading_deg: float, z0: float, z1: float) -> list[np.ndarray]:
-    t = np.radians(heading_deg)
-    along, across = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
-    corners = [
-        np.asarray(centre_xy) + along * a * length / 2 + across * b * width / 2
-        for a, b in ((1, 1), (-1, 1), (-1, -1), (1, -1))
-    ]
-    return [np.array([[*c, z] for c in corners]) for z in (z0, z1)]
+    return [box_corners(centre_xy, length, width, heading_deg, z) for z in (z0, z1)]
 
 
 def paint(color_bgr, roughness: float = 0.5, glossy: bool = True) -> dict:
@@ -218,7 +203,7 @@ def _table(meshes: Meshes, scene: TableScene, rng: np.random.Generator) -> None:
 def _base(meshes: Meshes, base: BaseSpec) -> None:
     r, t = base.diameter_mm / 20, base.thickness_mm / 10
     centre = (base.x_cm, base.y_cm)
-    rings = [ring_3d((*centre, 0.0), r), ring_3d((*centre, t), r - base.bevel_mm / 10)]
+    rings = [ring(centre, r, 0.0, BASE_SEGMENTS), ring(centre, r - base.bevel_mm / 10, t, BASE_SEGMENTS)]
     meshes.loft(rings, paint(base.rim_color, 0.4), paint(base.top_color, 0.9, glossy=False))
     for fig in base.figures:
         _figure(meshes, base, fig)
@@ -272,7 +257,7 @@ def _vehicle(meshes: Meshes, v: VehicleSpec) -> None:
         tc = np.asarray(centre) - along * v.length_cm * 0.08
         radius = v.width_cm * 0.32
         meshes.loft(
-            [ring_3d((*tc, h), radius, 24), ring_3d((*tc, h * 1.45), radius * 0.85, 24)],
+            [ring(tc, radius, h, 24), ring(tc, radius * 0.85, h * 1.45, 24)],
             paint(v.turret_color, 0.5),
         )
         muzzle = np.array([*(tc + along * v.length_cm * 0.62), h * 1.2])
@@ -292,7 +277,7 @@ def _terrain(meshes: Meshes, t: TerrainSpec) -> None:
     if t.kind == "tree":
         radius = float(np.linalg.norm(foot - centre, axis=1).mean())
         meshes.loft(
-            [ring_3d((*centre, 0), 0.7, 12), ring_3d((*centre, t.height_cm * 0.6), 0.5, 12)],
+            [ring(centre, 0.7, 0, 12), ring(centre, 0.5, t.height_cm * 0.6, 12)],
             paint((40, 55, 70), glossy=False),
         )
         meshes.ellipsoid(
@@ -318,7 +303,7 @@ def _distractor(meshes: Meshes, d: DistractorSpec) -> None:
             if d.kind == "coin"
             else paint(d.color, 0.5)
         )
-        meshes.loft([ring_3d((*c, 0), s / 2), ring_3d((*c, thick), s / 2)], material)
+        meshes.loft([ring(c, s / 2, 0, BASE_SEGMENTS), ring(c, s / 2, thick, BASE_SEGMENTS)], material)
     elif d.kind == "tape":
         t = np.radians(d.heading_deg)
         blade = np.asarray(c) + np.array([np.cos(t), np.sin(t)]) * (s / 2 + d.length_cm / 2)
@@ -460,7 +445,11 @@ def _truth(mi_scene, scene: TableScene, camera: Camera) -> Truth:
         )
     vehicles = []
     for v in scene.vehicles:
-        lower, upper = box((v.x_cm, v.y_cm), v.length_cm, v.width_cm, v.heading_deg, 0.0, v.height_cm * 0.4)
+        # The outline is the tracks' foot where a side faces the camera, else the hull's roof edge.
+        lower = box_corners((v.x_cm, v.y_cm), v.length_cm, v.width_cm, v.heading_deg, 0.0)
+        upper = box_corners(
+            (v.x_cm, v.y_cm), v.length_cm * 0.97, v.width_cm * 0.96, v.heading_deg, v.height_cm
+        )
         bottom, top, side_normals = [], [], []
         for i in range(4):
             a, b = lower[i], lower[(i + 1) % 4]
@@ -470,7 +459,7 @@ def _truth(mi_scene, scene: TableScene, camera: Camera) -> Truth:
                 normal = -normal
             for s in np.linspace(0.05, 0.95, 18):
                 bottom.append(a + s * edge)
-                top.append(upper[i] + s * (upper[(i + 1) % 4] - upper[i]) - [*normal * 0.03, 0.03])
+                top.append(upper[i] + s * (upper[(i + 1) % 4] - upper[i]) - [*normal * 0.03, 0.0])
                 side_normals.append(normal)
         vis = _outline_visibility(mi_scene, camera, np.array(bottom), np.array(top), np.array(side_normals))
         vehicles.append(VehicleTruth(v.x_cm, v.y_cm, v.length_cm, v.width_cm, v.heading_deg % 360, vis))

@@ -10,7 +10,7 @@ from calibration.camera import Camera
 from calibration.synthetic import Look, Marker
 from models.detector import load_detector
 from models.scoring import score_bases
-from models.synth.specs import BaseSpec, Figure, HandSpec, Mat, TableScene
+from models.synth.specs import BaseSpec, Figure, HandSpec, Mat, TableScene, VehicleSpec
 from models.synth.truth_calibration import CameraCalibration
 
 TABLE = (60.0, 40.0)
@@ -32,6 +32,7 @@ def _scene() -> TableScene:
             BaseSpec(30.0, 26.0, 65.0, 4.0, (30, 40, 60), (110, 150, 170)),
             BaseSpec(42.0, 14.0, 32.0, 3.5, (25, 25, 25), (150, 170, 180)),
         ],
+        vehicles=[VehicleSpec(14.0, 27.0, 14.0, 7.0, 0.0)],
         hands=[HandSpec(46.5, 14.5, height_cm=8.0, size_cm=9.0, shoulder_cm=(80.0, 20.0, 40.0))],
         look=Look(noise_sigma=2.0, jpeg_quality=92),
         light_dir=(0.3, 0.2, -1.0),
@@ -71,11 +72,12 @@ def test_markers_land_where_the_camera_model_projects_them(frame):
         assert np.linalg.norm(error.mean(0)) < 0.5  # the shrinking cancels at the centre
 
 
-def test_truth_sees_the_open_bases_and_not_the_one_under_the_hand(frame):
+def test_truth_sees_the_open_pieces_and_not_the_base_under_the_hand(frame):
     _, _, rendered = frame
     visible = [b.rim_visible for b in rendered.truth.bases]
     assert visible[0] > 0.8 and visible[1] > 0.9  # the trooper hides a little of the first rim
     assert visible[2] < 0.3
+    assert rendered.truth.vehicles[0].visible > 0.9  # its far sides' outline is the roof edge
 
 
 def test_the_detector_finds_the_open_bases_in_a_path_traced_frame(frame):
