@@ -2,11 +2,12 @@
 
 The detector is tuned on `render.py`'s 2.5D painter, so its figures there can flatter it: the
 painter's shading, shadows and outlines are its own conventions. This renderer shares nothing
-with it but the scene spec and the camera model. Every object is a real mesh lit by an area
-light and the sky, with soft shadows, glossy paint, interreflection and Monte Carlo noise; the
-lens distortion, exposure, sensor noise and JPEG are applied afterwards in linear light. The
-truth's visibility is measured by casting rays at each outline point. It is slow (a minute a
-frame on two cores) and needs the `physical` extra, so it serves benchmarks, not training.
+with it but the scene spec, the camera model and two point helpers. Every object is a real
+mesh lit by an area light and the sky, with soft shadows, glossy paint, interreflection and
+Monte Carlo noise; the lens distortion, exposure, sensor noise and JPEG are applied afterwards
+in linear light. The truth's visibility is measured by casting rays at each outline point. It
+is slow (20-40 s a frame on two cores) and needs the `physical` extra, so it serves
+benchmarks, not training.
 """
 
 from __future__ import annotations
