@@ -82,7 +82,7 @@ def run(
     vehicles = {"required": 0, "good": 0, "detections": 0, "false": 0, "front": 0}
     vehicles |= {"centre": [], "heading": []}
     stages: dict[str, list[float]] = {}
-    failed_calibrations = 0
+    failed_calibrations: list[str] = []
     for i in range(scenes):
         seed = i + (HARD_SEED_OFFSET if hard else 0)
         rng = np.random.default_rng(seed)
@@ -97,8 +97,8 @@ def run(
                 # The rig's lens is calibrated once (tablesight calibrate --intrinsics), so pass it.
                 lens = Intrinsics(camera.K, camera.dist, camera.image_size)
                 calibration = calibrate(image, default_layout("183x122"), lens)
-            except TablesightError:
-                failed_calibrations += 1
+            except TablesightError as error:
+                failed_calibrations.append(f"seed {seed}: {error}")
                 calibration = None
         if calibration is None:
             found, hough = Bases.empty(), Bases.empty()
@@ -165,8 +165,10 @@ def _row(name: str, t: dict) -> str:
 def report(r: dict) -> None:
     print(
         f"\n### {r['set']} ({r['scenes']} scenes, {r['totals']['ours']['required']} bases with >= half "
-        f"the rim visible, calibration failed on {r['failed_calibrations']})\n"
+        f"the rim visible, calibration failed on {len(r['failed_calibrations'])})\n"
     )
+    for failure in r["failed_calibrations"]:
+        print(f"calibration failed, {failure}\n")
     print("| detector | recall | precision | size class | centre median mm | centre P95 mm |")
     print("| --- | --- | --- | --- | --- | --- |")
     print(_row("tablesight", r["totals"]["ours"]))
