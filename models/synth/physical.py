@@ -37,6 +37,7 @@ from models.synth.specs import (
 TEXTURE_PX_PER_CM = 20  # the mat is sampled finer than the camera ever sees it
 MARGIN_PX = 64  # rendered beyond the frame, so lens distortion can pull pixels in from outside
 OUTLINE_POINTS = 72
+LIGHT_ABOVE_CAMERA_CM = 30.0
 BASE_SEGMENTS = 96  # a 65 mm base's facets then stray under 0.02 mm from its circle
 
 
@@ -364,14 +365,19 @@ def _sensor(camera: Camera, spp: int, seed: int) -> dict:
     }
 
 
-def _lights(scene: TableScene, rng: np.random.Generator) -> dict:
-    """A soft key light along the scene's light direction, plus a sky for the shadows' fill."""
+def _lights(scene: TableScene, camera: Camera, rng: np.random.Generator) -> dict:
+    """A soft key light along the scene's light direction, plus a sky for the shadows' fill.
+
+    The light hangs higher than the camera: lower, its panel could stand in the camera's view
+    (an emitter's back is black; one table came out all black).
+    """
     import mitsuba as mi
 
     w, d = scene.table_cm
     direction = np.asarray(scene.light_dir, np.float64)
     direction /= np.linalg.norm(direction)
-    distance = rng.uniform(180, 320)
+    above_camera = (camera.centre_cm[2] + LIGHT_ABOVE_CAMERA_CM) / abs(direction[2])
+    distance = max(rng.uniform(180, 320), above_camera)
     size = rng.uniform(20, 90)
     centre_up = np.array([w / 2, d / 2, 0.0]) - direction * distance  # z up frame
     target = np.array([w / 2, d / 2, 0.0])
@@ -534,7 +540,7 @@ def render_physical(scene: TableScene, camera: Camera, seed: int, spp: int = 32)
                 "type": "scene",
                 "integrator": {"type": "path", "max_depth": 4},
                 "sensor": _sensor(camera, spp, seed),
-                **_lights(scene, rng),
+                **_lights(scene, camera, rng),
                 **meshes.shapes,
             }
         )
