@@ -13,6 +13,7 @@ benchmarks, not training.
 from __future__ import annotations
 
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -20,7 +21,7 @@ import numpy as np
 
 from calibration.camera import Camera
 from models.synth.painter import box_corners, ring
-from models.synth.render import RenderedScene
+from models.synth.render import RenderedScene, figure_point
 from models.synth.specs import (
     BaseSpec,
     BaseTruth,
@@ -213,14 +214,7 @@ def _base(meshes: Meshes, base: BaseSpec) -> None:
 
 def _figure(meshes: Meshes, base: BaseSpec, fig: Figure) -> None:
     top_z = base.thickness_mm / 10
-    foot = np.array([base.x_cm + fig.dx_cm, base.y_cm + fig.dy_cm])
-    towards = np.radians(fig.lean_towards_deg)
-    tilt = np.array([np.cos(towards), np.sin(towards)]) * np.tan(np.radians(fig.lean_deg))
-    face = np.array([np.cos(np.radians(fig.facing_deg)), np.sin(np.radians(fig.facing_deg))])
-
-    def at(height: float, forward: float = 0.0) -> np.ndarray:
-        xy = foot + tilt * height + face * forward
-        return np.array([xy[0], xy[1], top_z + height])
+    at = partial(figure_point, base, fig)
 
     def limb(a: np.ndarray, b: np.ndarray, radius: float, color) -> None:
         axis = b - a

@@ -8,6 +8,7 @@ rim shows r*h/(H-h) further out than its bottom rim, exactly as in a real photo.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import cv2
 import numpy as np
@@ -46,18 +47,18 @@ def shade(color, factor: float) -> tuple[float, float, float]:
     return tuple(float(np.clip(c * factor, 0, 255)) for c in color)
 
 
+def figure_point(base: BaseSpec, fig: Figure, height: float, forward: float = 0.0) -> np.ndarray:
+    """A point of a figure: `height` above its base's top along its lean, `forward` the way it faces."""
+    towards = np.radians(fig.lean_towards_deg)
+    tilt = np.array([np.cos(towards), np.sin(towards)]) * np.tan(np.radians(fig.lean_deg))
+    face = np.array([np.cos(np.radians(fig.facing_deg)), np.sin(np.radians(fig.facing_deg))])
+    xy = np.array([base.x_cm + fig.dx_cm, base.y_cm + fig.dy_cm]) + tilt * height + face * forward
+    return np.array([xy[0], xy[1], base.thickness_mm / 10 + height])
+
+
 def _figure(p: Painter, base: BaseSpec, fig: Figure) -> None:
     top_z = base.thickness_mm / 10
-    foot = np.array([base.x_cm + fig.dx_cm, base.y_cm + fig.dy_cm])
-    lean = np.radians(fig.lean_deg)
-    towards = np.radians(fig.lean_towards_deg)
-    tilt = np.array([np.cos(towards), np.sin(towards)]) * np.tan(lean)
-    face = np.array([np.cos(np.radians(fig.facing_deg)), np.sin(np.radians(fig.facing_deg))])
-
-    def at(height: float, forward: float = 0.0) -> np.ndarray:
-        xy = foot + tilt * height + face * forward
-        return np.array([xy[0], xy[1], top_z + height])
-
+    at = partial(figure_point, base, fig)
     h = fig.height_cm
     dark = shade(fig.color, 0.7)
     if fig.kind == "gun":
