@@ -4,7 +4,7 @@ Scenes use seeds below models.training.TRAIN_SEED_BASE, so none was seen in trai
 frame is calibrated from its markers with calibration.table.calibrate (what a user gets);
 `--truth-calibration` uses the render's exact camera instead, to separate the detector's
 millimetres from the calibration's. `--renderer physical` path-traces the same scenes with
-Mitsuba 3 (models/synth/physical.py, the `physical` extra; about a minute a frame): the
+Mitsuba 3 (models/synth/physical.py, the `physical` extra; 20-40 s a frame): the
 detector never trained on its look, so it measures how far our figures carry to another
 renderer. Prints one table; asserts nothing.
 
