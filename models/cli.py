@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -41,6 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="where to write the ONNX model",
     )
     t.add_argument("--scenes", type=int, help="synthetic frames to render (default: the shipped recipe)")
+    t.add_argument(
+        "--physical-scenes",
+        type=int,
+        help="path-traced frames to render as well, 20-40 s each (default: the shipped recipe)",
+    )
     t.add_argument("--epochs", type=int, help="passes over the rims (default: the shipped recipe)")
     t.add_argument(
         "--jobs",
@@ -126,15 +132,29 @@ def _train(args: argparse.Namespace) -> int:
     from models.training import Recipe, make_dataset, train
 
     shipped = Recipe()
-    recipe = Recipe(scenes=args.scenes or shipped.scenes, epochs=args.epochs or shipped.epochs)
+    recipe = Recipe(
+        scenes=shipped.scenes if args.scenes is None else args.scenes,
+        physical_scenes=shipped.physical_scenes if args.physical_scenes is None else args.physical_scenes,
+        epochs=args.epochs or shipped.epochs,
+    )
+    if min(recipe.scenes, recipe.physical_scenes) < 0 or recipe.scenes + recipe.physical_scenes == 0:
+        raise TablesightError(
+            f"cannot train on {recipe.scenes} painted and {recipe.physical_scenes} path-traced tables",
+            "give --scenes and --physical-scenes counts of 0 or more, not both 0",
+        )
     cache = Path(args.dataset) if args.dataset else None
     if cache is not None and cache.exists():
         data = np.load(cache)
-        x, y = data["x"], data["y"]
+        x, y, traced = data["x"], data["y"], data["traced"]
     else:
-        x, y = make_dataset(recipe, log=lambda m: print(m, file=sys.stderr), jobs=max(1, args.jobs))
+        if recipe.physical_scenes > 0 and importlib.util.find_spec("mitsuba") is None:
+            raise TablesightError(
+                "the path-traced training tables need Mitsuba 3, which is not installed",
+                "install the train extra again (pip install 'tablesight[train]') or pass --physical-scenes 0",
+            )
+        x, y, traced = make_dataset(recipe, log=lambda m: print(m, file=sys.stderr), jobs=max(1, args.jobs))
         if cache is not None:
-            np.savez_compressed(cache, x=x, y=y)
-    report = train(x, y, recipe, Path(args.output), log=lambda m: print(m, file=sys.stderr))
+            np.savez_compressed(cache, x=x, y=y, traced=traced)
+    report = train(x, y, traced, recipe, Path(args.output), log=lambda m: print(m, file=sys.stderr))
     print(json.dumps({"model": args.output, "rims": len(y), "bases": int(y.sum()), "validation": report}))
     return 0

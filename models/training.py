@@ -25,6 +25,8 @@ from models.verifier import rim_patches
 
 # Seeds at or above this are training data; the benchmark uses seeds below it.
 TRAIN_SEED_BASE = 1_000_000
+# The path-traced training tables have their own seeds, so the painter's do not move with their count.
+PHYSICAL_SEED_BASE = 2_000_000
 POSITIVE_MM = 2.0  # a fitted rim this close to a real base of its class is that base
 NEGATIVE_MM = 5.0  # farther than this from any base of its class it is not a base
 MIN_VISIBLE = 0.25
@@ -38,6 +40,11 @@ class Recipe:
 
     scenes: int = 480
     hard_share: float = 0.5
+    # Path-traced tables (models/synth/physical.py): crisp contact shadows, shaded flock, grain
+    # and colour bleeding that the painter does not draw. A few dozen, as each takes 20-40 s.
+    physical_scenes: int = 48
+    physical_spp: int = 16
+    physical_weight: float = 2.0  # in the loss, as they are a fifth of the rims
     epochs: int = 30
     batch: int = 256
     learning_rate: float = 2e-3
@@ -60,14 +67,23 @@ def label_candidates(xy_cm: np.ndarray, diameter_mm: np.ndarray, truth) -> np.nd
     return labels
 
 
-def scene_samples(index: int, hard: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Polar patches and labels of one synthetic frame (seeded by `index`)."""
-    seed = TRAIN_SEED_BASE + index
+def scene_samples(index: int, hard: bool, spp: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Polar patches and labels of one synthetic frame (seeded by `index`).
+
+    `spp` > 0 path-traces the table at that many samples per pixel, on the Camera Module 3's
+    binned mode only: a full-resolution frame would take four times as long.
+    """
+    seed = (PHYSICAL_SEED_BASE if spp else TRAIN_SEED_BASE) + index
     rng = np.random.default_rng(seed)
     scene = random_scene(rng, hard=hard)
-    sensor = "cm3-binned" if rng.random() < 0.7 else None
+    sensor = "cm3-binned" if spp or rng.random() < 0.7 else None
     camera = random_camera(rng, scene.table_cm, sensor=sensor, wide=hard and rng.random() < 0.3)
-    rendered = render_scene(scene, camera, seed)
+    if spp:
+        from models.synth.physical import render_physical
+
+        rendered = render_physical(scene, camera, seed, spp=spp)
+    else:
+        rendered = render_scene(scene, camera, seed)
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     c = Detector().fitted_candidates(rendered.image, calibration)
     idx = np.nonzero(c.plausible)[0]
@@ -77,31 +93,41 @@ def scene_samples(index: int, hard: bool) -> tuple[np.ndarray, np.ndarray]:
     return patches[keep], labels[keep].astype(np.float32)
 
 
-def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Every scene's rims, in scene order whatever `jobs` is, so a dataset depends on the recipe only.
+def _hard(count: int, share: float) -> list[bool]:
+    every = max(1, round(1 / share)) if share > 0 else 0
+    return [bool(every) and i % every == every - 1 for i in range(count)]
+
+
+def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every scene's rims and whether each came from a path-traced table, in scene order
+    whatever `jobs` is, so a dataset depends on the recipe only.
 
     Rendering and fitting a table takes seconds and the scenes are independent, so `jobs`
     processes share them (spawned, not forked: OpenCV's thread pool does not survive a fork).
+    The path-traced tables go first, as they are the slow ones to share out.
     """
-    hard_every = max(1, round(1 / recipe.hard_share)) if recipe.hard_share > 0 else 0
-    hard = [bool(hard_every) and i % hard_every == hard_every - 1 for i in range(recipe.scenes)]
-    xs, ys = [], []
+    physical = recipe.physical_scenes if recipe.physical_spp > 0 else 0
+    indices = [*range(physical), *range(recipe.scenes)]
+    hard = _hard(physical, recipe.hard_share) + _hard(recipe.scenes, recipe.hard_share)
+    spp = [recipe.physical_spp] * physical + [0] * recipe.scenes
+    xs, ys, traced = [], [], []
     t0 = time.perf_counter()
     with ExitStack() as stack:
         if jobs > 1:
             pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=get_context("spawn")))
-            results = pool.map(scene_samples, range(recipe.scenes), hard)
+            results = pool.map(scene_samples, indices, hard, spp)
         else:
-            results = map(scene_samples, range(recipe.scenes), hard)
+            results = map(scene_samples, indices, hard, spp)
         for i, (x, y) in enumerate(results):
             xs.append(x)
             ys.append(y)
-            if (i + 1) % 10 == 0 or i + 1 == recipe.scenes:
+            traced.append(np.full(len(y), spp[i] > 0))
+            if (i + 1) % 10 == 0 or i + 1 == len(indices):
                 log(
-                    f"scene {i + 1}/{recipe.scenes}: {sum(map(len, ys))} rims, "
+                    f"scene {i + 1}/{len(indices)}: {sum(map(len, ys))} rims, "
                     f"{int(sum(v.sum() for v in ys))} bases, {time.perf_counter() - t0:.0f} s"
                 )
-    return np.concatenate(xs), np.concatenate(ys)
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(traced)
 
 
 def _network():
@@ -133,7 +159,7 @@ def _network():
     return RimNet()
 
 
-def train(x: np.ndarray, y: np.ndarray, recipe: Recipe, out: Path, log=print) -> dict:
+def train(x: np.ndarray, y: np.ndarray, traced: np.ndarray, recipe: Recipe, out: Path, log=print) -> dict:
     """Fit the CNN, export it to `out` (ONNX), and report held-out accuracy."""
     import torch
 
@@ -145,8 +171,9 @@ def train(x: np.ndarray, y: np.ndarray, recipe: Recipe, out: Path, log=print) ->
     net = _network()
     opt = torch.optim.Adam(net.parameters(), lr=recipe.learning_rate)
     pos = max(1.0, float(y[tr].sum()))
-    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(tr) - pos) / pos))
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(tr) - pos) / pos), reduction="none")
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    weight = torch.from_numpy(np.where(traced, recipe.physical_weight, 1.0).astype(np.float32))
     for epoch in range(recipe.epochs):
         net.train()
         perm = torch.from_numpy(rng.permutation(tr))
@@ -154,11 +181,11 @@ def train(x: np.ndarray, y: np.ndarray, recipe: Recipe, out: Path, log=print) ->
             b = perm[start : start + recipe.batch]
             xb = _augment(xt[b], rng)
             opt.zero_grad()
-            loss = loss_fn(net(xb).squeeze(1), yt[b])
+            loss = (loss_fn(net(xb).squeeze(1), yt[b]) * weight[b]).mean()
             loss.backward()
             opt.step()
         if (epoch + 1) % 5 == 0 or epoch + 1 == recipe.epochs:
-            scores = _accuracy(net, xt, yt, val)
+            scores = _report(net, xt, yt, val, traced)
             log(f"epoch {epoch + 1}/{recipe.epochs}: loss {loss.item():.4f}, validation {scores}")
     out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
@@ -171,7 +198,15 @@ def train(x: np.ndarray, y: np.ndarray, recipe: Recipe, out: Path, log=print) ->
         dynamic_axes={"rims": {0: "n"}, "logit": {0: "n"}},
         dynamo=False,
     )
-    return _accuracy(net, xt, yt, val)
+    return _report(net, xt, yt, val, traced)
+
+
+def _report(net, xt, yt, val: np.ndarray, traced: np.ndarray) -> dict:
+    """Held-out accuracy on all rims, and on the path-traced tables' alone where there are any."""
+    report = _accuracy(net, xt, yt, val)
+    if traced[val].any():
+        report["path_traced"] = _accuracy(net, xt, yt, val[traced[val]])
+    return report
 
 
 def _augment(xb, rng: np.random.Generator):

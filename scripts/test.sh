@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian machine, then run it.
 # Browser tests drive Debian's Chromium (never a Playwright-downloaded browser); training tests
-# need the `train` extra and the second renderer's tests the `physical` one (Mitsuba 3); torch
-# is pinned first to the build that pip finds on this machine's disk.
+# need the `train` extra (torch, and Mitsuba 3 for the path-traced tables), which also covers
+# the second renderer's tests; torch is pinned first to the build that pip finds on this
+# machine's disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +12,7 @@ if ! command -v chromium >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check "torch==2.14.1"
-python3 -m pip install -q --disable-pip-version-check -e '.[dev,train,physical]'
+python3 -m pip install -q --disable-pip-version-check -e '.[dev,train]'
 
 ruff check .
 python3 -m pytest -q "$@"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from models.synth.specs import BaseTruth, Truth
-from models.training import TRAIN_SEED_BASE, label_candidates
+from models.training import PHYSICAL_SEED_BASE, TRAIN_SEED_BASE, Recipe, label_candidates
 
 
 def test_labels_follow_the_truth():
@@ -23,6 +23,7 @@ def test_training_seeds_never_overlap_the_benchmark():
     from benchmarks.detection import HARD_SEED_OFFSET
 
     assert HARD_SEED_OFFSET + 1000 < TRAIN_SEED_BASE
+    assert TRAIN_SEED_BASE + Recipe().scenes < PHYSICAL_SEED_BASE
 
 
 @pytest.mark.slow
@@ -32,7 +33,7 @@ def test_train_one_tiny_epoch_exports_a_model_the_runtime_loads(tmp_path, capsys
     from tracker.cli import main
 
     out = tmp_path / "rim.onnx"
-    assert main(["train", "--scenes", "1", "--epochs", "1", "-o", str(out)]) == 0
+    assert main(["train", "--scenes", "1", "--physical-scenes", "0", "--epochs", "1", "-o", str(out)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["rims"] > 0 and report["bases"] > 0
     detector = load_detector(str(out))
@@ -43,11 +44,36 @@ def test_train_one_tiny_epoch_exports_a_model_the_runtime_loads(tmp_path, capsys
 
 @pytest.mark.slow
 def test_the_dataset_is_the_same_whatever_the_number_of_processes():
-    from models.training import Recipe, make_dataset
+    pytest.importorskip("mitsuba", reason="needs the train extra (pip install '.[train]')")
+    from models.training import make_dataset
 
-    recipe = Recipe(scenes=2)
-    x1, y1 = make_dataset(recipe, log=lambda m: None, jobs=1)
-    x2, y2 = make_dataset(recipe, log=lambda m: None, jobs=2)
-    assert len(y1) > 0
+    recipe = Recipe(scenes=2, physical_scenes=1, physical_spp=1)
+    x1, y1, traced1 = make_dataset(recipe, log=lambda m: None, jobs=1)
+    x2, y2, traced2 = make_dataset(recipe, log=lambda m: None, jobs=2)
+    assert traced1[0] and not traced1[-1]  # the path-traced table's rims first, then the painter's
+    assert y1[traced1].sum() > 0 and (y1[traced1] == 0).sum() > 0 and y1[~traced1].sum() > 0
     np.testing.assert_array_equal(y1, y2)
+    np.testing.assert_array_equal(traced1, traced2)
     np.testing.assert_array_equal(x1, x2)
+
+
+def test_training_without_mitsuba_says_how_to_get_it(monkeypatch, capsys):
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    import models.cli
+    from tracker.cli import main
+
+    real = models.cli.importlib.util.find_spec
+    monkeypatch.setattr(
+        models.cli.importlib.util, "find_spec", lambda name, *a: None if name == "mitsuba" else real(name, *a)
+    )
+    assert main(["train", "--scenes", "1", "--physical-scenes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "Mitsuba" in err and "--physical-scenes 0" in err
+
+
+def test_training_on_no_tables_is_refused(capsys):
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    from tracker.cli import main
+
+    assert main(["train", "--scenes", "0", "--physical-scenes", "0"]) == 2
+    assert "not both 0" in capsys.readouterr().err
