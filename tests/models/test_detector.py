@@ -368,7 +368,9 @@ def test_a_base_in_a_rough_blob_stays_unless_a_measured_hull_is_on_it(squad_fram
     scene, camera, frame = squad_frame
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     everything = detector.detect(frame.image, calibration)
-    target = everything.bases.xy_cm[0]
+    xy = everything.bases.xy_cm
+    gaps = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
+    target = xy[np.argmax(gaps.min(axis=1))]  # a base the blob covers alone, not a squad
     blob = Vehicles(np.array([target]), np.array([12.0]), np.array([6.0]), np.array([0.0]), np.array([1.0]))
     measure = vehicles.find_vehicles
 
