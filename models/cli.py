@@ -145,7 +145,9 @@ def _train(args: argparse.Namespace) -> int:
     cache = Path(args.dataset) if args.dataset else None
     if cache is not None and cache.exists():
         data = np.load(cache)
-        x, y, traced = data["x"], data["y"], data["traced"]
+        x, y = data["x"], data["y"]
+        # A cache from before the path-traced tables holds painted rims only.
+        traced = data["traced"] if "traced" in data.files else np.zeros(len(y), bool)
     else:
         if recipe.physical_scenes > 0 and importlib.util.find_spec("mitsuba") is None:
             raise TablesightError(

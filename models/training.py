@@ -44,7 +44,7 @@ class Recipe:
     # and colour bleeding that the painter does not draw. A few dozen, as each takes 20-40 s.
     physical_scenes: int = 48
     physical_spp: int = 16
-    physical_weight: float = 2.0  # in the loss, as they are a fifth of the rims
+    physical_weight: float = 2.0  # in the loss, as they give a tenth of the rims
     epochs: int = 30
     batch: int = 256
     learning_rate: float = 2e-3

@@ -77,3 +77,17 @@ def test_training_on_no_tables_is_refused(capsys):
 
     assert main(["train", "--scenes", "0", "--physical-scenes", "0"]) == 2
     assert "not both 0" in capsys.readouterr().err
+
+
+def test_a_rims_cache_from_before_the_path_traced_tables_still_trains(tmp_path, capsys):
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    from tracker.cli import main
+
+    rng = np.random.default_rng(0)
+    cache = tmp_path / "rims.npz"
+    y = np.array([0, 1] * 16, np.float32)
+    np.savez_compressed(cache, x=rng.normal(size=(32, 4, 56, 24)).astype(np.float32), y=y)
+    out = tmp_path / "rim.onnx"
+    assert main(["train", "--dataset", str(cache), "--epochs", "1", "-o", str(out)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["rims"] == 32 and "path_traced" not in report["validation"] and out.exists()
