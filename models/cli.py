@@ -130,6 +130,7 @@ def _train(args: argparse.Namespace) -> int:
     import numpy as np
 
     from models.training import Recipe, make_dataset, train
+    from models.verifier import PATCH_SHAPE
 
     shipped = Recipe()
     recipe = Recipe(
@@ -148,6 +149,11 @@ def _train(args: argparse.Namespace) -> int:
         x, y = data["x"], data["y"]
         # A cache from before the path-traced tables holds painted rims only.
         traced = data["traced"] if "traced" in data.files else np.zeros(len(y), bool)
+        if x.shape[1:] != PATCH_SHAPE:
+            raise TablesightError(
+                f"the rims cached in {cache} are {x.shape[1:]} patches; this verifier takes {PATCH_SHAPE}",
+                "delete the cache (or give another --dataset path) to render the tables again",
+            )
     else:
         if recipe.physical_scenes > 0 and importlib.util.find_spec("mitsuba") is None:
             raise TablesightError(

@@ -20,6 +20,7 @@ WRAP = 4  # rays repeated at each end so convolutions see the ring as closed
 SAMPLES = 24
 INNER, OUTER = 0.55, 1.45  # radius range sampled, in units of the base radius
 CHANNELS = 4  # B, G, R normalised, plus the size class
+PATCH_SHAPE = (CHANNELS, RAYS + 2 * WRAP, SAMPLES)
 
 
 def polar_view(
@@ -54,7 +55,7 @@ def rim_patches(
     """(n, CHANNELS, RAYS + 2*WRAP, SAMPLES) float32 polar views of each candidate rim."""
     n = len(centres_px)
     if n == 0:
-        return np.zeros((0, CHANNELS, RAYS + 2 * WRAP, SAMPLES), np.float32)
+        return np.zeros((0, *PATCH_SHAPE), np.float32)
     away = centres_px - nadir_px
     start = np.arctan2(away[:, 1], away[:, 0])
     # The wrapped rays are sampled again rather than copied, so the patch is built in place.
@@ -64,7 +65,7 @@ def rim_patches(
     ring = polar[:, :, WRAP:-WRAP]
     mean = ring.mean(axis=(2, 3), keepdims=True)
     spread = ring.std(axis=(1, 2, 3), keepdims=True)
-    out = np.empty((n, CHANNELS, RAYS + 2 * WRAP, SAMPLES), np.float32)
+    out = np.empty((n, *PATCH_SHAPE), np.float32)
     np.divide(polar - mean, spread + 8.0, out=out[:, :3])
     out[:, 3] = np.where(diameter_mm > 50, 1.0, -1.0)[:, None, None]
     return out
@@ -84,7 +85,7 @@ class RimVerifier:
         )
         self.input = self.session.get_inputs()[0].name
         shape = self.session.get_inputs()[0].shape
-        if list(shape[1:]) != [CHANNELS, RAYS + 2 * WRAP, SAMPLES]:
+        if tuple(shape[1:]) != PATCH_SHAPE:
             raise ValueError(f"expects input {shape}, not a rim verifier")
 
     def probability(self, patches: np.ndarray) -> np.ndarray:

@@ -58,21 +58,23 @@ class _FixedVerifier:
         return np.full(len(patches), self.value)
 
 
-@pytest.mark.parametrize("refit_scores, kept", [(0.9, True), (0.4, False)])
-def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad_frame, refit_scores, kept):
-    from models.detector import RETRY_PROBABILITY, Detector
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad_frame, kept):
+    from models.detector import ACCEPT_PROBABILITY, RETRY_PROBABILITY, Detector
 
     scene, camera, frame = squad_frame
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     fitted = Detector(_FixedVerifier(1.0)).fitted_candidates(frame.image, calibration)
     small = np.nonzero(fitted.plausible & (fitted.diameter_mm == 32.0))[0]
     doubtful, unsure = small[:6], small[6]
+    doubt = (RETRY_PROBABILITY + ACCEPT_PROBABILITY) / 2
+    refit_scores = ACCEPT_PROBABILITY if kept else RETRY_PROBABILITY
     score = np.zeros(len(fitted.coverage))
-    score[doubtful] = 0.5
+    score[doubtful] = doubt
     score[unsure] = RETRY_PROBABILITY / 2  # too unlikely to be worth a refit
     before = fitted.centres_px.copy()
     Detector(_FixedVerifier(refit_scores))._retry_doubtful(fitted, score)
-    assert np.all(score[doubtful] == (refit_scores if kept else 0.5))
+    assert np.all(score[doubtful] == (refit_scores if kept else doubt))
     assert score[unsure] == RETRY_PROBABILITY / 2
     assert np.array_equal(fitted.centres_px[unsure], before[unsure])
     if not kept:
@@ -84,7 +86,9 @@ def test_a_65mm_rim_needs_less_of_the_verifier_than_a_32mm_one(squad_frame, monk
 
     scene, camera, frame = squad_frame
     monkeypatch.setattr(detector_module, "_sure", lambda fit: np.zeros(len(fit.coverage), bool))
-    found = detector_module.Detector(_FixedVerifier(0.6)).detect(
+    between = (detector_module.ACCEPT_PROBABILITY_65 + detector_module.ACCEPT_PROBABILITY) / 2
+    assert between >= detector_module.FAINT_PROBABILITY
+    found = detector_module.Detector(_FixedVerifier(between)).detect(
         frame.image, CameraCalibration(camera, scene.table_cm, scene.markers)
     )
     big = np.array([[b.x_cm, b.y_cm] for b in frame.truth.bases if b.diameter_mm == 65.0])

@@ -9,6 +9,7 @@ import pytest
 
 from models.synth.specs import BaseTruth, Truth
 from models.training import PHYSICAL_SEED_BASE, TRAIN_SEED_BASE, Recipe, label_candidates
+from models.verifier import PATCH_SHAPE
 
 
 def test_labels_follow_the_truth():
@@ -38,7 +39,7 @@ def test_train_one_tiny_epoch_exports_a_model_the_runtime_loads(tmp_path, capsys
     assert report["rims"] > 0 and report["bases"] > 0
     detector = load_detector(str(out))
     assert detector.verifier is not None
-    patches = np.zeros((3, 4, 56, 24), np.float32)
+    patches = np.zeros((3, *PATCH_SHAPE), np.float32)
     assert detector.verifier.probability(patches).shape == (3,)
 
 
@@ -86,8 +87,21 @@ def test_a_rims_cache_from_before_the_path_traced_tables_still_trains(tmp_path, 
     rng = np.random.default_rng(0)
     cache = tmp_path / "rims.npz"
     y = np.array([0, 1] * 16, np.float32)
-    np.savez_compressed(cache, x=rng.normal(size=(32, 4, 56, 24)).astype(np.float32), y=y)
+    np.savez_compressed(cache, x=rng.normal(size=(32, *PATCH_SHAPE)).astype(np.float32), y=y)
     out = tmp_path / "rim.onnx"
     assert main(["train", "--dataset", str(cache), "--epochs", "1", "-o", str(out)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["rims"] == 32 and "path_traced" not in report["validation"] and out.exists()
+
+
+def test_a_rims_cache_of_another_patch_shape_is_refused(tmp_path, capsys):
+    """A cache of patches sampled another way would train a model the runtime cannot feed."""
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    from tracker.cli import main
+
+    cache = tmp_path / "rims.npz"
+    np.savez_compressed(cache, x=np.zeros((4, 5, 56, 32), np.float32), y=np.array([0, 1, 0, 1], np.float32))
+    out = tmp_path / "rim.onnx"
+    assert main(["train", "--dataset", str(cache), "--epochs", "1", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "(5, 56, 32)" in err and "delete the cache" in err and not out.exists()
