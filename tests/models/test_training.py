@@ -100,8 +100,8 @@ def test_a_rims_cache_of_another_patch_shape_is_refused(tmp_path, capsys):
     from tracker.cli import main
 
     cache = tmp_path / "rims.npz"
-    np.savez_compressed(cache, x=np.zeros((4, 5, 56, 32), np.float32), y=np.array([0, 1, 0, 1], np.float32))
+    np.savez_compressed(cache, x=np.zeros((4, 4, 56, 24), np.float32), y=np.array([0, 1, 0, 1], np.float32))
     out = tmp_path / "rim.onnx"
     assert main(["train", "--dataset", str(cache), "--epochs", "1", "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "(5, 56, 32)" in err and "delete the cache" in err and not out.exists()
+    assert "(4, 56, 24)" in err and "delete the cache" in err and not out.exists()

@@ -1,11 +1,21 @@
-"""The verifier's polar view of a rim: what it sees, and what it is blind to by design."""
+"""The verifier's polar view of a rim, what each of its nets sees, and how their verdicts combine."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-from models.verifier import INNER, PATCH_SHAPE, WRAP, rim_patches
+from models.verifier import (
+    FRACTIONS,
+    INNER,
+    MIDDLE_SAMPLES,
+    PATCH_SHAPE,
+    RADIUS_CHANNEL,
+    WRAP,
+    RimVerifier,
+    rim_patches,
+    ring_part,
+)
 
 RADIUS_PX = 30.0
 CENTRE = np.array([[100.0, 100.0]])
@@ -32,13 +42,50 @@ def test_the_patch_has_the_shape_the_model_takes():
     assert empty.shape == (0, *PATCH_SHAPE)
 
 
-def test_the_verifier_sees_the_ring_and_not_the_middle():
-    """The middle is the miniature test's (models/miniature.py): a verifier that weighed it
-    took a road line crossing a disc for a figure (README, "Tried, not shipped (session 11)")."""
-    np.testing.assert_allclose(_patch(_base((200, 40, 40))), _patch(_base(None)), atol=1e-5)
-    assert np.abs(_patch(_base(None, rim_bgr=(200, 200, 210))) - _patch(_base(None))).max() > 1.0
+def test_the_ring_net_sees_the_ring_and_the_middle_net_sees_the_figure_too():
+    """The ring net's view is normalised by the ring alone, so a figure standing in the middle
+    leaves it as it was: the two nets are two opinions, not one."""
+    bare, figure = _patch(_base(None)), _patch(_base((200, 40, 40)))
+    np.testing.assert_allclose(ring_part(figure), ring_part(bare), atol=1e-5)
+    assert np.abs(figure[:3, :, :MIDDLE_SAMPLES] - bare[:3, :, :MIDDLE_SAMPLES]).max() > 1.0
+    assert np.abs(ring_part(_patch(_base(None, rim_bgr=(200, 200, 210)))) - ring_part(bare)).max() > 1.0
+
+
+def test_every_sample_carries_its_radius():
+    patch = _patch(_base(None))
+    np.testing.assert_allclose(patch[RADIUS_CHANNEL], np.broadcast_to(FRACTIONS - 1.0, patch.shape[1:]))
+    assert FRACTIONS[0] == 0.0 and FRACTIONS[MIDDLE_SAMPLES] == INNER
 
 
 def test_the_wrapped_rays_repeat_the_ring():
     patch = _patch(_base(None))
     np.testing.assert_allclose(patch[:, :WRAP], patch[:, -2 * WRAP : -WRAP], atol=1e-3)
+
+
+class _Session:
+    """Stands in for onnxruntime: fixed logits, one column per net."""
+
+    def __init__(self, logits: list[list[float]]) -> None:
+        self.logits = np.array(logits, np.float32)
+
+    def run(self, outputs, feeds):
+        return [self.logits]
+
+
+def _verifier(logits: list[list[float]]) -> RimVerifier:
+    verifier = RimVerifier.__new__(RimVerifier)
+    verifier.session, verifier.input = _Session(logits), "rims"
+    return verifier
+
+
+def test_a_rim_must_convince_both_nets():
+    patches = np.zeros((3, *PATCH_SHAPE), np.float32)
+    p = _verifier([[4.0, 4.0], [4.0, -4.0], [0.0, 0.0]]).probability(patches)
+    sure, vetoed = 1 / (1 + np.exp(-4.0)), np.sqrt(1 / (1 + np.exp(-4.0)) / (1 + np.exp(4.0)))
+    np.testing.assert_allclose(p, [sure, vetoed, 0.5])
+    assert p[1] < 0.2
+
+
+def test_a_single_net_model_gives_its_own_probability():
+    p = _verifier([[2.0], [-30.0]]).probability(np.zeros((2, *PATCH_SHAPE), np.float32))
+    np.testing.assert_allclose(p, [1 / (1 + np.exp(-2.0)), 1 / (1 + np.exp(30.0))])
