@@ -38,7 +38,7 @@ FRACTIONS = np.concatenate(
 # ring net alone).
 SIZE_CHANNEL, RADIUS_CHANNEL = 3, 4
 CHANNELS = 5
-RING_CHANNELS = 4  # the ring net's: no radius channel, as it sees the ring alone
+RING_CHANNELS = RADIUS_CHANNEL  # all but the radius: the ring net sees the ring alone
 PATCH_SHAPE = (CHANNELS, RAYS + 2 * WRAP, MIDDLE_SAMPLES + RING_SAMPLES)
 
 
