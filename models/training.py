@@ -200,9 +200,11 @@ def train(x: np.ndarray, y: np.ndarray, traced: np.ndarray, recipe: Recipe, out:
                 loss.backward()
                 opt.step()
             if (epoch + 1) % 5 == 0 or epoch + 1 == recipe.epochs:
+                # Only this net's figures: until both are trained, the pair's say nothing.
                 scores = _report(net, xt, yt, val, traced)
+                traced_scores = scores["path_traced"][name] if "path_traced" in scores else None
                 log(f"{name} net, epoch {epoch + 1}/{recipe.epochs}: loss {loss.item():.4f},"
-                    f" validation {scores}")
+                    f" validation {scores[name]}, path-traced {traced_scores}")
     out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.onnx.export(
