@@ -139,7 +139,7 @@ def _network():
     from models.verifier import CHANNELS, RING_CHANNELS, ring_part
 
     def rim_net(channels: int) -> nn.Module:
-        """Three small convolutions over (ray, radius), pooled: ~10k weights."""
+        """Three small convolutions over (ray, radius), pooled: ~11k weights."""
         return nn.Sequential(
             nn.Conv2d(channels, 16, 3),
             nn.ReLU(),
@@ -247,12 +247,14 @@ def _augment(xb, rng: np.random.Generator):
 
 
 def _accuracy(net, xt, yt, idx) -> dict:
-    """Of both nets together (geometric mean of probabilities over 0.5), and of each alone."""
+    """Of both nets together (the runtime's verdict over 0.5), and of each alone."""
     import torch
+
+    from models.verifier import combined_probability
 
     net.eval()
     with torch.no_grad():
-        logits = net(xt[idx])
+        logits = net(xt[idx]).numpy()
     y = yt[idx].numpy() > 0.5
 
     def scores(p: np.ndarray) -> dict:
@@ -261,10 +263,9 @@ def _accuracy(net, xt, yt, idx) -> dict:
             "precision": round(float((p & y).sum() / max(1, p.sum())), 4),
         }
 
-    both = (torch.nn.functional.logsigmoid(logits).mean(1) > np.log(0.5)).numpy()
     return {
-        **scores(both),
+        **scores(combined_probability(logits) > 0.5),
         "samples": len(idx),
-        "ring": scores((logits[:, 0] > 0).numpy()),
-        "middle": scores((logits[:, 1] > 0).numpy()),
+        "ring": scores(logits[:, 0] > 0),
+        "middle": scores(logits[:, 1] > 0),
     }

@@ -99,6 +99,13 @@ def ring_part(patches):
     return patches[..., :RING_CHANNELS, :, MIDDLE_SAMPLES:]
 
 
+def combined_probability(logits: np.ndarray) -> np.ndarray:
+    """(n,) the geometric mean of the nets' probabilities, from (n, nets) logits: the verdict a
+    rim must reach (training reports its held-out accuracy by the same rule)."""
+    logits = np.asarray(logits, np.float64).reshape(len(logits), -1)
+    return np.exp(-np.logaddexp(0.0, -logits).mean(axis=1))
+
+
 class RimVerifier:
     """An ONNX model mapping polar rim views to one logit per net; a base needs all of them."""
 
@@ -119,5 +126,4 @@ class RimVerifier:
     def probability(self, patches: np.ndarray) -> np.ndarray:
         if not len(patches):
             return np.zeros(0)
-        logits = self.session.run(None, {self.input: patches})[0].astype(np.float64)
-        return np.exp(-np.logaddexp(0.0, -logits.reshape(len(patches), -1)).mean(axis=1))
+        return combined_probability(self.session.run(None, {self.input: patches})[0])
