@@ -38,20 +38,33 @@ def colour_gradient(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return best_gx, best_gy, best
 
 
-def vote_map(
-    gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, radius_px: float, threshold: float
-) -> np.ndarray:
-    """Each edge pixel adds one vote at +-radius along its gradient; blurred to absorb parallax."""
-    h, w = mag.shape
+@dataclass(frozen=True)
+class EdgePixels:
+    """The pixels that vote: where they are, their unit gradient and their vote's weight."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    ux: np.ndarray
+    uy: np.ndarray
+    weight: np.ndarray
+    shape: tuple[int, int]
+
+
+def edge_pixels(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, threshold: float) -> EdgePixels:
+    """Found once and shared by every size class's vote map (half the voting's cost)."""
     ys, xs = np.nonzero(mag > threshold)
     m = mag[ys, xs]
-    ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
-    weight = np.minimum(m / (3 * threshold), 1.0)
+    return EdgePixels(xs, ys, gx[ys, xs] / m, gy[ys, xs] / m, np.minimum(m / (3 * threshold), 1.0), mag.shape)
+
+
+def vote_map(edges: EdgePixels, radius_px: float) -> np.ndarray:
+    """Each edge pixel adds one vote at +-radius along its gradient; blurred to absorb parallax."""
+    h, w = edges.shape
     # Both directions at once: a dark rim on a light mat and a light rim on a dark one.
-    cx = np.round(np.tile(xs, 2) + radius_px * np.concatenate([ux, -ux])).astype(np.int64)
-    cy = np.round(np.tile(ys, 2) + radius_px * np.concatenate([uy, -uy])).astype(np.int64)
+    cx = np.round(np.tile(edges.xs, 2) + radius_px * np.concatenate([edges.ux, -edges.ux])).astype(np.int64)
+    cy = np.round(np.tile(edges.ys, 2) + radius_px * np.concatenate([edges.uy, -edges.uy])).astype(np.int64)
     ok = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
-    votes = np.bincount(cy[ok] * w + cx[ok], weights=np.tile(weight, 2)[ok], minlength=h * w)
+    votes = np.bincount(cy[ok] * w + cx[ok], weights=np.tile(edges.weight, 2)[ok], minlength=h * w)
     smooth = cv2.GaussianBlur(votes.reshape(h, w).astype(np.float32), (0, 0), max(1.0, radius_px * 0.08))
     # Normalise so that a full, sharp circle scores about 1 whatever its size.
     return smooth * (2 * np.pi * max(1.0, radius_px * 0.08) ** 2) / (2 * np.pi * radius_px)
@@ -85,10 +98,11 @@ def find_candidates(
     sample = mag[::2, ::2]  # a quarter of the pixels gives the same median, 4x cheaper
     valid = sample[sample > 0]
     threshold = float(max(10.0, EDGE_THRESHOLD * np.median(valid))) if len(valid) else 10.0
+    edges = edge_pixels(gx, gy, mag, threshold)
     centres, classes, scores = [], [], []
     for diameter in classes_mm:
         radius = diameter / 2 * vote_ppm
-        votes = vote_map(gx, gy, mag, radius, threshold)
+        votes = vote_map(edges, radius)
         size = int(2 * round(radius * PEAK_SPACING) + 1)
         peaks = (votes == cv2.dilate(votes, np.ones((size, size), np.uint8))) & (votes > min_votes)
         ys, xs = np.nonzero(peaks)
