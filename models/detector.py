@@ -56,10 +56,12 @@ RETRY_PROBABILITY = 0.1
 # bases and 24 elsewhere (the ring-only verifier at its 0.3, on four of them: 95 and 63).
 FAINT_PROBABILITY = 0.15
 # After the rim fit's first, screening round the verifier already sees the rim roughly; mat
-# texture scoring under this is not worth the two full rounds (most of the fit's time). With
-# the two-net verifier 0.005 / 0.02 / 0.05 found 3,559 / 3,557 / 3,556 of the six validation
-# sets' bases with 36 / 36 / 34 false rims.
-SCREEN_PROBABILITY = 0.02
+# texture scoring under this is not worth the two full rounds (most of the fit's time). Only
+# the ring net screens (half the pair's cost on ~350 rims a frame). On the four painted
+# validation sets and 12 + 12 path-traced tables (300,000+, 350,000+; 3,135 bases) bars of
+# 0.005 / 0.01 / 0.02 / 0.05 found 2,916 / 2,916 / 2,913 / 2,910 bases with 29 / 29 / 28 / 28
+# false rims; the pair screening at 0.02 had found 2,917 with 29.
+SCREEN_PROBABILITY = 0.01
 # The verifier learned rims from our renders; a photo, or another renderer, may look different
 # enough to lower its scores. A rim found on most rays at three times the texture's edge
 # strength, with a miniature on it, is a base whatever it scores. On two sets of validation
@@ -153,7 +155,7 @@ class Detector:
                 patches = rim_patches(
                     rect, screened.centres_px, screened.radius_px, nadir_px, cands.diameter_mm[index]
                 )
-                return (self.verifier.probability(patches) >= SCREEN_PROBABILITY) | _sure(screened)
+                return (self.verifier.ring_probability(patches) >= SCREEN_PROBABILITY) | _sure(screened)
 
         fit = fit_rims(
             rect, cands.centres_px, cands.diameter_mm / 2 * ppm, nadir_px, camera[2] * 10, ppm,

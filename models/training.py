@@ -205,18 +205,37 @@ def train(x: np.ndarray, y: np.ndarray, traced: np.ndarray, recipe: Recipe, out:
                 traced_scores = scores["path_traced"][name] if "path_traced" in scores else None
                 log(f"{name} net, epoch {epoch + 1}/{recipe.epochs}: loss {loss.item():.4f},"
                     f" validation {scores[name]}, path-traced {traced_scores}")
+    export(net, out)
+    return _report(net, xt, yt, val, traced)
+
+
+def export(net, out: Path) -> None:
+    """Write the nets to one ONNX file: the pair's `logits`, and the ring net's own logit as a
+    second output, which the runtime screens with (models/verifier.py)."""
+    import torch
+
+    from models.verifier import PATCH_SHAPE, RING_OUTPUT, ring_part
+
+    class Exported(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ring, self.middle = net.ring, net.middle
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            ring = self.ring(ring_part(x))
+            return torch.cat([ring, self.middle(x)], dim=1), ring
+
     out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.onnx.export(
-        net,
-        xt[:1],
+        Exported(),
+        torch.zeros((1, *PATCH_SHAPE)),
         str(out),
         input_names=["rims"],
-        output_names=["logits"],
-        dynamic_axes={"rims": {0: "n"}, "logits": {0: "n"}},
+        output_names=["logits", RING_OUTPUT],
+        dynamic_axes={"rims": {0: "n"}, "logits": {0: "n"}, RING_OUTPUT: {0: "n"}},
         dynamo=False,
     )
-    return _report(net, xt, yt, val, traced)
 
 
 def _report(net, xt, yt, val: np.ndarray, traced: np.ndarray) -> dict:

@@ -37,6 +37,8 @@ class _MisledVerifier:
     def probability(self, patches: np.ndarray) -> np.ndarray:
         return np.zeros(len(patches))
 
+    ring_probability = probability
+
 
 def test_clear_rims_with_miniatures_are_kept_when_the_verifier_rejects_them(squad_frame):
     from models.detector import Detector
@@ -56,6 +58,8 @@ class _FixedVerifier:
 
     def probability(self, patches: np.ndarray) -> np.ndarray:
         return np.full(len(patches), self.value)
+
+    ring_probability = probability
 
 
 @pytest.mark.parametrize("kept", [True, False])
@@ -79,6 +83,24 @@ def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad
     assert np.array_equal(fitted.centres_px[unsure], before[unsure])
     if not kept:
         assert np.array_equal(fitted.centres_px, before)
+
+
+class _RingDoubts(_FixedVerifier):
+    """The pair would accept every rim; the ring net alone screens them all out."""
+
+    def ring_probability(self, patches: np.ndarray) -> np.ndarray:
+        return np.zeros(len(patches))
+
+
+def test_the_screening_asks_the_ring_net_alone(squad_frame, monkeypatch):
+    import models.detector as detector_module
+
+    scene, camera, frame = squad_frame
+    monkeypatch.setattr(detector_module, "_sure", lambda fit: np.zeros(len(fit.coverage), bool))
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    assert len(detector_module.Detector(_FixedVerifier(1.0)).detect(frame.image, calibration).bases) > 0
+    screened_out = detector_module.Detector(_RingDoubts(1.0)).fitted_candidates(frame.image, calibration)
+    assert not screened_out.plausible.any()
 
 
 def test_a_65mm_rim_needs_less_of_the_verifier_than_a_32mm_one(squad_frame, monkeypatch):

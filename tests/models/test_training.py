@@ -39,8 +39,12 @@ def test_train_one_tiny_epoch_exports_a_model_the_runtime_loads(tmp_path, capsys
     assert report["rims"] > 0 and report["bases"] > 0
     detector = load_detector(str(out))
     assert detector.verifier is not None
-    patches = np.zeros((3, *PATCH_SHAPE), np.float32)
+    patches = np.random.default_rng(0).normal(size=(3, *PATCH_SHAPE)).astype(np.float32)
     assert detector.verifier.probability(patches).shape == (3,)
+    logits = detector.verifier.session.run(["logits"], {"rims": patches})[0]
+    assert logits.shape == (3, 2)
+    ring = detector.verifier.ring_probability(patches)
+    np.testing.assert_allclose(ring, 1 / (1 + np.exp(-logits[:, 0])), rtol=1e-5)
 
 
 @pytest.mark.slow

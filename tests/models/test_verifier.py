@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import onnx
 
+from models.detector import SHIPPED_WEIGHTS
 from models.verifier import (
     FRACTIONS,
     INNER,
     MIDDLE_SAMPLES,
     PATCH_SHAPE,
     RADIUS_CHANNEL,
+    RAYS,
     WRAP,
     RimVerifier,
+    polar_view,
     rim_patches,
+    ring_net,
     ring_part,
 )
 
@@ -57,6 +62,16 @@ def test_every_sample_carries_its_radius():
     assert FRACTIONS[0] == 0.0 and FRACTIONS[MIDDLE_SAMPLES] == INNER
 
 
+def test_colours_are_normalised_by_the_ring_s_mean_and_spread():
+    """Each channel less its mean over the ring, over the ring's spread across all channels."""
+    image = _base((200, 40, 40))
+    angles = np.arange(-WRAP, RAYS + WRAP)[None] * (2 * np.pi / RAYS) + np.arctan2(100.0, 100.0)
+    polar = polar_view(image, CENTRE, np.array([RADIUS_PX]), angles, FRACTIONS)[0].astype(np.float64)
+    ring = polar[WRAP:-WRAP, MIDDLE_SAMPLES:]
+    expected = (polar - ring.mean(axis=(0, 1))) / (ring.std() + 8.0)
+    np.testing.assert_allclose(_patch(image)[:3], expected.transpose(2, 0, 1), atol=1e-4)
+
+
 def test_the_wrapped_rays_repeat_the_ring():
     patch = _patch(_base(None))
     np.testing.assert_allclose(patch[:, :WRAP], patch[:, -2 * WRAP : -WRAP], atol=1e-3)
@@ -74,7 +89,8 @@ class _Session:
 
 def _verifier(logits: list[list[float]]) -> RimVerifier:
     verifier = RimVerifier.__new__(RimVerifier)
-    verifier.session, verifier.input = _Session(logits), "rims"
+    verifier.session, verifier.input, verifier.output = _Session(logits), "rims", "logits"
+    verifier.ring_session = None
     return verifier
 
 
@@ -89,3 +105,25 @@ def test_a_rim_must_convince_both_nets():
 def test_a_single_net_model_gives_its_own_probability():
     p = _verifier([[2.0], [-30.0]]).probability(np.zeros((2, *PATCH_SHAPE), np.float32))
     np.testing.assert_allclose(p, [1 / (1 + np.exp(-2.0)), 1 / (1 + np.exp(30.0))])
+
+
+def test_a_model_without_a_ring_output_screens_with_all_its_nets():
+    patches = np.zeros((2, *PATCH_SHAPE), np.float32)
+    verifier = _verifier([[4.0, -4.0], [1.0, 1.0]])
+    np.testing.assert_allclose(verifier.ring_probability(patches), verifier.probability(patches))
+
+
+def test_the_shipped_model_screens_with_its_ring_net_alone():
+    """The screening session is the ring net cut from the model: the same logit the pair's
+    first column gives, without running the middle net."""
+    verifier = RimVerifier(SHIPPED_WEIGHTS)
+    assert verifier.ring_session is not None
+    weights = {w.name.split(".")[0] for w in onnx.load(SHIPPED_WEIGHTS).graph.initializer}
+    assert weights == {"ring", "middle"}
+    assert {w.name.split(".")[0] for w in ring_net(SHIPPED_WEIGHTS, "rims").graph.initializer} == {"ring"}
+    plain = np.full((200, 200, 3), 90, np.uint8)
+    patches = np.stack([_patch(_base(None)), _patch(_base((200, 40, 40))), _patch(plain)])
+    logits = verifier.session.run(["logits"], {"rims": patches})[0]
+    np.testing.assert_allclose(verifier.ring_probability(patches), 1 / (1 + np.exp(-logits[:, 0])), rtol=1e-5)
+    assert len(verifier.ring_session.get_outputs()) == 1
+    assert verifier.ring_probability(np.zeros((0, *PATCH_SHAPE), np.float32)).shape == (0,)
