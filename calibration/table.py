@@ -241,7 +241,7 @@ def calibrate(
     sighting = find_markers(image, layout, refinement, undistort)
     if len(sighting.corners) < 2:
         raise _too_few_markers(layout, list(sighting.corners), sighting.ignored_ids)
-    fit = _fit(sighting.corners, layout)
+    fit = _fit(sighting.corners, layout, _judging_camera(sighting.corners, layout, intrinsics, size))
     lens_estimated = False
     if intrinsics is None:
         estimate = _estimate_lens(sighting.corners, layout, fit, size)
@@ -283,9 +283,24 @@ def calibrate(
     )
 
 
-def _fit(corners: dict[int, np.ndarray], layout: Layout) -> HomographyFit:
+def _judging_camera(
+    corners: dict[int, np.ndarray], layout: Layout, intrinsics: Intrinsics | None, size: tuple[int, int]
+) -> np.ndarray:
+    """The K markers are judged by (calibration/homography.py): the lens calibration's, else one
+    read off all the markers' homography (a nominal lens when the camera looks straight down,
+    where the focal length hardly matters). A wrong K only makes every marker look worse, and
+    then none is dropped."""
+    if intrinsics is not None:
+        return intrinsics.K
+    w, h = size
+    table_to_image = np.linalg.inv(_fit(corners, layout).image_to_table)
+    focal = focal_from_homography(table_to_image / table_to_image[2, 2], size) or nominal_focal(size)
+    return np.array([[focal, 0, (w - 1) / 2], [0, focal, (h - 1) / 2], [0, 0, 1]], dtype=np.float64)
+
+
+def _fit(corners: dict[int, np.ndarray], layout: Layout, K: np.ndarray | None = None) -> HomographyFit:
     try:
-        return fit_homography(corners, layout.corners_by_id)
+        return fit_homography(corners, layout.corners_by_id, K)
     except np.linalg.LinAlgError:
         raise TablesightError(
             "the markers in view give no usable geometry (all in a line or overlapping)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from calibration.homography import apply, fit_homography
 from calibration.layout import default_layout
@@ -38,3 +39,27 @@ def test_a_bent_lens_without_intrinsics_keeps_every_marker():
     camera = table_camera(layout, dist=np.array([-0.08, 0.02, 0.0, 0.0, 0.0]))
     fit = fit_homography(corners_seen(camera, layout), layout.corners_by_id)
     assert fit.used_ids == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_corner_noise_drops_no_marker_when_a_pose_judges(seed):
+    """Any three of four markers nearly fix a homography, which then misplaces the fourth by far
+    more than its corners' noise; a camera pose (6 unknowns, not 8) predicts it within that noise."""
+    layout = default_layout("183x122")
+    camera = table_camera(layout, tilt_deg=3.0)
+    seen = corners_seen(camera, layout, noise_px=0.3, seed=seed)
+    assert fit_homography(seen, layout.corners_by_id).rejected_ids != []
+    fit = fit_homography(seen, layout.corners_by_id, camera.K)
+    assert fit.used_ids == [0, 1, 2, 3] and fit.rejected_ids == []
+
+
+@pytest.mark.parametrize("moved_cm", [1.0, 2.0, 4.0])
+def test_a_pose_still_rejects_a_moved_marker(moved_cm):
+    layout = default_layout("183x122")
+    camera = table_camera(layout, tilt_deg=3.0)
+    seen = corners_seen(camera, layout, noise_px=0.1)
+    seen[1] = camera.project(layout.corners_by_id[1] + [moved_cm, 0.0])
+    fit = fit_homography(seen, layout.corners_by_id, camera.K)
+    assert fit.rejected_ids == [1]
+    table = np.array([[50.0, 50.0], [150.0, 100.0]])
+    assert np.abs(apply(fit.image_to_table, camera.project(table)) - table).max() < 0.02
