@@ -16,6 +16,7 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
 from calibration.intrinsics import Intrinsics
+from calibration.pose import centred_K
 
 # Markers agreeing this well (worst corner, mm) leave nothing for a lens model to explain.
 NEEDS_LENS_MM = 0.5
@@ -23,11 +24,6 @@ NEEDS_LENS_MM = 0.5
 MIN_IMPROVEMENT = 3.0
 # k1 search range in units of the reference focal length (the larger image side).
 K1_BOUND = 0.6
-
-
-def _reference_K(image_size: tuple[int, int], focal: float) -> np.ndarray:
-    w, h = image_size
-    return np.array([[focal, 0.0, (w - 1) / 2], [0.0, focal, (h - 1) / 2], [0.0, 0.0, 1.0]])
 
 
 def _residual_px(radial: np.ndarray, image_pts: np.ndarray, table_pts: np.ndarray, lens: Intrinsics) -> float:
@@ -77,5 +73,5 @@ def intrinsics_for(radial: tuple[float, float], image_size: tuple[int, int], foc
     scale = (focal / max(image_size)) ** 2
     k1, k2 = radial[0] * scale, radial[1] * scale**2
     return Intrinsics(
-        K=_reference_K(image_size, focal), dist=np.array([k1, k2, 0.0, 0.0, 0.0]), image_size=image_size
+        K=centred_K(image_size, focal), dist=np.array([k1, k2, 0.0, 0.0, 0.0]), image_size=image_size
     )

@@ -28,6 +28,8 @@ from itertools import combinations
 import cv2
 import numpy as np
 
+from calibration.pose import fit_pose
+
 # Markers agreeing to this (worst marker RMS) need no judging.
 CONSISTENT_MM = 0.5
 # A marker predicted from the others this far off (and well beyond their own spread) is misplaced.
@@ -51,11 +53,19 @@ def apply(H: np.ndarray, points: np.ndarray) -> np.ndarray:
     return mapped[:, :2] / mapped[:, 2:3]
 
 
-def _fit(image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int]) -> np.ndarray:
+def _measured_corners(
+    image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(table cm, image px) of the markers' corners that were measured (a corner whose edges
+    could not be measured is NaN)."""
     src = np.concatenate([table_pts[i] for i in ids])
     dst = np.concatenate([image_pts[i] for i in ids])
     seen = np.isfinite(dst).all(axis=1)
-    src, dst = src[seen], dst[seen]
+    return src[seen], dst[seen]
+
+
+def _fit(image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int]) -> np.ndarray:
+    src, dst = _measured_corners(image_pts, table_pts, ids)
     table_to_image, _ = cv2.findHomography(src, dst, 0)
     if table_to_image is None:
         raise np.linalg.LinAlgError("degenerate marker geometry")
@@ -67,15 +77,7 @@ def _pose_fit(
     image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int], K: np.ndarray
 ) -> np.ndarray:
     """Image -> table of the camera pose (undistorted pixels, known K) that best explains `ids`."""
-    src = np.concatenate([table_pts[i] for i in ids])
-    dst = np.concatenate([image_pts[i] for i in ids])
-    seen = np.isfinite(dst).all(axis=1)
-    objects = np.hstack([src[seen], np.zeros((int(seen.sum()), 1))]).astype(np.float64)
-    pixels = dst[seen].astype(np.float64)
-    ok, rvec, tvec = cv2.solvePnP(objects, pixels, K, None, flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
-        raise np.linalg.LinAlgError("no camera pose fits these markers")
-    rvec, tvec = cv2.solvePnPRefineLM(objects, pixels, K, None, rvec, tvec)
+    rvec, tvec = fit_pose(*_measured_corners(image_pts, table_pts, ids), K)
     R = cv2.Rodrigues(rvec)[0]
     H = np.linalg.inv(K @ np.column_stack([R[:, 0], R[:, 1], tvec.ravel()]))
     return H / H[2, 2]

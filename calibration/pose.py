@@ -36,6 +36,24 @@ class Pose:
         return (-R.T @ self.tvec) * np.array([1.0, 1.0, -1.0])
 
 
+def centred_K(image_size: tuple[int, int], focal: float) -> np.ndarray:
+    """The camera matrix of a lens known only by its focal length: square pixels, principal
+    point at the image centre."""
+    w, h = image_size
+    return np.array([[focal, 0.0, (w - 1) / 2], [0.0, focal, (h - 1) / 2], [0.0, 0.0, 1.0]])
+
+
+def fit_pose(table_cm: np.ndarray, image_px: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """rvec, tvec of the camera that best projects these table points (z = 0) onto these
+    undistorted pixels (at least 4)."""
+    objects = np.hstack([table_cm, np.zeros((len(table_cm), 1))]).astype(np.float64)
+    pixels = image_px.astype(np.float64)
+    ok, rvec, tvec = cv2.solvePnP(objects, pixels, K, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        ok, rvec, tvec = cv2.solvePnP(objects, pixels, K, None)
+    return cv2.solvePnPRefineLM(objects, pixels, K, None, rvec, tvec)
+
+
 def nominal_focal(image_size: tuple[int, int]) -> float:
     """Focal length (px) of the nominal lens at this image width."""
     return float(image_size[0] / 2 / np.tan(np.radians(NOMINAL_HFOV_DEG / 2)))
@@ -75,16 +93,11 @@ def solve_pose(
     """Camera pose from marker corners (table cm) and their undistorted pixels."""
     estimated = nominal = False
     if K is None:
-        w, h = image_size
         focal = focal_from_homography(table_to_image, image_size)
         estimated = focal is not None
         if focal is None:
             nominal = True
             focal = nominal_focal(image_size)
-        K = np.array([[focal, 0, (w - 1) / 2], [0, focal, (h - 1) / 2], [0, 0, 1]], dtype=np.float64)
-    objects = np.hstack([table_cm, np.zeros((len(table_cm), 1))]).astype(np.float64)
-    ok, rvec, tvec = cv2.solvePnP(objects, image_px.astype(np.float64), K, None, flags=cv2.SOLVEPNP_IPPE)
-    if not ok:
-        ok, rvec, tvec = cv2.solvePnP(objects, image_px.astype(np.float64), K, None)
-    rvec, tvec = cv2.solvePnPRefineLM(objects, image_px.astype(np.float64), K, None, rvec, tvec)
+        K = centred_K(image_size, focal)
+    rvec, tvec = fit_pose(table_cm, image_px, K)
     return Pose(K=K, rvec=rvec.ravel(), tvec=tvec.ravel(), focal_estimated=estimated, focal_nominal=nominal)

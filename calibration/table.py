@@ -19,7 +19,7 @@ from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_fo
 from calibration.homography import HomographyFit, apply, fit_homography
 from calibration.intrinsics import Intrinsics
 from calibration.layout import Layout
-from calibration.pose import Pose, focal_from_homography, nominal_focal, solve_pose
+from calibration.pose import Pose, centred_K, focal_from_homography, nominal_focal, solve_pose
 from rules_core.errors import TablesightError
 
 # Table corners further than this outside the markers' hull are extrapolated, not interpolated.
@@ -292,10 +292,9 @@ def _judging_camera(
     then none is dropped."""
     if intrinsics is not None:
         return intrinsics.K
-    w, h = size
     table_to_image = np.linalg.inv(_fit(corners, layout).image_to_table)
-    focal = focal_from_homography(table_to_image / table_to_image[2, 2], size) or nominal_focal(size)
-    return np.array([[focal, 0, (w - 1) / 2], [0, focal, (h - 1) / 2], [0, 0, 1]], dtype=np.float64)
+    focal = focal_from_homography(table_to_image / table_to_image[2, 2], size)
+    return centred_K(size, focal or nominal_focal(size))
 
 
 def _fit(corners: dict[int, np.ndarray], layout: Layout, K: np.ndarray | None = None) -> HomographyFit:
