@@ -241,7 +241,8 @@ def calibrate(
     sighting = find_markers(image, layout, refinement, undistort)
     if len(sighting.corners) < 2:
         raise _too_few_markers(layout, list(sighting.corners), sighting.ignored_ids)
-    fit = _fit(sighting.corners, layout, _judging_camera(sighting.corners, layout, intrinsics, size))
+    judge = _judging_camera(sighting.corners, layout, intrinsics, size)
+    fit = _fit(sighting.corners, layout, judge, stray_corners=intrinsics is not None)
     lens_estimated = False
     if intrinsics is None:
         estimate = _estimate_lens(sighting.corners, layout, fit, size)
@@ -250,7 +251,7 @@ def calibrate(
             sighting = replace(sighting, corners=corners)
             lens_estimated = True
     used_table = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
-    used_image = np.concatenate([sighting.corners[i] for i in fit.used_ids])
+    used_image = np.concatenate([fit.corners[i] for i in fit.used_ids])
     measured = np.isfinite(used_image).all(axis=1)
     used_table, used_image = used_table[measured], used_image[measured]
     table_to_image = np.linalg.inv(fit.image_to_table)
@@ -297,9 +298,11 @@ def _judging_camera(
     return centred_K(size, focal or nominal_focal(size))
 
 
-def _fit(corners: dict[int, np.ndarray], layout: Layout, K: np.ndarray | None = None) -> HomographyFit:
+def _fit(
+    corners: dict[int, np.ndarray], layout: Layout, K: np.ndarray | None = None, stray_corners: bool = False
+) -> HomographyFit:
     try:
-        return fit_homography(corners, layout.corners_by_id, K)
+        return fit_homography(corners, layout.corners_by_id, K, stray_corners)
     except np.linalg.LinAlgError:
         raise TablesightError(
             "the markers in view give no usable geometry (all in a line or overlapping)",
@@ -354,6 +357,11 @@ def _warnings(
         warnings.append(
             f"markers {_ids(fit.rejected_ids)} ignored: they disagree with the others "
             "(moved, bent or not where the layout says)"
+        )
+    if fit.stray_ids:
+        warnings.append(
+            f"markers {_ids(fit.stray_ids)}: a corner left out, it disagrees with all the others "
+            "(something lying over the marker's edge?)"
         )
     if len(fit.used_ids) == 2:
         warnings.append("only 2 markers used: a misplaced marker could not be noticed")

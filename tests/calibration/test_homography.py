@@ -63,3 +63,30 @@ def test_a_pose_still_rejects_a_moved_marker(moved_cm):
     assert fit.rejected_ids == [1]
     table = np.array([[50.0, 50.0], [150.0, 100.0]])
     assert np.abs(apply(fit.image_to_table, camera.project(table)) - table).max() < 0.02
+
+
+def test_two_corners_measured_on_an_object_over_a_marker_s_edge_are_left_out():
+    """Three markers in view, one with its top edge covered: the marker cannot be dropped whole,
+    but its two wrong corners can, and its other two still count."""
+    layout = default_layout("183x122")
+    camera = table_camera(layout, tilt_deg=5.0)
+    seen = corners_seen(camera, layout, noise_px=0.1)
+    del seen[0]
+    seen[2][:2] = camera.project(layout.corners_by_id[2][:2] + np.array([[0.3, 0.0], [1.0, 0.4]]))
+    table = np.array([[20.0, 20.0], [90.0, 60.0], [170.0, 110.0]])
+    plain = fit_homography(seen, layout.corners_by_id, camera.K)
+    fit = fit_homography(seen, layout.corners_by_id, camera.K, stray_corners=True)
+    assert fit.used_ids == [1, 2, 3] and fit.stray_ids == [2]
+    assert np.isnan(fit.corners[2][:2]).all() and np.isfinite(fit.corners[2][2:]).all()
+    assert np.abs(apply(fit.image_to_table, camera.project(table)) - table).max() < 0.1  # 1 mm, at marker 0
+    assert np.abs(apply(plain.image_to_table, camera.project(table)) - table).max() > 0.3
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_corner_noise_leaves_every_corner_in(seed):
+    layout = default_layout("183x122")
+    camera = table_camera(layout, tilt_deg=5.0)
+    seen = corners_seen(camera, layout, noise_px=0.6, seed=seed)
+    del seen[0]
+    fit = fit_homography(seen, layout.corners_by_id, camera.K, stray_corners=True)
+    assert fit.stray_ids == [] and all(np.isfinite(c).all() for c in fit.corners.values())
