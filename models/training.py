@@ -132,7 +132,7 @@ def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, 
 
 def _network():
     """The ring net and the middle net (models/verifier.py), in one module so one ONNX file
-    holds both; its output is one logit per net."""
+    holds both; its outputs are one logit per net and the ring net's alone."""
     import torch
     from torch import nn
 
@@ -158,8 +158,10 @@ def _network():
             self.ring = rim_net(RING_CHANNELS)
             self.middle = rim_net(CHANNELS)
 
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.cat([self.ring(ring_part(x)), self.middle(x)], dim=1)
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            """Both nets' logits, and the ring net's alone: the exported model's two outputs."""
+            ring = self.ring(ring_part(x))
+            return torch.cat([ring, self.middle(x)], dim=1), ring
 
     return RimNets()
 
@@ -214,21 +216,12 @@ def export(net, out: Path) -> None:
     second output, which the runtime screens with (models/verifier.py)."""
     import torch
 
-    from models.verifier import PATCH_SHAPE, RING_OUTPUT, ring_part
-
-    class Exported(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.ring, self.middle = net.ring, net.middle
-
-        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            ring = self.ring(ring_part(x))
-            return torch.cat([ring, self.middle(x)], dim=1), ring
+    from models.verifier import PATCH_SHAPE, RING_OUTPUT
 
     out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.onnx.export(
-        Exported(),
+        net,
         torch.zeros((1, *PATCH_SHAPE)),
         str(out),
         input_names=["rims"],
@@ -273,7 +266,7 @@ def _accuracy(net, xt, yt, idx) -> dict:
 
     net.eval()
     with torch.no_grad():
-        logits = net(xt[idx]).numpy()
+        logits = net(xt[idx])[0].numpy()
     y = yt[idx].numpy() > 0.5
 
     def scores(p: np.ndarray) -> dict:

@@ -126,10 +126,8 @@ class RimVerifier:
     """
 
     def __init__(self, path: str | Path) -> None:
-        import onnxruntime as ort
-
         self.path = Path(path)
-        self.session = ort.InferenceSession(str(path), sess_options=_options(), providers=_PROVIDERS)
+        self.session = _session(str(path))
         self.input = self.session.get_inputs()[0].name
         shape = self.session.get_inputs()[0].shape
         if tuple(shape[1:]) != PATCH_SHAPE:
@@ -138,8 +136,7 @@ class RimVerifier:
         outputs = {o.name for o in self.session.get_outputs()}
         self.ring_session = None
         if RING_OUTPUT in outputs:
-            ring = ring_net(self.path, self.input).SerializeToString()
-            self.ring_session = ort.InferenceSession(ring, sess_options=_options(), providers=_PROVIDERS)
+            self.ring_session = _session(ring_net(self.path, self.input).SerializeToString())
 
     def probability(self, patches: np.ndarray) -> np.ndarray:
         if not len(patches):
@@ -155,9 +152,6 @@ class RimVerifier:
         return combined_probability(self.ring_session.run(None, {self.input: patches})[0])
 
 
-_PROVIDERS = ["CPUExecutionProvider"]
-
-
 def ring_net(path: Path, input_name: str):
     """The part of the model's graph that its ring output needs: the ring net alone."""
     import onnx
@@ -165,7 +159,8 @@ def ring_net(path: Path, input_name: str):
     return onnx.utils.Extractor(onnx.load(path)).extract_model([input_name], [RING_OUTPUT])
 
 
-def _options():
+def _session(model: str | bytes):
+    """An onnxruntime session on the CPU, from a model's path or its bytes."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -173,4 +168,4 @@ def _options():
     # Two sessions, each with its own threads: spinning, one's idle threads would take the
     # cores from the other's work (and from OpenCV's), and the verify stage ran 40 % slower.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return options
+    return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
