@@ -288,9 +288,11 @@ def _judging_camera(
     corners: dict[int, np.ndarray], layout: Layout, intrinsics: Intrinsics | None, size: tuple[int, int]
 ) -> np.ndarray:
     """The K markers are judged by (calibration/homography.py): the lens calibration's, else one
-    read off all the markers' homography (a nominal lens when the camera looks straight down,
-    where the focal length hardly matters). A wrong K only makes every marker look worse, and
-    then none is dropped."""
+    read off the homography judged without K (a nominal lens when the camera looks straight
+    down, where the focal length hardly matters). That judged fit, not the plain fit over all
+    markers, is needed: a marker moved 2 cm bends the plain fit's focal length so far that the
+    pose then finds no marker off. A wrong K only makes every marker look worse, and then none
+    is dropped."""
     if intrinsics is not None:
         return intrinsics.K
     table_to_image = np.linalg.inv(_fit(corners, layout).image_to_table)
