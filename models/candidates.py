@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from models.medians import row_median
+
 
 @dataclass(frozen=True)
 class Candidates:
@@ -97,7 +99,7 @@ def find_candidates(
     gx, gy, mag = colour_gradient(small)
     sample = mag[::2, ::2]  # a quarter of the pixels gives the same median, 4x cheaper
     valid = sample[sample > 0]
-    threshold = float(max(10.0, EDGE_THRESHOLD * np.median(valid))) if len(valid) else 10.0
+    threshold = float(max(10.0, EDGE_THRESHOLD * row_median(valid))) if len(valid) else 10.0
     edges = edge_pixels(gx, gy, mag, threshold)
     centres, classes, scores = [], [], []
     for diameter in classes_mm:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from models.medians import row_median
+
 RAYS = 48
 SCREEN_RAYS = 24  # the first round only decides which candidates are worth the full fit
 SAMPLES = 40
@@ -93,7 +95,7 @@ def _ray_edges(
     offset = np.where(np.abs(denom) > 1e-6, 0.5 * (lo - hi) / np.where(denom == 0, 1, denom), 0.0)
     step = span / (SAMPLES - 1)
     radii = start[:, None, None] + (order + 1 + np.clip(offset, -0.5, 0.5)) * step[:, None, None]
-    texture = np.median(deriv.reshape(n, -1), axis=1)
+    texture = row_median(deriv.reshape(n, -1))
     return radii.astype(np.float64), peak.astype(np.float64), direction, texture.astype(np.float64)
 
 
