@@ -8,6 +8,7 @@ player can judge it by. It serialises to the calibration JSON of CONTRACTS.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -26,7 +27,33 @@ from rules_core.errors import TablesightError
 EXTRAPOLATION_WARN_CM = 10.0
 # Marker corners this far off the fitted plane mean the camera model is missing something.
 LOOSE_FIT_MM = 1.5
-MAP_BAND_ROWS = 64  # rectify maps are built this many rows at a time (see _rectify_maps)
+MAP_BAND_ROWS = 64  # rectify maps are built this many rows at a time (see rectify_maps)
+
+
+def rectify_maps(
+    table_to_image: Callable[[np.ndarray], np.ndarray], table_cm: tuple[float, float], px_per_mm: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """OpenCV's fixed-point remap maps of the top-down table, built a band of rows at a time.
+
+    Pixel (u, v) shows table point ((u + 0.5) / s, (v + 0.5) / s) cm with s = 10 * px_per_mm;
+    `table_to_image` maps (n, 2) table cm to raw pixels (a fitted calibration's, or a render's
+    exact camera). Mapping every table pixel at once held ~10 float64 copies of the table's
+    points: a 1617x1078 table's maps raised the process's peak memory by 186 MB, more than
+    detection itself. A band at a time gives the same maps.
+    """
+    scale = 10.0 * px_per_mm
+    cols, rows = round(table_cm[0] * scale), round(table_cm[1] * scale)
+    u = (np.arange(cols) + 0.5) / scale
+    xy = np.empty((rows, cols, 2), np.int16)
+    fraction = np.empty((rows, cols), np.uint16)
+    for top in range(0, rows, MAP_BAND_ROWS):
+        v = (np.arange(top, min(rows, top + MAP_BAND_ROWS)) + 0.5) / scale
+        bu, bv = np.meshgrid(u, v)
+        source = table_to_image(np.stack([bu.ravel(), bv.ravel()], axis=1)).reshape(len(v), cols, 2)
+        xy[top : top + len(v)], fraction[top : top + len(v)] = cv2.convertMaps(
+            source.astype(np.float32), None, cv2.CV_16SC2
+        )
+    return xy, fraction
 
 
 @dataclass
@@ -103,31 +130,9 @@ class TableCalibration:
             )
         key = float(px_per_mm)
         if key not in self._maps:
-            self._maps[key] = self._rectify_maps(key)
+            self._maps[key] = rectify_maps(self.table_to_image, self.layout.table_size_cm, key)
         map1, map2 = self._maps[key]
         return cv2.remap(image, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-
-    def _rectify_maps(self, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
-        """OpenCV's fixed-point remap maps, built a band of rows at a time.
-
-        Mapping every table pixel at once held ~10 float64 copies of the table's points: a
-        1617x1078 table's maps raised the process's peak memory by 186 MB, more than detection
-        itself. A band at a time gives the same maps.
-        """
-        scale = 10.0 * px_per_mm
-        width_cm, depth_cm = self.layout.table_size_cm
-        cols, rows = round(width_cm * scale), round(depth_cm * scale)
-        u = (np.arange(cols) + 0.5) / scale
-        xy = np.empty((rows, cols, 2), np.int16)
-        fraction = np.empty((rows, cols), np.uint16)
-        for top in range(0, rows, MAP_BAND_ROWS):
-            v = (np.arange(top, min(rows, top + MAP_BAND_ROWS)) + 0.5) / scale
-            bu, bv = np.meshgrid(u, v)
-            source = self.table_to_image(np.stack([bu.ravel(), bv.ravel()], axis=1)).reshape(len(v), cols, 2)
-            xy[top : top + len(v)], fraction[top : top + len(v)] = cv2.convertMaps(
-                source.astype(np.float32), None, cv2.CV_16SC2
-            )
-        return xy, fraction
 
     def to_dict(self) -> dict[str, Any]:
         """The calibration JSON of CONTRACTS.md, plus the pose and per-marker figures."""

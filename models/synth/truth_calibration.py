@@ -7,12 +7,13 @@ calibration's by running both this and the real `calibrate()` on the same frames
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import cv2
 import numpy as np
 
 from calibration.camera import Camera
+from calibration.table import rectify_maps
 
 
 class CameraCalibration:
@@ -25,7 +26,7 @@ class CameraCalibration:
         self.marker_ids = [int(m.id) for m in markers or []]
         self.rms_mm = 0.0
         self.max_mm = 0.0
-        self._maps = lru_cache(maxsize=4)(self._rectify_maps)
+        self._maps = lru_cache(maxsize=4)(partial(rectify_maps, self.table_to_image, table_cm))
 
     @property
     def camera_centre_cm(self) -> np.ndarray:
@@ -39,16 +40,6 @@ class CameraCalibration:
         H = np.linalg.inv(self.camera.table_homography())
         p = np.column_stack([ideal, np.ones(len(ideal))]) @ H.T
         return p[:, :2] / p[:, 2:3]
-
-    def _rectify_maps(self, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
-        w = round(self.table_cm[0] * 10 * px_per_mm)
-        h = round(self.table_cm[1] * 10 * px_per_mm)
-        u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
-        table = np.column_stack(
-            [((u + 0.5) / (10 * px_per_mm)).ravel(), ((v + 0.5) / (10 * px_per_mm)).ravel()]
-        )
-        px = self.table_to_image(table).reshape(h, w, 2).astype(np.float32)
-        return cv2.convertMaps(px[..., 0], px[..., 1], cv2.CV_16SC2)
 
     def rectify(self, image: np.ndarray, px_per_mm: float) -> np.ndarray:
         """Top-down table image: pixel (u, v) centre = table ((u+0.5)/(10 ppm), (v+0.5)/(10 ppm)) cm."""

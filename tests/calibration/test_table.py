@@ -10,7 +10,7 @@ import pytest
 
 from calibration.aruco import find_markers
 from calibration.intrinsics import Intrinsics
-from calibration.table import TableCalibration, calibrate
+from calibration.table import MAP_BAND_ROWS, TableCalibration, calibrate, rectify_maps
 from rules_core.errors import TablesightError
 from tests.calibration.conftest import Shot, shoot, table_camera
 
@@ -33,6 +33,22 @@ def mapping_error_mm(calibration: TableCalibration, shot: Shot, points_cm: np.nd
 @pytest.fixture(scope="module")
 def calibrated(table_shot: Shot) -> TableCalibration:
     return calibrate(table_shot.image, table_shot.layout, table_shot.intrinsics)
+
+
+@pytest.mark.parametrize("px_per_mm", [0.5, 0.83])
+def test_rectify_maps_built_in_bands_are_those_of_the_whole_table_at_once(calibrated, px_per_mm):
+    """Bands keep the memory down; the maps must not change: every pixel's source point is the
+    same however the table is cut up (both scales end in a short band)."""
+    scale = 10 * px_per_mm
+    width_cm, depth_cm = calibrated.layout.table_size_cm
+    u, v = np.meshgrid(
+        (np.arange(round(width_cm * scale)) + 0.5) / scale, (np.arange(round(depth_cm * scale)) + 0.5) / scale
+    )
+    source = calibrated.table_to_image(np.stack([u.ravel(), v.ravel()], axis=1)).reshape(*u.shape, 2)
+    whole = cv2.convertMaps(source.astype(np.float32), None, cv2.CV_16SC2)
+    banded = rectify_maps(calibrated.table_to_image, (width_cm, depth_cm), px_per_mm)
+    assert banded[0].shape[0] % MAP_BAND_ROWS
+    assert all(np.array_equal(a, b) for a, b in zip(banded, whole, strict=True))
 
 
 def test_with_intrinsics_the_whole_table_maps_to_a_tenth_of_a_millimetre(calibrated, table_shot, grid_cm):

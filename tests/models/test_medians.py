@@ -7,8 +7,6 @@ from models.medians import row_median
 
 # Few distinct values, so ties and repeated middle elements are common.
 values = st.sampled_from([0.0, 0.5, 1.0, 2.25, 7.0, 1e6, -3.0])
-
-
 shapes = hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=9)
 
 
