@@ -83,7 +83,14 @@ def read_image(path: str):
         raise TablesightError(f"image {path} not found", fix) from None
     except OSError as error:
         raise TablesightError(f"cannot read image {path} ({error.strerror})", fix) from None
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    # A cut-off or foreign file makes OpenCV's decoders print their own warnings and errors
+    # to stderr; the line below says what is wrong and what to do.
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    finally:
+        cv2.utils.logging.setLogLevel(level)
     if image is None:
         raise TablesightError(f"cannot read image {path}: not a picture OpenCV can decode", fix)
     return image

@@ -61,8 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _detect(args: argparse.Namespace) -> int:
-    import cv2
-
+    from calibration.cli import read_image
     from calibration.intrinsics import load_intrinsics
     from calibration.layout import load_layout
     from calibration.table import calibrate
@@ -71,9 +70,7 @@ def _detect(args: argparse.Namespace) -> int:
     detector = load_detector(args.weights)
     layout = load_layout(args.layout)
     intrinsics = load_intrinsics(args.intrinsics) if args.intrinsics else None
-    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if image is None:
-        raise TablesightError(f"cannot read image {args.image}", "give a photo file OpenCV reads (JPEG, PNG)")
+    image = read_image(args.image)
     calibration = calibrate(image, layout, intrinsics)
     found = detector.detect(image, calibration)
     print(json.dumps(detection_json(args.image, calibration, found), indent=1))

@@ -58,9 +58,15 @@ def test_a_photo_without_a_table_is_one_line_exit_2(capsys, tmp_path, layout_fil
     assert _error_line(capsys).startswith("tablesight detect: ")
 
 
-def test_an_unreadable_image_is_one_line_exit_2(capsys, tmp_path, layout_file):
+def test_an_unreadable_image_is_one_line_exit_2(capfd, tmp_path, layout_file):
+    # capfd: OpenCV's own warnings go straight to the process's stderr, past capsys.
     assert main(["detect", str(tmp_path / "none.jpg"), "--layout", str(layout_file), "--json"]) == 2
-    assert "none.jpg" in _error_line(capsys)
+    assert "none.jpg not found" in _error_line(capfd)
+    corrupt = tmp_path / "half.png"
+    corrupt.write_bytes(b"\x89PNG\r\n\x1a\n cut off")
+    assert main(["detect", str(corrupt), "--layout", str(layout_file), "--json"]) == 2
+    line = _error_line(capfd)
+    assert "half.png" in line and "decode" in line
 
 
 def test_intrinsics_for_another_image_size_is_one_line_exit_2(capsys, tmp_path, layout_file, squad_photo):
