@@ -217,9 +217,14 @@ class Recording:
             # unless the schema is "writable", which only relaxes that check (we never write).
             self._db.execute("PRAGMA writable_schema=ON")
             self.manifest = {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM manifest")}
-        except (sqlite3.DatabaseError, ValueError, TypeError, RecursionError) as error:
+        except sqlite3.DatabaseError as error:
             raise TablesightError(
                 f"{self.path} is damaged beyond its header ({error})",
+                "nothing in it can be replayed; use another recording",
+            ) from None
+        except (ValueError, TypeError, RecursionError):  # json.loads of a cut-off or missing value
+            raise TablesightError(
+                f"{self.path} is damaged beyond its header: its manifest cannot be read",
                 "nothing in it can be replayed; use another recording",
             ) from None
         _check_manifest(self.path, self.manifest)

@@ -67,6 +67,23 @@ def test_truncated_recording_replays_up_to_its_last_good_frame(recorded, tmp_pat
     assert "stopped after frame" in result.stopped or "damaged" in result.stopped
 
 
+def test_a_recording_cut_inside_its_manifest_is_refused_in_plain_words(recorded, tmp_path):
+    path, _ = recorded
+    with sqlite3.connect(path) as db:
+        page = db.execute("PRAGMA page_size").fetchone()[0]
+    cut = tmp_path / "cut.tsr"
+    for size in range(page + 100, 6 * page, 700):  # the header survives, a later page is cut short
+        cut.write_bytes(path.read_bytes()[:size])
+        try:
+            Recording(cut)
+        except TablesightError as error:
+            message = str(error)
+            if "manifest" in message:
+                assert "NoneType" not in message and "JSON object" not in message
+                return
+    pytest.fail("no cut left the manifest unreadable")
+
+
 def test_garbage_in_a_frame_stops_there_and_says_so(recorded, tmp_path):
     path, _ = recorded
     broken = tmp_path / "broken.tsr"
