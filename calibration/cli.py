@@ -71,31 +71,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_calibrate_lens)
 
 
-def read_image(path: str):
-    """A colour image from any file OpenCV reads, or a one-line error."""
-    import cv2
-    import numpy as np
-
-    fix = "give a JPEG or PNG photo of the table"
-    try:
-        data = np.fromfile(path, dtype=np.uint8)
-    except FileNotFoundError:
-        raise TablesightError(f"image {path} not found", fix) from None
-    except OSError as error:
-        raise TablesightError(f"cannot read image {path} ({error.strerror})", fix) from None
-    # A cut-off or foreign file makes OpenCV's decoders print their own warnings and errors
-    # to stderr; the line below says what is wrong and what to do.
-    level = cv2.utils.logging.getLogLevel()
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
-    try:
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    finally:
-        cv2.utils.logging.setLogLevel(level)
-    if image is None:
-        raise TablesightError(f"cannot read image {path}: not a picture OpenCV can decode", fix)
-    return image
-
-
 def _write_json(path: str, data: dict) -> None:
     try:
         Path(path).write_text(json.dumps(data, indent=2) + "\n")
@@ -116,6 +91,7 @@ def _markers(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    from calibration.imagefile import read_image
     from calibration.intrinsics import load_intrinsics
     from calibration.layout import load_layout
     from calibration.table import calibrate
@@ -152,6 +128,8 @@ def load_calibration(path: str):
 
 def _rectify(args: argparse.Namespace) -> int:
     import cv2
+
+    from calibration.imagefile import read_image
 
     calibration = load_calibration(args.calibration)
     top = calibration.rectify(read_image(args.image), args.px_per_mm)

@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _detect(args: argparse.Namespace) -> int:
-    from calibration.cli import read_image
+    from calibration.imagefile import read_image
     from calibration.intrinsics import load_intrinsics
     from calibration.layout import load_layout
     from calibration.table import calibrate
