@@ -117,6 +117,7 @@ MIN_WALL_STEP = 0.1  # shading-free log colour: a 10 % change in lightness
 GRAIN_FACTOR = 4.0  # a roof edge is this many times the wall's and roof's median step
 ROOF_EDGE_SEEN = 0.5  # share of profiles that must see one on one straight line
 BAND_SEEN = 0.8  # ... near the nadir
+END_SEEN_SHARE = 0.5  # ... and at least this share of that in each outer third of the side
 
 # The gun.
 GUN_BAND = 0.2  # the barrel lies within this share of the width from the centre line
@@ -792,7 +793,12 @@ def _wall_lines(
     edge = peak & (step > max(MIN_WALL_STEP, GRAIN_FACTOR * grain))
     near_edge = cv2.dilate(edge.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
     support = near_edge.mean(axis=0)
-    lines = np.nonzero(support >= (BAND_SEEN if close else ROOF_EDGE_SEEN))[0]
+    seen = BAND_SEEN if close else ROOF_EDGE_SEEN
+    # A wall's top runs the whole side; a turret's round edge, straight enough near its
+    # crown to pass for a line, leaves the side's outer thirds bare.
+    third = len(near_edge) // 3
+    ends = np.minimum(near_edge[:third].mean(axis=0), near_edge[-third:].mean(axis=0))
+    lines = np.nonzero((support >= seen) & (ends >= END_SEEN_SHARE * seen))[0]
     lines = lines[lines >= start]
     if not len(lines):
         return np.zeros(0), d

@@ -340,6 +340,26 @@ def test_tall_hulls_far_off_the_nadir_are_placed_by_the_foot_of_their_near_wall(
     assert all(_placed(found, hull) for hull in hulls)
 
 
+def test_a_turrets_round_edge_above_a_near_side_does_not_make_a_hull_a_building():
+    """Tanks 14-15 cm long with turrets painted off their hulls, 20-80 cm off the nadir: near
+    its crown the turret's edge runs straight enough to pass for a wall's top, which would stand
+    16 cm above the footprint; a wall's top runs the whole side, the turret's leaves its ends bare."""
+    dictionary, markers = table_markers("183x122")
+    red, green = (150, 60, 40), (60, 140, 60)
+    tanks = [
+        VehicleSpec(162.0, 105.0, 14.0, 7.2, 10.0, 5.0, red, turret_color=(40, 200, 230)),
+        VehicleSpec(20.0, 18.0, 14.0, 7.2, 190.0, 5.0, red, turret_color=(40, 200, 230)),
+        VehicleSpec(165.0, 20.0, 15.0, 7.5, 350.0, 5.2, green, turret_color=(200, 200, 230)),
+        VehicleSpec(22.0, 104.0, 15.0, 7.5, 170.0, 5.2, green, turret_color=(200, 200, 230)),
+    ]
+    felt = Mat("felt_green", (50, 137, 40), 7.0)
+    look = Look(noise_sigma=2.0, jpeg_quality=90)
+    scene = TableScene(TABLE, dictionary, markers, felt, vehicles=tanks, look=look)
+    found = _found_in(scene)
+    assert len(found) == len(tanks)
+    assert all(_placed(found, tank) for tank in tanks)
+
+
 def test_hulls_whose_shadows_fall_beside_their_near_sides_are_placed_by_their_footprints():
     """A sun behind the hulls, as seen from the nadir, lays their shadows 1-1.5 cm wide along
     the sides that face the camera, on dark felt where the dark tracks and the shadow blur
