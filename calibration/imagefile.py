@@ -1,4 +1,5 @@
-"""Reading the photos users hand to a command (`calibrate`, `rectify`, `detect`).
+"""Reading the photos users hand to a command (`calibrate`, `rectify`, `detect`) or a folder
+of stills (`hardware/folder.py`).
 
 Each fails the same ways (missing, unreadable, not a picture), and each failure must be one
 line naming the file and the fix, without OpenCV's own decoder warnings printed before it.
@@ -23,14 +24,23 @@ def read_image(path: str | Path) -> np.ndarray:
         raise TablesightError(f"image {path} not found", fix) from None
     except OSError as error:
         raise TablesightError(f"cannot read image {path} ({error.strerror})", fix) from None
-    # A cut-off or foreign file makes OpenCV's decoders print their own warnings and errors
-    # to stderr; the line below says what is wrong and what to do.
-    level = cv2.utils.logging.getLogLevel()
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
-    try:
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    finally:
-        cv2.utils.logging.setLogLevel(level)
+    image = decode_quietly(data)
     if image is None:
         raise TablesightError(f"cannot read image {path}: not a picture OpenCV can decode", fix)
     return image
+
+
+def decode_quietly(data: np.ndarray) -> np.ndarray | None:
+    """The colour image in a file's bytes, or None, with OpenCV's decoders kept quiet.
+
+    A cut-off or foreign file makes them print their own warnings and errors to stderr; the
+    caller's one line says what is wrong and what to do instead.
+    """
+    if not data.size:
+        return None
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    try:
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    finally:
+        cv2.utils.logging.setLogLevel(level)

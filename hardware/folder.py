@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
+import numpy as np
 
+from calibration.imagefile import decode_quietly
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
@@ -51,7 +52,13 @@ class FolderSource:
         index = self._next
         path = self._paths[index]
         self._next += 1
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        try:
+            data = np.fromfile(path, dtype=np.uint8)
+        except OSError as error:
+            raise TablesightError(
+                f"cannot read {path} ({error.strerror})", "check the file is still there and readable"
+            ) from None
+        image = decode_quietly(data)
         if image is None:
             raise TablesightError(
                 f"{path} is not an image OpenCV can read", "remove or replace that file in the folder"

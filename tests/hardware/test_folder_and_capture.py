@@ -44,6 +44,23 @@ def test_unreadable_image_names_the_file(tmp_path: Path) -> None:
         source.read()
 
 
+def test_a_cut_off_jpeg_gets_our_line_without_the_decoders_warning(tmp_path: Path, capfd) -> None:
+    _, jpeg = cv2.imencode(".jpg", table_image(0))
+    (tmp_path / "a.jpg").write_bytes(jpeg.tobytes()[: len(jpeg) // 2])
+    source = FolderSource(tmp_path)
+    with pytest.raises(TablesightError, match=r"a\.jpg is not an image"):
+        source.read()
+    assert capfd.readouterr().err == ""
+
+
+def test_a_still_removed_after_the_folder_was_listed_is_named(tmp_path: Path) -> None:
+    cv2.imwrite(str(tmp_path / "a.png"), table_image(0))
+    source = FolderSource(tmp_path)
+    (tmp_path / "a.png").unlink()
+    with pytest.raises(TablesightError, match=r"cannot read .*a\.png .*still there"):
+        source.read()
+
+
 def test_single_image_is_a_one_frame_source(image_folder: Path) -> None:
     frames = read_all(open_source(str(image_folder / "frame_001.png")))
     assert len(frames) == 1 and frames[0].name == "frame_001.png"
