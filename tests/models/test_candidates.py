@@ -35,3 +35,18 @@ def test_a_stronger_circle_a_few_millimetres_away_does_not_hide_a_faint_rim():
     found = find_candidates(_mat_with_rings([(strong, 10), (faint, 100)]), PPM)
     assert _nearest_mm(found, strong) < 2.5
     assert _nearest_mm(found, faint) < 2.5
+
+
+def test_textured_65mm_peaks_leave_room_for_the_32mm_rims():
+    """Crisp 65 mm rings rank above faint 32 mm rims; with 8 places, only one may go to them."""
+    grain = np.random.default_rng(0).normal(0, 4, (420, 420, 1))
+    image = np.clip(128 + grain, 0, 255).repeat(3, axis=2).astype(np.uint8)
+    for x, y in [(60, 60), (200, 60), (340, 60), (60, 200), (200, 200), (340, 200)]:
+        cv2.circle(image, (x, y), 32, (0, 0, 0), 3, cv2.LINE_AA)
+    faint = [(50, 330), (110, 330), (170, 330), (230, 330), (290, 330), (350, 330)]
+    for x, y in faint:
+        cv2.circle(image, (x, y), 16, (100, 100, 100), 2, cv2.LINE_AA)
+    found = find_candidates(image, PPM, limit=8)
+    assert (found.diameter_mm == 65.0).sum() == 1
+    for xy in faint:
+        assert _nearest_mm(found, xy) < 2.5
