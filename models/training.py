@@ -194,10 +194,10 @@ def train(x: np.ndarray, y: np.ndarray, traced: np.ndarray, recipe: Recipe, out:
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(tr) - pos) / pos), reduction="none")
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     weight = torch.from_numpy(np.where(traced, recipe.physical_weight, 1.0).astype(np.float32))
+    steps = recipe.epochs * -(-len(tr) // recipe.batch)  # batches per net, for the schedule
     for k, (name, part, view) in enumerate([("ring", net.ring, ring_part), ("middle", net.middle, None)]):
         own = np.random.default_rng([recipe.seed, k + 1])
         opt = torch.optim.Adam(part.parameters(), lr=recipe.learning_rate)
-        steps = recipe.epochs * -(-len(tr) // recipe.batch)
         schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
         for epoch in range(recipe.epochs):
             part.train()

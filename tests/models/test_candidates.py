@@ -10,10 +10,15 @@ from models.candidates import find_candidates
 PPM = 1.0  # rectified pixels per millimetre
 
 
+def _grainy_mat(size_px: int) -> np.ndarray:
+    """A grey mat with grain: the edge threshold is relative to its texture."""
+    grain = np.random.default_rng(0).normal(0, 4, (size_px, size_px, 1))
+    return np.clip(128 + grain, 0, 255).repeat(3, axis=2).astype(np.uint8)
+
+
 def _mat_with_rings(rings: list[tuple[tuple[float, float], int]]) -> np.ndarray:
-    """A grainy grey mat (the edge threshold is relative to its texture) with 32 mm rings."""
-    grain = np.random.default_rng(0).normal(0, 4, (300, 300, 1))
-    image = np.clip(128 + grain, 0, 255).repeat(3, axis=2).astype(np.uint8)
+    """A grainy mat with 32 mm rings."""
+    image = _grainy_mat(300)
     for (x, y), grey in rings:
         cv2.circle(image, (int(x * PPM), int(y * PPM)), int(16 * PPM), (grey, grey, grey), 2, cv2.LINE_AA)
     return image
@@ -39,8 +44,7 @@ def test_a_stronger_circle_a_few_millimetres_away_does_not_hide_a_faint_rim():
 
 def test_textured_65mm_peaks_leave_room_for_the_32mm_rims():
     """Crisp 65 mm rings rank above faint 32 mm rims; with 8 places, only one may go to them."""
-    grain = np.random.default_rng(0).normal(0, 4, (420, 420, 1))
-    image = np.clip(128 + grain, 0, 255).repeat(3, axis=2).astype(np.uint8)
+    image = _grainy_mat(420)
     for x, y in [(60, 60), (200, 60), (340, 60), (60, 200), (200, 200), (340, 200)]:
         cv2.circle(image, (x, y), 32, (0, 0, 0), 3, cv2.LINE_AA)
     faint = [(50, 330), (110, 330), (170, 330), (230, 330), (290, 330), (350, 330)]
