@@ -26,6 +26,7 @@ class BaseScore:
     false: int  # detections matching no base at all
     size_right: int
     errors_mm: np.ndarray  # centre errors of matched required bases
+    offsets_mm: np.ndarray  # (n, 2) the same as vectors, found minus true, along the table's axes
     matched_truth: np.ndarray  # which truth base each of those errors belongs to
 
 
@@ -54,16 +55,29 @@ def score_bases(found: Bases, truth: Truth) -> BaseScore:
     else:
         rows = cols = np.zeros(0, np.int64)
     req = visible[cols]
-    errors = np.linalg.norm(found.xy_cm[rows[req]] - t_xy[cols[req]], axis=1) * 10
+    offsets = (found.xy_cm[rows[req]] - t_xy[cols[req]]).reshape(-1, 2) * 10
     return BaseScore(
         required=int(visible.sum()),
         found=int(req.sum()),
         detections=len(found),
         false=len(found) - len(rows),
         size_right=int(np.sum(found.diameter_mm[rows[req]] == t_d[cols[req]])),
-        errors_mm=errors,
+        errors_mm=np.linalg.norm(offsets, axis=1),
+        offsets_mm=offsets,
         matched_truth=cols[req],
     )
+
+
+def offsets_along(offsets_mm: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """Each centre's offset along its direction in `directions` (any length, or one for all).
+
+    Averaged, a detector's noise cancels and its bias stays: along the light, where each base
+    throws its shadow, a rim fit that takes the shadow's edge for the rim lands on the shadow
+    side; away from the camera's nadir, one that takes the top rim for the bottom lands outward.
+    """
+    directions = np.broadcast_to(np.asarray(directions, dtype=np.float64), offsets_mm.shape)
+    unit = directions / np.maximum(np.linalg.norm(directions, axis=1, keepdims=True), 1e-12)
+    return np.sum(offsets_mm * unit, axis=1)
 
 
 def score_vehicles(found: Vehicles, truth: Truth) -> VehicleScore:

@@ -1,11 +1,14 @@
-"""The detection benchmark's tables: which seeds it renders."""
+"""The detection benchmark: which seeds it renders, and what its bias figure measures."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from benchmarks.detection import HARD_SEED_OFFSET, run
+from models.detections import Bases, Detections, Vehicles
 from models.detector import Detector
+from models.synth.scene import render_scene
 
 
 class _Rendered(Exception):
@@ -23,3 +26,29 @@ def test_first_seed_moves_both_sets_to_other_held_out_tables(hard):
     with pytest.raises(_Rendered):
         run("validation", hard, 30, Detector(), truth_calibration=True, render=render, first_seed=20_000)
     assert seeds == [20_000 + (HARD_SEED_OFFSET if hard else 0)]
+
+
+def test_the_bias_figure_is_a_shift_along_the_light():
+    """A detector that puts every base half a millimetre towards where its shadow falls."""
+    frames = []
+
+    def render(scene, camera, seed):
+        frames.append((scene, render_scene(scene, camera, seed)))
+        return frames[-1][1]
+
+    class Shifted:
+        def __init__(self) -> None:
+            self.timings_ms: dict[str, float] = {}
+
+        def detect(self, image, calibration) -> Detections:
+            scene, frame = frames[-1]
+            light = np.asarray(scene.light_dir, dtype=np.float64)[:2]
+            xy = frame.truth.base_xy_cm() + 0.05 * light / np.linalg.norm(light)
+            sizes = np.array([b.diameter_mm for b in frame.truth.bases])
+            bases = Bases(xy, sizes, np.ones(len(xy)), sizes)
+            return Detections(bases=bases, vehicles=Vehicles.empty(), faint=Bases.empty())
+
+    result = run("clean", False, 1, Shifted(), truth_calibration=True, render=render)
+    assert result["totals"]["ours"]["found"] > 5
+    assert result["bias"]["light"] == pytest.approx(0.5, abs=1e-6)
+    assert abs(result["bias"]["outward"]) < 0.5
