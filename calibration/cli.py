@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from calibration.jsonfile import read_json
+from calibration.seed_tables import LAYOUT_HELP
 from rules_core.errors import TablesightError
 
 
@@ -34,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Find the layout's markers in IMAGE and write the calibration JSON.",
     )
     p.add_argument("image")
-    p.add_argument("--layout", required=True, help="layout JSON (from `tablesight markers`)")
+    p.add_argument("--layout", required=True, help=LAYOUT_HELP)
     p.add_argument("--intrinsics", help="lens calibration CAM.json (from `tablesight calibrate-lens`)")
     p.add_argument("-o", "--output", required=True, help="calibration JSON to write")
     p.set_defaults(func=_calibrate)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -20,12 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from shapely.geometry import Polygon
 
 from calibration.jsonfile import read_json
+from calibration.seed_tables import DEFAULT_TABLES
 from rules_core.errors import TablesightError
 
 # Printed squares are exact; 2% (2 mm on a 10 cm marker) leaves room for measured layouts.
 SQUARE_TOLERANCE = 0.02
 LAYOUTS_DIR = "layouts"
-DEFAULT_TABLES = ("122x122", "183x122", "244x183")
 MAX_COORDINATE_CM = 1e5
 
 
@@ -195,7 +196,13 @@ class Layout(BaseModel):
 
 
 def load_layout(path: str | Path) -> Layout:
-    """Read and validate a layout JSON file."""
+    """Read and validate a layout JSON file, or name a seed table's size ("183x122").
+
+    The size stands for the layout `tablesight markers --table 183x122` prints by default, so a
+    player who printed those sheets needs no file; a file of that name still wins.
+    """
+    if re.fullmatch(r"\d+x\d+", str(path)) and not Path(path).exists():
+        return default_layout(str(path))
     data = read_json(path, "layout", "--layout", "a layout JSON file as written by `tablesight markers`")
     return Layout.from_dict(data, source=f"layout {path}")
 

@@ -7,6 +7,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from calibration.seed_tables import LAYOUT_HELP
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add this package's subcommands."""
@@ -20,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     doctor.add_argument("--source", default=None,
                         help="picamera2, camera:N, a URL, a video file or a folder "
                         "(default: picamera2 on a Pi, else camera:0)")
-    doctor.add_argument("--layout", type=Path, default=None, help="marker layout JSON, to check calibration")
+    doctor.add_argument("--layout", type=Path, default=None, help=LAYOUT_HELP + ", to check calibration")
     doctor.add_argument("--intrinsics", type=Path, default=None,
                         help="lens calibration CAM.json (from `tablesight calibrate-lens`)")
     doctor.add_argument("--frames", type=int, default=10, help="frames to read to measure the frame rate")

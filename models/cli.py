@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from calibration.seed_tables import LAYOUT_HELP
 from rules_core.errors import TablesightError
 
 
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "table cm) and vehicle (hull footprint) as JSON.",
     )
     p.add_argument("image", metavar="IMAGE", help="a photo of the table (any format OpenCV reads)")
-    p.add_argument("--layout", required=True, metavar="LAYOUT", help="marker layout JSON")
+    p.add_argument("--layout", required=True, metavar="LAYOUT", help=LAYOUT_HELP)
     p.add_argument("--intrinsics", metavar="CAM", help="lens calibration JSON (K, dist, image_size)")
     p.add_argument("--weights", metavar="ONNX", help="rim-verifier model (default: the shipped one)")
     p.add_argument(

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from calibration.seed_tables import LAYOUT_HELP
 from rules_core.errors import TablesightError
 
 
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     track.add_argument(
         "source", metavar="SOURCE", help="a video file, a folder of images (name order) or a .tsr"
     )
-    track.add_argument("--layout", required=True, help="the marker layout JSON")
+    track.add_argument("--layout", required=True, help=LAYOUT_HELP)
     track.add_argument("--intrinsics", help="lens calibration JSON (CAM.json)")
     track.add_argument("--json", action="store_true", help="JSON lines, one object per frame (CONTRACTS.md)")
     track.set_defaults(func=run_track)
@@ -36,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Record frames and the game's events into GAME.tsr; a crash loses at most a second.",
     )
     record.add_argument("--source", required=True, help="picamera2, camera:N, a URL, a video or a folder")
-    record.add_argument("--layout", required=True, help="the marker layout JSON")
+    record.add_argument("--layout", required=True, help=LAYOUT_HELP)
     record.add_argument("--intrinsics", help="lens calibration JSON (CAM.json)")
     record.add_argument("-o", "--output", required=True, metavar="GAME.tsr", help="the recording to write")
     record.add_argument("--ruleset", default="world-at-fire", help="ruleset id (default world-at-fire)")

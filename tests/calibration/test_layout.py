@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -83,6 +84,16 @@ def test_unreadable_layout_files_are_user_errors(tmp_path):
         load_layout(broken)
     with pytest.raises(TablesightError, match="no default layout"):
         default_layout("100x100")
+
+
+def test_a_seed_table_size_names_its_default_sheets_unless_a_file_has_that_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_layout("183x122") == corner_layout((183.0, 122.0))
+    assert load_layout(Path("244x183")) == default_layout("244x183")
+    (tmp_path / "122x122").write_text(json.dumps(default_layout("183x122").to_dict()))
+    assert load_layout("122x122") == default_layout("183x122")
+    with pytest.raises(TablesightError, match="no default layout for a 100x100 table"):
+        load_layout("100x100")
 
 
 def test_markers_too_big_for_the_table_are_refused():

@@ -51,6 +51,16 @@ def test_detect_prints_the_contract_json(capsys, layout_file, squad_photo, squad
     assert 0 <= tank["heading_deg"] < 360
 
 
+def test_the_default_sheets_need_no_layout_file(capsys, layout_file, squad_photo, monkeypatch):
+    assert main(["detect", str(squad_photo), "--layout", str(layout_file), "--json"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    monkeypatch.chdir(layout_file.parent)
+    assert main(["detect", str(squad_photo), "--layout", "183x122", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == from_file
+    assert main(["detect", str(squad_photo), "--layout", "100x100", "--json"]) == 2
+    assert "no default layout for a 100x100 table" in _error_line(capsys)
+
+
 def test_a_photo_without_a_table_is_one_line_exit_2(capsys, tmp_path, layout_file):
     blank = tmp_path / "wall.png"
     cv2.imwrite(str(blank), np.full((1296, 2304, 3), 128, np.uint8))
