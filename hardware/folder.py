@@ -36,8 +36,11 @@ class FolderSource:
                     f"the folder {path} holds no images (.jpg, .png, ...)",
                     "point --source at the folder of photos, or at a video file",
                 )
+            # A bad still in a folder can be taken out; a single still can only be replaced.
+            self._fix_unreadable = "remove or replace that file in the folder"
         elif path.is_file():
             self._paths = [path]
+            self._fix_unreadable = "give a JPEG or PNG photo instead"
         else:
             raise TablesightError(f"{path} does not exist", "check the path given as the source")
         if fps <= 0:
@@ -61,7 +64,7 @@ class FolderSource:
         image = decode_quietly(data)
         if image is None:
             raise TablesightError(
-                f"{path} is not an image OpenCV can read", "remove or replace that file in the folder"
+                f"{path} is not an image OpenCV can read", self._fix_unreadable
             )
         return Frame(image=image, index=index, timestamp_s=index / self._fps, name=path.name)
 

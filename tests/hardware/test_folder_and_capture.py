@@ -44,6 +44,15 @@ def test_unreadable_image_names_the_file(tmp_path: Path) -> None:
         source.read()
 
 
+def test_an_unreadable_single_still_is_to_be_replaced_not_taken_out_of_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "a.jpg").write_bytes(b"not a jpeg")
+    with pytest.raises(TablesightError, match=r"a\.jpg is not an image.*JPEG or PNG photo instead") as caught:
+        FolderSource(tmp_path / "a.jpg").read()
+    assert "folder" not in str(caught.value)
+    with pytest.raises(TablesightError, match="remove or replace that file in the folder"):
+        FolderSource(tmp_path).read()
+
+
 def test_a_cut_off_jpeg_gets_our_line_without_the_decoders_warning(tmp_path: Path, capfd) -> None:
     _, jpeg = cv2.imencode(".jpg", table_image(0))
     (tmp_path / "a.jpg").write_bytes(jpeg.tobytes()[: len(jpeg) // 2])
