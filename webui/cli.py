@@ -11,6 +11,7 @@ import importlib
 import os
 import signal
 
+from calibration.seed_tables import LAYOUT_HELP
 from rules_core.errors import TablesightError
 
 NO_CAMERA_FIX = (
@@ -30,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="picamera2",
         help="picamera2 (default), camera:N, a video file, a folder of images, or a recording",
     )
-    serve.add_argument("--layout", help="marker layout JSON (default: the shipped layout for the table)")
+    serve.add_argument("--layout", help=LAYOUT_HELP + " (default: 183x122)")
     serve.add_argument("--ruleset", default="world-at-fire", help="ruleset id (default world-at-fire)")
     _common(serve, default_host="0.0.0.0")
     serve.set_defaults(func=run_serve)
