@@ -194,6 +194,45 @@ def test_only_rims_worth_fitting_get_the_full_rounds():
     assert np.linalg.norm(fit.centres_px[0] - centre) < 0.15
 
 
+def _base_with_its_shadow(top_bgr: tuple[int, int, int], shadow_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """A base under a low light: its shadow a crescent `shadow_px` wide beyond the rim (up the
+    image), the mat in it at 30 % of its light, blurred and grainy like a path-traced frame."""
+    import cv2
+
+    ss, size, mat = 8, 200, (95, 125, 120)
+    centre, radius = np.array([100.3, 99.6]), 16.0
+    canvas = np.full((size * ss, size * ss, 3), mat, np.uint8)
+
+    def disc(c: np.ndarray, colour: tuple[int, ...]) -> None:
+        at = tuple(round(((v + 0.5) * ss - 0.5) * 16) for v in c)
+        cv2.circle(canvas, at, round(radius * ss * 16), colour, -1, lineType=cv2.LINE_AA, shift=4)
+
+    for t in np.linspace(0, shadow_px, 12):
+        disc(centre - [0.0, t], tuple(int(0.3 * v) for v in mat))
+    disc(centre, top_bgr)
+    image = cv2.resize(canvas, (size, size), interpolation=cv2.INTER_AREA).astype(np.float64)
+    image = cv2.GaussianBlur(image, (0, 0), 0.8)
+    grain = np.random.default_rng(3).normal(0, 2, image.shape)
+    return np.clip(image + grain, 0, 255).astype(np.uint8), centre
+
+
+@pytest.mark.parametrize("shadow_px", [2.5, 3.0])
+def test_a_fit_started_on_the_shadow_crescent_comes_back_to_the_rim(shadow_px, monkeypatch):
+    """The crescent's outer edge (lit mat against shadow) is a shadow's, not a rim: weighed
+    down, it no longer holds a fit started between rim and shadow there."""
+    import models.rim_fit
+
+    image, centre = _base_with_its_shadow((60, 60, 60), shadow_px)
+    nadir = centre + np.array([0.0, 1.0])  # just below: the shadow falls on the far side
+
+    def fitted() -> np.ndarray:
+        return fit_rims(image, centre[None] + [0.0, -1.5], np.array([16.0]), nadir, 1800.0, 1.0).centres_px[0]
+
+    assert np.linalg.norm(fitted() - centre) < 0.4
+    monkeypatch.setattr(models.rim_fit, "SHADOW_EDGE_WEIGHT", 1.0)
+    assert np.linalg.norm(fitted() - centre) > 1.0
+
+
 def _overhung_base(reach_px: float) -> tuple[np.ndarray, np.ndarray, float]:
     """A base far from the nadir (wide wall band) whose miniature leans out over its far rim."""
     import cv2
