@@ -1,9 +1,10 @@
-"""np.median along the last axis, bit for bit, at a fraction of its time.
+"""np.median along an axis, bit for bit, at a fraction of its time.
 
 np.median partitions around both middle elements at once, which is several times slower
 than one partition: ~2,000 edge samples per candidate took 12 ms of a 400-candidate rim-fit
 round, and the median gradient of a vote-resolution frame 2.3 ms. One partition and the
-largest element of the lower half give the same two middle elements.
+largest element of the lower half give the same two middle elements. The vehicle stage's
+hundreds of small medians a frame (a side's profiles, its line fit's residuals) gain as much.
 """
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def row_median(values: np.ndarray) -> np.ndarray:
-    """The median of each row (the last axis); a scalar array for 1-D input. No NaN handling."""
+def row_median(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The median along `axis` (the rows by default); a scalar array for 1-D input. No NaN
+    handling; an empty axis gives np.median's own NaN."""
+    if values.shape[axis] == 0:
+        return np.median(values, axis=axis)
+    values = np.moveaxis(values, axis, -1)
     m = values.shape[-1] // 2
     part = np.partition(values, m, axis=-1)
     upper = part[..., m]

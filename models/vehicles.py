@@ -31,6 +31,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from models.detections import Bases, Vehicles
+from models.medians import row_median
 
 # What a hull is: 28 mm-scale vehicles 12-30 cm long; real hulls run 1.75-2.5 times as long as
 # wide (Tiger 1.77, StuG 1.83, Sherman and T-34 2.2, armoured cars to 2.5, half-tracks and
@@ -383,7 +384,7 @@ def _side_offsets(
     supports = near_peak[rows, index].mean(axis=1)  # (tilts, steps)
     best = int(np.argmax(supports.max(axis=1)))
     best_support, shift = supports[best], shifts[best]
-    strength = np.median(grad[rows[0], index[best]], axis=0)
+    strength = row_median(grad[rows[0], index[best]], axis=0)
     lines = np.nonzero(best_support >= LINE_SUPPORT)[0]
     if not len(lines):
         return along[:0], along[:0]
@@ -471,9 +472,9 @@ def _median_steps(profiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Offsets where the profiles' median steps clearly out of its own steps (between offset i
     and i + 1), and where it shows no step at all: an edge that runs the whole side stands out
     there, the mat's grain does not."""
-    typical = cv2.GaussianBlur(np.median(profiles, axis=0)[None], (3, 1), 0)[0]
+    typical = cv2.GaussianBlur(row_median(profiles, axis=0)[None], (3, 1), 0)[0]
     step = np.linalg.norm(np.diff(typical, axis=0), axis=-1)
-    clear = step > max(2 * MIN_EDGE, AVERAGED_EDGE_FACTOR * float(np.median(step)))
+    clear = step > max(2 * MIN_EDGE, AVERAGED_EDGE_FACTOR * float(row_median(step)))
     peak = np.zeros(len(step), bool)
     peak[1:-1] = (step[1:-1] >= step[:-2]) & (step[1:-1] >= step[2:])
     return np.nonzero(peak & clear)[0], ~clear
@@ -511,7 +512,7 @@ def _outline_line(
     last = straight.shape[1] - 1
 
     def median_over(low: int, high: int) -> np.ndarray:
-        colour = np.median(straight[:, low:high].mean(axis=1), axis=0)
+        colour = row_median(straight[:, low:high].mean(axis=1), axis=0)
         colour[0] /= weight
         return colour
 
@@ -556,7 +557,7 @@ def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, flo
         dx = x - x.mean()
         slope = float(dx @ (y - y.mean()) / max(dx @ dx, 1e-9))
         resid = np.abs(offsets - y.mean() - slope * (along - x.mean()))
-        keep = resid <= max(0.1, 2.5 * float(np.median(resid[keep])))
+        keep = resid <= max(0.1, 2.5 * float(row_median(resid[keep])))
         if keep.sum() < 6:
             return None
     mid = float(np.mean(along))
@@ -775,10 +776,10 @@ def _wall_lines(
     # Averaged along the side (an edge parallel to it keeps its step) and a little across it:
     # the log of a dark channel is noisy.
     profile = cv2.GaussianBlur(profile, (3, WALL_ALONG_PX), 0)
-    mat = np.median(profile[:, :MAT_PX].mean(axis=1), axis=0)  # the ground just outside
+    mat = row_median(profile[:, :MAT_PX].mean(axis=1), axis=0)  # the ground just outside
     profile = profile[:, MAT_PX:]  # [:, i]: i - k px in
     step = np.linalg.norm(profile[:, 2 * k :] - profile[:, : -2 * k], axis=-1)  # [:, j]: the edge j px in
-    typical = np.median(step, axis=0)
+    typical = row_median(step, axis=0)
     # Past the outline's own blur: down its slope to the first valley or to where it has faded.
     top = int(np.argmax(typical[: k + 1]))
     falling = (typical[top + 1 :] < typical[top:-1]) & (typical[top + 1 :] >= OUTLINE_FADED * typical[top])
@@ -789,7 +790,7 @@ def _wall_lines(
     peak = np.zeros_like(step, bool)
     peak[:, 1:-1] = (step[:, 1:-1] >= step[:, :-2]) & (step[:, 1:-1] >= step[:, 2:])
     peak[:, :start] = False
-    grain = float(np.median(step[:, start:]))
+    grain = float(row_median(step[:, start:].ravel()))
     edge = peak & (step > max(MIN_WALL_STEP, GRAIN_FACTOR * grain))
     near_edge = cv2.dilate(edge.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
     support = near_edge.mean(axis=0)
@@ -808,7 +809,7 @@ def _wall_lines(
     # hides in it) is no wall: the lines are then counted from the shadow's inner edge.
     foot = 0
     while bands and bands[0] > foot + start:
-        strip = np.median(profile[:, foot + start + k : bands[0] + k].mean(axis=1), axis=0)
+        strip = row_median(profile[:, foot + start + k : bands[0] + k].mean(axis=1), axis=0)
         if not _shadowed(mat, strip):
             break
         foot, bands = bands[0], bands[1:]

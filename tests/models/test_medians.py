@@ -21,3 +21,18 @@ def test_row_median_of_edge_samples_matches_numpy():
     assert np.array_equal(row_median(samples), np.median(samples, axis=-1))
     grey = rng.random(140_001).astype(np.float32)
     assert row_median(grey) == np.median(grey)
+
+
+@given(hnp.arrays(np.float32, shapes, elements=values), st.integers(0, 2))
+def test_row_median_along_any_axis_is_numpys(a, axis):
+    axis = axis % a.ndim
+    assert np.array_equal(row_median(a, axis=axis), np.median(a, axis=axis))
+
+
+def test_row_median_of_nothing_is_numpys_nan():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        nothing = np.zeros((0, 3))
+        assert np.array_equal(row_median(nothing, axis=0), np.median(nothing, axis=0), equal_nan=True)
