@@ -136,8 +136,8 @@ def _shadow_edges(profile: np.ndarray, at: np.ndarray, step: np.ndarray) -> np.n
     deep shadow) can be stronger than the rim inside it (a dark top against the shadow). On
     the path-traced tables that held fits 1.3-3.2 mm along the light, between rim and shadow.
     A rim on a mat of its own hue and darker still passes this test; so a shadow's edge is
-    weighed down (SHADOW_EDGE_WEIGHT), not dropped. `at` are the peaks' sample indices along
-    each ray, `step` each candidate's sample spacing in pixels.
+    weighed down (SHADOW_EDGE_WEIGHT, SHADOW_EDGE_WEIGHT_NEAR), not dropped. `at` are the
+    peaks' sample indices along each ray, `step` each candidate's sample spacing in pixels.
     """
     n, rays, samples, channels = profile.shape
     first = (np.arange(n * rays, dtype=np.int32) * samples).reshape(n, rays, 1)  # each ray's first sample

@@ -194,9 +194,10 @@ def test_only_rims_worth_fitting_get_the_full_rounds():
     assert np.linalg.norm(fit.centres_px[0] - centre) < 0.15
 
 
-def _base_with_its_shadow(top_bgr: tuple[int, int, int], shadow_px: float) -> tuple[np.ndarray, np.ndarray]:
-    """A base under a low light: its shadow a crescent `shadow_px` wide beyond the rim (up the
-    image), the mat in it at 30 % of its light, blurred and grainy like a path-traced frame."""
+def _base_with_its_shadow(shadow_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """A grey-topped base under a low light: its shadow a crescent `shadow_px` wide beyond the
+    rim (up the image), the mat in it at 30 % of its light, blurred and grainy like a
+    path-traced frame."""
     import cv2
 
     ss, size, mat = 8, 200, (95, 125, 120)
@@ -209,7 +210,7 @@ def _base_with_its_shadow(top_bgr: tuple[int, int, int], shadow_px: float) -> tu
 
     for t in np.linspace(0, shadow_px, 12):
         disc(centre - [0.0, t], tuple(int(0.3 * v) for v in mat))
-    disc(centre, top_bgr)
+    disc(centre, (60, 60, 60))
     image = cv2.resize(canvas, (size, size), interpolation=cv2.INTER_AREA).astype(np.float64)
     image = cv2.GaussianBlur(image, (0, 0), 0.8)
     grain = np.random.default_rng(3).normal(0, 2, image.shape)
@@ -222,7 +223,7 @@ def test_a_fit_started_on_the_shadow_crescent_comes_back_to_the_rim(shadow_px, m
     down, it no longer holds a fit started between rim and shadow there."""
     import models.rim_fit
 
-    image, centre = _base_with_its_shadow((60, 60, 60), shadow_px)
+    image, centre = _base_with_its_shadow(shadow_px)
     nadir = centre + np.array([0.0, 1.0])  # just below: the shadow falls on the far side
 
     def fitted() -> np.ndarray:
