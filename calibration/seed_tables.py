@@ -6,5 +6,6 @@ command's argument parser can name them without loading it.
 
 DEFAULT_TABLES = ("122x122", "183x122", "244x183")
 LAYOUT_HELP = (
-    "marker layout JSON (from `tablesight markers`), or 122x122, 183x122 or 244x183 for its default sheets"
+    f"marker layout JSON (from `tablesight markers`), or {', '.join(DEFAULT_TABLES[:-1])} or "
+    f"{DEFAULT_TABLES[-1]} for its default sheets"
 )

@@ -4,7 +4,8 @@ np.median partitions around both middle elements at once, which is several times
 than one partition: ~2,000 edge samples per candidate took 12 ms of a 400-candidate rim-fit
 round, and the median gradient of a vote-resolution frame 2.3 ms. One partition and the
 largest element of the lower half give the same two middle elements. The vehicle stage's
-hundreds of small medians a frame (a side's profiles, its line fit's residuals) gain as much.
+hundreds of small medians a frame (a side's profiles, its line fit's residuals) use it too:
+the stage's CPU went 64.1 -> 60.6 ms a table.
 """
 
 from __future__ import annotations
