@@ -8,6 +8,7 @@ import onnx
 
 from models.detector import SHIPPED_WEIGHTS
 from models.verifier import (
+    DOUBT,
     FRACTIONS,
     INNER,
     MIDDLE_SAMPLES,
@@ -16,6 +17,7 @@ from models.verifier import (
     RAYS,
     WRAP,
     RimVerifier,
+    combined_probability,
     polar_view,
     rim_patches,
     ring_net,
@@ -78,13 +80,15 @@ def test_the_wrapped_rays_repeat_the_ring():
 
 
 class _Session:
-    """Stands in for onnxruntime: fixed logits, one column per net."""
+    """Stands in for onnxruntime: each patch's logits (one column per net) are the row its
+    first sample names, so a patch and its mirror image can be told their own verdicts."""
 
     def __init__(self, logits: list[list[float]]) -> None:
         self.logits = np.array(logits, np.float32)
 
     def run(self, outputs, feeds):
-        return [self.logits]
+        (patches,) = feeds.values()
+        return [self.logits[patches[:, 0, 0, 0].astype(int)]]
 
 
 def _verifier(logits: list[list[float]]) -> RimVerifier:
@@ -94,21 +98,57 @@ def _verifier(logits: list[list[float]]) -> RimVerifier:
     return verifier
 
 
+def _numbered(rows: list[int], mirrored_rows: list[int] | None = None) -> np.ndarray:
+    """Patches that name their row of `_Session`'s logits as they are and, mirrored, the row
+    the same patch's last ray names (by default the same row)."""
+    patches = np.zeros((len(rows), *PATCH_SHAPE), np.float32)
+    patches[:, 0, 0, 0] = rows
+    patches[:, 0, -1, 0] = rows if mirrored_rows is None else mirrored_rows
+    return patches
+
+
 def test_a_rim_must_convince_both_nets():
-    patches = np.zeros((3, *PATCH_SHAPE), np.float32)
-    p = _verifier([[4.0, 4.0], [4.0, -4.0], [0.0, 0.0]]).probability(patches)
+    p = _verifier([[4.0, 4.0], [4.0, -4.0], [0.0, 0.0]]).probability(_numbered([0, 1, 2]))
     sure, vetoed = 1 / (1 + np.exp(-4.0)), np.sqrt(1 / (1 + np.exp(-4.0)) / (1 + np.exp(4.0)))
     np.testing.assert_allclose(p, [sure, vetoed, 0.5])
     assert p[1] < 0.2
 
 
 def test_a_single_net_model_gives_its_own_probability():
-    p = _verifier([[2.0], [-30.0]]).probability(np.zeros((2, *PATCH_SHAPE), np.float32))
+    p = _verifier([[2.0], [-30.0]]).probability(_numbered([0, 1]))
     np.testing.assert_allclose(p, [1 / (1 + np.exp(-2.0)), 1 / (1 + np.exp(30.0))])
 
 
+def test_a_doubtful_verdict_is_averaged_with_the_mirror_image_s():
+    """Logits are averaged net by net; a verdict outside DOUBT is not asked again, however
+    differently its mirror image would read."""
+    verifier = _verifier([[0.5, -1.0], [3.0, 1.0], [9.0, 9.0], [-9.0, -9.0]])
+    p = verifier.probability(_numbered([0, 2, 3], mirrored_rows=[1, 3, 2]))
+    sigmoid = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    np.testing.assert_allclose(p, [np.sqrt(sigmoid(1.75) * sigmoid(0.0)), sigmoid(9.0), sigmoid(-9.0)])
+    assert DOUBT[0] < np.sqrt(sigmoid(0.5) * sigmoid(-1.0)) < DOUBT[1]
+
+
+def test_the_shipped_model_s_doubtful_verdicts_do_not_depend_on_which_way_the_rim_is_unrolled():
+    """Rims half hidden on one side (a hand, a wall), whose two looks differ the most."""
+    verifier = RimVerifier(SHIPPED_WEIGHTS)
+    images = []
+    for shade in range(0, 250, 10):
+        image = _base(None, rim_bgr=(shade, shade, shade + 5))
+        cv2.rectangle(image, (115, 60), (200, 200), (60 + shade // 2, 80, 70), -1)
+        images.append(image)
+    patches = np.stack([_patch(image) for image in images])
+    mirrored = np.ascontiguousarray(patches[:, :, ::-1])
+    p, p_mirrored = verifier.probability(patches), verifier.probability(mirrored)
+    both = (p > DOUBT[0]) & (p < DOUBT[1]) & (p_mirrored > DOUBT[0]) & (p_mirrored < DOUBT[1])
+    assert both.sum() >= 3
+    np.testing.assert_allclose(p[both], p_mirrored[both], rtol=1e-5)
+    single = combined_probability(verifier.session.run(["logits"], {"rims": patches})[0])
+    assert np.abs(single[both] - p[both]).max() > 0.01
+
+
 def test_a_model_without_a_ring_output_screens_with_all_its_nets():
-    patches = np.zeros((2, *PATCH_SHAPE), np.float32)
+    patches = _numbered([0, 1])
     verifier = _verifier([[4.0, -4.0], [1.0, 1.0]])
     np.testing.assert_allclose(verifier.ring_probability(patches), verifier.probability(patches))
 
