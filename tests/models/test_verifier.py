@@ -98,6 +98,10 @@ def _verifier(logits: list[list[float]]) -> RimVerifier:
     return verifier
 
 
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + np.exp(-x))
+
+
 def _numbered(rows: list[int], mirrored_rows: list[int] | None = None) -> np.ndarray:
     """Patches that name their row of `_Session`'s logits as they are and, mirrored, the row
     the same patch's last ray names (by default the same row)."""
@@ -122,11 +126,10 @@ def test_a_single_net_model_gives_its_own_probability():
 def test_a_doubtful_verdict_is_averaged_with_the_mirror_image_s():
     """Logits are averaged net by net; a verdict outside DOUBT is not asked again, however
     differently its mirror image would read."""
+    assert DOUBT[0] < np.sqrt(_sigmoid(0.5) * _sigmoid(-1.0)) < DOUBT[1]
     verifier = _verifier([[0.5, -1.0], [3.0, 1.0], [9.0, 9.0], [-9.0, -9.0]])
     p = verifier.probability(_numbered([0, 2, 3], mirrored_rows=[1, 3, 2]))
-    sigmoid = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
-    np.testing.assert_allclose(p, [np.sqrt(sigmoid(1.75) * sigmoid(0.0)), sigmoid(9.0), sigmoid(-9.0)])
-    assert DOUBT[0] < np.sqrt(sigmoid(0.5) * sigmoid(-1.0)) < DOUBT[1]
+    np.testing.assert_allclose(p, [np.sqrt(_sigmoid(1.75) * _sigmoid(0.0)), _sigmoid(9.0), _sigmoid(-9.0)])
 
 
 def test_the_shipped_model_s_doubtful_verdicts_do_not_depend_on_which_way_the_rim_is_unrolled():
