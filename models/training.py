@@ -271,11 +271,16 @@ def _accuracy(net, xt, yt, idx) -> dict:
     """Of both nets together (the runtime's verdict over 0.5), and of each alone."""
     import torch
 
-    from models.verifier import combined_probability
+    from models.verifier import verdict
 
     net.eval()
-    with torch.no_grad():
-        logits = net(xt[idx])[0].numpy()
+
+    def logits_of(patches: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return net(torch.from_numpy(patches))[0].numpy()
+
+    patches = xt[idx].numpy()
+    logits = logits_of(patches)
     y = yt[idx].numpy() > 0.5
 
     def scores(p: np.ndarray) -> dict:
@@ -285,7 +290,7 @@ def _accuracy(net, xt, yt, idx) -> dict:
         }
 
     return {
-        **scores(combined_probability(logits) > 0.5),
+        **scores(verdict(logits_of, patches) > 0.5),
         "samples": len(idx),
         "ring": scores(logits[:, 0] > 0),
         "middle": scores(logits[:, 1] > 0),

@@ -21,6 +21,7 @@ graph); torch is only needed to train it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -44,7 +45,7 @@ RING_CHANNELS = RADIUS_CHANNEL  # all but the radius: the ring net sees the ring
 PATCH_SHAPE = (CHANNELS, RAYS + 2 * WRAP, MIDDLE_SAMPLES + RING_SAMPLES)
 RING_OUTPUT = "ring"  # the model's second output: the ring net's logit, for screening
 # The pair's verdicts between these are asked again of the rim's mirror image (see
-# RimVerifier.probability). Asking every rim twice found the same bases on the six validation
+# `verdict`). Asking every rim twice found the same bases on the six validation
 # sets: outside these a second look turned no verdict.
 DOUBT = (0.01, 0.99)
 
@@ -114,10 +115,33 @@ def ring_part(patches):
 
 
 def combined_probability(logits: np.ndarray) -> np.ndarray:
-    """(n,) the geometric mean of the nets' probabilities, from (n, nets) logits: the verdict a
-    rim must reach (training reports its held-out accuracy by the same rule)."""
+    """(n,) the geometric mean of the nets' probabilities, from (n, nets) logits: one look's
+    verdict."""
     logits = np.asarray(logits, np.float64).reshape(len(logits), -1)
     return np.exp(-np.logaddexp(0.0, -logits).mean(axis=1))
+
+
+def verdict(logits_of: Callable[[np.ndarray], np.ndarray], patches: np.ndarray) -> np.ndarray:
+    """(n,) the probability a rim must reach: the pair's, averaged (in logits, net by net) with
+    its verdict on the mirror image where the first look doubts.
+
+    The nets learned mirror images as bases too (training mirrors half its batches), so the
+    two looks are equally valid, and where they differ the verdict hangs on which way round
+    the rim was unrolled, noise that the average evens out. Only doubtful rims get the second
+    look, which keeps its cost within this machine's timing noise (10 hard validation frames;
+    asking every rim twice cost the verify stage ~11 ms a frame). `logits_of` maps patches to
+    (n, nets) logits: the runtime's onnxruntime session or, for training's held-out report,
+    the torch nets, so both judge by the same rule.
+    """
+    logits = np.asarray(logits_of(patches), np.float64).reshape(len(patches), -1)
+    p = combined_probability(logits)
+    doubtful = np.nonzero((p > DOUBT[0]) & (p < DOUBT[1]))[0]
+    if len(doubtful):
+        mirrored = np.ascontiguousarray(patches[doubtful, :, ::-1])
+        second = np.asarray(logits_of(mirrored), np.float64).reshape(len(doubtful), -1)
+        logits[doubtful] = (logits[doubtful] + second) / 2
+        p[doubtful] = combined_probability(logits[doubtful])
+    return p
 
 
 class RimVerifier:
@@ -143,29 +167,12 @@ class RimVerifier:
             self.ring_session = _session(ring_net(self.path, self.input).SerializeToString())
 
     def probability(self, patches: np.ndarray) -> np.ndarray:
-        """The pair's verdict, averaged (in logits, net by net) with its verdict on the mirror image.
-
-        The nets learned mirror images as bases too (training mirrors half its batches), so
-        the two looks are equally valid, and where they differ the verdict hangs on which way
-        round the rim was unrolled, noise that the average evens out. Only doubtful rims get
-        the second look, which keeps its cost within this machine's timing noise (10 hard
-        validation frames; asking every rim twice cost the verify stage ~11 ms a frame).
-        """
         if not len(patches):
             return np.zeros(0)
-        logits = self._logits(patches)
-        p = combined_probability(logits)
-        doubtful = np.nonzero((p > DOUBT[0]) & (p < DOUBT[1]))[0]
-        if len(doubtful):
-            mirrored = np.ascontiguousarray(patches[doubtful, :, ::-1])
-            logits[doubtful] = (logits[doubtful] + self._logits(mirrored)) / 2
-            p[doubtful] = combined_probability(logits[doubtful])
-        return p
+        return verdict(self._logits, patches)
 
     def _logits(self, patches: np.ndarray) -> np.ndarray:
-        """(n, nets) float64 logits."""
-        logits = self.session.run([self.output], {self.input: patches})[0]
-        return np.asarray(logits, np.float64).reshape(len(patches), -1)
+        return self.session.run([self.output], {self.input: patches})[0]
 
     def ring_probability(self, patches: np.ndarray) -> np.ndarray:
         """The ring net's probability alone (the pair's, for a model without a ring output)."""
