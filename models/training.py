@@ -290,7 +290,7 @@ def _accuracy(net, xt, yt, idx) -> dict:
         }
 
     return {
-        **scores(verdict(logits_of, patches) > 0.5),
+        **scores(verdict(logits, patches, logits_of) > 0.5),
         "samples": len(idx),
         "ring": scores(logits[:, 0] > 0),
         "middle": scores(logits[:, 1] > 0),

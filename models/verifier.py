@@ -121,19 +121,22 @@ def combined_probability(logits: np.ndarray) -> np.ndarray:
     return np.exp(-np.logaddexp(0.0, -logits).mean(axis=1))
 
 
-def verdict(logits_of: Callable[[np.ndarray], np.ndarray], patches: np.ndarray) -> np.ndarray:
-    """(n,) the probability a rim must reach: the pair's, averaged (in logits, net by net) with
-    its verdict on the mirror image where the first look doubts.
+def verdict(
+    logits: np.ndarray, patches: np.ndarray, logits_of: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """(n,) the probability a rim must reach from the first look's (n, nets) `logits` at
+    `patches`: the pair's, averaged (in logits, net by net) with its verdict on the mirror image
+    where the first look doubts.
 
     The nets learned mirror images as bases too (training mirrors half its batches), so the
     two looks are equally valid, and where they differ the verdict hangs on which way round
     the rim was unrolled, noise that the average evens out. Only doubtful rims get the second
     look, which keeps its cost within this machine's timing noise (10 hard validation frames;
     asking every rim twice cost the verify stage ~11 ms a frame). `logits_of` maps patches to
-    (n, nets) logits: the runtime's onnxruntime session or, for training's held-out report,
-    the torch nets, so both judge by the same rule.
+    logits for the second look: the runtime's onnxruntime session or, for training's held-out
+    report, the torch nets, so both judge by the same rule.
     """
-    logits = np.asarray(logits_of(patches), np.float64).reshape(len(patches), -1)
+    logits = np.array(logits, np.float64).reshape(len(patches), -1)  # a copy: the caller keeps its own
     p = combined_probability(logits)
     doubtful = np.nonzero((p > DOUBT[0]) & (p < DOUBT[1]))[0]
     if len(doubtful):
@@ -169,7 +172,7 @@ class RimVerifier:
     def probability(self, patches: np.ndarray) -> np.ndarray:
         if not len(patches):
             return np.zeros(0)
-        return verdict(self._logits, patches)
+        return verdict(self._logits(patches), patches, self._logits)
 
     def _logits(self, patches: np.ndarray) -> np.ndarray:
         return self.session.run([self.output], {self.input: patches})[0]
