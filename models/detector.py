@@ -220,14 +220,15 @@ class Detector:
             # Only accepted rims are settled, so the few extra fits cost little. Only they see
             # the deblurred frame: the verifier and the screening learned the frame as it is.
             from models.focus import deblurred, measure_blur
-            from models.rim_fit import refit_rims, settling_moves, settling_start
+            from models.rim_fit import refit_rims, settling_moves, settling_reach, settling_start
 
             blur = measure_blur(c.rect, marker_squares_cm(calibration), c.px_per_mm)
             idx = np.nonzero(keep)[0]
             start = settling_start(c.centres_px[idx], c.nadir_px, c.camera_cm[2] * 10)
             moves = settling_moves(start, c.nadir_px, c.px_per_mm)
+            sharpened = deblurred(c.rect, blur, start, settling_reach(c.radius_px[idx], c.px_per_mm))
             centres, radius = refit_rims(
-                deblurred(c.rect, blur), start, c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
+                sharpened, start, c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
                 c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, moves,
             )
             ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit

@@ -360,6 +360,14 @@ def settling_moves(centres_px: np.ndarray, nadir_px: np.ndarray, px_per_mm: floa
     return np.array(SETTLE_MOVES_MM)[:, None, None] * px_per_mm * towards[None]
 
 
+def settling_reach(radius_px: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """How far from a settled rim's centre settling reads the frame: its rays' outer end
+    (1.28 radii, plus the parallax and 2 px), from starts up to 2.5 mm off, with half a
+    radius more for the fit's own travel."""
+    ray_end = 0.72 + 0.56
+    return np.asarray(radius_px) * (ray_end + 0.5) + max(map(abs, SETTLE_MOVES_MM)) * px_per_mm + 6.0
+
+
 def restart_moves(count: int, px_per_mm: float) -> np.ndarray:
     """Starts for a rim the verifier doubts: a few millimetres off in every direction.
 

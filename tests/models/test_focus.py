@@ -53,3 +53,24 @@ def test_a_blurred_frame_is_sharpened_and_a_sharp_one_left_alone():
     after = _rise_px(restored[row, 70:95, 1].mean(0))
     assert after < 0.75 * before
     assert abs(float(restored[100:110, 150:160].mean()) - 230) < 2  # flat areas keep their level
+
+
+def test_a_hidden_marker_is_left_out_of_the_measure():
+    sheet = _marker_sheet(1.5, 1.0, grain=2.0)
+    sheet[110:190, 0:90] = 128  # a hand over the third square: no step on any of its sides
+    blur = measure_blur(sheet, SQUARES_CM, 1.0)
+    assert blur is not None
+    assert blur.sigma_px == pytest.approx((1.5, 1.0), abs=0.2)
+
+
+def test_sharpening_within_reach_of_given_centres_matches_the_whole_frame_there():
+    blurred = _marker_sheet(1.5, 1.5)
+    blur = measure_blur(blurred, SQUARES_CM, 1.0)
+    whole = deblurred(blurred, blur)
+    centres = np.array([[80.0, 50.0], [5.0, 195.0]])  # the second square's edge; a frame corner
+    part = deblurred(blurred, blur, centres, np.array([12.0, 20.0]))
+    for (x, y), reach in zip(centres, (12, 20), strict=True):
+        window = np.s_[max(0, int(y) - reach) : int(y) + reach, max(0, int(x) - reach) : int(x) + reach]
+        np.testing.assert_allclose(part[window], whole[window], atol=1e-3)
+    assert not np.allclose(whole[40:60, 70:75], blurred[40:60, 70:75])
+    np.testing.assert_array_equal(part[100:200, 100:200], blurred[100:200, 100:200])  # out of reach
