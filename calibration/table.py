@@ -27,7 +27,10 @@ from rules_core.errors import TablesightError
 EXTRAPOLATION_WARN_CM = 10.0
 # Marker corners this far off the fitted plane mean the camera model is missing something.
 LOOSE_FIT_MM = 1.5
-MAP_BAND_ROWS = 64  # rectify maps are built this many rows at a time (see rectify_maps)
+# Rectify maps are built this many rows at a time (see rectify_maps). Each band's lens model
+# goes through cv2.projectPoints, which also computes its Jacobian (15 float64 per point, not
+# to be turned off from Python): 64 rows of a 1770-pixel table raised the peak by 74 MB, 16 by 11.
+MAP_BAND_ROWS = 16
 
 
 def rectify_maps(

@@ -8,6 +8,7 @@ import onnx
 
 from models.detector import SHIPPED_WEIGHTS
 from models.verifier import (
+    BATCH,
     DOUBT,
     FRACTIONS,
     INNER,
@@ -170,3 +171,19 @@ def test_the_shipped_model_screens_with_its_ring_net_alone():
     np.testing.assert_allclose(verifier.ring_probability(patches), 1 / (1 + np.exp(-logits[:, 0])), rtol=1e-5)
     assert len(verifier.ring_session.get_outputs()) == 1
     assert verifier.ring_probability(np.zeros((0, *PATCH_SHAPE), np.float32)).shape == (0,)
+
+
+def test_many_rims_are_judged_in_batches_as_they_would_be_in_one_run():
+    """Runs of BATCH keep onnxruntime's arena small; they must not change a verdict."""
+    verifier = RimVerifier(SHIPPED_WEIGHTS)
+    rng = np.random.default_rng(3)
+    # Seven rims over and over: seven does not divide BATCH, so no two batches are alike.
+    images = [_base(None, rim_bgr=tuple(int(c) for c in rng.integers(0, 255, 3))) for _ in range(7)]
+    patches = np.stack([_patch(image) for image in images] * (2 * BATCH // 7 + 3))
+    assert len(patches) > 2 * BATCH
+    logits = verifier.session.run(["logits"], {"rims": patches})[0]
+    ring = verifier.ring_session.run(None, {"rims": patches})[0]
+    np.testing.assert_allclose(verifier.ring_probability(patches), combined_probability(ring), rtol=1e-6)
+    first_look = combined_probability(logits)
+    sure = (first_look <= DOUBT[0]) | (first_look >= DOUBT[1])
+    np.testing.assert_allclose(verifier.probability(patches)[sure], first_look[sure], rtol=1e-6)
