@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import subprocess
 import sys
+import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -42,6 +45,42 @@ from models.training import TRAIN_SEED_BASE
 from rules_core.errors import TablesightError
 
 HARD_SEED_OFFSET = 50_000
+# A child Python that runs its arguments as `tablesight ...` and then reports its own peak
+# resident memory (kB) on stderr's last line; with no arguments it only loads the detector,
+# the memory any detection starts from. The peak is the kernel's VmHWM: getrusage's maxrss
+# carries the parent's over the fork and exec, so it read the benchmark's own size.
+_PEAK_CHILD = """
+import re, sys
+if sys.argv[1:]:
+    from tracker.cli import main
+    code = main(sys.argv[1:])
+else:
+    from models.detector import load_detector
+    load_detector()
+    code = 0
+with open("/proc/self/status") as status:
+    print(re.search(r"VmHWM:\\s+(\\d+)", status.read()).group(1), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _peak_mb(*argv: str) -> float:
+    done = subprocess.run([sys.executable, "-c", _PEAK_CHILD, *argv], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip() or f"exit status {done.returncode}")
+    return int(done.stderr.split()[-1]) / 1024
+
+
+def detect_memory_mb(image: np.ndarray, lens: Intrinsics) -> tuple[float, float]:
+    """Peak resident memory of `tablesight detect` on `image` in a process of its own, and of a
+    process that only loads the detector (MB): what a user's command takes, and how much of
+    it the frame adds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        frame, camera = Path(tmp) / "frame.png", Path(tmp) / "camera.json"
+        cv2.imwrite(str(frame), image)
+        camera.write_text(json.dumps(lens.to_dict()))
+        detect = _peak_mb("detect", str(frame), "--layout", "183x122", "--intrinsics", str(camera), "--json")
+        return detect, _peak_mb()
 
 
 def hough_bases(image: np.ndarray, calibration) -> Bases:
@@ -88,6 +127,7 @@ def run(
     vehicles = {"required": 0, "good": 0, "detections": 0, "false": 0, "front": 0}
     vehicles |= {"centre": [], "heading": []}
     stages: dict[str, list[float]] = {}
+    memory: str | tuple[float, float] | None = None  # on the set's first frame
     failed_calibrations: list[str] = []
     for i in range(scenes):
         seed = first_seed + i + (HARD_SEED_OFFSET if hard else 0)
@@ -119,6 +159,11 @@ def run(
                 stages.setdefault(k, []).append(v)
             found, found_vehicles = result.bases, result.vehicles
             hough = hough_bases(image, calibration)
+            if memory is None and not truth_calibration:
+                try:
+                    memory = detect_memory_mb(image, Intrinsics(camera.K, camera.dist, camera.image_size))
+                except RuntimeError as error:
+                    memory = f"not measured: {error}"
         scores = {"ours": score_bases(found, frame.truth), "hough": score_bases(hough, frame.truth)}
         common = np.intersect1d(scores["ours"].matched_truth, scores["hough"].matched_truth)
         ours, light = scores["ours"], np.asarray(scene.light_dir, dtype=np.float64)
@@ -150,6 +195,7 @@ def run(
         "bias": {k: float(np.mean(v)) if v else float("nan") for k, v in bias.items()},
         "vehicles": vehicles,
         "stages": stages,
+        "memory": memory,
         "failed_calibrations": failed_calibrations,
         "scenes": scenes,
         "frame": "x".join(map(str, SENSORS[sensor])),
@@ -209,6 +255,14 @@ def report(r: dict) -> None:
     )
     stages = "  ".join(f"{k} {np.median(v):.0f}" for k, v in r["stages"].items())
     print(f"\nms per {r['frame']} frame (median wall clock; total_cpu = CPU time of all threads): {stages}")
+    memory = r["memory"]
+    if isinstance(memory, tuple):
+        print(
+            f"\npeak memory of `tablesight detect` on the set's first frame: {memory[0]:.0f} MB "
+            f"({memory[1]:.0f} MB with the detector loaded, before any frame)"
+        )
+    elif memory:
+        print(f"\npeak memory of `tablesight detect`: {memory}")
 
 
 def main() -> None:

@@ -1,14 +1,16 @@
-"""The detection benchmark: which seeds it renders, and what its bias figure measures."""
+"""The detection benchmark: which seeds it renders, what its bias figure measures, and how it
+weighs `tablesight detect`'s memory."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from benchmarks.detection import HARD_SEED_OFFSET, run
+from benchmarks.detection import HARD_SEED_OFFSET, detect_memory_mb, run
+from calibration.intrinsics import Intrinsics
 from models.detections import Bases, Detections, Vehicles
 from models.detector import Detector
-from models.synth.scene import render_scene
+from models.synth.scene import random_camera, random_scene, render_scene
 
 
 class _Rendered(Exception):
@@ -52,3 +54,16 @@ def test_the_bias_figure_is_a_shift_along_the_light():
     assert result["totals"]["ours"]["found"] > 5
     assert result["bias"]["light"] == pytest.approx(0.5, abs=1e-6)
     assert abs(result["bias"]["outward"]) < 0.5
+
+
+def test_the_memory_figure_is_a_detect_command_s_own_peak():
+    rng = np.random.default_rng(20_000)
+    scene = random_scene(rng)
+    camera = random_camera(rng, scene.table_cm)
+    frame = render_scene(scene, camera, 20_000)
+    lens = Intrinsics(camera.K, camera.dist, camera.image_size)
+    detect, loaded = detect_memory_mb(frame.image, lens)
+    # The frame's work comes on top of the loaded detector.
+    assert 30 < loaded < detect < 1000
+    with pytest.raises(RuntimeError, match="tablesight detect"):
+        detect_memory_mb(np.full_like(frame.image, 128), lens)  # no markers: the command's error
