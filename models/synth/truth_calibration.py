@@ -26,7 +26,9 @@ class CameraCalibration:
         self.marker_ids = [int(m.id) for m in markers or []]
         self.rms_mm = 0.0
         self.max_mm = 0.0
-        self._maps = lru_cache(maxsize=4)(partial(rectify_maps, self.table_to_image, table_cm))
+        self._maps = lru_cache(maxsize=4)(
+            partial(rectify_maps, camera.table_homography(), camera.K, camera.dist, table_cm)
+        )
 
     @property
     def camera_centre_cm(self) -> np.ndarray:

@@ -10,7 +10,8 @@ import pytest
 
 from calibration.aruco import find_markers
 from calibration.intrinsics import Intrinsics
-from calibration.table import MAP_BAND_ROWS, TableCalibration, calibrate, rectify_maps
+from calibration.table import TableCalibration, calibrate
+from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
 from tests.calibration.conftest import Shot, shoot, table_camera
 
@@ -35,20 +36,31 @@ def calibrated(table_shot: Shot) -> TableCalibration:
     return calibrate(table_shot.image, table_shot.layout, table_shot.intrinsics)
 
 
+def _map_sources(maps: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The source pixel OpenCV's fixed-point maps give each table pixel: whole pixels plus
+    1/32 steps."""
+    whole, fraction = maps
+    return whole + np.stack([fraction % 32, fraction // 32], axis=-1) / 32
+
+
 @pytest.mark.parametrize("px_per_mm", [0.5, 0.83])
-def test_rectify_maps_built_in_bands_are_those_of_the_whole_table_at_once(calibrated, px_per_mm):
-    """Bands keep the memory down; the maps must not change: every pixel's source point is the
-    same however the table is cut up (both scales end in a short band)."""
+def test_rectify_maps_send_every_pixel_where_the_lens_model_does(calibrated, table_shot, px_per_mm):
+    """The maps come from one C++ call, not point by point through table_to_image, but each
+    pixel's source is the point-wise one to the maps' 1/32 px (rounded: half of it), for the
+    fitted calibration and for the render's exact camera alike."""
     scale = 10 * px_per_mm
     width_cm, depth_cm = calibrated.layout.table_size_cm
     u, v = np.meshgrid(
         (np.arange(round(width_cm * scale)) + 0.5) / scale, (np.arange(round(depth_cm * scale)) + 0.5) / scale
     )
-    source = calibrated.table_to_image(np.stack([u.ravel(), v.ravel()], axis=1)).reshape(*u.shape, 2)
-    whole = cv2.convertMaps(source.astype(np.float32), None, cv2.CV_16SC2)
-    banded = rectify_maps(calibrated.table_to_image, (width_cm, depth_cm), px_per_mm)
-    assert banded[0].shape[0] % MAP_BAND_ROWS
-    assert all(np.array_equal(a, b) for a, b in zip(banded, whole, strict=True))
+    table = np.stack([u.ravel(), v.ravel()], axis=1)
+    exact = CameraCalibration(table_shot.camera, (width_cm, depth_cm))
+    for calibration in (calibrated, exact):
+        source = calibration.table_to_image(table).reshape(*u.shape, 2)
+        rect = calibration.rectify(table_shot.image, px_per_mm)
+        assert rect.shape[:2] == u.shape
+        maps = calibration._maps[px_per_mm] if calibration is calibrated else calibration._maps(px_per_mm)
+        assert np.abs(_map_sources(maps) - source).max() < 1 / 64 + 1e-4
 
 
 def test_with_intrinsics_the_whole_table_maps_to_a_tenth_of_a_millimetre(calibrated, table_shot, grid_cm):
