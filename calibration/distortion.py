@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from scipy.optimize import minimize, minimize_scalar
 
 from calibration.intrinsics import Intrinsics
 from calibration.pose import centred_K
@@ -47,6 +46,10 @@ def estimate_radial(
     k1 first (a bounded 1-D search cannot get lost), then k2 beside it. None when the markers
     agree without a lens model, or the model does not explain their disagreement.
     """
+    # Imported here: scipy.optimize takes ~0.6 s to import, and every `tablesight` command that
+    # calibrates loads this module, most of them with a lens calibration and no search.
+    from scipy.optimize import minimize, minimize_scalar
+
     reference = intrinsics_for((0.0, 0.0), image_size, float(max(image_size)))
     plain = _residual_px(np.zeros(2), image_pts, table_pts, reference)
     k1 = minimize_scalar(
