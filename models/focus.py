@@ -11,11 +11,11 @@ ones it only adds grain.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from scipy.special import ndtr
 
 # Edge profiles: across each marker side, -4 .. 4 px in quarter pixels, averaged along its middle.
 _ACROSS = np.arange(-4.0, 4.001, 0.25)
@@ -48,10 +48,17 @@ class FrameBlur:
     grain: float
 
 
+# The Gaussian's cumulative distribution from the standard library's erf: scipy.special's
+# ndtr gives the same steps (to 2e-16) but took 0.2-0.4 s to import in every detecting
+# command, the grid 70 ms this way.
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
 def _step_models() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (offset, width) step on the profile grid, centred and normalised for projection."""
     off, wid = np.meshgrid(_OFFSETS, _WIDTHS, indexing="ij")
-    steps = ndtr((_ACROSS[None] - off.reshape(-1, 1)) / wid.reshape(-1, 1))
+    scaled = (_ACROSS[None] - off.reshape(-1, 1)) / (wid.reshape(-1, 1) * math.sqrt(2))
+    steps = 0.5 * (1 + _erf(scaled).astype(np.float64))
     steps -= steps.mean(1, keepdims=True)
     norm = np.sqrt((steps * steps).sum(1))
     return steps / norm[:, None], wid.reshape(-1), norm
