@@ -222,10 +222,11 @@ def train(x: np.ndarray, y: np.ndarray, traced: np.ndarray, recipe: Recipe, out:
 
 def export(net, out: Path) -> None:
     """Write the nets to one ONNX file: the pair's `logits`, and the ring net's own logit as a
-    second output, which the runtime screens with (models/verifier.py)."""
+    second output, which the runtime screens with (models/verifier.py); the ring net cut from
+    it is kept beside it, so the runtime need not cut it at every start."""
     import torch
 
-    from models.verifier import PATCH_SHAPE, RING_OUTPUT
+    from models.verifier import PATCH_SHAPE, RING_OUTPUT, keep_ring_net
 
     out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
@@ -238,6 +239,7 @@ def export(net, out: Path) -> None:
         dynamic_axes={"rims": {0: "n"}, "logits": {0: "n"}, RING_OUTPUT: {0: "n"}},
         dynamo=False,
     )
+    keep_ring_net(out)
 
 
 def _report(net, xt, yt, val: np.ndarray, traced: np.ndarray) -> dict:

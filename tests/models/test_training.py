@@ -9,7 +9,7 @@ import pytest
 
 from models.synth.specs import BaseTruth, Truth
 from models.training import PHYSICAL_SEED_BASE, TRAIN_SEED_BASE, Recipe, label_candidates
-from models.verifier import PATCH_SHAPE
+from models.verifier import PAIR_DIGEST, PATCH_SHAPE, ring_path
 
 
 def test_labels_follow_the_truth():
@@ -45,6 +45,8 @@ def test_train_one_tiny_epoch_exports_a_model_the_runtime_loads(tmp_path, capsys
     assert logits.shape == (3, 2)
     ring = detector.verifier.ring_probability(patches)
     np.testing.assert_allclose(ring, 1 / (1 + np.exp(-logits[:, 0])), rtol=1e-5)
+    kept = detector.verifier.ring_session.get_modelmeta().custom_metadata_map
+    assert ring_path(out).is_file() and PAIR_DIGEST in kept  # screening from the kept ring net
 
 
 @pytest.mark.slow

@@ -13,16 +13,19 @@ from models.verifier import (
     FRACTIONS,
     INNER,
     MIDDLE_SAMPLES,
+    PAIR_DIGEST,
     PATCH_SHAPE,
     RADIUS_CHANNEL,
     RAYS,
     WRAP,
     RimVerifier,
     combined_probability,
+    keep_ring_net,
     polar_view,
     rim_patches,
     ring_net,
     ring_part,
+    ring_path,
 )
 
 RADIUS_PX = 30.0
@@ -187,3 +190,34 @@ def test_many_rims_are_judged_in_batches_as_they_would_be_in_one_run():
     first_look = combined_probability(logits)
     sure = (first_look <= DOUBT[0]) | (first_look >= DOUBT[1])
     np.testing.assert_allclose(verifier.probability(patches)[sure], first_look[sure], rtol=1e-6)
+
+
+def _stamp(verifier: RimVerifier) -> str | None:
+    return verifier.ring_session.get_modelmeta().custom_metadata_map.get(PAIR_DIGEST)
+
+
+def test_the_ring_net_kept_beside_a_model_screens_only_for_that_model(tmp_path):
+    """The shipped model comes with its ring net cut and kept; a copy without it, or with a
+    ring net kept for another model or broken, cuts its own, and all screen alike."""
+    shipped = RimVerifier(SHIPPED_WEIGHTS)
+    assert ring_path(SHIPPED_WEIGHTS).is_file()
+    assert _stamp(shipped) is not None  # the kept file: a net cut here carries no stamp
+    plain = np.full((200, 200, 3), 90, np.uint8)
+    patches = np.stack([_patch(_base(None)), _patch(_base((200, 40, 40))), _patch(plain)])
+    expected = shipped.ring_probability(patches)
+
+    copy = tmp_path / "copy.onnx"
+    copy.write_bytes(SHIPPED_WEIGHTS.read_bytes())
+    assert _stamp(RimVerifier(copy)) is None
+    keep_ring_net(copy)
+    assert _stamp(RimVerifier(copy)) == _stamp(shipped)
+
+    other = onnx.load(SHIPPED_WEIGHTS)
+    other.graph.initializer[0].raw_data = bytes(len(other.graph.initializer[0].raw_data))
+    copy.write_bytes(other.SerializeToString())  # another model: the kept ring net is stale
+    assert _stamp(RimVerifier(copy)) is None
+    copy.write_bytes(SHIPPED_WEIGHTS.read_bytes())
+    ring_path(copy).write_bytes(b"not a model")
+    verifier = RimVerifier(copy)
+    assert _stamp(verifier) is None
+    np.testing.assert_allclose(verifier.ring_probability(patches), expected, rtol=1e-6)
