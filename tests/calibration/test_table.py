@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -47,7 +48,7 @@ def _map_sources(maps: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
 def test_rectify_maps_send_every_pixel_where_the_lens_model_does(calibrated, table_shot, px_per_mm):
     """The maps come from one C++ call, not point by point through table_to_image, but each
     pixel's source is the point-wise one to the maps' 1/32 px (rounded: half of it), for the
-    fitted calibration and for the render's exact camera alike."""
+    fitted calibration with and without its lens and for the render's exact camera alike."""
     scale = 10 * px_per_mm
     width_cm, depth_cm = calibrated.layout.table_size_cm
     u, v = np.meshgrid(
@@ -55,11 +56,12 @@ def test_rectify_maps_send_every_pixel_where_the_lens_model_does(calibrated, tab
     )
     table = np.stack([u.ravel(), v.ravel()], axis=1)
     exact = CameraCalibration(table_shot.camera, (width_cm, depth_cm))
-    for calibration in (calibrated, exact):
+    lensless = replace(calibrated, intrinsics=None, _maps={})  # the image taken as undistorted
+    for calibration in (calibrated, lensless, exact):
         source = calibration.table_to_image(table).reshape(*u.shape, 2)
         rect = calibration.rectify(table_shot.image, px_per_mm)
         assert rect.shape[:2] == u.shape
-        maps = calibration._maps[px_per_mm] if calibration is calibrated else calibration._maps(px_per_mm)
+        maps = calibration._maps(px_per_mm) if calibration is exact else calibration._maps[px_per_mm]
         assert np.abs(_map_sources(maps) - source).max() < 1 / 64 + 1e-4
 
 
