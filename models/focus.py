@@ -50,18 +50,20 @@ class FrameBlur:
 
 # The Gaussian's cumulative distribution from the standard library's erf: scipy.special's
 # ndtr gives the same steps (to 2e-16) but took 0.2-0.4 s to import in every detecting
-# command, the grid 70 ms this way.
+# command. Offsets and samples share one grid, so a step's ~8,000 (offset, width) pairs hold
+# only ~220 distances from the edge: erf is taken once per distance and width (10 ms, where
+# every sample of every step took 70).
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
 def _step_models() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (offset, width) step on the profile grid, centred and normalised for projection."""
-    off, wid = np.meshgrid(_OFFSETS, _WIDTHS, indexing="ij")
-    scaled = (_ACROSS[None] - off.reshape(-1, 1)) / (wid.reshape(-1, 1) * math.sqrt(2))
-    steps = 0.5 * (1 + _erf(scaled).astype(np.float64))
+    distances, which = np.unique(_ACROSS[None] - _OFFSETS[:, None], return_inverse=True)
+    cdf = 0.5 * (1 + _erf(distances[None] / (_WIDTHS[:, None] * math.sqrt(2))).astype(np.float64))
+    steps = cdf[:, which.reshape(len(_OFFSETS), len(_ACROSS))].transpose(1, 0, 2).reshape(-1, len(_ACROSS))
     steps -= steps.mean(1, keepdims=True)
     norm = np.sqrt((steps * steps).sum(1))
-    return steps / norm[:, None], wid.reshape(-1), norm
+    return steps / norm[:, None], np.tile(_WIDTHS, len(_OFFSETS)), norm
 
 
 _STEPS, _STEP_WIDTH, _STEP_NORM = _step_models()
