@@ -45,6 +45,7 @@ from models.training import TRAIN_SEED_BASE
 from rules_core.errors import TablesightError
 
 HARD_SEED_OFFSET = 50_000
+TABLE = "183x122"  # the scenes' table, calibrated with its default marker sheets
 # A child Python that runs its arguments as `tablesight ...` and then reports its own peak
 # resident memory (kB) on stderr's last line; with no arguments it only loads the detector,
 # the memory any detection starts from. The peak is the kernel's VmHWM: getrusage's maxrss
@@ -79,7 +80,7 @@ def detect_memory_mb(image: np.ndarray, lens: Intrinsics) -> tuple[float, float]
         frame, camera = Path(tmp) / "frame.png", Path(tmp) / "camera.json"
         cv2.imwrite(str(frame), image)
         camera.write_text(json.dumps(lens.to_dict()))
-        detect = _peak_mb("detect", str(frame), "--layout", "183x122", "--intrinsics", str(camera), "--json")
+        detect = _peak_mb("detect", str(frame), "--layout", TABLE, "--intrinsics", str(camera), "--json")
         return detect, _peak_mb()
 
 
@@ -132,7 +133,7 @@ def run(
     for i in range(scenes):
         seed = first_seed + i + (HARD_SEED_OFFSET if hard else 0)
         rng = np.random.default_rng(seed)
-        scene = random_scene(rng, hard=hard)
+        scene = random_scene(rng, hard=hard, table=TABLE)
         camera = random_camera(rng, scene.table_cm, sensor=sensor, wide=hard and rng.random() < 0.3)
         frame = render(scene, camera, seed)
         image = _grainy(frame.image, grain, seed)
@@ -142,7 +143,7 @@ def run(
             try:
                 # The rig's lens is calibrated once (tablesight calibrate --intrinsics), so pass it.
                 lens = Intrinsics(camera.K, camera.dist, camera.image_size)
-                calibration = calibrate(image, default_layout("183x122"), lens)
+                calibration = calibrate(image, default_layout(TABLE), lens)
             except TablesightError as error:
                 failed_calibrations.append(f"seed {seed}: {error}")
                 calibration = None

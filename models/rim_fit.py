@@ -24,6 +24,9 @@ from models.medians import row_median
 RAYS = 48
 SCREEN_RAYS = 24  # the first round only decides which candidates are worth the full fit
 SAMPLES = 40
+# Each ray is sampled from this share of the radius outward over this share more (plus the
+# parallax's reach): from inside the top disc to past the bottom rim.
+RAY_START, RAY_SPAN = 0.72, 0.56
 PEAKS_PER_RAY = 3
 THICKNESS_MM = 3.5
 R_PRIOR = 0.05  # keep R near its class unless many edges say otherwise
@@ -78,8 +81,8 @@ def _ray_edges(
     angles = np.linspace(0, 2 * np.pi, rays, endpoint=False)
     direction = np.stack([np.cos(angles), np.sin(angles)], 1)  # (K, 2)
     d32, c32 = direction.astype(np.float32), centres.astype(np.float32)
-    start = (radius * 0.72).astype(np.float32)
-    span = (radius * 0.56 + reach).astype(np.float32)
+    start = (radius * RAY_START).astype(np.float32)
+    span = (radius * RAY_SPAN + reach).astype(np.float32)
     rho = start[:, None] + span[:, None] * np.linspace(0.0, 1.0, SAMPLES, dtype=np.float32)  # (n, S)
     # remap wants < 32767 rows, so the candidates' rays go side by side in one row each.
     mx = (c32[:, 0, None, None] + rho[:, None, :] * d32[None, :, 0, None]).reshape(n, -1)
@@ -362,9 +365,9 @@ def settling_moves(centres_px: np.ndarray, nadir_px: np.ndarray, px_per_mm: floa
 
 def settling_reach(radius_px: np.ndarray, px_per_mm: float) -> np.ndarray:
     """How far from a settled rim's centre settling reads the frame: its rays' outer end
-    (1.28 radii, plus the parallax and 2 px), from starts up to 2.5 mm off, with half a
-    radius more for the fit's own travel."""
-    ray_end = 0.72 + 0.56
+    (RAY_START + RAY_SPAN radii, plus the parallax and 2 px), from starts up to 2.5 mm off,
+    with half a radius more for the fit's own travel."""
+    ray_end = RAY_START + RAY_SPAN
     return np.asarray(radius_px) * (ray_end + 0.5) + max(map(abs, SETTLE_MOVES_MM)) * px_per_mm + 6.0
 
 

@@ -213,13 +213,15 @@ def ring_path(model: Path) -> Path:
     return model.with_name(f"{model.stem}.ring.onnx")
 
 
-def keep_ring_net(model: Path, input_name: str = "rims") -> Path:
+def keep_ring_net(model: Path) -> Path:
     """Cut the ring net from `model` and keep it beside it, stamped with the model's digest.
 
     Cutting it at load imports onnx and walks the graph: ~0.25 s of every command's start
     (a third of `tablesight detect`'s imports). `tablesight train` keeps it with each model.
     """
-    ring = ring_net(model, input_name)
+    import onnx
+
+    ring = ring_net(model, onnx.load(model).graph.input[0].name)
     stamp = ring.metadata_props.add()
     stamp.key, stamp.value = PAIR_DIGEST, _digest(model)
     path = ring_path(model)
