@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from models.base_map import BaseMap
 from models.medians import row_median
 
 
@@ -92,35 +93,46 @@ PEAK_SPACING = 0.15
 LARGER_SHARE = 0.125
 
 
+def vote_image(image: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, float]:
+    """The table at the vote scale (or as it is, when coarser) and the factor it was shrunk by."""
+    f = min(1.0, VOTE_PX_PER_MM / px_per_mm)
+    return (cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else image), f
+
+
 def find_candidates(
     image: np.ndarray,
     px_per_mm: float,
     classes_mm: tuple[float, ...] = (32.0, 65.0),
     min_votes: float = 0.13,
     limit: int = 400,
+    base_map: BaseMap | None = None,
 ) -> Candidates:
-    """Vote-map peaks for every size class, in `image` pixels (the rim fit refines them)."""
-    f = min(1.0, VOTE_PX_PER_MM / px_per_mm)
-    small = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else image
+    """Vote-map peaks for every size class, in `image` pixels (the rim fit refines them).
+
+    With a `base_map` the peaks are ranked by their votes times the square root of its
+    likelihood there for their class (`models/base_map.py`).
+    """
+    small, f = vote_image(image, px_per_mm)
     vote_ppm = px_per_mm * f
     gx, gy, mag = colour_gradient(small)
     sample = mag[::2, ::2]  # a quarter of the pixels gives the same median, 4x cheaper
     valid = sample[sample > 0]
     threshold = float(max(10.0, EDGE_THRESHOLD * row_median(valid))) if len(valid) else 10.0
     edges = edge_pixels(gx, gy, mag, threshold)
-    centres, classes, scores = [], [], []
+    peaks_px, classes, scores = [], [], []
     for diameter in classes_mm:
         radius = diameter / 2 * vote_ppm
         votes = vote_map(edges, radius)
         size = int(2 * round(radius * PEAK_SPACING) + 1)
         peaks = (votes == cv2.dilate(votes, np.ones((size, size), np.uint8))) & (votes > min_votes)
         ys, xs = np.nonzero(peaks)
-        centres.append((np.column_stack([xs, ys]).astype(np.float64) + 0.5) / f - 0.5)
+        peaks_px.append(np.column_stack([xs, ys]).astype(np.float64))
         classes.append(np.full(len(xs), diameter))
         scores.append(votes[ys, xs].astype(np.float64))
-    votes, classes = np.concatenate(scores), np.concatenate(classes)
+    votes, classes, peak_px = np.concatenate(scores), np.concatenate(classes), np.vstack(peaks_px)
+    rank = votes if base_map is None else votes * np.sqrt(base_map.likelihood(small, peak_px, classes))
     # The rim fit's cost grows with the count; keep the likeliest, few of them of the larger sizes.
-    order = np.argsort(-votes, kind="stable")
+    order = np.argsort(-rank, kind="stable")
     larger = classes[order] > min(classes_mm)
     best = order[~(larger & (np.cumsum(larger) > LARGER_SHARE * limit))][:limit]
-    return Candidates(np.vstack(centres)[best], classes[best], votes[best])
+    return Candidates((peak_px[best] + 0.5) / f - 0.5, classes[best], votes[best])

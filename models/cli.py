@@ -39,8 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument(
         "-o",
         "--output",
-        default=str(Path(__file__).parent / "weights" / "rim_verifier.onnx"),
-        help="where to write the ONNX model",
+        help="where to write the ONNX model (default: the shipped one's file, "
+        "models/weights/rim_verifier.onnx or, with --base-map, models/weights/base_map.onnx)",
+    )
+    t.add_argument(
+        "--base-map",
+        action="store_true",
+        help="train the base map that ranks the candidates instead of the rim verifier "
+        "(its own recipe: 94 painted and 32 path-traced tables)",
     )
     t.add_argument("--scenes", type=int, help="synthetic frames to render (default: the shipped recipe)")
     t.add_argument(
@@ -49,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="path-traced frames to render as well, 20-40 s each (default: the shipped recipe)",
     )
     t.add_argument("--epochs", type=int, help="passes over the rims (default: the shipped recipe)")
+    t.add_argument("--steps", type=int, help="with --base-map: batches to train on (default: its recipe)")
     t.add_argument(
         "--jobs",
         type=int,
@@ -127,9 +134,15 @@ def _train(args: argparse.Namespace) -> int:
         ) from error
     import numpy as np
 
+    if args.base_map:
+        return _train_base_map(args)
+    if args.steps is not None:
+        raise TablesightError("--steps is the base map's", "add --base-map, or give the verifier --epochs")
+    from models.detector import SHIPPED_WEIGHTS
     from models.training import Recipe, make_dataset, train
     from models.verifier import PATCH_SHAPE
 
+    output = args.output or str(SHIPPED_WEIGHTS)
     shipped = Recipe()
     recipe = Recipe(
         scenes=shipped.scenes if args.scenes is None else args.scenes,
@@ -161,6 +174,44 @@ def _train(args: argparse.Namespace) -> int:
         x, y, traced = make_dataset(recipe, log=lambda m: print(m, file=sys.stderr), jobs=max(1, args.jobs))
         if cache is not None:
             np.savez_compressed(cache, x=x, y=y, traced=traced)
-    report = train(x, y, traced, recipe, Path(args.output), log=lambda m: print(m, file=sys.stderr))
-    print(json.dumps({"model": args.output, "rims": len(y), "bases": int(y.sum()), "validation": report}))
+    report = train(x, y, traced, recipe, Path(output), log=lambda m: print(m, file=sys.stderr))
+    print(json.dumps({"model": output, "rims": len(y), "bases": int(y.sum()), "validation": report}))
+    return 0
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _train_base_map(args: argparse.Namespace) -> int:
+    """`tablesight train --base-map`: the verifier's options that fit it (--scenes,
+    --physical-scenes, --jobs) apply; --epochs and --dataset belong to the verifier's rims."""
+    from models.base_map import SHIPPED_BASE_MAP
+    from models.base_map_training import BaseMapRecipe, make_tables, train_base_map
+
+    if args.epochs is not None or args.dataset is not None:
+        raise TablesightError(
+            "--epochs and --dataset are the rim verifier's; the base map trains for a number of --steps",
+            "leave them out with --base-map",
+        )
+    shipped = BaseMapRecipe()
+    recipe = BaseMapRecipe(
+        scenes=shipped.scenes if args.scenes is None else args.scenes,
+        physical_scenes=shipped.physical_scenes if args.physical_scenes is None else args.physical_scenes,
+        steps=args.steps or shipped.steps,
+    )
+    if min(recipe.scenes, recipe.physical_scenes) < 0 or recipe.scenes + recipe.physical_scenes == 0:
+        raise TablesightError(
+            f"cannot train on {recipe.scenes} painted and {recipe.physical_scenes} path-traced tables",
+            "give --scenes and --physical-scenes counts of 0 or more, not both 0",
+        )
+    if recipe.physical_scenes > 0 and importlib.util.find_spec("mitsuba") is None:
+        raise TablesightError(
+            "the path-traced training tables need Mitsuba 3, which is not installed",
+            "install the train extra again (pip install 'tablesight[train]') or pass --physical-scenes 0",
+        )
+    output = args.output or str(SHIPPED_BASE_MAP)
+    tables = make_tables(recipe, log=_log, jobs=max(1, args.jobs))
+    report = train_base_map(tables, recipe, Path(output), log=_log)
+    print(json.dumps({"model": output, **report}))
     return 0

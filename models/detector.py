@@ -21,6 +21,7 @@ from models.verifier import RimVerifier
 from rules_core.errors import TablesightError
 
 if TYPE_CHECKING:
+    from models.base_map import BaseMap
     from models.rim_fit import RimFit
 
 CLASSES_MM = (32.0, 65.0)
@@ -127,6 +128,16 @@ class FittedCandidates:
         return 2 * self.radius_px / self.px_per_mm
 
 
+def rectified(image: np.ndarray, calibration) -> tuple[np.ndarray, float]:
+    """The table seen from straight above at the detector's scale (px/mm), white-balanced on
+    the markers' paper: what every stage after it reads."""
+    from models.white_balance import balanced
+
+    native = native_px_per_mm(calibration, table_size_cm(calibration))
+    ppm = float(np.clip(native, MIN_PX_PER_MM, MAX_PX_PER_MM))
+    return balanced(calibration.rectify(image, ppm), ppm, marker_squares_cm(calibration)), ppm
+
+
 class Detector:
     """Finds bases (and vehicles) on one frame; holds no state between frames but timings.
 
@@ -134,22 +145,20 @@ class Detector:
     without one, fixed thresholds on rim coverage and contrast do (the classical fallback).
     """
 
-    def __init__(self, verifier: RimVerifier | None = None) -> None:
+    def __init__(self, verifier: RimVerifier | None = None, base_map: BaseMap | None = None) -> None:
         self.verifier = verifier
+        self.base_map = base_map
         self.timings_ms: dict[str, float] = {}
 
     def fitted_candidates(self, image: np.ndarray, calibration) -> FittedCandidates:
         from models.candidates import find_candidates
         from models.rim_fit import fit_rims
-        from models.white_balance import balanced
 
         t0 = time.perf_counter()
-        table = table_size_cm(calibration)
-        ppm = float(np.clip(native_px_per_mm(calibration, table), MIN_PX_PER_MM, MAX_PX_PER_MM))
+        rect, ppm = rectified(image, calibration)
         markers = marker_squares_cm(calibration)
-        rect = balanced(calibration.rectify(image, ppm), ppm, markers)
         t1 = time.perf_counter()
-        cands = find_candidates(rect, ppm, CLASSES_MM)
+        cands = find_candidates(rect, ppm, CLASSES_MM, base_map=self.base_map)
         t2 = time.perf_counter()
         camera = np.asarray(calibration.camera_centre_cm, dtype=np.float64)
         nadir_px = camera[:2] * 10 * ppm - 0.5
@@ -383,21 +392,36 @@ SHIPPED_WEIGHTS = Path(__file__).parent / "weights" / "rim_verifier.onnx"
 
 
 def load_detector(weights: str | None = None) -> Detector:
-    """The detector with its rim verifier; `weights` names an ONNX file (None: the shipped one).
+    """The detector with its rim verifier and base map; `weights` names the verifier's ONNX
+    file (None: the shipped one). The base map is always the shipped one: it ranks candidates
+    for any verifier.
 
-    Should the shipped file be absent (a source checkout without weights), the classical
-    thresholds run instead; a file the user names must exist and load.
+    Should a shipped file be absent (a source checkout without weights), the classical
+    thresholds run instead of the verifier and the votes alone rank the candidates; a file the
+    user names must exist and load.
     """
+    from models.base_map import SHIPPED_BASE_MAP, BaseMap
+
+    base_map = None
+    if SHIPPED_BASE_MAP.exists():
+        try:
+            base_map = BaseMap(SHIPPED_BASE_MAP)
+        except Exception as error:  # onnxruntime raises its own exception types for unreadable models
+            raise TablesightError(
+                f"the base map {SHIPPED_BASE_MAP} is not a usable ONNX model ({error})".split("\n")[0],
+                "restore it from the repository (git checkout -- models/weights), or re-create it with "
+                "`tablesight train --base-map`",
+            ) from error
     path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
     if weights is None and not path.exists():
-        return Detector()
+        return Detector(base_map=base_map)
     if not path.is_file():
         raise TablesightError(
             f"model file {path} does not exist",
             "pass a .onnx file made by `tablesight train`, or leave the option out to use the shipped model",
         )
     try:
-        return Detector(RimVerifier(path))
+        return Detector(RimVerifier(path), base_map)
     except Exception as error:  # onnxruntime raises its own exception types for unreadable models
         raise TablesightError(
             f"model file {path} is not a usable rim-verifier ONNX model ({error})".split("\n")[0],

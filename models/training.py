@@ -10,6 +10,7 @@ here only (the `train` extra); the runtime needs onnxruntime alone.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from models.detector import Detector
-from models.synth.scene import random_camera, random_scene, render_scene
+from models.synth.scene import RenderedScene, random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
 from models.verifier import rim_patches
 
@@ -69,8 +70,8 @@ def label_candidates(xy_cm: np.ndarray, diameter_mm: np.ndarray, truth) -> np.nd
     return labels
 
 
-def scene_samples(index: int, hard: bool, spp: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Polar patches and labels of one synthetic frame (seeded by `index`).
+def training_table(index: int, hard: bool, spp: int = 0) -> tuple[RenderedScene, CameraCalibration]:
+    """One synthetic training frame (seeded by `index`) and its exact calibration.
 
     `spp` > 0 path-traces the table at that many samples per pixel, on the Camera Module 3's
     binned mode only: a full-resolution frame would take four times as long.
@@ -86,7 +87,16 @@ def scene_samples(index: int, hard: bool, spp: int = 0) -> tuple[np.ndarray, np.
         rendered = render_physical(scene, camera, seed, spp=spp)
     else:
         rendered = render_scene(scene, camera, seed)
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    return rendered, CameraCalibration(camera, scene.table_cm, scene.markers)
+
+
+def scene_samples(index: int, hard: bool, spp: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Polar patches and labels of one synthetic frame (see `training_table`).
+
+    The candidates are ranked by their votes alone, as when the shipped verifier was trained:
+    a base map's ranking would make this dataset depend on another model's file.
+    """
+    rendered, calibration = training_table(index, hard, spp)
     c = Detector().fitted_candidates(rendered.image, calibration)
     idx = np.nonzero(c.plausible)[0]
     labels = label_candidates(c.xy_cm[idx], c.diameter_mm[idx], rendered.truth)
@@ -100,35 +110,44 @@ def _hard(count: int, share: float) -> list[bool]:
     return [bool(every) and i % every == every - 1 for i in range(count)]
 
 
-def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every scene's rims and whether each came from a path-traced table, in scene order
-    whatever `jobs` is, so a dataset depends on the recipe only.
+def over_tables(job: Callable, scenes: int, physical_scenes: int, spp: int, hard_share: float, jobs: int = 1):
+    """`job(index, hard, spp)` of every training table, path-traced first, in that order
+    whatever `jobs` is, so what is made of them depends on the recipe only.
 
-    Rendering and fitting a table takes seconds and the scenes are independent, so `jobs`
-    processes share them (spawned, not forked: OpenCV's thread pool does not survive a fork).
-    The path-traced tables go first, as they are the slow ones to share out.
+    Rendering a table takes seconds and the tables are independent, so `jobs` processes share
+    them (spawned, not forked: OpenCV's thread pool does not survive a fork). The path-traced
+    tables go first, as they are the slow ones to share out.
     """
-    physical = recipe.physical_scenes if recipe.physical_spp > 0 else 0
-    indices = [*range(physical), *range(recipe.scenes)]
-    hard = _hard(physical, recipe.hard_share) + _hard(recipe.scenes, recipe.hard_share)
-    spp = [recipe.physical_spp] * physical + [0] * recipe.scenes
-    xs, ys, traced = [], [], []
-    t0 = time.perf_counter()
+    physical = physical_scenes if spp > 0 else 0
+    indices = [*range(physical), *range(scenes)]
+    hard = _hard(physical, hard_share) + _hard(scenes, hard_share)
+    samples = [spp] * physical + [0] * scenes
     with ExitStack() as stack:
         if jobs > 1:
             pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=get_context("spawn")))
-            results = pool.map(scene_samples, indices, hard, spp)
+            yield from pool.map(job, indices, hard, samples)
         else:
-            results = map(scene_samples, indices, hard, spp)
-        for i, (x, y) in enumerate(results):
-            xs.append(x)
-            ys.append(y)
-            traced.append(np.full(len(y), spp[i] > 0))
-            if (i + 1) % 10 == 0 or i + 1 == len(indices):
-                log(
-                    f"scene {i + 1}/{len(indices)}: {sum(map(len, ys))} rims, "
-                    f"{int(sum(v.sum() for v in ys))} bases, {time.perf_counter() - t0:.0f} s"
-                )
+            yield from map(job, indices, hard, samples)
+
+
+def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every scene's rims and whether each came from a path-traced table (`over_tables`)."""
+    physical = recipe.physical_scenes if recipe.physical_spp > 0 else 0
+    total = physical + recipe.scenes
+    xs, ys, traced = [], [], []
+    t0 = time.perf_counter()
+    tables = over_tables(
+        scene_samples, recipe.scenes, recipe.physical_scenes, recipe.physical_spp, recipe.hard_share, jobs
+    )
+    for i, (x, y) in enumerate(tables):
+        xs.append(x)
+        ys.append(y)
+        traced.append(np.full(len(y), i < physical))
+        if (i + 1) % 10 == 0 or i + 1 == total:
+            log(
+                f"scene {i + 1}/{total}: {sum(map(len, ys))} rims, "
+                f"{int(sum(v.sum() for v in ys))} bases, {time.perf_counter() - t0:.0f} s"
+            )
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(traced)
 
 
