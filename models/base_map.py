@@ -3,7 +3,7 @@
 The vote maps rank candidates by how much of a circle's edge shows. On a grainy, dim or
 flocked table (sand bases on sand, green flock on grass) a real rim gathers fewer votes than
 the mat's own texture peaks, and 400 candidates stop short of it: on the path-traced hard
-validation tables 38 of 271 bases had a peak that ranked below the cut. A small fully
+validation tables 18 of 271 bases had their peak ranked below the cut (with the map, 1). A small fully
 convolutional net sees what the votes cannot weigh, a figure standing in the middle, the
 base's shadow, a squad's spacing, and says where bases of each class are likely, in cells of
 16 mm; the peaks are ranked by their votes times the square root of that likelihood. The

@@ -9,7 +9,7 @@ import pytest
 
 from models.base_map import SHIPPED_BASE_MAP, STRIDE, BaseMap, cell_coordinates
 from models.base_map_training import BaseMapRecipe, targets
-from models.candidates import VOTE_PX_PER_MM, find_candidates, vote_image
+from models.candidates import MAPPED_SHARE, VOTE_PX_PER_MM, find_candidates, vote_image
 from models.detector import rectified
 from models.synth.scene import random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
@@ -78,20 +78,22 @@ def test_ranked_with_the_map_more_bases_reach_the_rim_fit():
     rect, ppm = rectified(rendered.image, CameraCalibration(camera, scene.table_cm, scene.markers))
     visible = [b for b in rendered.truth.bases if b.rim_visible >= 0.5]
 
-    def ranks(candidates) -> np.ndarray:
-        """Each visible base's best-ranked candidate of its class within 5 mm (its place in the list)."""
+    def places(candidates) -> np.ndarray:
+        """Each visible base's best-ranked candidate of its class within 5 mm (its place in the
+        list), or infinity where none reaches it."""
         xy = (candidates.centres_px + 0.5) / (10 * ppm)
-        places = []
+        found = []
         for b in visible:
             close = np.linalg.norm(xy - [b.x_cm, b.y_cm], axis=1) < 0.5
             near = close & (candidates.diameter_mm == b.diameter_mm)
-            places.append(np.argmax(near) if near.any() else len(xy))
-        return np.array(places)
+            found.append(np.argmax(near) if near.any() else np.inf)
+        return np.array(found)
 
-    mapped = ranks(find_candidates(rect, ppm, base_map=BaseMap(SHIPPED_BASE_MAP)))
-    voted = ranks(find_candidates(rect, ppm))
-    limit = 400
-    assert (mapped < limit).sum() > (voted < limit).sum()
+    mapped_candidates = find_candidates(rect, ppm, base_map=BaseMap(SHIPPED_BASE_MAP))
+    voted_candidates = find_candidates(rect, ppm)
+    assert len(mapped_candidates.votes) == MAPPED_SHARE * len(voted_candidates.votes) == 200
+    mapped, voted = places(mapped_candidates), places(voted_candidates)
+    assert np.isfinite(mapped).sum() > np.isfinite(voted).sum()  # with half the candidates
     assert np.median(mapped) < np.median(voted)
 
 
