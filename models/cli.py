@@ -144,16 +144,8 @@ def _train(args: argparse.Namespace) -> int:
 
     output = args.output or str(SHIPPED_WEIGHTS)
     shipped = Recipe()
-    recipe = Recipe(
-        scenes=shipped.scenes if args.scenes is None else args.scenes,
-        physical_scenes=shipped.physical_scenes if args.physical_scenes is None else args.physical_scenes,
-        epochs=args.epochs or shipped.epochs,
-    )
-    if min(recipe.scenes, recipe.physical_scenes) < 0 or recipe.scenes + recipe.physical_scenes == 0:
-        raise TablesightError(
-            f"cannot train on {recipe.scenes} painted and {recipe.physical_scenes} path-traced tables",
-            "give --scenes and --physical-scenes counts of 0 or more, not both 0",
-        )
+    scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
+    recipe = Recipe(scenes=scenes, physical_scenes=physical, epochs=args.epochs or shipped.epochs)
     cache = Path(args.dataset) if args.dataset else None
     if cache is not None and cache.exists():
         data = np.load(cache)
@@ -166,21 +158,37 @@ def _train(args: argparse.Namespace) -> int:
                 "delete the cache (or give another --dataset path) to render the tables again",
             )
     else:
-        if recipe.physical_scenes > 0 and importlib.util.find_spec("mitsuba") is None:
-            raise TablesightError(
-                "the path-traced training tables need Mitsuba 3, which is not installed",
-                "install the train extra again (pip install 'tablesight[train]') or pass --physical-scenes 0",
-            )
-        x, y, traced = make_dataset(recipe, log=lambda m: print(m, file=sys.stderr), jobs=max(1, args.jobs))
+        _need_mitsuba(recipe.physical_scenes)
+        x, y, traced = make_dataset(recipe, log=_log, jobs=max(1, args.jobs))
         if cache is not None:
             np.savez_compressed(cache, x=x, y=y, traced=traced)
-    report = train(x, y, traced, recipe, Path(output), log=lambda m: print(m, file=sys.stderr))
+    report = train(x, y, traced, recipe, Path(output), log=_log)
     print(json.dumps({"model": output, "rims": len(y), "bases": int(y.sum()), "validation": report}))
     return 0
 
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def _table_counts(args: argparse.Namespace, scenes: int, physical: int) -> tuple[int, int]:
+    """The painted and path-traced tables to train on: the options', else the recipe's."""
+    scenes = scenes if args.scenes is None else args.scenes
+    physical = physical if args.physical_scenes is None else args.physical_scenes
+    if min(scenes, physical) < 0 or scenes + physical == 0:
+        raise TablesightError(
+            f"cannot train on {scenes} painted and {physical} path-traced tables",
+            "give --scenes and --physical-scenes counts of 0 or more, not both 0",
+        )
+    return scenes, physical
+
+
+def _need_mitsuba(physical: int) -> None:
+    if physical > 0 and importlib.util.find_spec("mitsuba") is None:
+        raise TablesightError(
+            "the path-traced training tables need Mitsuba 3, which is not installed",
+            "install the train extra again (pip install 'tablesight[train]') or pass --physical-scenes 0",
+        )
 
 
 def _train_base_map(args: argparse.Namespace) -> int:
@@ -195,21 +203,9 @@ def _train_base_map(args: argparse.Namespace) -> int:
             "leave them out with --base-map",
         )
     shipped = BaseMapRecipe()
-    recipe = BaseMapRecipe(
-        scenes=shipped.scenes if args.scenes is None else args.scenes,
-        physical_scenes=shipped.physical_scenes if args.physical_scenes is None else args.physical_scenes,
-        steps=args.steps or shipped.steps,
-    )
-    if min(recipe.scenes, recipe.physical_scenes) < 0 or recipe.scenes + recipe.physical_scenes == 0:
-        raise TablesightError(
-            f"cannot train on {recipe.scenes} painted and {recipe.physical_scenes} path-traced tables",
-            "give --scenes and --physical-scenes counts of 0 or more, not both 0",
-        )
-    if recipe.physical_scenes > 0 and importlib.util.find_spec("mitsuba") is None:
-        raise TablesightError(
-            "the path-traced training tables need Mitsuba 3, which is not installed",
-            "install the train extra again (pip install 'tablesight[train]') or pass --physical-scenes 0",
-        )
+    scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
+    recipe = BaseMapRecipe(scenes=scenes, physical_scenes=physical, steps=args.steps or shipped.steps)
+    _need_mitsuba(recipe.physical_scenes)
     output = args.output or str(SHIPPED_BASE_MAP)
     tables = make_tables(recipe, log=_log, jobs=max(1, args.jobs))
     report = train_base_map(tables, recipe, Path(output), log=_log)
