@@ -124,17 +124,18 @@ def find_candidates(
     valid = sample[sample > 0]
     threshold = float(max(10.0, EDGE_THRESHOLD * row_median(valid))) if len(valid) else 10.0
     edges = edge_pixels(gx, gy, mag, threshold)
-    peaks_px, classes, scores = [], [], []
+    found_px, classes, scores = [], [], []
     for diameter in classes_mm:
         radius = diameter / 2 * vote_ppm
         votes = vote_map(edges, radius)
         size = int(2 * round(radius * PEAK_SPACING) + 1)
         peaks = (votes == cv2.dilate(votes, np.ones((size, size), np.uint8))) & (votes > min_votes)
         ys, xs = np.nonzero(peaks)
-        peaks_px.append(np.column_stack([xs, ys]).astype(np.float64))
+        found_px.append(np.column_stack([xs, ys]).astype(np.float64))
         classes.append(np.full(len(xs), diameter))
         scores.append(votes[ys, xs].astype(np.float64))
-    votes, classes, peak_px = np.concatenate(scores), np.concatenate(classes), np.vstack(peaks_px)
+    # Peaks stay in the vote image's pixels until chosen: the base map reads that image.
+    votes, classes, peak_px = np.concatenate(scores), np.concatenate(classes), np.vstack(found_px)
     rank = votes
     if base_map is not None:
         rank = votes * np.sqrt(base_map.likelihood(small, peak_px, classes))
