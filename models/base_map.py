@@ -51,9 +51,9 @@ class BaseMap:
     """An ONNX base map: (1, 3, h, w) normalised image in, (1, 2, h/8, w/8) logits out."""
 
     def __init__(self, path: Path) -> None:
-        from models.verifier import _session
+        from models.verifier import cpu_session
 
-        self.session = _session(str(path))
+        self.session = cpu_session(str(path))
         self.input = self.session.get_inputs()[0].name
 
     def likelihood(self, image: np.ndarray, points_px: np.ndarray, diameter_mm: np.ndarray) -> np.ndarray:

@@ -164,7 +164,7 @@ class RimVerifier:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.session = _session(str(path))
+        self.session = cpu_session(str(path))
         self.input = self.session.get_inputs()[0].name
         shape = self.session.get_inputs()[0].shape
         if tuple(shape[1:]) != PATCH_SHAPE:
@@ -173,7 +173,7 @@ class RimVerifier:
         outputs = {o.name for o in self.session.get_outputs()}
         self.ring_session = None
         if RING_OUTPUT in outputs:
-            self.ring_session = _kept_ring_session(self.path) or _session(
+            self.ring_session = _kept_ring_session(self.path) or cpu_session(
                 ring_net(self.path, self.input).SerializeToString()
             )
 
@@ -236,7 +236,7 @@ def _kept_ring_session(model: Path):
     if not path.is_file():
         return None
     try:
-        session = _session(str(path))
+        session = cpu_session(str(path))
     except Exception:  # onnxruntime's own exception types: an unreadable file is no kept net
         return None
     if session.get_modelmeta().custom_metadata_map.get(PAIR_DIGEST) != _digest(model):
@@ -248,13 +248,14 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _session(model: str | bytes):
-    """An onnxruntime session on the CPU, from a model's path or its bytes."""
+def cpu_session(model: str | bytes):
+    """An onnxruntime session on the CPU, from a model's path or its bytes: the detector's
+    every net (the pair, the ring net, the base map) runs in one of these."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
-    # Two sessions, each with its own threads: spinning, one's idle threads would take the
-    # cores from the other's work (and from OpenCV's), and the verify stage ran 40 % slower.
+    # Several sessions, each with its own threads: spinning, one's idle threads would take the
+    # cores from another's work (and from OpenCV's), and the verify stage ran 40 % slower.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
