@@ -54,11 +54,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         help="path-traced frames to render as well, 20-40 s each (default: the shipped recipe)",
     )
-    t.add_argument("--epochs", type=int, help="passes over the rims (default: the shipped recipe)")
-    t.add_argument("--steps", type=int, help="with --base-map: batches to train on (default: its recipe)")
+    t.add_argument("--epochs", type=_positive, help="passes over the rims (default: the shipped recipe)")
+    t.add_argument(
+        "--steps", type=_positive, help="with --base-map: batches to train on (default: its recipe)"
+    )
     t.add_argument(
         "--jobs",
-        type=int,
+        type=_positive,
         default=os.cpu_count() or 1,
         help="processes rendering the tables (default: one per CPU); the dataset is the same for any count",
     )
@@ -124,6 +126,18 @@ def detection_json(image_name: str, calibration, found) -> dict:
     return {"image": image_name, "calibration": summary, "models": models, "vehicles": cars}
 
 
+def _positive(text: str) -> int:
+    """A count of epochs, steps or processes: zero or less would train nothing and still
+    overwrite the model file."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
 def _train(args: argparse.Namespace) -> int:
     try:
         import torch  # noqa: F401
@@ -159,7 +173,7 @@ def _train(args: argparse.Namespace) -> int:
             )
     else:
         _need_mitsuba(recipe.physical_scenes)
-        x, y, traced = make_dataset(recipe, log=_log, jobs=max(1, args.jobs))
+        x, y, traced = make_dataset(recipe, log=_log, jobs=args.jobs)
         if cache is not None:
             np.savez_compressed(cache, x=x, y=y, traced=traced)
     report = train(x, y, traced, recipe, Path(output), log=_log)
@@ -207,7 +221,7 @@ def _train_base_map(args: argparse.Namespace) -> int:
     recipe = BaseMapRecipe(scenes=scenes, physical_scenes=physical, steps=args.steps or shipped.steps)
     _need_mitsuba(recipe.physical_scenes)
     output = args.output or str(SHIPPED_BASE_MAP)
-    tables = make_tables(recipe, log=_log, jobs=max(1, args.jobs))
+    tables = make_tables(recipe, log=_log, jobs=args.jobs)
     report = train_base_map(tables, recipe, Path(output), log=_log)
     print(json.dumps({"model": output, **report}))
     return 0

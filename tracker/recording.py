@@ -203,6 +203,8 @@ class Recording:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            raise TablesightError(f"{self.path} is a folder, not a recording", "give the .tsr file inside it")
         if not self.path.is_file():
             raise TablesightError(f"{self.path} does not exist", "check the recording's path")
         if not is_recording(self.path):

@@ -47,12 +47,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _common(parser: argparse.ArgumentParser, default_host: str) -> None:
     parser.add_argument("--host", default=default_host, help=f"address to listen on (default {default_host})")
-    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument("--port", type=_port, default=8080, help="port, 1-65535 (default 8080)")
     parser.add_argument(
         "--pin",
         help="table PIN for control actions (default: $TABLESIGHT_PIN, else a random 4 digits, printed)",
     )
     parser.add_argument("--recordings", help="folder of recordings to offer for replay")
+
+
+def _port(text: str) -> int:
+    """A TCP port a phone can be sent to: waitress would take 0 for any free port, and the
+    address printed for the players would then be wrong."""
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number from 1 to 65535")
+    return int(text)
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -104,6 +112,12 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
         raise TablesightError(
             f"Cannot listen on {args.host}:{args.port} ({error.strerror})",
             "Pick another --port, or stop the program using it",
+        ) from None
+    except ValueError:
+        # waitress's word for a --host that is neither an address nor a name that resolves.
+        raise TablesightError(
+            f"Cannot listen on {args.host}: not an address of this machine",
+            "Pass --host 0.0.0.0 (every network), 127.0.0.1 (this machine only) or one of its addresses",
         ) from None
     session.start()
     shown_pin = "as set in TABLESIGHT_PIN" if from_environment else pin

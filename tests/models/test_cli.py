@@ -1,4 +1,4 @@
-"""`tablesight detect` per CONTRACTS.md, and its one-line errors for bad input."""
+"""`tablesight detect` per CONTRACTS.md, its one-line errors for bad input, and `train`'s refusals."""
 
 from __future__ import annotations
 
@@ -111,3 +111,14 @@ def test_a_table_with_no_models_gives_empty_lists(capsys, tmp_path, layout_file,
     assert main(["detect", str(path), "--layout", str(layout_file), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["models"] == [] and doc["vehicles"] == []
+
+
+@pytest.mark.parametrize(
+    "option", [["--base-map", "--steps", "-1"], ["--epochs", "0"], ["--jobs", "0"], ["--epochs", "two"]]
+)
+def test_train_refuses_counts_below_one_before_rendering_anything(tmp_path, capsys, option):
+    out = tmp_path / "never-written.onnx"
+    assert main(["train", *option, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert option[-2] in err and err.count("\n") == 1
+    assert not out.exists()

@@ -113,6 +113,13 @@ def test_a_file_that_is_not_a_recording_is_refused(tmp_path):
         Recording(other)
 
 
+def test_a_folder_or_a_missing_path_is_named_as_such(tmp_path):
+    with pytest.raises(TablesightError, match="is a folder, not a recording"):
+        Recording(tmp_path)
+    with pytest.raises(TablesightError, match="does not exist"):
+        Recording(tmp_path / "gone.tsr")
+
+
 def test_kill_9_while_recording_loses_at_most_the_last_second(tmp_path):
     path = tmp_path / "killed.tsr"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

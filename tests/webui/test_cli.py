@@ -10,6 +10,7 @@ import pytest
 from rules_core.errors import TablesightError
 from tests.webui.fake_session import FakeSession
 from tracker.cli import main
+from webui.serve import make_server as waitress_server
 
 
 class NoServer:
@@ -114,6 +115,22 @@ def test_a_busy_port_is_a_message_not_a_traceback(sessions, capsys, monkeypatch)
     monkeypatch.setattr("webui.serve.make_server", busy)
     assert main(["demo", "--port", "8080"]) == 2
     assert "Cannot listen on 0.0.0.0:8080 (Address already in use)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("port", ["-5", "0", "70000", "http"])
+def test_a_port_out_of_range_is_refused_before_serving(sessions, capsys, port):
+    assert main(["demo", "--port", port]) == 2
+    err = capsys.readouterr().err
+    assert "1 to 65535" in err and err.count("\n") == 1
+    assert sessions.session.started is False
+
+
+def test_a_host_that_does_not_resolve_is_a_message_not_a_traceback(sessions, capsys, monkeypatch):
+    monkeypatch.setattr("webui.serve.make_server", waitress_server)  # the real one, which refuses it
+    assert main(["demo", "--host", "999.1.1.1", "--port", "8080"]) == 2
+    err = capsys.readouterr().err
+    assert "Cannot listen on 999.1.1.1" in err and "--host 0.0.0.0" in err
+    assert sessions.session.started is False
 
 
 def test_without_the_tracker_session_the_cli_says_so(monkeypatch, capsys):
