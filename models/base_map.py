@@ -56,18 +56,29 @@ class BaseMap:
         self.session = cpu_session(str(path))
         self.input = self.session.get_inputs()[0].name
 
+    def probabilities(self, image: np.ndarray) -> np.ndarray:
+        """(2, h/8, w/8) float32: per cell, the probability that a base of each class is centred there."""
+        logits = self.session.run(None, {self.input: normalised(image)[None]})[0][0]
+        return (1 / (1 + np.exp(-logits))).astype(np.float32)
+
     def likelihood(self, image: np.ndarray, points_px: np.ndarray, diameter_mm: np.ndarray) -> np.ndarray:
         """The map's probability at each point (image pixels) for its size class."""
-        logits = self.session.run(None, {self.input: normalised(image)[None]})[0][0]
-        probability = (1 / (1 + np.exp(-logits))).astype(np.float32)
-        grid = cell_coordinates(points_px)
-        larger = diameter_mm > CLASS_SPLIT_MM
-        out = np.empty(len(points_px))
-        for channel, chosen in enumerate((~larger, larger)):
-            # One row of points: remap takes fewer than 32,767 rows, a frame has thousands of peaks.
-            sampled = cv2.remap(
-                probability[channel], grid[None, :, 0], grid[None, :, 1], cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_REPLICATE,
-            )
-            out[chosen] = sampled[0, chosen]
-        return out
+        return likelihood_at(self.probabilities(image), points_px, diameter_mm)
+
+
+def likelihood_at(probability: np.ndarray, points_px: np.ndarray, diameter_mm: np.ndarray) -> np.ndarray:
+    """A map's probability (from `BaseMap.probabilities`) at points of the image it read, each
+    for its size class: kept, the map answers later stages without running again."""
+    grid = cell_coordinates(np.asarray(points_px, dtype=np.float64).reshape(-1, 2))
+    larger = np.asarray(diameter_mm) > CLASS_SPLIT_MM
+    out = np.empty(len(grid))
+    for channel, chosen in enumerate((~larger, larger)):
+        if not chosen.any():
+            continue
+        # One row of points: remap takes fewer than 32,767 rows, a frame has thousands of peaks.
+        sampled = cv2.remap(
+            probability[channel], grid[None, :, 0], grid[None, :, 1], cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        out[chosen] = sampled[0, chosen]
+    return out

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from models.base_map import BaseMap
+from models.base_map import BaseMap, likelihood_at
 from models.medians import row_median
 
 
@@ -23,6 +23,14 @@ class Candidates:
     centres_px: np.ndarray  # (n, 2) rectified pixels
     diameter_mm: np.ndarray  # (n,) nominal class
     votes: np.ndarray  # (n,) share of the circumference that voted
+    base_map: np.ndarray | None = None  # the base map's probabilities on the vote image, if one ran
+    vote_scale: float = 1.0  # the vote image's size over the rectified image's
+
+    def likelihood(self, centres_px: np.ndarray, diameter_mm: np.ndarray) -> np.ndarray | None:
+        """The base map's likelihood at points of the rectified image, None without a map."""
+        if self.base_map is None:
+            return None
+        return likelihood_at(self.base_map, (centres_px + 0.5) * self.vote_scale - 0.5, diameter_mm)
 
 
 def colour_gradient(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -136,12 +144,13 @@ def find_candidates(
         scores.append(votes[ys, xs].astype(np.float64))
     # Peaks stay in the vote image's pixels until chosen: the base map reads that image.
     votes, classes, peak_px = np.concatenate(scores), np.concatenate(classes), np.vstack(found_px)
-    rank = votes
+    rank, probability = votes, None
     if base_map is not None:
-        rank = votes * np.sqrt(base_map.likelihood(small, peak_px, classes))
+        probability = base_map.probabilities(small)
+        rank = votes * np.sqrt(likelihood_at(probability, peak_px, classes))
         limit = round(MAPPED_SHARE * limit)
     # The rim fit's cost grows with the count; keep the likeliest, few of them of the larger sizes.
     order = np.argsort(-rank, kind="stable")
     larger = classes[order] > min(classes_mm)
     best = order[~(larger & (np.cumsum(larger) > LARGER_SHARE * limit))][:limit]
-    return Candidates((peak_px[best] + 0.5) / f - 0.5, classes[best], votes[best])
+    return Candidates((peak_px[best] + 0.5) / f - 0.5, classes[best], votes[best], probability, f)

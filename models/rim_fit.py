@@ -371,7 +371,7 @@ def settling_reach(radius_px: np.ndarray, px_per_mm: float) -> np.ndarray:
     return np.asarray(radius_px) * (ray_end + 0.5) + max(map(abs, SETTLE_MOVES_MM)) * px_per_mm + 6.0
 
 
-def restart_moves(count: int, px_per_mm: float) -> np.ndarray:
+def restart_moves(count: int, px_per_mm: float, distance_mm: float = RESTART_MM) -> np.ndarray:
     """Starts for a rim the verifier doubts: a few millimetres off in every direction.
 
     Such a rim is often a real one fitted a few millimetres off: in blur or low light its
@@ -380,5 +380,5 @@ def restart_moves(count: int, px_per_mm: float) -> np.ndarray:
     are accepted). Unlike a slid fit, it may be off in any direction.
     """
     angles = np.linspace(0, 2 * np.pi, RESTARTS, endpoint=False)
-    moves = RESTART_MM * px_per_mm * np.stack([np.cos(angles), np.sin(angles)], 1)[:, None, :]
+    moves = distance_mm * px_per_mm * np.stack([np.cos(angles), np.sin(angles)], 1)[:, None, :]
     return np.broadcast_to(moves, (RESTARTS, count, 2))

@@ -153,3 +153,16 @@ def test_the_verifiers_options_are_refused_with_the_base_map(capsys):
     assert "--epochs" in capsys.readouterr().err
     assert main(["train", "--steps", "3"]) == 2
     assert "--steps" in capsys.readouterr().err
+
+
+def test_the_candidates_keep_the_map_to_answer_at_any_rectified_point(squad_table):
+    rect, ppm, truth = squad_table
+    base_map = BaseMap(SHIPPED_BASE_MAP)
+    cands = find_candidates(rect, ppm, base_map=base_map)
+    bases = np.array([[b.x_cm, b.y_cm] for b in truth.bases])
+    diameters = np.array([b.diameter_mm for b in truth.bases])
+    small, _ = vote_image(rect, ppm)
+    # A rectified pixel and the vote image's pixel over the same table point read one likelihood.
+    at_rect = cands.likelihood(bases * 10 * ppm - 0.5, diameters)
+    assert np.allclose(at_rect, base_map.likelihood(small, _vote_px(bases, ppm), diameters), atol=1e-6)
+    assert find_candidates(rect, ppm).likelihood(bases * 10 * ppm - 0.5, diameters) is None

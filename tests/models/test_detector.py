@@ -85,6 +85,40 @@ def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad
         assert np.array_equal(fitted.centres_px, before)
 
 
+@pytest.mark.parametrize("expected", [True, False])
+def test_a_rejected_rim_is_refitted_from_afar_where_the_map_expects_a_base(squad_frame, detector, expected):
+    """A fit held 4.5 mm off a clear rim (by a figure or a shadow) is out of reach of the fit
+    and of the doubtful rims' restarts; only where the base map expects a base is it refitted."""
+    from dataclasses import replace
+
+    from models.detector import ACCEPT_PROBABILITY, FAR_RETRY_LIKELIHOOD, marker_squares_cm
+
+    scene, camera, frame = squad_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    fitted = detector.fitted_candidates(frame.image, calibration)
+    base = next(b for b in frame.truth.bases if b.diameter_mm == 32.0)
+    i = int(np.argmin(np.linalg.norm(fitted.xy_cm - [base.x_cm, base.y_cm], axis=1)))
+    ppm = fitted.px_per_mm
+    held_off = np.array([[base.x_cm * 10 * ppm - 0.5 + 4.5 * ppm, base.y_cm * 10 * ppm - 0.5]])
+    one = replace(
+        fitted,
+        centres_px=held_off,
+        radius_px=fitted.radius_px[[i]],
+        diameter_mm=fitted.diameter_mm[[i]],
+        coverage=fitted.coverage[[i]],
+        contrast=fitted.contrast[[i]],
+        plausible=np.zeros(1, bool),
+        likelihood=np.array([FAR_RETRY_LIKELIHOOD + 0.1 if expected else FAR_RETRY_LIKELIHOOD - 0.1]),
+    )
+    score = np.zeros(1)
+    detector._retry_far(one, score, marker_squares_cm(calibration))
+    if expected:
+        assert score[0] >= ACCEPT_PROBABILITY and one.plausible[0]
+        assert np.linalg.norm(one.xy_cm[0] - [base.x_cm, base.y_cm]) * 10 < 1.0
+    else:
+        assert score[0] == 0 and np.array_equal(one.centres_px, held_off)
+
+
 class _RingDoubts(_FixedVerifier):
     """The pair would accept every rim; the ring net alone screens them all out."""
 
