@@ -296,6 +296,36 @@ def fit_rims(
     return RimFit(c, R, coverage, contrast)
 
 
+def refits(
+    image: np.ndarray,
+    centres_px: np.ndarray,
+    radius_px: np.ndarray,
+    nominal_px: np.ndarray,
+    nadir_px: np.ndarray,
+    camera_height_mm: float,
+    px_per_mm: float,
+    moves_px: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every rim refitted from its own centre and from each of `moves_px` (m, n, 2): centres
+    (m + 1, n, 2), radii and the edge weight each explains (m + 1, n), start 0 the rim's own.
+
+    All starts go through `_refine` as one batch (a call's fixed cost outweighs a few rims' work).
+    """
+    c0 = np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
+    R0 = np.asarray(radius_px, dtype=np.float64)
+    n = len(c0)
+    starts = 1 + len(moves_px)
+    if n == 0:
+        return np.zeros((starts, 0, 2)), np.zeros((starts, 0)), np.zeros((starts, 0))
+    s = _top_scale(camera_height_mm)
+    scale = max(0.6, 0.5 * px_per_mm)
+    c = np.concatenate([c0[None], c0[None] + moves_px]).reshape(-1, 2)
+    R, nominal = np.tile(R0, starts), np.tile(nominal_px, starts)
+    for _ in range(SETTLE_ROUNDS):
+        c, R, _, _, support = _refine(image, c, R, nominal, nadir_px, s, scale)
+    return c.reshape(starts, n, 2), R.reshape(starts, n), support.reshape(starts, n)
+
+
 def refit_rims(
     image: np.ndarray,
     centres_px: np.ndarray,
@@ -311,24 +341,13 @@ def refit_rims(
     A fit stuck in a local optimum (on a shadow, a leaning miniature, one band of the wall)
     cannot leave it from one start; restarted a few millimetres off it finds the rim, and the
     true rim explains more edges. A moved start wins only by explaining clearly more edge
-    weight than the best before it, so a rim stays put unless the image argues otherwise. All
-    starts go through `_refine` as one batch (a call's fixed cost outweighs a few rims' work).
+    weight than the best before it, so a rim stays put unless the image argues otherwise.
     """
-    c0 = np.asarray(centres_px, dtype=np.float64).reshape(-1, 2)
-    R0 = np.asarray(radius_px, dtype=np.float64)
-    n = len(c0)
-    if n == 0:
-        return c0.copy(), R0.copy()
-    s = _top_scale(camera_height_mm)
-    scale = max(0.6, 0.5 * px_per_mm)
-    starts = 1 + len(moves_px)
-    c = np.concatenate([c0[None], c0[None] + moves_px]).reshape(-1, 2)
-    R, nominal = np.tile(R0, starts), np.tile(nominal_px, starts)
-    for _ in range(SETTLE_ROUNDS):
-        c, R, _, _, support = _refine(image, c, R, nominal, nadir_px, s, scale)
-    c, R, support = c.reshape(starts, n, 2), R.reshape(starts, n), support.reshape(starts, n)
+    c, R, support = refits(
+        image, centres_px, radius_px, nominal_px, nadir_px, camera_height_mm, px_per_mm, moves_px
+    )
     best_c, best_R, best_support = c[0].copy(), R[0].copy(), support[0].copy()
-    for k in range(1, starts):
+    for k in range(1, len(c)):
         better = support[k] > best_support * (1 + SETTLE_MARGIN)  # moving must earn clearly more
         best_c[better], best_R[better], best_support[better] = c[k][better], R[k][better], support[k][better]
     return best_c, best_R

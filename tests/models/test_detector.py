@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.detector import SHIPPED_WEIGHTS, load_detector
+from models.detector import FAINT_PROBABILITY, SHIPPED_WEIGHTS, load_detector, marker_squares_cm
 from models.rim_fit import RimFit, fit_rims, refit_rims, restart_moves, settling_moves, settling_start
 from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
@@ -85,13 +85,10 @@ def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad
         assert np.array_equal(fitted.centres_px, before)
 
 
-@pytest.mark.parametrize("expected", [True, False])
-def test_a_rejected_rim_is_refitted_from_afar_where_the_map_expects_a_base(squad_frame, detector, expected):
-    """A fit held 4.5 mm off a clear rim (by a figure or a shadow) is out of reach of the fit
-    and of the doubtful rims' restarts; only where the base map expects a base is it refitted."""
+def _held_off_rim(squad_frame, detector, likelihood: float):
+    """One fit held 4.5 mm off a clear 32 mm rim (by a figure or a shadow, say), out of reach
+    of the fit and of the doubtful rims' restarts; and that base's true centre (cm)."""
     from dataclasses import replace
-
-    from models.detector import ACCEPT_PROBABILITY, FAR_RETRY_LIKELIHOOD, marker_squares_cm
 
     scene, camera, frame = squad_frame
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
@@ -99,24 +96,45 @@ def test_a_rejected_rim_is_refitted_from_afar_where_the_map_expects_a_base(squad
     base = next(b for b in frame.truth.bases if b.diameter_mm == 32.0)
     i = int(np.argmin(np.linalg.norm(fitted.xy_cm - [base.x_cm, base.y_cm], axis=1)))
     ppm = fitted.px_per_mm
-    held_off = np.array([[base.x_cm * 10 * ppm - 0.5 + 4.5 * ppm, base.y_cm * 10 * ppm - 0.5]])
     one = replace(
         fitted,
-        centres_px=held_off,
+        centres_px=np.array([[base.x_cm * 10 * ppm - 0.5 + 4.5 * ppm, base.y_cm * 10 * ppm - 0.5]]),
         radius_px=fitted.radius_px[[i]],
         diameter_mm=fitted.diameter_mm[[i]],
         coverage=fitted.coverage[[i]],
         contrast=fitted.contrast[[i]],
         plausible=np.zeros(1, bool),
-        likelihood=np.array([FAR_RETRY_LIKELIHOOD + 0.1 if expected else FAR_RETRY_LIKELIHOOD - 0.1]),
+        likelihood=np.array([likelihood]),
     )
-    score = np.zeros(1)
-    detector._retry_far(one, score, marker_squares_cm(calibration))
-    if expected:
-        assert score[0] >= ACCEPT_PROBABILITY and one.plausible[0]
-        assert np.linalg.norm(one.xy_cm[0] - [base.x_cm, base.y_cm]) * 10 < 1.0
-    else:
-        assert score[0] == 0 and np.array_equal(one.centres_px, held_off)
+    return one, np.array([base.x_cm, base.y_cm]), marker_squares_cm(calibration)
+
+
+def test_a_rejected_rim_is_refitted_from_afar_where_the_map_expects_a_base(squad_frame, detector):
+    from models.detector import FAR_ACCEPT_PROBABILITY, FAR_RETRY_LIKELIHOOD
+
+    for likelihood, moved in ((FAR_RETRY_LIKELIHOOD + 0.1, True), (FAR_RETRY_LIKELIHOOD - 0.1, False)):
+        one, truth_cm, markers = _held_off_rim(squad_frame, detector, likelihood)
+        held_off, score = one.centres_px.copy(), np.zeros(1)
+        detector._retry_far(one, score, markers)
+        if moved:
+            assert score[0] >= FAR_ACCEPT_PROBABILITY and one.plausible[0]
+            assert np.linalg.norm(one.xy_cm[0] - truth_cm) * 10 < 1.0
+        else:
+            assert score[0] == 0 and np.array_equal(one.centres_px, held_off)
+
+
+@pytest.mark.parametrize("verdict, kept", [(0.5, False), (0.2, True)])
+def test_a_far_refit_needs_more_than_the_class_bar_to_be_accepted(squad_frame, detector, verdict, kept):
+    """The best of nine verdicts flatters: between the class's bar and the far bar a refit is
+    dropped; under the class's bar it is kept, and may be reported faint."""
+    from models.detector import ACCEPT_PROBABILITY, FAR_ACCEPT_PROBABILITY, FAR_RETRY_LIKELIHOOD, Detector
+
+    assert FAINT_PROBABILITY <= 0.2 < ACCEPT_PROBABILITY < 0.5 < FAR_ACCEPT_PROBABILITY
+    one, _, markers = _held_off_rim(squad_frame, detector, FAR_RETRY_LIKELIHOOD + 0.1)
+    held_off, score = one.centres_px.copy(), np.zeros(1)
+    Detector(_FixedVerifier(verdict))._retry_far(one, score, markers)
+    assert score[0] == (verdict if kept else 0.0) and one.plausible[0] == kept
+    assert np.array_equal(one.centres_px, held_off) != kept
 
 
 class _RingDoubts(_FixedVerifier):
