@@ -247,17 +247,17 @@ class Detector:
             # Only accepted rims are settled, so the few extra fits cost little. Only they see
             # the deblurred frame: the verifier and the screening learned the frame as it is.
             from models.focus import deblurred, measure_blur
-            from models.rim_fit import refit_rims, settling_moves, settling_reach, settling_start
+            from models.rim_fit import best_supported, refits, settling_moves, settling_reach, settling_start
 
             blur = measure_blur(c.rect, marker_squares_cm(calibration), c.px_per_mm)
             idx = np.nonzero(keep)[0]
             start = settling_start(c.centres_px[idx], c.nadir_px, c.camera_cm[2] * 10)
             moves = settling_moves(start, c.nadir_px, c.px_per_mm)
             sharpened = deblurred(c.rect, blur, start, settling_reach(c.radius_px[idx], c.px_per_mm))
-            centres, radius = refit_rims(
+            centres, radius = best_supported(*refits(
                 sharpened, start, c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
                 c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, moves,
-            )
+            ))
             ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit
             c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
         # Only accepted and faint rims contend: all ~400 candidates' overlaps took ~10 ms.
@@ -343,16 +343,16 @@ class Detector:
 
         Updates `c` and `score` in place.
         """
-        from models.rim_fit import refit_rims, restart_moves
+        from models.rim_fit import best_supported, refits, restart_moves
         from models.verifier import rim_patches
 
         idx = np.nonzero(c.plausible & (score >= RETRY_PROBABILITY) & (score < _accept_bar(c.diameter_mm)))[0]
         if not len(idx):
             return
-        centres, radius = refit_rims(
+        centres, radius = best_supported(*refits(
             c.rect, c.centres_px[idx], c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
             c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, restart_moves(len(idx), c.px_per_mm),
-        )
+        ))
         patches = rim_patches(c.rect, centres, radius, c.nadir_px, c.diameter_mm[idx])
         again = self.verifier.probability(patches)
         better = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx]) & (again > score[idx])

@@ -326,30 +326,22 @@ def refits(
     return c.reshape(starts, n, 2), R.reshape(starts, n), support.reshape(starts, n)
 
 
-def refit_rims(
-    image: np.ndarray,
-    centres_px: np.ndarray,
-    radius_px: np.ndarray,
-    nominal_px: np.ndarray,
-    nadir_px: np.ndarray,
-    camera_height_mm: float,
-    px_per_mm: float,
-    moves_px: np.ndarray,
+def best_supported(
+    centres_px: np.ndarray, radius_px: np.ndarray, support: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Refit every rim from its own centre and from each of `moves_px` (m, n, 2); keep the best.
+    """Of each rim's refits (as `refits` gives them), the one that explains the most edges.
 
     A fit stuck in a local optimum (on a shadow, a leaning miniature, one band of the wall)
     cannot leave it from one start; restarted a few millimetres off it finds the rim, and the
     true rim explains more edges. A moved start wins only by explaining clearly more edge
     weight than the best before it, so a rim stays put unless the image argues otherwise.
     """
-    c, R, support = refits(
-        image, centres_px, radius_px, nominal_px, nadir_px, camera_height_mm, px_per_mm, moves_px
-    )
-    best_c, best_R, best_support = c[0].copy(), R[0].copy(), support[0].copy()
-    for k in range(1, len(c)):
+    best_c, best_R, best_support = centres_px[0].copy(), radius_px[0].copy(), support[0].copy()
+    for k in range(1, len(centres_px)):
         better = support[k] > best_support * (1 + SETTLE_MARGIN)  # moving must earn clearly more
-        best_c[better], best_R[better], best_support[better] = c[k][better], R[k][better], support[k][better]
+        best_c[better], best_R[better], best_support[better] = (
+            centres_px[k][better], radius_px[k][better], support[k][better]
+        )
     return best_c, best_R
 
 

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from models.detector import FAINT_PROBABILITY, SHIPPED_WEIGHTS, load_detector, marker_squares_cm
-from models.rim_fit import RimFit, fit_rims, refit_rims, restart_moves, settling_moves, settling_start
+from models.rim_fit import (
+    RimFit,
+    best_supported,
+    fit_rims,
+    refits,
+    restart_moves,
+    settling_moves,
+    settling_start,
+)
 from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
 from tests.models.conftest import nearest_errors_mm
@@ -309,7 +317,8 @@ def test_settling_brings_a_slid_fit_back_onto_the_rim():
     nadir = np.array([100.0, 100.0])
     slid = centre[None] + [2.5, 0.0]  # pushed away from the nadir, onto the miniature
     moves = settling_moves(slid, nadir, 1.0)
-    settled, radius = refit_rims(image, slid, np.array([16.0]), np.array([16.0]), nadir, H, 1.0, moves)
+    radius = np.array([16.0])
+    settled, radius = best_supported(*refits(image, slid, radius, radius, nadir, H, 1.0, moves))
     assert np.linalg.norm(settled[0] - centre) < 0.4
     assert abs(radius[0] - 16.0) < 0.5
 
@@ -332,7 +341,8 @@ def test_a_bright_miniature_does_not_pull_the_fit_off_a_faint_rim():
     nadir = np.array([100.0, 100.0])
     fit = fit_rims(image, centre[None] + [2.0, 1.0], np.array([16.0]), nadir, H, 1.0)
     moves = settling_moves(fit.centres_px, nadir, 1.0)
-    settled, _ = refit_rims(image, fit.centres_px, fit.radius_px, np.array([16.0]), nadir, H, 1.0, moves)
+    nominal = np.array([16.0])
+    settled, _ = best_supported(*refits(image, fit.centres_px, fit.radius_px, nominal, nadir, H, 1.0, moves))
     assert np.linalg.norm(settled[0] - centre) < 0.5
 
 
@@ -346,9 +356,11 @@ def test_a_faint_rim_held_off_sideways_comes_back_when_restarted_around_it():
     nadir = np.array([100.0, 100.0])
     held = centre[None] + [0.0, 4.0]
     radius = np.array([16.0])
-    along, _ = refit_rims(image, held, radius, radius, nadir, H, 1.0, settling_moves(held, nadir, 1.0))
+    along_line = settling_moves(held, nadir, 1.0)
+    along, _ = best_supported(*refits(image, held, radius, radius, nadir, H, 1.0, along_line))
     assert np.linalg.norm(along[0] - centre) > 1.0
-    around, fitted = refit_rims(image, held, radius, radius, nadir, H, 1.0, restart_moves(1, 1.0))
+    every_way = restart_moves(1, 1.0)
+    around, fitted = best_supported(*refits(image, held, radius, radius, nadir, H, 1.0, every_way))
     assert np.linalg.norm(around[0] - centre) < 0.4
     assert abs(fitted[0] - 16.0) < 0.5
 
