@@ -23,14 +23,14 @@ class Candidates:
     centres_px: np.ndarray  # (n, 2) rectified pixels
     diameter_mm: np.ndarray  # (n,) nominal class
     votes: np.ndarray  # (n,) share of the circumference that voted
-    base_map: np.ndarray | None = None  # the base map's probabilities on the vote image, if one ran
+    map_probability: np.ndarray | None = None  # the base map's (2, h/8, w/8) on the vote image, if one ran
     vote_scale: float = 1.0  # the vote image's size over the rectified image's
 
     def likelihood(self, centres_px: np.ndarray, diameter_mm: np.ndarray) -> np.ndarray | None:
         """The base map's likelihood at points of the rectified image, None without a map."""
-        if self.base_map is None:
+        if self.map_probability is None:
             return None
-        return likelihood_at(self.base_map, (centres_px + 0.5) * self.vote_scale - 0.5, diameter_mm)
+        return likelihood_at(self.map_probability, (centres_px + 0.5) * self.vote_scale - 0.5, diameter_mm)
 
 
 def colour_gradient(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

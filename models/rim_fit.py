@@ -383,7 +383,8 @@ def settling_reach(radius_px: np.ndarray, px_per_mm: float) -> np.ndarray:
 
 
 def restart_moves(count: int, px_per_mm: float, distance_mm: float = RESTART_MM) -> np.ndarray:
-    """Starts for a rim the verifier doubts: a few millimetres off in every direction.
+    """Starts for a rim the verifier doubts: a few millimetres off in every direction (farther,
+    `distance_mm`, for one it rejects where the base map expects a base).
 
     Such a rim is often a real one fitted a few millimetres off: in blur or low light its
     edges are soft, and a miniature's outline or the base's shadow held the fit before it
