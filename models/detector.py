@@ -222,6 +222,7 @@ class Detector:
         from models.vehicles import find_vehicles, foreground
 
         c = self.fitted_candidates(image, calibration)
+        markers = marker_squares_cm(calibration)
         t0 = time.perf_counter()
         if self.verifier is not None:
             from models.verifier import rim_patches
@@ -233,7 +234,7 @@ class Detector:
             sure = c.plausible & _sure(c)
             score[sure] = np.maximum(score[sure], ACCEPT_PROBABILITY)
             self._retry_doubtful(c, score)
-            self._retry_far(c, score, marker_squares_cm(calibration))
+            self._retry_far(c, score, markers)
             keep = score >= _accept_bar(c.diameter_mm)
             faint = c.plausible & ~keep & (score >= FAINT_PROBABILITY)
         else:
@@ -249,7 +250,7 @@ class Detector:
             from models.focus import deblurred, measure_blur
             from models.rim_fit import best_supported, refits, settling_moves, settling_reach, settling_start
 
-            blur = measure_blur(c.rect, marker_squares_cm(calibration), c.px_per_mm)
+            blur = measure_blur(c.rect, markers, c.px_per_mm)
             idx = np.nonzero(keep)[0]
             start = settling_start(c.centres_px[idx], c.nadir_px, c.camera_cm[2] * 10)
             moves = settling_moves(start, c.nadir_px, c.px_per_mm)
