@@ -64,9 +64,9 @@ def map_table(index: int, hard: bool, spp: int = 0) -> MapTable:
 
 def make_tables(recipe: BaseMapRecipe, log=print, jobs: int = 1) -> list[MapTable]:
     """Every table of the recipe (`models.training.over_tables`: path-traced first)."""
-    from models.training import over_tables
+    from models.training import over_tables, path_traced_count
 
-    physical = recipe.physical_scenes if recipe.physical_spp > 0 else 0
+    physical = path_traced_count(recipe.physical_scenes, recipe.physical_spp)
     total = physical + recipe.scenes
     tables: list[MapTable] = []
     t0 = time.perf_counter()

@@ -110,6 +110,12 @@ def _hard(count: int, share: float) -> list[bool]:
     return [bool(every) and i % every == every - 1 for i in range(count)]
 
 
+def path_traced_count(physical_scenes: int, spp: int) -> int:
+    """How many of a recipe's tables are path-traced: none without samples per pixel. They come
+    first (`over_tables`), so a table's index tells whether it was traced."""
+    return physical_scenes if spp > 0 else 0
+
+
 def over_tables(job: Callable, scenes: int, physical_scenes: int, spp: int, hard_share: float, jobs: int = 1):
     """`job(index, hard, spp)` of every training table, path-traced first, in that order
     whatever `jobs` is, so what is made of them depends on the recipe only.
@@ -118,7 +124,7 @@ def over_tables(job: Callable, scenes: int, physical_scenes: int, spp: int, hard
     them (spawned, not forked: OpenCV's thread pool does not survive a fork). The path-traced
     tables go first, as they are the slow ones to share out.
     """
-    physical = physical_scenes if spp > 0 else 0
+    physical = path_traced_count(physical_scenes, spp)
     indices = [*range(physical), *range(scenes)]
     hard = _hard(physical, hard_share) + _hard(scenes, hard_share)
     samples = [spp] * physical + [0] * scenes
@@ -132,7 +138,7 @@ def over_tables(job: Callable, scenes: int, physical_scenes: int, spp: int, hard
 
 def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every scene's rims and whether each came from a path-traced table (`over_tables`)."""
-    physical = recipe.physical_scenes if recipe.physical_spp > 0 else 0
+    physical = path_traced_count(recipe.physical_scenes, recipe.physical_spp)
     total = physical + recipe.scenes
     xs, ys, traced = [], [], []
     t0 = time.perf_counter()
