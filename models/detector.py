@@ -10,9 +10,10 @@ benchmark, because the whole frame has a budget of ~250 ms.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -23,6 +24,8 @@ from rules_core.errors import TablesightError
 if TYPE_CHECKING:
     from models.base_map import BaseMap
     from models.rim_fit import RimFit
+
+_Net = TypeVar("_Net")
 
 CLASSES_MM = (32.0, 65.0)
 # Below this a base spans under ~20 px; the rectified image is upsampled so the fit has room.
@@ -467,14 +470,11 @@ def load_detector(weights: str | None = None) -> Detector:
 
     base_map = None
     if SHIPPED_BASE_MAP.exists():
-        try:
-            base_map = BaseMap(SHIPPED_BASE_MAP)
-        except Exception as error:  # onnxruntime raises its own exception types for unreadable models
-            raise TablesightError(
-                f"the base map {SHIPPED_BASE_MAP} is not a usable ONNX model ({error})".split("\n")[0],
-                "restore it from the repository (git checkout -- models/weights), or re-create it with "
-                "`tablesight train --base-map`",
-            ) from error
+        base_map = _loaded(
+            BaseMap, SHIPPED_BASE_MAP, f"the base map {SHIPPED_BASE_MAP} is not a usable ONNX model",
+            "restore it from the repository (git checkout -- models/weights), or re-create it with "
+            "`tablesight train --base-map`",
+        )
     path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
     if weights is None and not path.exists():
         return Detector(base_map=base_map)
@@ -483,10 +483,17 @@ def load_detector(weights: str | None = None) -> Detector:
             f"model file {path} does not exist",
             "pass a .onnx file made by `tablesight train`, or leave the option out to use the shipped model",
         )
+    verifier = _loaded(
+        RimVerifier, path, f"model file {path} is not a usable rim-verifier ONNX model",
+        "re-create it with `tablesight train`, or leave the option out to use the shipped model",
+    )
+    return Detector(verifier, base_map)
+
+
+def _loaded(load: Callable[[Path], _Net], path: Path, problem: str, fix: str) -> _Net:
+    """`load(path)`, or one line naming the file and what to do: onnxruntime raises its own
+    exception types for unreadable models, with messages of many lines."""
     try:
-        return Detector(RimVerifier(path), base_map)
-    except Exception as error:  # onnxruntime raises its own exception types for unreadable models
-        raise TablesightError(
-            f"model file {path} is not a usable rim-verifier ONNX model ({error})".split("\n")[0],
-            "re-create it with `tablesight train`, or leave the option out to use the shipped model",
-        ) from error
+        return load(path)
+    except Exception as error:
+        raise TablesightError(f"{problem} ({error})".split("\n")[0], fix) from error
