@@ -317,8 +317,8 @@ def test_settling_brings_a_slid_fit_back_onto_the_rim():
     nadir = np.array([100.0, 100.0])
     slid = centre[None] + [2.5, 0.0]  # pushed away from the nadir, onto the miniature
     moves = settling_moves(slid, nadir, 1.0)
-    radius = np.array([16.0])
-    settled, radius = best_supported(*refits(image, slid, radius, radius, nadir, H, 1.0, moves))
+    nominal = np.array([16.0])
+    settled, radius = best_supported(*refits(image, slid, nominal, nominal, nadir, H, 1.0, moves))
     assert np.linalg.norm(settled[0] - centre) < 0.4
     assert abs(radius[0] - 16.0) < 0.5
 
