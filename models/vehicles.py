@@ -366,7 +366,8 @@ def _side_offsets(
     sign = 1 if end else -1
     inward, outward = search_cm
     along, edge, steps, profile = _side_profiles(view, blob, axis, end, search_cm)
-    profile[..., 0] *= NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
+    weight = NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
+    profile[..., 0] *= weight
     # Neighbouring profiles are averaged too: a side's edge runs along them, noise does not.
     profile = cv2.GaussianBlur(profile, (3, along_px), 0)
     grad = np.linalg.norm(np.diff(profile, axis=1), axis=-1)  # (lines, steps-1)
@@ -387,10 +388,18 @@ def _side_offsets(
     strength = row_median(grad[rows[0], index[best]], axis=0)
     lines = np.nonzero(best_support >= LINE_SUPPORT)[0]
     if not len(lines):
+        # No line at all: the window may lie in the hull's shadow under a broad light, whose
+        # penumbra spreads its edge over centimetres. Is the window's inner end its outer end
+        # darkened, the hull's edge is sought further inside, as past a shadow's sharp edge
+        # (a path-traced hard validation table's plain hull found, a painted false hull fewer).
+        end_px = max(2, profile.shape[1] // 8)
+        inner = _median_colour(profile, slice(end_px), weight)
+        outer = _median_colour(profile, slice(-end_px, None), weight)
+        if inward < SHADOW_SEARCH_CM and _shadowed(outer, inner):
+            return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), gear_cm, along_px)
         return along[:0], along[:0]
     share = NEAR_EDGE_SHARE if near else EDGE_SHARE
     lines = lines[strength[lines] >= share * strength[lines].max()]
-    weight = NEAR_LIGHTNESS_WEIGHT if near else LIGHTNESS_WEIGHT
     if near:
         # Within the running gear's band outside the lines may lie a footprint edge too faint
         # for most profiles (dark tracks on a dark mat) that the profiles' median still shows,
@@ -401,7 +410,7 @@ def _side_offsets(
         faint = [int(f) for f in clear if last < f <= reach and flat[last:f].any()]
         lines = np.union1d(lines, np.asarray(faint, dtype=lines.dtype))
     runs = _runs(lines, strength if near else None)
-    outermost, shadow = _outline_line(profile[rows[0], index[best]], runs, weight, gear_cm / cm_per_px)
+    outermost, shadow = _outline_line(profile[rows[0], index[best]], runs, weight, gear_cm / cm_per_px, near)
     if near:
         # The footprint's edge is the outer end of its run of offsets (a track's band spans a
         # few), or its strongest offset where a dip cut it from a shadow's edge outside.
@@ -494,7 +503,7 @@ def _runs(lines: np.ndarray, strength: np.ndarray | None) -> list[np.ndarray]:
 
 
 def _outline_line(
-    straight: np.ndarray, runs: list[np.ndarray], weight: float, gear_px: float
+    straight: np.ndarray, runs: list[np.ndarray], weight: float, gear_px: float, near: bool
 ) -> tuple[int, bool]:
     """A side's outermost candidate line that is not the edge of the hull's shadow.
 
@@ -506,23 +515,23 @@ def _outline_line(
     line is left the innermost is returned flagged as a shadow's, so the caller can look
     further inside. A near side's dark tracks on a mat of their own hue look like a shadow,
     but the next line inside them, their top, lies within the band of the running gear
-    (`gear_px`).
+    (`gear_px`). On a far side, a line the other way round, the ground outside it the inside
+    darkened, is where a terrain's shadow begins beyond the roof: passed over too while lines
+    lie inside it (painted validation tables 71,000+ and 20,010+: 2 more hulls placed). Not on
+    a near side: there a roof's edge over its own wall in shade is such a line, and a building
+    whose roof and walls are one colour passed for a hull when its wall was taken in.
     """
     centres = sorted((int(run[len(run) // 2]) for run in runs), reverse=True)
     last = straight.shape[1] - 1
-
-    def median_over(low: int, high: int) -> np.ndarray:
-        colour = row_median(straight[:, low:high].mean(axis=1), axis=0)
-        colour[0] /= weight
-        return colour
-
-    inside = {k: median_over(max(0, k - 3), k + 1) for k in centres}
-    outside = {k: median_over(min(last, k + 2), k + 5) for k in centres}
+    inside = {k: _median_colour(straight, slice(max(0, k - 3), k + 1), weight) for k in centres}
+    outside = {k: _median_colour(straight, slice(min(last, k + 2), k + 5), weight) for k in centres}
     # Noise in a flat dark band (a shadow) peaks on a line now and then, but the colours either
     # side of such a line are the same.
     steps = {k: float(np.linalg.norm(outside[k] - inside[k])) for k in centres}
     centres = [k for k in centres if steps[k] >= STEP_SHARE * max(steps.values())]
     for i, k in enumerate(centres):
+        if not near and i + 1 < len(centres) and _shadowed(inside[k], outside[k]):
+            continue  # the ground's own lit edge: a terrain's shadow begins outside it
         if not _shadowed(outside[k], inside[k]):
             return k, False
         if i + 1 < len(centres) and k - centres[i + 1] <= gear_px:
@@ -531,6 +540,14 @@ def _outline_line(
         if lit:
             return lit[0], False
     return centres[-1], True
+
+
+def _median_colour(profiles: np.ndarray, offsets: slice, weight: float) -> np.ndarray:
+    """The typical shading-free colour of a stretch of a side's profiles (lines, offsets, 3),
+    its lightness weighted by `weight` there and restored here."""
+    colour = row_median(profiles[:, offsets].mean(axis=1), axis=0)
+    colour[0] /= weight
+    return colour
 
 
 def _shadowed(lit: np.ndarray, dark: np.ndarray) -> bool:

@@ -470,3 +470,58 @@ def test_hulls_whose_roofs_end_a_centimetre_short_of_the_table_edge_are_placed_b
     )
     found = _found_in(scene)
     assert all(_placed(found, tank) for tank in tanks)
+
+
+@pytest.mark.parametrize(("core", "reach_cm"), [(0.55, 4.5), (0.5, 5.5), (0.6, 4.0)])
+def test_a_side_inside_a_soft_edged_shadow_is_sought_past_it(core, reach_cm):
+    """A broad light's penumbra spreads a hull's shadow edge over 2.5 cm (path-traced tables):
+    a coarse blob that ends in it shows no line within its near side's window, yet the hull's
+    foot is found past the shadow, to 2 mm. Top-down 1 px/mm, a 20 x 10 cm hull 4 cm tall."""
+    from models.vehicles import _refined
+
+    camera = np.array([45.0, 10.0, 180.0])
+    x0, x1, y0, y1 = 300, 500, 300, 400  # footprint, mm; the near side y0 faces the nadir
+    hull = np.array((110.0, 45.0, 40.0))
+    out_cm = (y0 - np.arange(700.0))[:, None] / 10  # how far outside the near side
+    penumbra = np.clip((out_cm - (reach_cm - 2.5)) / 2.5, 0.0, 1.0)
+    darkened = (out_cm > 0) & (np.abs(np.arange(900.0) - 400) < 110)[None]
+    image = np.full((700, 900, 3), 150.0) * np.where(darkened, core + (1 - core) * penumbra, 1.0)[..., None]
+
+    def seen(mm: float, nadir_cm: float) -> int:  # the roof's edge, 4 cm up
+        return round(nadir_cm * 10 + (mm - nadir_cm * 10) * camera[2] / (camera[2] - 4.0))
+
+    image[y0 : seen(y0, camera[1]), x0:x1] = 0.6 * hull  # the near wall, in shade
+    image[seen(y0, camera[1]) : seen(y1, camera[1]), seen(x0, camera[0]) : seen(x1, camera[0])] = hull
+    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
+    coarse = np.array([[29.6, 50.4], [y0 / 10 - reach_cm + 0.8, 40.4]])  # near side in the penumbra
+    refined = _refined(foreground(image, 1.0), _Blob(0.0, _axes(0.0), coarse, 0.95), camera)
+    assert refined is not None
+    assert abs(refined.extent[1, 0] - y0 / 10) * 10 <= 2.0
+
+
+@pytest.mark.parametrize(("gap_cm", "depth"), [(1.0, 0.6), (1.5, 0.5), (1.2, 0.55)])
+def test_a_far_side_with_a_terrains_shadow_just_beyond_it_is_placed_by_the_roof(gap_cm, depth):
+    """A strip of lit mat, then a building's shadow, beyond a hull's far side: the shadow's
+    edge is the outermost line in the side's window, but the ground darkens outward across
+    it, so the roof's edge inside it is the side. Top-down 1 px/mm, a 20 x 10 cm hull 4 cm tall."""
+    from models.vehicles import _refined
+
+    camera = np.array([45.0, 10.0, 180.0])
+    x0, x1, y0, y1 = 300, 500, 300, 400  # footprint, mm; the far side y1 faces away from the nadir
+    hull = np.array((60.0, 130.0, 70.0))
+
+    def seen(mm: float, nadir_cm: float) -> int:  # the roof's edge, 4 cm up
+        return round(nadir_cm * 10 + (mm - nadir_cm * 10) * camera[2] / (camera[2] - 4.0))
+
+    roof_end = seen(y1, camera[1])
+    image = np.full((700, 900, 3), 150.0)
+    image[roof_end + round(gap_cm * 10) :] *= depth
+    image[y0 : seen(y0, camera[1]), x0:x1] = 0.6 * hull  # the near wall, in shade
+    image[seen(y0, camera[1]) : roof_end, seen(x0, camera[0]) : seen(x1, camera[0])] = hull
+    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
+    coarse = np.array([[29.6, 50.4], [30.0, roof_end / 10 + 0.4]])
+    refined = _refined(foreground(image, 1.0), _Blob(0.0, _axes(0.0), coarse, 0.95), camera)
+    assert refined is not None
+    assert abs(refined.extent[1, 1] - roof_end / 10) * 10 <= 2.0
