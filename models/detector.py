@@ -140,7 +140,11 @@ class FittedCandidates:
 
     @property
     def xy_cm(self) -> np.ndarray:
-        return (self.centres_px + 0.5) / (10 * self.px_per_mm)
+        return self.table_cm(self.centres_px)
+
+    def table_cm(self, points_px: np.ndarray) -> np.ndarray:
+        """Points of the rectified image in table centimetres (a pixel's centre is its +0.5)."""
+        return (points_px + 0.5) / (10 * self.px_per_mm)
 
     @property
     def measured_mm(self) -> np.ndarray:
@@ -330,7 +334,7 @@ class Detector:
         flat_c, flat_r = centres.reshape(-1, 2), radius.reshape(-1)
         verdict = self.verifier.probability(rim_patches(c.rect, flat_c, flat_r, c.nadir_px, diameter))
         usable = _right_size(2 * flat_r / c.px_per_mm, diameter)
-        usable &= ~_on_markers((flat_c + 0.5) / (10 * c.px_per_mm), markers)
+        usable &= ~_on_markers(c.table_cm(flat_c), markers)
         verdict = np.where(usable, verdict, -1.0).reshape(starts, n)
         best, rims = verdict.argmax(0), np.arange(n)
         again = verdict[best, rims]
