@@ -472,30 +472,44 @@ def test_hulls_whose_roofs_end_a_centimetre_short_of_the_table_edge_are_placed_b
     assert all(_placed(found, tank) for tank in tanks)
 
 
+# A top-down table at 1 px/mm seen from this camera (cm), with a 20 x 10 cm hull 4 cm tall on
+# this footprint (mm: x0, x1, y0, y1); its near side y0 faces the nadir, its far side y1 away.
+TOP_DOWN_CAMERA = np.array([45.0, 10.0, 180.0])
+TOP_DOWN_FOOTPRINT = (300, 500, 300, 400)
+
+
+def _roof_px(mm: float, nadir_cm: float) -> int:
+    """Where an edge of the 4 cm roof above a footprint edge at `mm` shows, along one axis."""
+    return round(nadir_cm * 10 + (mm - nadir_cm * 10) * TOP_DOWN_CAMERA[2] / (TOP_DOWN_CAMERA[2] - 4.0))
+
+
+def _top_down_hull(ground: np.ndarray, hull: np.ndarray, coarse: np.ndarray):
+    """The hull's near wall (in shade) and roof drawn on `ground`, grain and blur added, and its
+    coarse blob `coarse` (cm, on the table's axes) measured: the refined blob or None."""
+    from models.vehicles import _refined
+
+    x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
+    cx, cy = TOP_DOWN_CAMERA[:2]
+    image = ground.copy()
+    image[y0 : _roof_px(y0, cy), x0:x1] = 0.6 * hull
+    image[_roof_px(y0, cy) : _roof_px(y1, cy), _roof_px(x0, cx) : _roof_px(x1, cx)] = hull
+    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
+    return _refined(foreground(image, 1.0), _Blob(0.0, _axes(0.0), coarse, 0.95), TOP_DOWN_CAMERA)
+
+
 @pytest.mark.parametrize(("core", "reach_cm"), [(0.55, 4.5), (0.5, 5.5), (0.6, 4.0)])
 def test_a_side_inside_a_soft_edged_shadow_is_sought_past_it(core, reach_cm):
     """A broad light's penumbra spreads a hull's shadow edge over 2.5 cm (path-traced tables):
     a coarse blob that ends in it shows no line within its near side's window, yet the hull's
-    foot is found past the shadow, to 2 mm. Top-down 1 px/mm, a 20 x 10 cm hull 4 cm tall."""
-    from models.vehicles import _refined
-
-    camera = np.array([45.0, 10.0, 180.0])
-    x0, x1, y0, y1 = 300, 500, 300, 400  # footprint, mm; the near side y0 faces the nadir
-    hull = np.array((110.0, 45.0, 40.0))
+    foot is found past the shadow, to 2 mm."""
+    y0 = TOP_DOWN_FOOTPRINT[2]
     out_cm = (y0 - np.arange(700.0))[:, None] / 10  # how far outside the near side
     penumbra = np.clip((out_cm - (reach_cm - 2.5)) / 2.5, 0.0, 1.0)
     darkened = (out_cm > 0) & (np.abs(np.arange(900.0) - 400) < 110)[None]
-    image = np.full((700, 900, 3), 150.0) * np.where(darkened, core + (1 - core) * penumbra, 1.0)[..., None]
-
-    def seen(mm: float, nadir_cm: float) -> int:  # the roof's edge, 4 cm up
-        return round(nadir_cm * 10 + (mm - nadir_cm * 10) * camera[2] / (camera[2] - 4.0))
-
-    image[y0 : seen(y0, camera[1]), x0:x1] = 0.6 * hull  # the near wall, in shade
-    image[seen(y0, camera[1]) : seen(y1, camera[1]), seen(x0, camera[0]) : seen(x1, camera[0])] = hull
-    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
-    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
+    ground = np.full((700, 900, 3), 150.0) * np.where(darkened, core + (1 - core) * penumbra, 1.0)[..., None]
     coarse = np.array([[29.6, 50.4], [y0 / 10 - reach_cm + 0.8, 40.4]])  # near side in the penumbra
-    refined = _refined(foreground(image, 1.0), _Blob(0.0, _axes(0.0), coarse, 0.95), camera)
+    refined = _top_down_hull(ground, np.array((110.0, 45.0, 40.0)), coarse)
     assert refined is not None
     assert abs(refined.extent[1, 0] - y0 / 10) * 10 <= 2.0
 
@@ -504,24 +518,11 @@ def test_a_side_inside_a_soft_edged_shadow_is_sought_past_it(core, reach_cm):
 def test_a_far_side_with_a_terrains_shadow_just_beyond_it_is_placed_by_the_roof(gap_cm, depth):
     """A strip of lit mat, then a building's shadow, beyond a hull's far side: the shadow's
     edge is the outermost line in the side's window, but the ground darkens outward across
-    it, so the roof's edge inside it is the side. Top-down 1 px/mm, a 20 x 10 cm hull 4 cm tall."""
-    from models.vehicles import _refined
-
-    camera = np.array([45.0, 10.0, 180.0])
-    x0, x1, y0, y1 = 300, 500, 300, 400  # footprint, mm; the far side y1 faces away from the nadir
-    hull = np.array((60.0, 130.0, 70.0))
-
-    def seen(mm: float, nadir_cm: float) -> int:  # the roof's edge, 4 cm up
-        return round(nadir_cm * 10 + (mm - nadir_cm * 10) * camera[2] / (camera[2] - 4.0))
-
-    roof_end = seen(y1, camera[1])
-    image = np.full((700, 900, 3), 150.0)
-    image[roof_end + round(gap_cm * 10) :] *= depth
-    image[y0 : seen(y0, camera[1]), x0:x1] = 0.6 * hull  # the near wall, in shade
-    image[seen(y0, camera[1]) : roof_end, seen(x0, camera[0]) : seen(x1, camera[0])] = hull
-    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
-    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
+    it, so the roof's edge inside it is the side."""
+    roof_end = _roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
+    ground = np.full((700, 900, 3), 150.0)
+    ground[roof_end + round(gap_cm * 10) :] *= depth
     coarse = np.array([[29.6, 50.4], [30.0, roof_end / 10 + 0.4]])
-    refined = _refined(foreground(image, 1.0), _Blob(0.0, _axes(0.0), coarse, 0.95), camera)
+    refined = _top_down_hull(ground, np.array((60.0, 130.0, 70.0)), coarse)
     assert refined is not None
     assert abs(refined.extent[1, 1] - roof_end / 10) * 10 <= 2.0
