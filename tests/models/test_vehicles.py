@@ -526,3 +526,16 @@ def test_a_far_side_with_a_terrains_shadow_just_beyond_it_is_placed_by_the_roof(
     refined = _top_down_hull(ground, np.array((60.0, 130.0, 70.0)), coarse)
     assert refined is not None
     assert abs(refined.extent[1, 1] - roof_end / 10) * 10 <= 2.0
+
+
+def test_a_roof_a_pixel_short_of_the_views_frame_is_on_the_table_and_an_arm_into_it_is_not():
+    """The frame of the view is off the table, and so is whatever the camera does not see and the
+    pixel around it; the pixel inside the frame is not (a hull's roof may end there)."""
+    from models.vehicles import _off_table
+
+    small = np.full((40, 60, 3), 120, np.uint8)
+    small[:, 50:] = 0  # past the camera's view
+    off = _off_table(small)
+    assert off[0].all() and off[-1].all() and off[:, 0].all()
+    assert off[:, 49].all() and not off[1:-1, 48].any()  # the unseen part and one pixel around it
+    assert not off[1, 1:48].any() and not off[1:-1, 1].any()  # a pixel inside the frame
