@@ -148,7 +148,16 @@ class FittedCandidates:
 
     @property
     def measured_mm(self) -> np.ndarray:
-        return 2 * self.radius_px / self.px_per_mm
+        return self.measured(self.radius_px)
+
+    def measured(self, radius_px: np.ndarray) -> np.ndarray:
+        """The diameter (mm) a fitted radius of the rectified image measures."""
+        return 2 * radius_px / self.px_per_mm
+
+    @property
+    def nominal_radius_px(self) -> np.ndarray:
+        """Each candidate's class radius in pixels of the rectified image."""
+        return self.diameter_mm / 2 * self.px_per_mm
 
 
 def rectified(image: np.ndarray, calibration) -> tuple[np.ndarray, float]:
@@ -263,14 +272,14 @@ class Detector:
             moves = settling_moves(start, c.nadir_px, c.px_per_mm)
             sharpened = deblurred(c.rect, blur, start, settling_reach(c.radius_px[idx], c.px_per_mm))
             centres, radius = best_supported(*refits(
-                sharpened, start, c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
+                sharpened, start, c.radius_px[idx], c.nominal_radius_px[idx],
                 c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, moves,
             ))
-            ok = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx])  # else keep the verified fit
+            ok = _right_size(c.measured(radius), c.diameter_mm[idx])  # else keep the verified fit
             c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
         # Only accepted and faint rims contend: all ~400 candidates' overlaps took ~10 ms.
         contest = np.nonzero(keep | faint)[0]
-        overlap = _overlaps(c.centres_px[contest], c.diameter_mm[contest] / 2 * c.px_per_mm)
+        overlap = _overlaps(c.centres_px[contest], c.nominal_radius_px[contest])
         won = _non_overlapping(overlap, score[contest], keep[contest])
         gaps = _in_the_gaps(overlap, score[contest], faint[contest], won)
         chosen, faint_chosen = contest[won], contest[gaps]
@@ -320,11 +329,11 @@ class Detector:
         accepted = np.nonzero(score >= _accept_bar(c.diameter_mm))[0]
         if len(idx) and len(accepted):
             gap = np.linalg.norm(c.centres_px[idx, None] - c.centres_px[None, accepted], axis=-1).min(1)
-            idx = idx[gap > c.diameter_mm[idx] / 2 * c.px_per_mm]
+            idx = idx[gap > c.nominal_radius_px[idx]]
         if not len(idx):
             return
         # From the class's radius: a fit that ran onto a figure or a shadow may have bent it.
-        nominal = c.diameter_mm[idx] / 2 * c.px_per_mm
+        nominal = c.nominal_radius_px[idx]
         centres, radius, _ = refits(
             c.rect, c.centres_px[idx], nominal, nominal, c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm,
             restart_moves(len(idx), c.px_per_mm, FAR_RESTART_MM),
@@ -333,7 +342,7 @@ class Detector:
         diameter = np.tile(c.diameter_mm[idx], starts)
         flat_c, flat_r = centres.reshape(-1, 2), radius.reshape(-1)
         verdict = self.verifier.probability(rim_patches(c.rect, flat_c, flat_r, c.nadir_px, diameter))
-        usable = _right_size(2 * flat_r / c.px_per_mm, diameter)
+        usable = _right_size(c.measured(flat_r), diameter)
         usable &= ~_on_markers(c.table_cm(flat_c), markers)
         verdict = np.where(usable, verdict, -1.0).reshape(starts, n)
         best, rims = verdict.argmax(0), np.arange(n)
@@ -358,12 +367,12 @@ class Detector:
         if not len(idx):
             return
         centres, radius = best_supported(*refits(
-            c.rect, c.centres_px[idx], c.radius_px[idx], c.diameter_mm[idx] / 2 * c.px_per_mm,
+            c.rect, c.centres_px[idx], c.radius_px[idx], c.nominal_radius_px[idx],
             c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, restart_moves(len(idx), c.px_per_mm),
         ))
         patches = rim_patches(c.rect, centres, radius, c.nadir_px, c.diameter_mm[idx])
         again = self.verifier.probability(patches)
-        better = _right_size(2 * radius / c.px_per_mm, c.diameter_mm[idx]) & (again > score[idx])
+        better = _right_size(c.measured(radius), c.diameter_mm[idx]) & (again > score[idx])
         j = idx[better]
         c.centres_px[j], c.radius_px[j], score[j] = centres[better], radius[better], again[better]
 
