@@ -14,14 +14,17 @@ import numpy as np
 
 
 def row_median(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    """The median along `axis` (the rows by default); a scalar array for 1-D input. No NaN
-    handling; an empty axis gives np.median's own NaN."""
-    if values.shape[axis] == 0:
+    """The median along `axis` (the rows by default); a scalar for 1-D input. No NaN
+    handling; an empty axis gives np.median's own NaN. The axis is partitioned where it lies:
+    moving it last first cost ~10 us a call, a third of a small median."""
+    n = values.shape[axis]
+    if n == 0:
         return np.median(values, axis=axis)
-    values = np.moveaxis(values, axis, -1)
-    m = values.shape[-1] // 2
-    part = np.partition(values, m, axis=-1)
-    upper = part[..., m]
-    if values.shape[-1] % 2:
+    axis %= values.ndim
+    m = n // 2
+    part = np.partition(values, m, axis=axis)
+    head = (slice(None),) * axis
+    upper = part[(*head, m)]
+    if n % 2:
         return upper
-    return (part[..., :m].max(axis=-1) + upper) / 2
+    return (part[(*head, slice(m))].max(axis=axis) + upper) / 2

@@ -95,6 +95,9 @@ EDGE_SHARE = 0.5  # a far side's line is at least this share of the strongest li
 NEAR_EDGE_SHARE = 0.2  # a near side's may be much weaker (dark tracks on a dark mat)
 MAX_TILT_DEG = 3.0
 TILT_STEP_DEG = 1.0
+_TILTS_DEG = np.arange(-MAX_TILT_DEG, MAX_TILT_DEG + 0.01, TILT_STEP_DEG)
+# Slopes of the tilts a side's line is sought along, the least tilt first (it wins ties).
+TILT_SLOPES = np.tan(np.radians(_TILTS_DEG[np.argsort(np.abs(_TILTS_DEG), kind="stable")]))
 SETTLED_DEG = 0.2
 AVERAGED_EDGE_FACTOR = 4.0  # a near side's step in the median profile, against its median step
 MIN_CONFIDENCE = 0.7  # a hull is solid and straight-sided (fill times share of profiles on the lines)
@@ -151,17 +154,28 @@ def _shading_free(bgr: np.ndarray) -> np.ndarray:
     return cv2.transform(logc, SHADING_BASIS)
 
 
+def _colour_distance(difference: np.ndarray) -> np.ndarray:
+    """Lengths of colour differences (..., 3): np.linalg.norm's value bit for bit, added up
+    channel by channel (numpy's reduction over an axis of three took five times as long, and
+    the vehicle stage takes thousands of these a frame)."""
+    squared = difference * difference
+    return np.sqrt(squared[..., 0] + squared[..., 1] + squared[..., 2])
+
+
 def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three coarse masks; the mat is the median colour, its spread sets the threshold."""
     inv = _shading_free(small)
     valid = (small[..., 0] | small[..., 1] | small[..., 2]) > 0
     sample = valid[::3, ::3]  # the medians need no more than every ninth pixel
-    mat = np.median(inv[::3, ::3][sample], axis=0) if sample.any() else np.zeros(3)
-    light, chroma_a, chroma_b = cv2.split(inv - mat.astype(np.float32))
+    mat = row_median(inv[::3, ::3][sample], axis=0) if sample.any() else np.zeros(3)
+    # Split first: subtracting from the three-channel image was four times slower.
+    light, chroma_a, chroma_b = cv2.split(inv)
+    for channel, level in zip((light, chroma_a, chroma_b), mat.astype(np.float32), strict=True):
+        channel -= level
     # Darkening alone (a shadow) counts for little, so the vehicle's shadow does not widen it.
-    light *= np.where(light < 0, SHADOW_LIGHTNESS_WEIGHT, LIGHTNESS_WEIGHT).astype(np.float32)
+    light *= np.where(light < 0, np.float32(SHADOW_LIGHTNESS_WEIGHT), np.float32(LIGHTNESS_WEIGHT))
     dist = cv2.sqrt(light * light + chroma_a * chroma_a + chroma_b * chroma_b)
-    spread = float(np.median(dist[::3, ::3][sample])) if sample.any() else np.inf
+    spread = float(row_median(dist[::3, ::3][sample])) if sample.any() else np.inf
     threshold = max(MIN_MAT_DISTANCE, 3.0 * spread)
     # Touching things (a hull and an arm's shadow across it) come apart along their edges.
     inv[..., 0] *= LIGHTNESS_WEIGHT
@@ -207,9 +221,10 @@ def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
     small = _shrunk(rect, PX_PER_CM / (10 * px_per_mm))
     rows = _shading_free(rect[:: TEXTURE_ROW_STEP])
     rows[..., 0] *= LIGHTNESS_WEIGHT
-    step = np.linalg.norm(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1), axis=-1)
-    lit = rect[:: TEXTURE_ROW_STEP, 1:].max(-1) > 0
-    texture = float(np.median(step[lit])) if lit.any() else 0.0
+    step = _colour_distance(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1))
+    sampled = rect[:: TEXTURE_ROW_STEP, 1:]
+    lit = (sampled[..., 0] | sampled[..., 1] | sampled[..., 2]) > 0
+    texture = float(row_median(step[lit])) if lit.any() else 0.0
     return TableView(rect, px_per_mm, _foreground(small), texture, _off_table(small))
 
 
@@ -272,16 +287,20 @@ def _mask_blobs(mask: np.ndarray, bases: Bases, off_table: np.ndarray) -> list[_
     return found
 
 
-def _collect(mask: np.ndarray, off_table: np.ndarray, found: list[_Blob], splits: int) -> None:
+def _collect(
+    mask: np.ndarray, off_table: np.ndarray, found: list[_Blob], splits: int, origin: tuple[int, int] = (0, 0)
+) -> None:
     """Hull-shaped components of the mask into `found`; one that is no hull but holds two
     convex things touching (a hull against a building, an arm or a ringed patch of the mat) is
-    cut across its neck and its pieces looked at in turn."""
+    cut across its neck and its pieces looked at in turn (within its own box: labelling the
+    whole table again for them took 2-3 ms a frame). `origin` is where `mask` lies on the table."""
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     for i in range(1, count):
         x, y, w, h, area = stats[i]
         if area < LENGTH_CM[0] * WIDTH_CM[0] * PX_PER_CM**2:
             continue
         own = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
+        x, y = x + origin[0], y + origin[1]
         # The outline holds every extreme point of the blob, so it alone is measured.
         outline, _ = cv2.findContours(own, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         blob = _as_blob(outline[0], area, (x, y), splits < SPLITS)
@@ -291,9 +310,7 @@ def _collect(mask: np.ndarray, off_table: np.ndarray, found: list[_Blob], splits
             cut = _neck(outline[0])
             if cut is not None:
                 cv2.line(own, *cut, 0, 2)
-                pieces = np.zeros_like(mask)
-                pieces[y : y + h, x : x + w] = own
-                _collect(pieces, off_table, found, splits - 1)
+                _collect(own, off_table, found, splits - 1, (x, y))
 
 
 def _as_blob(outline: np.ndarray, area: float, corner: tuple[int, int], cut: bool) -> _Blob | None:
@@ -376,22 +393,23 @@ def _side_offsets(
     profile[..., 0] *= weight
     # Neighbouring profiles are averaged too: a side's edge runs along them, noise does not.
     profile = cv2.GaussianBlur(profile, (3, along_px), 0)
-    grad = np.linalg.norm(np.diff(profile, axis=1), axis=-1)  # (lines, steps-1)
+    grad = _colour_distance(np.diff(profile, axis=1))  # (lines, steps-1)
     peak = np.zeros(grad.shape, bool)
     peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
     peak &= grad > float(np.clip(NOISE_FACTOR * view.texture, MIN_EDGE, MAX_EDGE))
     # The coarse heading may be a degree or two off, so the line is sought along a few tilts.
     near_peak = cv2.dilate(peak.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
     middle = (along - along.mean()) / cm_per_px
-    tilts = np.arange(-MAX_TILT_DEG, MAX_TILT_DEG + 0.01, TILT_STEP_DEG)
-    tilts = np.radians(tilts[np.argsort(np.abs(tilts), kind="stable")])  # the least tilt wins ties
-    shifts = np.round(np.tan(tilts)[:, None] * middle[None, :]).astype(int)  # (tilts, lines)
+    shifts = np.round(TILT_SLOPES[:, None] * middle[None, :]).astype(int)  # (tilts, lines)
     index = (np.arange(grad.shape[1])[None, None, :] + shifts[..., None]).clip(0, grad.shape[1] - 1)
-    rows = np.arange(len(along))[None, :, None]
-    supports = near_peak[rows, index].mean(axis=1)  # (tilts, steps)
+    # Counted at flat positions: indexing with an array of rows beside took twice as long.
+    flat = index + (np.arange(len(along)) * grad.shape[1])[:, None]
+    supports = np.count_nonzero(near_peak.ravel()[flat], axis=1) / len(along)  # (tilts, steps)
     best = int(np.argmax(supports.max(axis=1)))
     best_support, shift = supports[best], shifts[best]
-    strength = row_median(grad[rows[0], index[best]], axis=0)
+    rows = np.arange(len(along))[:, None]
+    strength = row_median(grad[rows, index[best]], axis=0)
+    straight = profile[rows, index[best]]  # the profiles shifted along the line's tilt
     lines = np.nonzero(best_support >= LINE_SUPPORT)[0]
     if not len(lines):
         # No line at all: the window may lie in the hull's shadow under a broad light, whose
@@ -399,8 +417,8 @@ def _side_offsets(
         # darkened, the hull's edge is sought further inside, as past a shadow's sharp edge
         # (a path-traced hard validation table's plain hull found, a painted false hull fewer).
         end_px = max(2, profile.shape[1] // 8)
-        inner = _median_colour(profile, slice(end_px), weight)
-        outer = _median_colour(profile, slice(-end_px, None), weight)
+        width = profile.shape[1]
+        inner, outer = _median_colours(profile, [(0, end_px), (width - end_px, width)], weight)
         if inward < SHADOW_SEARCH_CM and _shadowed(outer, inner):
             return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), gear_cm, along_px)
         return along[:0], along[:0]
@@ -410,13 +428,13 @@ def _side_offsets(
         # Within the running gear's band outside the lines may lie a footprint edge too faint
         # for most profiles (dark tracks on a dark mat) that the profiles' median still shows,
         # a flat stretch (the tracks) away from the last line.
-        clear, flat = _median_steps(profile[rows[0], index[best]])
+        clear, flat = _median_steps(straight)
         last = int(lines.max())
         reach = last + gear_cm / cm_per_px + WALL_SLACK_PX
         faint = [int(f) for f in clear if last < f <= reach and flat[last:f].any()]
         lines = np.union1d(lines, np.asarray(faint, dtype=lines.dtype))
     runs = _runs(lines, strength if near else None)
-    outermost, shadow = _outline_line(profile[rows[0], index[best]], runs, weight, gear_cm / cm_per_px, near)
+    outermost, shadow = _outline_line(straight, runs, weight, gear_cm / cm_per_px, near)
     if near:
         # The footprint's edge is the outer end of its run of offsets (a track's band spans a
         # few), or its strongest offset where a dip cut it from a shadow's edge outside.
@@ -488,7 +506,7 @@ def _median_steps(profiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     and i + 1), and where it shows no step at all: an edge that runs the whole side stands out
     there, the mat's grain does not."""
     typical = cv2.GaussianBlur(row_median(profiles, axis=0)[None], (3, 1), 0)[0]
-    step = np.linalg.norm(np.diff(typical, axis=0), axis=-1)
+    step = _colour_distance(np.diff(typical, axis=0))
     clear = step > max(2 * MIN_EDGE, AVERAGED_EDGE_FACTOR * float(row_median(step)))
     peak = np.zeros(len(step), bool)
     peak[1:-1] = (step[1:-1] >= step[:-2]) & (step[1:-1] >= step[2:])
@@ -529,8 +547,11 @@ def _outline_line(
     """
     centres = sorted((int(run[len(run) // 2]) for run in runs), reverse=True)
     last = straight.shape[1] - 1
-    inside = {k: _median_colour(straight, slice(max(0, k - 3), k + 1), weight) for k in centres}
-    outside = {k: _median_colour(straight, slice(min(last, k + 2), k + 5), weight) for k in centres}
+    inner = [(max(0, k - 3), k + 1) for k in centres]
+    outer = [(min(last, k + 2), min(last + 1, k + 5)) for k in centres]
+    colours = _median_colours(straight, inner + outer, weight)
+    inside = dict(zip(centres, colours[: len(centres)], strict=True))
+    outside = dict(zip(centres, colours[len(centres) :], strict=True))
     # Noise in a flat dark band (a shadow) peaks on a line now and then, but the colours either
     # side of such a line are the same.
     steps = {k: float(np.linalg.norm(outside[k] - inside[k])) for k in centres}
@@ -548,12 +569,22 @@ def _outline_line(
     return centres[-1], True
 
 
-def _median_colour(profiles: np.ndarray, offsets: slice, weight: float) -> np.ndarray:
-    """The typical shading-free colour of a stretch of a side's profiles (lines, offsets, 3),
-    its lightness weighted by `weight` there and restored here."""
-    colour = row_median(profiles[:, offsets].mean(axis=1), axis=0)
-    colour[0] /= weight
-    return colour
+def _median_colours(profiles: np.ndarray, stretches: list[tuple[int, int]], weight: float) -> np.ndarray:
+    """The typical shading-free colour of each stretch [start, stop) of a side's profiles
+    (lines, offsets, 3), their lightness weighted by `weight` there and restored here: (stretches, 3).
+
+    Stretches of one width are averaged in one gather and all share one median: taken one by
+    one, their small numpy calls cost the vehicle stage ~2 ms a frame.
+    """
+    means = np.empty((profiles.shape[0], len(stretches), profiles.shape[2]), profiles.dtype)
+    widths = np.array([stop - start for start, stop in stretches])
+    starts = np.array([start for start, _ in stretches])
+    for width in set(widths.tolist()):
+        which = np.nonzero(widths == width)[0]
+        means[:, which] = profiles[:, starts[which, None] + np.arange(width)].mean(axis=2)
+    colours = row_median(means, axis=0)
+    colours[:, 0] /= weight
+    return colours
 
 
 def _shadowed(lit: np.ndarray, dark: np.ndarray) -> bool:
@@ -571,20 +602,26 @@ def _shadowed(lit: np.ndarray, dark: np.ndarray) -> bool:
 
 
 def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, float] | None:
-    """Robust line offset = a + b * along: (offset at the side's middle, slope, inlier share)."""
+    """Robust line offset = a + b * along: (offset at the side's middle, slope, inlier share).
+
+    Means are sums over counts, np.mean's own value without its overhead (a fit is a dozen
+    of them on a few dozen values, hundreds of fits a frame).
+    """
     if len(along) < 6:
         return None
     keep = np.ones(len(along), bool)
     for _ in range(3):
         x, y = along[keep], offsets[keep]
-        dx = x - x.mean()
-        slope = float(dx @ (y - y.mean()) / max(dx @ dx, 1e-9))
-        resid = np.abs(offsets - y.mean() - slope * (along - x.mean()))
+        x_mean, y_mean = x.sum() / len(x), y.sum() / len(y)
+        dx = x - x_mean
+        slope = float(dx @ (y - y_mean) / max(dx @ dx, 1e-9))
+        resid = np.abs(offsets - y_mean - slope * (along - x_mean))
         keep = resid <= max(0.1, 2.5 * float(row_median(resid[keep])))
-        if keep.sum() < 6:
+        inliers = np.count_nonzero(keep)
+        if inliers < 6:
             return None
-    mid = float(np.mean(along))
-    return float(y.mean() + slope * (mid - x.mean())), slope, float(keep.mean())
+    mid = float(along.sum() / len(along))
+    return float(y_mean + slope * (mid - x_mean)), slope, inliers / len(keep)
 
 
 def _hull(blob: _Blob, camera_cm: np.ndarray, slack_cm: float = 0) -> tuple[np.ndarray, float, float] | None:
@@ -801,7 +838,7 @@ def _wall_lines(
     profile = cv2.GaussianBlur(profile, (3, WALL_ALONG_PX), 0)
     mat = row_median(profile[:, :MAT_PX].mean(axis=1), axis=0)  # the ground just outside
     profile = profile[:, MAT_PX:]  # [:, i]: i - k px in
-    step = np.linalg.norm(profile[:, 2 * k :] - profile[:, : -2 * k], axis=-1)  # [:, j]: the edge j px in
+    step = _colour_distance(profile[:, 2 * k :] - profile[:, : -2 * k])  # [:, j]: the edge j px in
     typical = row_median(step, axis=0)
     # Past the outline's own blur: down its slope to the first valley or to where it has faded.
     top = int(np.argmax(typical[: k + 1]))
@@ -889,7 +926,7 @@ def _gun_end(view: TableView, blob: _Blob) -> int:
         px = (pts * 10 * view.px_per_mm - 0.5).astype(np.float32)
         colour = _shading_free(_sampled(view.rect, px))
         colour[..., 0] *= LIGHTNESS_WEIGHT
-        deviation = np.linalg.norm(colour - np.median(colour, axis=1, keepdims=True), axis=-1)
+        deviation = _colour_distance(colour - np.median(colour, axis=1, keepdims=True))
         ridge = cv2.GaussianBlur(deviation, (1, 3), 0)  # along the barrel
         scores.append(float(np.median(ridge[:, centre].max(axis=1))))
     low, high = scores

@@ -18,8 +18,10 @@ from models.synth.truth_calibration import CameraCalibration
 from models.vehicles import (
     _axes,
     _Blob,
+    _colour_distance,
     _footprint,
     _ground_in_shadow,
+    _median_colours,
     _shading_free,
     _shadowed,
     find_vehicles,
@@ -539,3 +541,18 @@ def test_a_roof_a_pixel_short_of_the_views_frame_is_on_the_table_and_an_arm_into
     assert off[0].all() and off[-1].all() and off[:, 0].all()
     assert off[:, 49].all() and not off[1:-1, 48].any()  # the unseen part and one pixel around it
     assert not off[1, 1:48].any() and not off[1:-1, 1].any()  # a pixel inside the frame
+
+
+def test_colour_distance_is_numpys_norm_bit_for_bit():
+    difference = np.random.default_rng(3).normal(0, 0.2, (40, 33, 3)).astype(np.float32)
+    assert np.array_equal(_colour_distance(difference), np.linalg.norm(difference, axis=-1))
+
+
+def test_median_colours_of_stretches_of_any_width_are_each_stretchs_own():
+    profiles = np.random.default_rng(4).normal(0, 0.3, (25, 30, 3)).astype(np.float32)
+    stretches = [(0, 4), (27, 30), (29, 30), (10, 14), (3, 6)]
+    colours = _median_colours(profiles, stretches, 0.5)
+    for (start, stop), colour in zip(stretches, colours, strict=True):
+        own = np.median(profiles[:, start:stop].mean(axis=1), axis=0)
+        own[0] /= 0.5
+        assert np.array_equal(colour, own)
