@@ -63,8 +63,14 @@ class EdgePixels:
 
 
 def edge_pixels(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, threshold: float) -> EdgePixels:
-    """Found once and shared by every size class's vote map (half the voting's cost)."""
-    ys, xs = np.nonzero(mag > threshold)
+    """Found once and shared by every size class's vote map (half the voting's cost).
+
+    OpenCV lists them in np.nonzero's order in about half its time.
+    """
+    found = cv2.findNonZero(cv2.compare(mag, threshold, cv2.CMP_GT))
+    if found is None:
+        found = np.zeros((0, 1, 2), np.int32)
+    xs, ys = found[:, 0, 0], found[:, 0, 1]
     m = mag[ys, xs]
     return EdgePixels(xs, ys, gx[ys, xs] / m, gy[ys, xs] / m, np.minimum(m / (3 * threshold), 1.0), mag.shape)
 
@@ -73,13 +79,17 @@ def vote_map(edges: EdgePixels, radius_px: float) -> np.ndarray:
     """Each edge pixel adds one vote at +-radius along its gradient; blurred to absorb parallax."""
     h, w = edges.shape
     # Both directions at once: a dark rim on a light mat and a light rim on a dark one.
-    cx = np.round(np.tile(edges.xs, 2) + radius_px * np.concatenate([edges.ux, -edges.ux])).astype(np.int64)
-    cy = np.round(np.tile(edges.ys, 2) + radius_px * np.concatenate([edges.uy, -edges.uy])).astype(np.int64)
-    ok = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
-    votes = np.bincount(cy[ok] * w + cx[ok], weights=np.tile(edges.weight, 2)[ok], minlength=h * w)
-    smooth = cv2.GaussianBlur(votes.reshape(h, w).astype(np.float32), (0, 0), max(1.0, radius_px * 0.08))
+    dx, dy = radius_px * edges.ux, radius_px * edges.uy
+    cx = np.rint(np.concatenate([edges.xs + dx, edges.xs - dx])).astype(np.int64)
+    cy = np.rint(np.concatenate([edges.ys + dy, edges.ys - dy])).astype(np.int64)
+    # Votes off the image go to one spare bin past its end, cheaper than picking out the rest.
+    at = cy * w + cx
+    at[(cx < 0) | (cx >= w) | (cy < 0) | (cy >= h)] = h * w
+    votes = np.bincount(at, weights=np.tile(edges.weight, 2), minlength=h * w + 1)[: h * w]
+    sigma = max(1.0, radius_px * 0.08)
+    smooth = cv2.GaussianBlur(votes.reshape(h, w).astype(np.float32), (0, 0), sigma)
     # Normalise so that a full, sharp circle scores about 1 whatever its size.
-    return smooth * (2 * np.pi * max(1.0, radius_px * 0.08) ** 2) / (2 * np.pi * radius_px)
+    return smooth * (2 * np.pi * sigma**2) / (2 * np.pi * radius_px)
 
 
 # Edges weaker than this many times the frame's median gradient do not vote. Low, so that a
