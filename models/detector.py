@@ -341,10 +341,14 @@ class Detector:
         starts, n = radius.shape
         diameter = np.tile(c.diameter_mm[idx], starts)
         flat_c, flat_r = centres.reshape(-1, 2), radius.reshape(-1)
-        verdict = self.verifier.probability(rim_patches(c.rect, flat_c, flat_r, c.nadir_px, diameter))
-        usable = _right_size(c.measured(flat_r), diameter)
-        usable &= ~_on_markers(c.table_cm(flat_c), markers)
-        verdict = np.where(usable, verdict, -1.0).reshape(starts, n)
+        # The verifier sees only the starts of the right size and off the markers.
+        fits = _right_size(c.measured(flat_r), diameter) & ~_on_markers(c.table_cm(flat_c), markers)
+        usable = np.flatnonzero(fits)
+        verdict = np.full(starts * n, -1.0)
+        verdict[usable] = self.verifier.probability(
+            rim_patches(c.rect, flat_c[usable], flat_r[usable], c.nadir_px, diameter[usable])
+        )
+        verdict = verdict.reshape(starts, n)
         best, rims = verdict.argmax(0), np.arange(n)
         again = verdict[best, rims]
         better = (again > score[idx]) & (
