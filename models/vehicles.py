@@ -25,6 +25,7 @@ overlap, and the end the gun sticks out of is the front.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 import cv2
 import numpy as np
@@ -396,7 +397,7 @@ def _side_offsets(
     grad = _colour_distance(np.diff(profile, axis=1))  # (lines, steps-1)
     peak = np.zeros(grad.shape, bool)
     peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
-    peak &= grad > float(np.clip(NOISE_FACTOR * view.texture, MIN_EDGE, MAX_EDGE))
+    peak &= grad > min(max(NOISE_FACTOR * view.texture, MIN_EDGE), MAX_EDGE)
     # The coarse heading may be a degree or two off, so the line is sought along a few tilts.
     near_peak = cv2.dilate(peak.astype(np.uint8), np.ones((1, 2 * LINE_SPREAD_PX + 1), np.uint8)) > 0
     middle = (along - along.mean()) / cm_per_px
@@ -432,7 +433,7 @@ def _side_offsets(
         last = int(lines.max())
         reach = last + gear_cm / cm_per_px + WALL_SLACK_PX
         faint = [int(f) for f in clear if last < f <= reach and flat[last:f].any()]
-        lines = np.union1d(lines, np.asarray(faint, dtype=lines.dtype))
+        lines = np.append(lines, faint).astype(lines.dtype)  # sorted still: each lies past the last
     runs = _runs(lines, strength if near else None)
     outermost, shadow = _outline_line(straight, runs, weight, gear_cm / cm_per_px, near)
     if near:
@@ -516,14 +517,20 @@ def _median_steps(profiles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _runs(lines: np.ndarray, strength: np.ndarray | None) -> list[np.ndarray]:
     """Candidate offsets grouped into edges: one edge spans a few offsets, and with `strength`
     a run is also cut where its strength dips (two edges blurred into one run)."""
-    runs = np.split(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)
+    runs = _pieces(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)
     if strength is None:
         return runs
     cut: list[np.ndarray] = []
     for run in runs:
         s = strength[run]
-        cut += np.split(run, np.nonzero((s[1:-1] < s[:-2]) & (s[1:-1] < s[2:]))[0] + 1)
+        cut += _pieces(run, np.nonzero((s[1:-1] < s[:-2]) & (s[1:-1] < s[2:]))[0] + 1)
     return cut
+
+
+def _pieces(values: np.ndarray, at: np.ndarray) -> list[np.ndarray]:
+    """np.split's pieces, as slices: its own overhead was most of a side's grouping."""
+    bounds = [0, *at.tolist(), len(values)]
+    return [values[start:stop] for start, stop in pairwise(bounds)]
 
 
 def _outline_line(
@@ -863,7 +870,7 @@ def _wall_lines(
     lines = lines[lines >= start]
     if not len(lines):
         return np.zeros(0), d
-    runs = np.split(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)  # one line spans a few offsets
+    runs = _pieces(lines, np.nonzero(np.diff(lines) > 1)[0] + 1)  # one line spans a few offsets
     bands = [int(run[np.argmax(support[run])]) for run in runs]
     # A strip that is the ground darkened (the hull's shadow, outside a footprint edge that
     # hides in it) is no wall: the lines are then counted from the shadow's inner edge.
