@@ -432,8 +432,9 @@ def _side_offsets(
         clear, flat = _median_steps(straight)
         last = int(lines.max())
         reach = last + gear_cm / cm_per_px + WALL_SLACK_PX
+        # Each faint offset lies past the last line, so the lines stay sorted.
         faint = [int(f) for f in clear if last < f <= reach and flat[last:f].any()]
-        lines = np.append(lines, faint).astype(lines.dtype)  # sorted still: each lies past the last
+        lines = np.concatenate([lines, np.asarray(faint, lines.dtype)])
     runs = _runs(lines, strength if near else None)
     outermost, shadow = _outline_line(straight, runs, weight, gear_cm / cm_per_px, near)
     if near:
