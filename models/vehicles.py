@@ -163,10 +163,15 @@ def _colour_distance(difference: np.ndarray) -> np.ndarray:
     return np.sqrt(squared[..., 0] + squared[..., 1] + squared[..., 2])
 
 
+def _seen(bgr: np.ndarray) -> np.ndarray:
+    """Where the rectified table shows something: it is black where the camera does not see."""
+    return (bgr[..., 0] | bgr[..., 1] | bgr[..., 2]) > 0
+
+
 def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three coarse masks; the mat is the median colour, its spread sets the threshold."""
     inv = _shading_free(small)
-    valid = (small[..., 0] | small[..., 1] | small[..., 2]) > 0
+    valid = _seen(small)
     sample = valid[::3, ::3]  # the medians need no more than every ninth pixel
     mat = row_median(inv[::3, ::3][sample], axis=0) if sample.any() else np.zeros(3)
     # Split first: subtracting from the three-channel image was four times slower.
@@ -195,7 +200,7 @@ def _off_table(small: np.ndarray) -> np.ndarray:
     outward by parallax, may end a pixel short of it (0.4 cm: validation table 20,000's far end
     0.6 cm from the edge was taken for an arm while the frame was grown by a pixel too).
     """
-    outside = ((small[..., 0] | small[..., 1] | small[..., 2]) == 0).astype(np.uint8)
+    outside = (~_seen(small)).astype(np.uint8)
     outside = cv2.dilate(outside, np.ones((3, 3), np.uint8))
     outside[[0, -1], :] = 1
     outside[:, [0, -1]] = 1
@@ -223,8 +228,7 @@ def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
     rows = _shading_free(rect[:: TEXTURE_ROW_STEP])
     rows[..., 0] *= LIGHTNESS_WEIGHT
     step = _colour_distance(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1))
-    sampled = rect[:: TEXTURE_ROW_STEP, 1:]
-    lit = (sampled[..., 0] | sampled[..., 1] | sampled[..., 2]) > 0
+    lit = _seen(rect[:: TEXTURE_ROW_STEP, 1:])
     texture = float(row_median(step[lit])) if lit.any() else 0.0
     return TableView(rect, px_per_mm, _foreground(small), texture, _off_table(small))
 
@@ -403,12 +407,12 @@ def _side_offsets(
     middle = (along - along.mean()) / cm_per_px
     shifts = np.round(TILT_SLOPES[:, None] * middle[None, :]).astype(int)  # (tilts, lines)
     index = (np.arange(grad.shape[1])[None, None, :] + shifts[..., None]).clip(0, grad.shape[1] - 1)
+    rows = np.arange(len(along))[:, None]
     # Counted at flat positions: indexing with an array of rows beside took twice as long.
-    flat = index + (np.arange(len(along)) * grad.shape[1])[:, None]
-    supports = np.count_nonzero(near_peak.ravel()[flat], axis=1) / len(along)  # (tilts, steps)
+    positions = index + rows * grad.shape[1]
+    supports = np.count_nonzero(near_peak.ravel()[positions], axis=1) / len(along)  # (tilts, steps)
     best = int(np.argmax(supports.max(axis=1)))
     best_support, shift = supports[best], shifts[best]
-    rows = np.arange(len(along))[:, None]
     strength = row_median(grad[rows, index[best]], axis=0)
     straight = profile[rows, index[best]]  # the profiles shifted along the line's tilt
     lines = np.nonzero(best_support >= LINE_SUPPORT)[0]
@@ -417,8 +421,8 @@ def _side_offsets(
         # penumbra spreads its edge over centimetres. Is the window's inner end its outer end
         # darkened, the hull's edge is sought further inside, as past a shadow's sharp edge
         # (a path-traced hard validation table's plain hull found, a painted false hull fewer).
-        end_px = max(2, profile.shape[1] // 8)
         width = profile.shape[1]
+        end_px = max(2, width // 8)
         inner, outer = _median_colours(profile, [(0, end_px), (width - end_px, width)], weight)
         if inward < SHADOW_SEARCH_CM and _shadowed(outer, inner):
             return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), gear_cm, along_px)
@@ -844,7 +848,7 @@ def _wall_lines(
     # Averaged along the side (an edge parallel to it keeps its step) and a little across it:
     # the log of a dark channel is noisy.
     profile = cv2.GaussianBlur(profile, (3, WALL_ALONG_PX), 0)
-    mat = row_median(profile[:, :MAT_PX].mean(axis=1), axis=0)  # the ground just outside
+    mat = _median_colours(profile, [(0, MAT_PX)], 1.0)[0]  # the ground just outside
     profile = profile[:, MAT_PX:]  # [:, i]: i - k px in
     step = _colour_distance(profile[:, 2 * k :] - profile[:, : -2 * k])  # [:, j]: the edge j px in
     typical = row_median(step, axis=0)
@@ -877,7 +881,7 @@ def _wall_lines(
     # hides in it) is no wall: the lines are then counted from the shadow's inner edge.
     foot = 0
     while bands and bands[0] > foot + start:
-        strip = row_median(profile[:, foot + start + k : bands[0] + k].mean(axis=1), axis=0)
+        strip = _median_colours(profile, [(foot + start + k, bands[0] + k)], 1.0)[0]
         if not _shadowed(mat, strip):
             break
         foot, bands = bands[0], bands[1:]
