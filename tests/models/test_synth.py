@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
-from models.synth.scene import BaseSpec, HandSpec, random_camera, random_scene, render_scene
+from models.synth.scene import PLACEMENTS, BaseSpec, HandSpec, random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
 from tests.models.conftest import rig_camera, squad_scene
 
@@ -94,3 +95,18 @@ def test_random_tables_vary():
     heights = [c.centre_cm[2] for c in cameras]
     assert min(heights) >= 140 and max(heights) <= 225
     assert len({c.image_size for c in cameras}) >= 2
+
+
+@pytest.mark.parametrize("name", list(PLACEMENTS))
+def test_cameras_stand_and_bend_as_their_placement_says(name):
+    placement = PLACEMENTS[name]
+    rng = np.random.default_rng(11)
+    cameras = [random_camera(rng, (183.0, 122.0), placement=placement) for _ in range(16)]
+    heights = np.array([c.centre_cm[2] for c in cameras])
+    tilts = np.degrees(np.arccos([c.R[2, 2] for c in cameras]))  # the optical axis off the vertical
+    k1 = np.array([c.dist[0] for c in cameras])
+    bent = k1 != 0
+    assert np.all((heights >= placement.height_cm[0] - 1e-6) & (heights <= placement.height_cm[1] + 1e-6))
+    assert np.all((tilts >= placement.tilt_deg[0] - 1e-6) & (tilts <= placement.tilt_deg[1] + 1e-6))
+    assert np.all((k1[bent] >= placement.k1[0]) & (k1[bent] <= placement.k1[1]))
+    assert bent.all() if placement.distorted_share == 1 else 0 < bent.sum() < len(cameras)
