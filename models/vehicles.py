@@ -91,6 +91,12 @@ MAX_EDGE = 0.12
 TEXTURE_ROW_STEP = 48
 LINE_SPREAD_PX = 2
 LINE_SUPPORT = 0.4  # share of profiles with an edge on a side's line
+# Where no side shows pixel to pixel, the colour step is taken over SOFT_SPAN pixels; such a
+# line must run along nearly every profile (the octagons of trees and their shadows passed at
+# 0.4-0.8). On the nine validation sets (217 tables): hard hulls 108 -> 110 of 129 and false
+# 9 -> 8, clean 88 of 89 and 5 false unchanged.
+SOFT_SPAN = 2
+SOFT_LINE_SUPPORT = 0.9
 STEP_SHARE = 0.2  # a line whose sides differ by less than this share of the most is grain, no edge
 EDGE_SHARE = 0.5  # a far side's line is at least this share of the strongest line's strength
 NEAR_EDGE_SHARE = 0.2  # a near side's may be much weaker (dark tracks on a dark mat)
@@ -378,6 +384,7 @@ def _side_offsets(
     search_cm: tuple[float, float] = SEARCH_CM,
     gear_cm: float = 0.0,
     along_px: int = SIDE_ALONG_PX,
+    span: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of one side's outline along its normal, sampled along the side (cm, cm).
 
@@ -398,7 +405,7 @@ def _side_offsets(
     profile[..., 0] *= weight
     # Neighbouring profiles are averaged too: a side's edge runs along them, noise does not.
     profile = cv2.GaussianBlur(profile, (3, along_px), 0)
-    grad = _colour_distance(np.diff(profile, axis=1))  # (lines, steps-1)
+    grad = _colour_distance(profile[:, span:] - profile[:, :-span])  # (lines, steps - span)
     peak = np.zeros(grad.shape, bool)
     peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:])
     peak &= grad > min(max(NOISE_FACTOR * view.texture, MIN_EDGE), MAX_EDGE)
@@ -415,7 +422,7 @@ def _side_offsets(
     best_support, shift = supports[best], shifts[best]
     strength = row_median(grad[rows, index[best]], axis=0)
     straight = profile[rows, index[best]]  # the profiles shifted along the line's tilt
-    lines = np.nonzero(best_support >= LINE_SUPPORT)[0]
+    lines = np.nonzero(best_support >= (LINE_SUPPORT if span == 1 else SOFT_LINE_SUPPORT))[0]
     if not len(lines):
         # No line at all: the window may lie in the hull's shadow under a broad light, whose
         # penumbra spreads its edge over centimetres. Is the window's inner end its outer end
@@ -425,7 +432,13 @@ def _side_offsets(
         end_px = max(2, width // 8)
         inner, outer = _median_colours(profile, [(0, end_px), (width - end_px, width)], weight)
         if inward < SHADOW_SEARCH_CM and _shadowed(outer, inner):
-            return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), gear_cm, along_px)
+            deeper = (SHADOW_SEARCH_CM, outward)
+            return _side_offsets(view, blob, axis, end, near, deeper, gear_cm, along_px, span)
+        if span < SOFT_SPAN:
+            # A soft edge (a blurred, dim frame) spreads its step over a few pixels, none of them
+            # clear of the grain: over SOFT_SPAN pixels the step adds up, the grain less so (a
+            # dim hard validation hull on dark grass: 0.058 a pixel against a bar of 0.10).
+            return _side_offsets(view, blob, axis, end, near, search_cm, gear_cm, along_px, SOFT_SPAN)
         return along[:0], along[:0]
     share = NEAR_EDGE_SHARE if near else EDGE_SHARE
     lines = lines[strength[lines] >= share * strength[lines].max()]
@@ -446,17 +459,31 @@ def _side_offsets(
         # few), or its strongest offset where a dip cut it from a shadow's edge outside.
         run = next(r for r in runs if r[0] <= outermost <= r[-1])
         outermost = int(run[-1] if run[-1] + 1 not in lines else run[np.argmax(strength[run])])
+    if span > 1 and _soft_shadow_edge(straight, outermost, span, weight):
+        return along[:0], along[:0]
     if shadow and inward < SHADOW_SEARCH_CM:
         # The coarse blob took in the hull's shadow: the hull's edge lies further inside.
-        return _side_offsets(view, blob, axis, end, near, (SHADOW_SEARCH_CM, outward), gear_cm, along_px)
+        deeper = (SHADOW_SEARCH_CM, outward)
+        return _side_offsets(view, blob, axis, end, near, deeper, gear_cm, along_px, span)
     window = (outermost + shift[:, None] + np.arange(-LINE_SPREAD_PX, LINE_SPREAD_PX + 1)[None, :]).clip(
         0, grad.shape[1] - 1
     )
     local = np.where(np.take_along_axis(peak, window, axis=1), np.take_along_axis(grad, window, axis=1), -1.0)
     has = local.max(axis=1) > 0
     best = np.take_along_axis(window, np.argmax(local, axis=1)[:, None], axis=1)[:, 0]
-    offsets = edge + steps[best] + cm_per_px / 2
+    offsets = edge + steps[best] + span * cm_per_px / 2
     return along[has], offsets[has] * sign
+
+
+def _soft_shadow_edge(straight: np.ndarray, line: int, span: int, weight: float) -> bool:
+    """Whether a soft line found over `span` pixels is where the ground passes into shadow: its
+    inside the outside darkened. A tall thing's shadow is a blob with soft straight sides too."""
+    reach, width = max(2, span), straight.shape[1]
+    stretches = [(max(0, line - reach), line + 1), (line + span, min(width, line + span + reach + 1))]
+    if stretches[1][0] >= stretches[1][1]:
+        return False
+    inside, outside = _median_colours(straight, stretches, weight)
+    return _shadowed(outside, inside)
 
 
 def _sampled(rect: np.ndarray, px: np.ndarray) -> np.ndarray:

@@ -485,19 +485,53 @@ def _roof_px(mm: float, nadir_cm: float) -> int:
     return round(nadir_cm * 10 + (mm - nadir_cm * 10) * TOP_DOWN_CAMERA[2] / (TOP_DOWN_CAMERA[2] - 4.0))
 
 
-def _top_down_hull(ground: np.ndarray, hull: np.ndarray, coarse: np.ndarray):
-    """The hull's near wall (in shade) and roof drawn on `ground`, grain and blur added, and its
-    coarse blob `coarse` (cm, on the table's axes) measured: the refined blob or None."""
+def _top_down_hull(
+    ground: np.ndarray, hull: np.ndarray | None, coarse: np.ndarray, blur_px: float = 0.8, grain: float = 3.0
+):
+    """The hull's near wall (in shade) and roof drawn on `ground` (none: the ground alone), grain
+    and blur added, and its coarse blob `coarse` (cm, on the table's axes) measured: the
+    refined blob or None."""
     from models.vehicles import _refined
 
     x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
     cx, cy = TOP_DOWN_CAMERA[:2]
     image = ground.copy()
-    image[y0 : _roof_px(y0, cy), x0:x1] = 0.6 * hull
-    image[_roof_px(y0, cy) : _roof_px(y1, cy), _roof_px(x0, cx) : _roof_px(x1, cx)] = hull
-    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
-    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
+    if hull is not None:
+        image[y0 : _roof_px(y0, cy), x0:x1] = 0.6 * hull
+        image[_roof_px(y0, cy) : _roof_px(y1, cy), _roof_px(x0, cx) : _roof_px(x1, cx)] = hull
+    image += np.random.default_rng(0).normal(0.0, grain, image.shape)
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), blur_px), 0, 255).astype(np.uint8)
     return _refined(foreground(image, 1.0), _Blob(0.0, _axes(0.0), coarse, 0.95), TOP_DOWN_CAMERA)
+
+
+def _blotchy(colour, size: tuple[int, int] = (700, 900)) -> np.ndarray:
+    """A mat of one colour, its lightness varying by 6 % over blotches a few centimetres wide."""
+    blot = cv2.GaussianBlur(np.random.default_rng(1).normal(0.0, 1.0, size), (0, 0), 8)
+    return np.array(colour, float) * (1 + 0.06 * blot / blot.std())[..., None]
+
+
+@pytest.mark.parametrize("grain", [2.0, 4.0])
+def test_a_dim_hull_whose_sides_blur_over_a_few_pixels_is_measured(grain):
+    """A grey hull on dark grass, blurred by 3 px: no pixel-to-pixel step along its sides clears
+    the grain's bar, but the step over two pixels does, on every profile; its near side is
+    placed to 2 mm (a hard validation table's plain hull was lost so)."""
+    x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
+    roof_end = _roof_px(y1, TOP_DOWN_CAMERA[1]) / 10
+    coarse = np.array([[x0 / 10 - 0.4, x1 / 10 + 0.4], [y0 / 10 - 0.4, roof_end + 0.4]])
+    refined = _top_down_hull(_blotchy((40, 62, 48)), np.array((62.0, 72.0, 66.0)), coarse, 3.0, grain)
+    assert refined is not None
+    assert abs(refined.extent[1, 0] - y0 / 10) * 10 <= 2.0
+
+
+@pytest.mark.parametrize("mat", [(40, 62, 48), (60, 110, 70), (150, 150, 150)])
+def test_a_blurred_shadow_the_shape_of_a_hull_is_no_hull(mat):
+    """A hull-sized patch of mat at 0.55 of its light, blurred by 3 px: its soft sides are straight
+    on every profile, but across each the ground only darkens, so none is a hull's side."""
+    x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
+    ground = _blotchy(mat)
+    ground[y0:y1, x0:x1] *= 0.55
+    coarse = np.array([[x0 / 10 - 0.4, x1 / 10 + 0.4], [y0 / 10 - 0.4, y1 / 10 + 0.4]])
+    assert _top_down_hull(ground, None, coarse, 3.0, 2.0) is None
 
 
 @pytest.mark.parametrize(("core", "reach_cm"), [(0.55, 4.5), (0.5, 5.5), (0.6, 4.0)])
