@@ -764,6 +764,11 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
             # along the coarse heading is smeared by the averaging of neighbouring profiles.
             # The coarse blob may end at a near side's roof edge: its footprint lies out past the wall.
             search = (SEARCH_CM[0], max(SEARCH_CM[1], wall + NEAR_REACH_CM))
+            if first is not None and near[a][e]:
+                # Measured again on the turned axes, a near side starts from its foot, found past
+                # the wall already: reaching out by the wall's band again, it ran on to the far
+                # edge of the hull's own long shadow (two hard validation hulls 1.6-2.6 cm long).
+                search = (SEARCH_CM[0], NEAR_REACH_CM)
             tries = ((search, SIDE_ALONG_PX), (WIDE_SEARCH_CM, SIDE_ALONG_PX), (search, 1))
             for search, along_px in tries:
                 fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], search, gear, along_px))
