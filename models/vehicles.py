@@ -93,7 +93,7 @@ LINE_SPREAD_PX = 2
 LINE_SUPPORT = 0.4  # share of profiles with an edge on a side's line
 # Where no side shows pixel to pixel, the colour step is taken over SOFT_SPAN pixels; such a
 # line must run along nearly every profile (the octagons of trees and their shadows passed at
-# 0.4-0.8). On the nine validation sets (217 tables): hard hulls 108 -> 110 of 129 and false
+# 0.4-0.8). On the nine validation sets (150 tables): hard hulls 108 -> 110 of 129 and false
 # 9 -> 8, clean 88 of 89 and 5 false unchanged.
 SOFT_SPAN = 2
 SOFT_LINE_SUPPORT = 0.9
