@@ -459,7 +459,9 @@ def _side_offsets(
         # few), or its strongest offset where a dip cut it from a shadow's edge outside.
         run = next(r for r in runs if r[0] <= outermost <= r[-1])
         outermost = int(run[-1] if run[-1] + 1 not in lines else run[np.argmax(strength[run])])
-    if span > 1 and _soft_shadow_edge(straight, outermost, span, weight):
+    if span > 1 and shadow:
+        # A soft line whose inside is the outside darkened is a shadow's edge: a tall thing's
+        # shadow is a blob with soft straight sides too, and no hull.
         return along[:0], along[:0]
     if shadow and inward < SHADOW_SEARCH_CM:
         # The coarse blob took in the hull's shadow: the hull's edge lies further inside.
@@ -473,17 +475,6 @@ def _side_offsets(
     best = np.take_along_axis(window, np.argmax(local, axis=1)[:, None], axis=1)[:, 0]
     offsets = edge + steps[best] + span * cm_per_px / 2
     return along[has], offsets[has] * sign
-
-
-def _soft_shadow_edge(straight: np.ndarray, line: int, span: int, weight: float) -> bool:
-    """Whether a soft line found over `span` pixels is where the ground passes into shadow: its
-    inside the outside darkened. A tall thing's shadow is a blob with soft straight sides too."""
-    reach, width = max(2, span), straight.shape[1]
-    stretches = [(max(0, line - reach), line + 1), (line + span, min(width, line + span + reach + 1))]
-    if stretches[1][0] >= stretches[1][1]:
-        return False
-    inside, outside = _median_colours(straight, stretches, weight)
-    return _shadowed(outside, inside)
 
 
 def _sampled(rect: np.ndarray, px: np.ndarray) -> np.ndarray:
