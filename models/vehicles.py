@@ -146,6 +146,8 @@ class TableView:
     masks: tuple[np.ndarray, ...]  # at PX_PER_CM: unlike the mat, that cut along edges, ringed by edges
     texture: float  # median step of shading-free colour between neighbouring pixels (mostly mat)
     off_table: np.ndarray  # at PX_PER_CM
+    mat: np.ndarray  # the mat's median shading-free colour
+    mat_threshold: float  # how far from it (_mat_distances) a colour is unlike the mat
 
 
 def _shading_free(bgr: np.ndarray) -> np.ndarray:
@@ -174,8 +176,8 @@ def _seen(bgr: np.ndarray) -> np.ndarray:
     return (bgr[..., 0] | bgr[..., 1] | bgr[..., 2]) > 0
 
 
-def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The three coarse masks; the mat is the median colour, its spread sets the threshold."""
+def _foreground(small: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, float]:
+    """The three coarse masks, the mat's colour (the median) and the threshold its spread sets."""
     inv = _shading_free(small)
     valid = _seen(small)
     sample = valid[::3, ::3]  # the medians need no more than every ninth pixel
@@ -196,7 +198,8 @@ def _foreground(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     mask = (dist > threshold) & valid
     # Cutting also splits a hull along its turret and gun, so both versions are looked at.
     cut = mask & (grad <= CUT_EDGE)
-    return mask.astype(np.uint8) * 255, cut.astype(np.uint8) * 255, _enclosed(grad > ROOF_EDGE, valid)
+    masks = (mask.astype(np.uint8) * 255, cut.astype(np.uint8) * 255, _enclosed(grad > ROOF_EDGE, valid))
+    return masks, mat, threshold
 
 
 def _off_table(small: np.ndarray) -> np.ndarray:
@@ -236,7 +239,8 @@ def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
     step = _colour_distance(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1))
     lit = _seen(rect[:: TEXTURE_ROW_STEP, 1:])
     texture = float(row_median(step[lit])) if lit.any() else 0.0
-    return TableView(rect, px_per_mm, _foreground(small), texture, _off_table(small))
+    masks, mat, threshold = _foreground(small)
+    return TableView(rect, px_per_mm, masks, texture, _off_table(small), mat, threshold)
 
 
 def _shrunk(rect: np.ndarray, factor: float) -> np.ndarray:
@@ -453,7 +457,12 @@ def _side_offsets(
         faint = [int(f) for f in clear if last < f <= reach and flat[last:f].any()]
         lines = np.concatenate([lines, np.asarray(faint, lines.dtype)])
     runs = _runs(lines, strength if near else None)
-    outermost, shadow = _outline_line(straight, runs, weight, gear_cm / cm_per_px, near)
+    ground = None
+    if not near:
+        typical = row_median(straight, axis=0)
+        typical[:, 0] /= weight
+        ground = (_mat_distances(view, typical) <= view.mat_threshold) | _shadowed(view.mat, typical)
+    outermost, shadow = _outline_line(straight, runs, weight, gear_cm / cm_per_px, near, ground)
     if near:
         # The footprint's edge is the outer end of its run of offsets (a track's band spans a
         # few), or its strongest offset where a dip cut it from a shadow's edge outside.
@@ -557,7 +566,12 @@ def _pieces(values: np.ndarray, at: np.ndarray) -> list[np.ndarray]:
 
 
 def _outline_line(
-    straight: np.ndarray, runs: list[np.ndarray], weight: float, gear_px: float, near: bool
+    straight: np.ndarray,
+    runs: list[np.ndarray],
+    weight: float,
+    gear_px: float,
+    near: bool,
+    ground: np.ndarray | None = None,
 ) -> tuple[int, bool]:
     """A side's outermost candidate line that is not the edge of the hull's shadow.
 
@@ -574,6 +588,11 @@ def _outline_line(
     lie inside it (painted validation tables 71,000+ and 20,010+: 2 more hulls placed). Not on
     a near side: there a roof's edge over its own wall in shade is such a line, and a building
     whose roof and walls are one colour passed for a hull when its wall was taken in.
+
+    Outside a roof's edge lies only the ground, so on a far side (given `ground`, where the
+    profiles' median is the mat, lit or in shadow) a line with something else outside it and
+    the ground somewhere inside, before the next line in, is the edge of a thing beyond the
+    hull (a marker, a building): passed over, or flagged as a shadow's when no line is left.
     """
     centres = sorted((int(run[len(run) // 2]) for run in runs), reverse=True)
     last = straight.shape[1] - 1
@@ -589,6 +608,12 @@ def _outline_line(
     for i, k in enumerate(centres):
         if not near and i + 1 < len(centres) and _shadowed(inside[k], outside[k]):
             continue  # the ground's own lit edge: a terrain's shadow begins outside it
+        if ground is not None and not ground[min(last, k + 3)]:
+            inner = centres[i + 1] + 2 if i + 1 < len(centres) else 0
+            if ground[inner : k - 1].any():
+                if i + 1 < len(centres):
+                    continue
+                return k, True
         if not _shadowed(outside[k], inside[k]):
             return k, False
         if i + 1 < len(centres) and k - centres[i + 1] <= gear_px:
@@ -617,18 +642,30 @@ def _median_colours(profiles: np.ndarray, stretches: list[tuple[int, int]], weig
     return colours
 
 
-def _shadowed(lit: np.ndarray, dark: np.ndarray) -> bool:
+def _shadowed(lit: np.ndarray, dark: np.ndarray) -> np.ndarray:
     """Whether shading-free log colour `dark` is `lit` in shadow: darker, and in linear colour a
     multiple of it (a shadow scales all channels alike; a dark track or wall has its own hue).
+    `dark` may be many colours (..., 3), and then so is the answer.
 
     The comparison is made in linear colour because the log's offset pulls a dark colour's
     chromaticity towards grey, so a shadow on a dark mat would seem to change its hue.
     """
-    if lit[0] - dark[0] < SHADOW_MIN_STEP:
-        return False
-    a, b = (np.exp(SHADING_BASIS.T @ c) - LOG_OFFSET for c in (lit, dark))
-    cosine = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9)
-    return cosine > np.cos(np.radians(SHADOW_HUE_DEG))
+    darker = lit[0] - dark[..., 0] >= SHADOW_MIN_STEP
+    if not darker.any():  # most lines: no need for the hue
+        return darker
+    a = np.exp(SHADING_BASIS.T @ lit) - LOG_OFFSET
+    b = np.exp(dark @ SHADING_BASIS) - LOG_OFFSET
+    cosine = (b @ a) / np.maximum(np.linalg.norm(a) * np.linalg.norm(b, axis=-1), 1e-9)
+    return darker & (cosine > np.cos(np.radians(SHADOW_HUE_DEG)))
+
+
+def _mat_distances(view: TableView, colours: np.ndarray) -> np.ndarray:
+    """How unlike the mat each shading-free colour (n, 3) is, as the coarse mask measures it:
+    darkening counts for little, as in a shadow."""
+    difference = (colours - view.mat).astype(np.float32)
+    light = difference[:, 0]
+    light *= np.where(light < 0, np.float32(SHADOW_LIGHTNESS_WEIGHT), np.float32(LIGHTNESS_WEIGHT))
+    return _colour_distance(difference)
 
 
 def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, float] | None:

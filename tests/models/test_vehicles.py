@@ -582,6 +582,40 @@ def test_a_far_side_with_a_terrains_shadow_just_beyond_it_is_placed_by_the_roof(
     assert abs(refined.extent[1, 1] - roof_end / 10) * 10 <= 2.0
 
 
+@pytest.mark.parametrize(
+    ("gap_cm", "beyond"), [(1.0, (235, 235, 235)), (1.4, (235, 235, 235)), (1.2, (170, 90, 200))]
+)
+def test_a_far_side_with_a_marker_or_a_building_just_beyond_it_is_placed_by_the_roof(gap_cm, beyond):
+    """A strip of mat, then a marker's white paper or a building's wall, beyond a hull's far
+    side: that thing's edge is the outermost and strongest line in the side's window, but the
+    ground lies between it and the roof, so the roof's edge is the side (hard validation table
+    71,004's far end was placed on a marker 1.4 cm past it)."""
+    roof_end = _roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
+    ground = _blotchy((50, 110, 60))
+    ground[roof_end + round(gap_cm * 10) :] = beyond
+    coarse = np.array([[29.6, 50.4], [29.6, roof_end / 10 + 0.4]])
+    refined = _top_down_hull(ground, np.array((90.0, 150.0, 190.0)), coarse, 1.5)
+    assert refined is not None
+    assert abs(refined.extent[1, 1] - roof_end / 10) * 10 <= 2.0
+
+
+@pytest.mark.parametrize("shade_cm", [2.0, 2.5])
+def test_a_far_side_whose_coarse_blob_ran_over_a_shadow_onto_a_building_is_sought_inside(shade_cm):
+    """Between a hull's far side and a building lies the building's shadow, and the coarse blob
+    takes it in, so its far end is the building's foot and the roof's edge lies deeper than the
+    side's window reaches: the one line in the window has the ground in shade inside it and the
+    building outside, so the roof is sought further in (hard validation table 73,012)."""
+    roof_end = _roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
+    foot = roof_end + round(shade_cm * 10)
+    ground = _blotchy((150, 140, 160))
+    ground[roof_end:foot] *= 0.5
+    ground[foot:] = (170, 90, 200)
+    coarse = np.array([[29.6, 50.4], [29.6, foot / 10 + 0.2]])
+    refined = _top_down_hull(ground, np.array((110.0, 30.0, 150.0)), coarse, 1.5)
+    assert refined is not None
+    assert abs(refined.extent[1, 1] - roof_end / 10) * 10 <= 2.0
+
+
 def test_a_roof_a_pixel_short_of_the_views_frame_is_on_the_table_and_an_arm_into_it_is_not():
     """The frame of the view is off the table, and so is whatever the camera does not see and the
     pixel around it; the pixel inside the frame is not (a hull's roof may end there)."""
