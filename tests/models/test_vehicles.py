@@ -254,6 +254,26 @@ def test_a_short_hull_with_a_ragged_end_keeps_its_heading():
     assert _placed(found, short)
 
 
+@pytest.mark.parametrize(("seed", "hard"), [(72_010, True), (20_013, False)])
+def test_every_placed_tank_points_its_gun_forward(seed, hard):
+    """Validation tables 72,010 (hard) and 20,013 (clean): a 25 cm tank with its turret towards
+    the rear and a 26 cm one came out turned round (the barrel's end scored no higher than the
+    rear's turret edges and shadow); the barrel's one column down the front end now decides."""
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, hard=hard, table="183x122")
+    wide = hard and rng.random() < 0.3
+    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide)
+    frame = render_scene(scene, camera, seed)
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    rect, ppm = rectified(frame.image, calibration)
+    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    tanks = [v for v in scene.vehicles if v.turret and _placed(found, v)]
+    assert len(tanks) >= 2
+    for tank in tanks:
+        heading = found.heading_deg[np.argmin(np.linalg.norm(found.xy_cm - [tank.x_cm, tank.y_cm], axis=1))]
+        assert abs((heading - tank.heading_deg + 180) % 360 - 180) < 2.0
+
+
 def test_a_shadow_darkens_the_ground_by_one_factor_and_dark_tracks_are_no_shadow():
     mat = (50.0, 120.0, 40.0)  # green felt
     lit, shaded = (_shading_free(np.array([[c]], np.uint8))[0, 0] for c in (mat, [0.45 * v for v in mat]))
