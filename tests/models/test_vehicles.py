@@ -274,6 +274,21 @@ def test_every_placed_tank_points_its_gun_forward(seed, hard):
         assert abs((heading - tank.heading_deg + 180) % 360 - 180) < 2.0
 
 
+def test_a_building_measured_by_its_roof_is_not_a_hull():
+    """Clean validation table 22,020, which holds no vehicle: a 20 cm building 37 cm from the
+    nadir passed for a 33 cm hull, its near sides on its roof's edges; the wall outside them
+    is too tall for a hull's."""
+    rng = np.random.default_rng(22_020)
+    scene = random_scene(rng, hard=False, table="183x122")
+    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=False)
+    frame = render_scene(scene, camera, 22_020)
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    rect, ppm = rectified(frame.image, calibration)
+    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    assert not scene.vehicles and any(t.kind == "building" and t.height_cm > 15 for t in scene.terrain)
+    assert len(found) == 0
+
+
 def test_a_shadow_darkens_the_ground_by_one_factor_and_dark_tracks_are_no_shadow():
     mat = (50.0, 120.0, 40.0)  # green felt
     lit, shaded = (_shading_free(np.array([[c]], np.uint8))[0, 0] for c in (mat, [0.45 * v for v in mat]))
@@ -664,6 +679,39 @@ def test_a_far_side_whose_coarse_blob_ran_over_a_shadow_onto_a_building_is_sough
     refined = _top_down_hull(ground, np.array((110.0, 30.0, 150.0)), coarse, 1.5)
     assert refined is not None
     assert abs(refined.extent[1, 1] - roof_end / 10) * 10 <= 2.0
+
+
+@pytest.mark.parametrize(
+    ("wall_cm", "measured_at", "shade", "building"),
+    [
+        (15.0, "roof", 0.0, True),
+        (10.0, "roof", 0.0, True),
+        (4.0, "roof", 0.0, False),
+        (4.0, "foot", 2.0, False),
+    ],
+)
+def test_a_near_side_on_a_roof_over_a_wall_taller_than_a_hulls_is_a_building(
+    wall_cm, measured_at, shade, building
+):
+    """A box 20 cm from the nadir whose near side was measured at its roof's edge, the wall
+    below it (in shade) out to its foot on the mat: a wall 10-15 cm tall is a building's, a
+    4 cm one a hull's. Measured at its foot, a hull has the ground outside, its shadow too."""
+    from models.vehicles import _roof_over_a_tall_wall
+
+    x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
+    cx, cy = TOP_DOWN_CAMERA[:2]
+    height = TOP_DOWN_CAMERA[2]
+    roof_near = round(cy * 10 + (y0 - cy * 10) * height / (height - wall_cm))
+    image = _blotchy((60, 110, 70))
+    image[y0 - round(shade * 10) : y0, x0:x1] *= 0.5
+    image[y0:roof_near, x0:x1] = (40, 60, 140)
+    image[roof_near : _roof_px(y1, cy), _roof_px(x0, cx) : _roof_px(x1, cx)] = (60, 90, 200)
+    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
+    near = roof_near if measured_at == "roof" else y0
+    extent = np.array([[x0 / 10, x1 / 10], [near / 10, _roof_px(y1, cy) / 10]])
+    blob = _Blob(0.0, _axes(0.0), extent, 0.95)
+    assert _roof_over_a_tall_wall(foreground(image, 1.0), blob, TOP_DOWN_CAMERA) is building
 
 
 def test_a_roof_a_pixel_short_of_the_views_frame_is_on_the_table_and_an_arm_into_it_is_not():
