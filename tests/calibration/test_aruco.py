@@ -1,4 +1,5 @@
-"""Reading markers: a marker smeared over its cells' borders is read by the last, soft pass."""
+"""Reading markers: the passes that run when markers are still missing read a marker smeared
+over its cells' borders, and one with a shadow's edge across it."""
 
 from __future__ import annotations
 
@@ -44,3 +45,27 @@ def test_a_marker_smeared_over_its_cells_borders_is_read_by_the_soft_pass(side_p
     assert list(sighting.corners) == [0]
     centre = np.array(CORNER) + side_px / 2
     assert np.all(np.abs(np.nanmean(sighting.corners[0], axis=0) - centre) < 2.0)
+
+
+@pytest.mark.parametrize(("depth", "angle_deg"), [(0.25, 0.0), (0.35, 30.0), (0.45, 0.0)])
+def test_a_marker_half_in_a_shadow_is_read_on_the_image_with_its_light_divided_out(depth, angle_deg):
+    """A shadow's sharp edge across a marker (hard benchmark table 50,011's marker 3, under an
+    arm's shadow): the shaded white cells are darker than the lit ones' threshold, and no pass
+    on the image itself reads it."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    paper = cv2.copyMakeBorder(
+        cv2.aruco.generateImageMarker(dictionary, 0, 120), 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=255
+    )
+    image = np.full((300, 300), 120.0, np.float32)
+    image[80:240, 90:250] = paper
+    rows, cols = np.mgrid[0:300, 0:300]
+    t = np.radians(angle_deg)
+    shade = (cols - 170) * np.cos(t) + (rows - 160) * np.sin(t) < 0  # through the marker's middle
+    image = cv2.GaussianBlur(image * np.where(shade, depth, 1.0), (0, 0), 1.0)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    for thorough, soft in ((False, False), (True, False), (True, True)):
+        _, ids, _ = detector("DICT_4X4_50", thorough=thorough, soft=soft).detectMarkers(image)
+        assert ids is None or 0 not in ids.ravel()
+    sighting = find_markers(image, default_layout("183x122"))
+    assert list(sighting.corners) == [0]
+    assert np.all(np.abs(np.nanmean(sighting.corners[0], axis=0) - (170, 160)) < 1.0)
