@@ -145,11 +145,11 @@ def find_markers(
     gray = to_gray(image)
     wanted = set(layout.ids)
     quads, ignored = _detect(detector(layout.dictionary, refinement), gray, wanted)
-    passes = ((False, lambda: gray), (True, lambda: gray), (True, lambda: _flattened(gray)))
-    for soft, seen in passes:  # each pass only when markers are still missing
+    for soft, flatten in ((False, False), (True, False), (True, True)):  # while markers are missing
         if set(quads) == wanted:
             break
-        more, _ = _detect(detector(layout.dictionary, refinement, True, soft), seen(), wanted - set(quads))
+        seen = _flattened(gray) if flatten else gray
+        more, _ = _detect(detector(layout.dictionary, refinement, True, soft), seen, wanted - set(quads))
         quads.update(more)
     corners = {marker_id: _the_one_copy(marker_id, copies) for marker_id, copies in quads.items()}
     detected = {i: undistort(q) if undistort is not None else q for i, q in corners.items()}

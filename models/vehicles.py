@@ -149,7 +149,7 @@ class TableView:
     texture: float  # median step of shading-free colour between neighbouring pixels (mostly mat)
     off_table: np.ndarray  # at PX_PER_CM
     mat: np.ndarray  # the mat's median shading-free colour
-    mat_threshold: float  # how far from it (_mat_distances) a colour is unlike the mat
+    mat_threshold: float  # how far from it (see _ground) a colour is unlike the mat
 
 
 def _shading_free(bgr: np.ndarray) -> np.ndarray:
@@ -463,7 +463,7 @@ def _side_offsets(
     if not near:
         typical = row_median(straight, axis=0)
         typical[:, 0] /= weight
-        ground = (_mat_distances(view, typical) <= view.mat_threshold) | _shadowed(view.mat, typical)
+        ground = _ground(view, typical)
     outermost, shadow = _outline_line(straight, runs, weight, gear_cm / cm_per_px, near, ground)
     if near:
         # The footprint's edge is the outer end of its run of offsets (a track's band spans a
@@ -661,13 +661,13 @@ def _shadowed(lit: np.ndarray, dark: np.ndarray) -> np.ndarray:
     return darker & (cosine > np.cos(np.radians(SHADOW_HUE_DEG)))
 
 
-def _mat_distances(view: TableView, colours: np.ndarray) -> np.ndarray:
-    """How unlike the mat each shading-free colour (n, 3) is, as the coarse mask measures it:
-    darkening counts for little, as in a shadow."""
+def _ground(view: TableView, colours: np.ndarray) -> np.ndarray:
+    """Which shading-free colours (n, 3) are the ground: the mat as the coarse mask measures it
+    (darkening counts for little), or the mat in shadow."""
     difference = (colours - view.mat).astype(np.float32)
     light = difference[:, 0]
     light *= np.where(light < 0, np.float32(SHADOW_LIGHTNESS_WEIGHT), np.float32(LIGHTNESS_WEIGHT))
-    return _colour_distance(difference)
+    return (_colour_distance(difference) <= view.mat_threshold) | _shadowed(view.mat, colours)
 
 
 def _fit_side(along: np.ndarray, offsets: np.ndarray) -> tuple[float, float, float] | None:
@@ -911,7 +911,7 @@ def _wall_lines(
     # Near the nadir a low hull's roof edge hides in the outline's blur, and the first edge
     # past it may be a turret's: only a wall seen as one straight band all along counts there.
     close = d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM
-    if d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) < 2 * WALL_SKIP_CM:
+    if _wall_band(blob, camera_cm, axis, end) < 2 * WALL_SKIP_CM:
         return None
     gear = _wall_band(blob, camera_cm, axis, end, GEAR_CM)
     along, outline = _side_offsets(view, blob, axis, end, True, SEARCH_CM, gear)
@@ -973,14 +973,16 @@ def _wall_lines(
 
 def _walls(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> list[tuple[np.ndarray, float]]:
     """The straight edges above each near side that shows its wall (see _wall_lines)."""
-    nadir = blob.axes @ camera_cm[:2]
-    walls = [
-        _wall_lines(view, blob, camera_cm, axis, end, TALLEST_CM)
-        for axis in (0, 1)
-        for end in (0, 1)
-        if (nadir[axis] < blob.extent[axis, 0] if end == 0 else nadir[axis] > blob.extent[axis, 1])
-    ]
+    sides = _near_sides(blob, camera_cm)
+    walls = [_wall_lines(view, blob, camera_cm, axis, end, TALLEST_CM) for axis, end in sides]
     return [w for w in walls if w is not None and len(w[0])]
+
+
+def _near_sides(blob: _Blob, camera_cm: np.ndarray) -> list[tuple[int, int]]:
+    """The (axis, end) of each side facing the camera's nadir: the ones whose wall shows."""
+    nadir = blob.axes @ camera_cm[:2]
+    facing = ((nadir < blob.extent[:, 0]), (nadir > blob.extent[:, 1]))
+    return [(axis, end) for axis in (0, 1) for end in (0, 1) if facing[end][axis]]
 
 
 def _too_tall(walls: list[tuple[np.ndarray, float]], camera_height_cm: float, px_per_mm: float) -> bool:
@@ -1017,20 +1019,17 @@ def _roof_over_a_tall_wall(view: TableView, blob: _Blob, camera_cm: np.ndarray) 
     nadir = blob.axes @ camera_cm[:2]
     height = camera_cm[2]
     skip = round(WALL_SKIP_CM / cm_per_px)
-    for axis, end in ((0, 0), (0, 1), (1, 0), (1, 1)):
-        if not (nadir[axis] < blob.extent[axis, 0] if end == 0 else nadir[axis] > blob.extent[axis, 1]):
+    for axis, end in _near_sides(blob, camera_cm):
+        if _wall_band(blob, camera_cm, axis, end) < 2 * WALL_SKIP_CM:
             continue
         d = abs(float(nadir[axis]) - blob.extent[axis, end])
-        if d * MAX_HULL_HEIGHT_CM / (height - MAX_HULL_HEIGHT_CM) < 2 * WALL_SKIP_CM:
-            continue
-        reach = d * TALLEST_CM / (height - TALLEST_CM) + 2 * WALL_SKIP_CM
+        reach = _wall_band(blob, camera_cm, axis, end, TALLEST_CM) + 2 * WALL_SKIP_CM
         along, _, _, profile = _side_profiles(view, blob, axis, end, (0.0, reach))
         if len(along) < 6:
             continue
         profile = cv2.GaussianBlur(profile, (3, WALL_ALONG_PX), 0)
         colours = profile.reshape(-1, 3)
-        ground = (_mat_distances(view, colours) <= view.mat_threshold) | _shadowed(view.mat, colours)
-        ground = ground.reshape(profile.shape[:2])
+        ground = _ground(view, colours).reshape(profile.shape[:2])
         held = ground[:, skip:-2] & ground[:, skip + 1 : -1] & ground[:, skip + 2 :]  # three pixels on
         footed = held.any(axis=1)
         if footed.mean() < FOOT_SEEN:
