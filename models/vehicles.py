@@ -784,31 +784,30 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
     coarse_fill = blob.fill
     first: _Blob | None = None
     for _ in range(2):
-        nadir = blob.axes @ camera_cm[:2]
-        near = [(nadir[0] < blob.extent[0, 0], nadir[0] > blob.extent[0, 1]),
-                (nadir[1] < blob.extent[1, 0], nadir[1] > blob.extent[1, 1])]
+        near_sides = _near_sides(blob, camera_cm)
         fits = []
         stood_in = False
         for a, e in ((0, 0), (0, 1), (1, 0), (1, 1)):
-            wall = _wall_band(blob, camera_cm, a, e) if near[a][e] else 0.0
-            gear = _wall_band(blob, camera_cm, a, e, GEAR_CM) if near[a][e] else 0.0
+            near = (a, e) in near_sides
+            wall = _wall_band(blob, camera_cm, a, e) if near else 0.0
+            gear = _wall_band(blob, camera_cm, a, e, GEAR_CM) if near else 0.0
             # The coarse blob may be short of a side by more than the window; a side not quite
             # along the coarse heading is smeared by the averaging of neighbouring profiles.
             # The coarse blob may end at a near side's roof edge: its footprint lies out past the wall.
             search = (SEARCH_CM[0], max(SEARCH_CM[1], wall + NEAR_REACH_CM))
-            if first is not None and near[a][e]:
+            if first is not None and near:
                 # Measured again on the turned axes, a near side starts from its foot, found past
                 # the wall already: reaching out by the wall's band again, it ran on to the far
                 # edge of the hull's own long shadow (two hard validation hulls 1.6-2.6 cm long).
                 search = (SEARCH_CM[0], NEAR_REACH_CM)
             tries = ((search, SIDE_ALONG_PX), (WIDE_SEARCH_CM, SIDE_ALONG_PX), (search, 1))
             for search, along_px in tries:
-                fit = _fit_side(*_side_offsets(view, blob, a, e, near[a][e], search, gear, along_px))
+                fit = _fit_side(*_side_offsets(view, blob, a, e, near, search, gear, along_px))
                 if fit is not None:
                     break
-            if fit is None and near[a][e]:
+            if fit is None and near:
                 fit = _fit_side(*_averaged_near_side(view, blob, a, e))
-            if fit is None and not near[a][e] and not stood_in and not blob.cut:
+            if fit is None and not near and not stood_in and not blob.cut:
                 # A roof the mat's colour may show no straight edge on one far side; the
                 # coarse outline stands in there, once, and counts as a side half seen.
                 fit, stood_in = (float(blob.extent[a, e]), 0.0, STOOD_IN_STRAIGHT), True
