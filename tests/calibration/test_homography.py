@@ -90,3 +90,40 @@ def test_corner_noise_leaves_every_corner_in(seed):
     del seen[0]
     fit = fit_homography(seen, layout.corners_by_id, camera.K, stray_corners=True)
     assert fit.stray_ids == [] and all(np.isfinite(c).all() for c in fit.corners.values())
+
+
+def _worst_table_error_cm(fit, camera, table_cm) -> float:
+    xs, ys = np.meshgrid(np.linspace(5, table_cm[0] - 5, 8), np.linspace(5, table_cm[1] - 5, 6))
+    grid = np.stack([xs.ravel(), ys.ravel()], 1)
+    return float(np.abs(apply(fit.image_to_table, camera.project(grid)) - grid).max())
+
+
+def test_with_k_measured_three_markers_hold_the_far_corner():
+    """Three markers nearly fix a free homography, which then swings the fourth corner of the
+    table by their corners' noise times tens; the measured K's pose has 6 unknowns and holds it."""
+    layout = default_layout("183x122")
+    camera = table_camera(layout, tilt_deg=3.0)
+    free, posed = [], []
+    for seed in range(8):
+        seen = corners_seen(camera, layout, noise_px=0.3, seed=seed)
+        del seen[3]
+        fit = fit_homography(seen, layout.corners_by_id, camera.K, stray_corners=True)
+        assert fit.used_ids == [0, 1, 2]
+        posed.append(_worst_table_error_cm(fit, camera, layout.table_size_cm))
+        plain = fit_homography(seen, layout.corners_by_id)
+        free.append(_worst_table_error_cm(plain, camera, layout.table_size_cm))
+    assert max(posed) < 0.07
+    assert np.median(free) > 4 * np.median(posed)
+
+
+def test_a_k_that_is_not_this_camera_s_keeps_the_free_homography():
+    """Intrinsics from another zoom: the pose cannot explain the markers, the free fit still can."""
+    layout = default_layout("183x122")
+    camera = table_camera(layout, tilt_deg=8.0)
+    seen = corners_seen(camera, layout, noise_px=0.02)
+    wrong = camera.K.copy()
+    wrong[0, 0] *= 1.6
+    wrong[1, 1] *= 1.6
+    fit = fit_homography(seen, layout.corners_by_id, wrong, stray_corners=True)
+    assert fit.used_ids == [0, 1, 2, 3]
+    assert _worst_table_error_cm(fit, camera, layout.table_size_cm) < 0.02
