@@ -28,6 +28,7 @@ fit does: 5 % off in focal length, at 8 degrees of tilt), the free homography is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
@@ -50,6 +51,10 @@ STRAY_CORNER_MM = 2.0
 POSE_MISFIT_RATIO = 1.5
 POSE_MISFIT_MM = 0.1
 MIN_CORNERS = 8  # corners that always remain (two markers' worth)
+# Every edge of every marker may be measured this far outward or inward of the layout's square
+# (see `grown_corners`); more is something else.
+MAX_EDGE_OFFSET_CM = 0.3
+OFFSET_ROUNDS = 2
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,7 @@ class HomographyFit:
     corner_residuals_mm: dict[int, np.ndarray]
     corners: dict[int, np.ndarray]  # the image corners fitted (a stray corner is NaN, unmeasured)
     stray_ids: list[int]  # markers with a corner left out as stray
+    edge_offset_cm: float = 0.0  # how far out of the layout's squares the markers' edges were measured
 
 
 def apply(H: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -118,11 +124,18 @@ def _worst_marker_rms(
 
 
 def _misplaced(
-    image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], K: np.ndarray | None
+    image_pts: dict[int, np.ndarray],
+    table_pts: dict[int, np.ndarray],
+    K: np.ndarray | None,
+    offset_of: Callable[[list[int]], float],
 ) -> list[int]:
-    """The smallest set of markers whose removal explains the disagreement, or none."""
+    """The smallest set of markers whose removal explains the disagreement, or none.
+
+    Each set kept is fitted with its own edge offset (`offset_of`): a marker moved or turned
+    would skew one measured over all of them."""
     ids = sorted(image_pts)
-    if _worst_marker_rms(_fit(image_pts, table_pts, ids), image_pts, table_pts, ids) <= CONSISTENT_MM:
+    grown = grown_corners(table_pts, offset_of(ids))
+    if _worst_marker_rms(_fit(image_pts, grown, ids), image_pts, grown, ids) <= CONSISTENT_MM:
         return []
     model = _fit if K is None else partial(_pose_fit, K=K)
     for count in range(1, len(ids) - 2):
@@ -130,11 +143,12 @@ def _misplaced(
         for removed in combinations(ids, count):
             kept = [i for i in ids if i not in removed]
             try:
-                H = model(image_pts, table_pts, kept)
+                grown = grown_corners(table_pts, offset_of(kept))
+                H = model(image_pts, grown, kept)
             except np.linalg.LinAlgError:
                 continue
-            spread = _worst_marker_rms(H, image_pts, table_pts, kept)
-            off = min(_marker_error_mm(H, image_pts, table_pts, i) for i in removed)
+            spread = _worst_marker_rms(H, image_pts, grown, kept)
+            off = min(_marker_error_mm(H, image_pts, grown, i) for i in removed)
             if spread <= CONSISTENT_MM and off > max(MISPLACED_MM, MISPLACED_RATIO * spread):
                 candidates.append((spread, list(removed)))
         if candidates:
@@ -147,13 +161,22 @@ def fit_homography(
     table_pts: dict[int, np.ndarray],
     K: np.ndarray | None = None,
     stray_corners: bool = False,
+    edge_offset: bool = True,
 ) -> HomographyFit:
     """Robust fit over the markers seen (`image_pts` ids must all be in `table_pts`); with the
     camera's `K`, markers are judged by a camera pose, and with `stray_corners` (K measured
     and the pixels undistorted, so a pose explains every good corner) single corners too, and
-    the homography is the pose's."""
-    rejected = _misplaced(image_pts, table_pts, K)
+    the homography is the pose's. With `edge_offset`, the markers' common edge offset
+    (`grown_corners`) is measured first and fitted with."""
+    def offset_of(ids: list[int]) -> float:
+        if not edge_offset:
+            return 0.0
+        return _edge_offset_cm(image_pts, table_pts, ids, K if stray_corners else None)
+
+    rejected = _misplaced(image_pts, table_pts, K, offset_of)
     kept = [i for i in sorted(image_pts) if i not in rejected]
+    offset = offset_of(kept)
+    table_pts = grown_corners(table_pts, offset)
     corners = image_pts
     H = None
     if stray_corners and K is not None:
@@ -173,7 +196,51 @@ def fit_homography(
         corner_residuals_mm=residuals,
         corners=corners,
         stray_ids=strays,
+        edge_offset_cm=offset,
     )
+
+
+def grown_corners(table_pts: dict[int, np.ndarray], offset_cm: float) -> dict[int, np.ndarray]:
+    """Each marker's corners as measured when all its edges stand `offset_cm` out of its square.
+
+    A camera blurs linear light and encodes it after, so in the image's levels the white paper
+    spreads into the black square: an edge's centre moves about 0.8 blur sigmas inward, on
+    every edge of every marker alike (path-traced validation tables: 0.6-1.4 px, 1-2 mm). A
+    print scaled to fit the page, or ink spreading on the paper, moves them all alike too.
+    The markers' centres stay, so the table's grid hardly moves (0.1 mm), but each marker then
+    disagrees with the others' fit by 1-2 mm, which read as a bent lens.
+    """
+    grown = {}
+    for i, corners in table_pts.items():
+        out = corners - corners.mean(axis=0)
+        grown[i] = corners + offset_cm * np.sqrt(2) * out / np.linalg.norm(out, axis=1, keepdims=True)
+    return grown
+
+
+def _edge_offset_cm(
+    image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int], K: np.ndarray | None
+) -> float:
+    """The markers' common edge offset (`grown_corners`): the median over markers of how far
+    out along its diagonals a fit over all of them finds each marker's corners (with a measured
+    K, a pose's fit: with two or three markers a free homography takes up part of it)."""
+    offset = 0.0
+    for _ in range(OFFSET_ROUNDS):
+        grown = grown_corners(table_pts, offset)
+        try:
+            H = _fit(image_pts, grown, ids) if K is None else _pose_fit(image_pts, grown, ids, K)
+        except (np.linalg.LinAlgError, cv2.error):
+            return 0.0
+        per_marker = []
+        for i in ids:
+            out = grown[i] - grown[i].mean(axis=0)
+            out /= np.linalg.norm(out, axis=1, keepdims=True)
+            along = np.einsum("ij,ij->i", apply(H, image_pts[i]) - grown[i], out)
+            if np.isfinite(along).any():
+                per_marker.append(np.nanmean(along) / np.sqrt(2))
+        if not per_marker:
+            return 0.0
+        offset = float(np.clip(offset + np.median(per_marker), -MAX_EDGE_OFFSET_CM, MAX_EDGE_OFFSET_CM))
+    return offset
 
 
 def _posed(

@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.aruco import Sighting, find_markers
 from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for
-from calibration.homography import HomographyFit, apply, fit_homography
+from calibration.homography import HomographyFit, apply, fit_homography, grown_corners
 from calibration.intrinsics import Intrinsics
 from calibration.layout import Layout
 from calibration.pose import Pose, centred_K, focal_from_homography, nominal_focal, solve_pose
@@ -269,7 +269,10 @@ def calibrate(
     if len(sighting.corners) < 2:
         raise _too_few_markers(layout, list(sighting.corners), sighting.ignored_ids)
     judge = _judging_camera(sighting.corners, layout, intrinsics, size)
-    fit = _fit(sighting.corners, layout, judge, stray_corners=intrinsics is not None)
+    # Without a lens calibration an uncorrected lens shrinks the outer markers too: whether a
+    # lens is estimated is decided on the markers as laid out, before their edge offset is.
+    lens_given = intrinsics is not None
+    fit = _fit(sighting.corners, layout, judge, stray_corners=lens_given, edge_offset=lens_given)
     lens_estimated = False
     if intrinsics is None:
         estimate = _estimate_lens(sighting.corners, layout, fit, size)
@@ -277,7 +280,10 @@ def calibrate(
             intrinsics, corners, fit = estimate
             sighting = replace(sighting, corners=corners)
             lens_estimated = True
-    used_table = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
+        else:
+            fit = _fit(sighting.corners, layout, judge)
+    table_corners = grown_corners(layout.corners_by_id, fit.edge_offset_cm)
+    used_table = np.concatenate([table_corners[i] for i in fit.used_ids])
     used_image = np.concatenate([fit.corners[i] for i in fit.used_ids])
     measured = np.isfinite(used_image).all(axis=1)
     used_table, used_image = used_table[measured], used_image[measured]
@@ -328,10 +334,14 @@ def _judging_camera(
 
 
 def _fit(
-    corners: dict[int, np.ndarray], layout: Layout, K: np.ndarray | None = None, stray_corners: bool = False
+    corners: dict[int, np.ndarray],
+    layout: Layout,
+    K: np.ndarray | None = None,
+    stray_corners: bool = False,
+    edge_offset: bool = True,
 ) -> HomographyFit:
     try:
-        return fit_homography(corners, layout.corners_by_id, K, stray_corners)
+        return fit_homography(corners, layout.corners_by_id, K, stray_corners, edge_offset)
     except np.linalg.LinAlgError:
         raise TablesightError(
             "the markers in view give no usable geometry (all in a line or overlapping)",
@@ -346,7 +356,8 @@ def _estimate_lens(
     if len(fit.used_ids) < 3 or max(r.max() for r in fit.corner_residuals_mm.values()) <= NEEDS_LENS_MM:
         return None
     image_pts = np.concatenate([corners[i] for i in fit.used_ids])
-    table_pts = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
+    grown = grown_corners(layout.corners_by_id, fit.edge_offset_cm)
+    table_pts = np.concatenate([grown[i] for i in fit.used_ids])
     measured = np.isfinite(image_pts).all(axis=1)
     radial = estimate_radial(image_pts[measured], table_pts[measured], size)
     if radial is None:

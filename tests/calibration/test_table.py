@@ -150,6 +150,19 @@ def test_a_misplaced_marker_is_left_out(layout, grid_cm):
     assert any("2 ignored" in w for w in calibration.warnings)
 
 
+def test_markers_printed_smaller_still_map_the_table_and_raise_no_lens_warning(layout, grid_cm):
+    """Printed at 97 % (a print scaled to fit the page) every marker is 1.5 mm short of its
+    square on each side; their centres are where the layout says, and so is the table."""
+    printed = [type(m)(m.id, m.corners_cm.mean(0) + 0.97 * (m.corners_cm - m.corners_cm.mean(0)))
+               for m in layout.markers_as_synthetic()]
+    shot = shoot(layout, table_camera(layout, tilt_deg=3.0), markers=printed, seed=6)
+    calibration = calibrate(shot.image, layout, shot.intrinsics)
+    assert calibration.marker_ids == [0, 1, 2, 3]
+    assert calibration.max_mm < 0.3
+    assert not any("disagree" in w for w in calibration.warnings)
+    assert np.sqrt(np.mean(mapping_error_mm(calibration, shot, grid_cm) ** 2)) < 0.1
+
+
 @pytest.mark.parametrize(("covered", "message"),
                          [([0, 1, 2, 3], "no layout markers"), ([0, 1, 3], "only marker 2")])
 def test_fewer_than_two_markers_is_an_error(table_shot, covered, message):
