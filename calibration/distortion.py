@@ -23,37 +23,52 @@ NEEDS_LENS_MM = 0.5
 MIN_IMPROVEMENT = 3.0
 # k1 search range in units of the reference focal length (the larger image side).
 K1_BOUND = 0.6
+OFFSET_ROUNDS = 2
 
 
-def _residual_px(radial: np.ndarray, image_pts: np.ndarray, table_pts: np.ndarray, lens: Intrinsics) -> float:
-    """RMS reprojection error of the best homography after undistorting with (k1, k2)."""
+def _residual_px(
+    radial: np.ndarray, image_pts: np.ndarray, table_pts: np.ndarray, moves: np.ndarray, lens: Intrinsics
+) -> float:
+    """RMS reprojection error of the best homography after undistorting with (k1, k2), the
+    markers' common edge offset fitted too (`moves`: each corner's move per unit of its terms,
+    `calibration.homography.corner_moves`)."""
     lens = Intrinsics(
         K=lens.K, dist=np.array([radial[0], radial[1], 0.0, 0.0, 0.0]), image_size=lens.image_size
     )
     ideal = lens.undistort(image_pts)
-    H, _ = cv2.findHomography(table_pts, ideal, 0)
-    if H is None:
-        return float("inf")
-    mapped = cv2.perspectiveTransform(table_pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+    design = moves.reshape(-1, 3)
+    offset = np.zeros(3)
+    for round_ in range(OFFSET_ROUNDS + 1):
+        grown = table_pts + moves @ offset
+        H, _ = cv2.findHomography(grown, ideal, 0)
+        if H is None:
+            return float("inf")
+        if round_ < OFFSET_ROUNDS:
+            back = cv2.perspectiveTransform(ideal.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
+            offset = offset + np.linalg.lstsq(design, (back - grown).reshape(-1), rcond=None)[0]
+    mapped = cv2.perspectiveTransform(grown.reshape(-1, 1, 2), H).reshape(-1, 2)
     return float(np.sqrt(np.mean(np.sum((mapped - ideal) ** 2, axis=1))))
 
 
 def estimate_radial(
-    image_pts: np.ndarray, table_pts: np.ndarray, image_size: tuple[int, int]
+    image_pts: np.ndarray, table_pts: np.ndarray, moves: np.ndarray, image_size: tuple[int, int]
 ) -> tuple[float, float] | None:
     """(k1, k2), for a focal length equal to the larger image side, that best straighten the markers.
 
     k1 first (a bounded 1-D search cannot get lost), then k2 beside it. None when the markers
-    agree without a lens model, or the model does not explain their disagreement.
+    agree without a lens model, or the model does not explain their disagreement. Each try
+    fits the markers' common edge offset too (`moves`, per corner, as `corner_moves` gives
+    them): a blurred photo shrinks every marker alike, which no lens explains, and on
+    path-traced tables that kept the lens from being estimated at all.
     """
     # Imported here: scipy.optimize takes ~0.6 s to import, and every `tablesight` command that
     # calibrates loads this module, most of them with a lens calibration and no search.
     from scipy.optimize import minimize, minimize_scalar
 
     reference = intrinsics_for((0.0, 0.0), image_size, float(max(image_size)))
-    plain = _residual_px(np.zeros(2), image_pts, table_pts, reference)
+    plain = _residual_px(np.zeros(2), image_pts, table_pts, moves, reference)
     k1 = minimize_scalar(
-        lambda k: _residual_px(np.array([k, 0.0]), image_pts, table_pts, reference),
+        lambda k: _residual_px(np.array([k, 0.0]), image_pts, table_pts, moves, reference),
         bounds=(-K1_BOUND, K1_BOUND),
         method="bounded",
         options={"xatol": 1e-5},
@@ -61,7 +76,7 @@ def estimate_radial(
     both = minimize(
         _residual_px,
         np.array([k1.x, 0.0]),
-        args=(image_pts, table_pts, reference),
+        args=(image_pts, table_pts, moves, reference),
         method="Nelder-Mead",
         options={"xatol": 1e-6, "fatol": 1e-9},
     )

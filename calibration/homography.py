@@ -29,7 +29,7 @@ fit does: 5 % off in focal length, at 8 degrees of tilt), the free homography is
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import combinations
 
@@ -55,6 +55,7 @@ MIN_CORNERS = 8  # corners that always remain (two markers' worth)
 # (see `grown_corners`); more is something else.
 MAX_EDGE_OFFSET_CM = 0.3
 OFFSET_ROUNDS = 2
+NO_OFFSET = np.zeros(3)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ class HomographyFit:
     corner_residuals_mm: dict[int, np.ndarray]
     corners: dict[int, np.ndarray]  # the image corners fitted (a stray corner is NaN, unmeasured)
     stray_ids: list[int]  # markers with a corner left out as stray
-    edge_offset_cm: float = 0.0  # how far out of the layout's squares the markers' edges were measured
+    # How far out of the layout's squares the markers' edges were measured (`grown_corners`).
+    edge_offset_cm: np.ndarray = field(default_factory=lambda: NO_OFFSET.copy())
 
 
 def apply(H: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -127,7 +129,7 @@ def _misplaced(
     image_pts: dict[int, np.ndarray],
     table_pts: dict[int, np.ndarray],
     K: np.ndarray | None,
-    offset_of: Callable[[list[int]], float],
+    offset_of: Callable[[list[int]], np.ndarray],
 ) -> list[int]:
     """The smallest set of markers whose removal explains the disagreement, or none.
 
@@ -168,9 +170,9 @@ def fit_homography(
     and the pixels undistorted, so a pose explains every good corner) single corners too, and
     the homography is the pose's. With `edge_offset`, the markers' common edge offset
     (`grown_corners`) is measured first and fitted with."""
-    def offset_of(ids: list[int]) -> float:
+    def offset_of(ids: list[int]) -> np.ndarray:
         if not edge_offset:
-            return 0.0
+            return NO_OFFSET
         return _edge_offset_cm(image_pts, table_pts, ids, K if stray_corners else None)
 
     rejected = _misplaced(image_pts, table_pts, K, offset_of)
@@ -200,46 +202,68 @@ def fit_homography(
     )
 
 
-def grown_corners(table_pts: dict[int, np.ndarray], offset_cm: float) -> dict[int, np.ndarray]:
-    """Each marker's corners as measured when all its edges stand `offset_cm` out of its square.
+def corner_moves(corners: np.ndarray) -> np.ndarray:
+    """(n, 2, 3): how each corner of a marker moves per unit of the edge offset's three terms.
+
+    An edge with outward normal n stands n . M . n out of the layout's square, M = [[a, b],
+    [b, c]] the offset (a, b, c) in cm: a c = a pure offset, the same on every edge; the rest
+    a blur along one direction, which moves the edges across it and spares those along it.
+    A corner goes where its two edges' moved lines meet.
+    """
+    centre = corners.mean(axis=0)
+    following = np.roll(corners, -1, axis=0)
+    along = following - corners  # edge k runs from corner k to corner k + 1
+    normal = np.stack([along[:, 1], -along[:, 0]], axis=1) / np.linalg.norm(along, axis=1, keepdims=True)
+    normal *= np.sign(np.einsum("ij,ij->i", normal, (corners + following) / 2 - centre))[:, None]
+    terms = np.stack([normal[:, 0] ** 2, 2 * normal[:, 0] * normal[:, 1], normal[:, 1] ** 2], axis=1)
+    moves = np.empty((len(corners), 2, 3))
+    for k in range(len(corners)):
+        before, after = k - 1, k  # the edges meeting at corner k
+        meet = np.linalg.inv(np.stack([normal[before], normal[after]]))
+        moves[k] = meet @ np.stack([terms[before], terms[after]])
+    return moves
+
+
+def grown_corners(table_pts: dict[int, np.ndarray], offset_cm: np.ndarray | float) -> dict[int, np.ndarray]:
+    """Each marker's corners as measured when its edges stand `offset_cm` out of its square
+    (a number: every edge alike; else the three terms of `corner_moves`).
 
     A camera blurs linear light and encodes it after, so in the image's levels the white paper
     spreads into the black square: an edge's centre moves about 0.8 blur sigmas inward, on
-    every edge of every marker alike (path-traced validation tables: 0.6-1.4 px, 1-2 mm). A
-    print scaled to fit the page, or ink spreading on the paper, moves them all alike too.
-    The markers' centres stay, so the table's grid hardly moves (0.1 mm), but each marker then
-    disagrees with the others' fit by 1-2 mm, which read as a bent lens.
+    every marker alike, and most on the edges across a motion blur (path-traced validation
+    tables: 0.6-1.4 px, 1-2 mm). A print scaled to fit the page, or ink spreading on the
+    paper, moves every edge alike too. The markers' centres stay, so the table's grid hardly
+    moves (0.1 mm), but each marker then disagrees with the others' fit by 1-2 mm, which read
+    as a bent lens.
     """
-    grown = {}
-    for i, corners in table_pts.items():
-        out = corners - corners.mean(axis=0)
-        grown[i] = corners + offset_cm * np.sqrt(2) * out / np.linalg.norm(out, axis=1, keepdims=True)
-    return grown
+    terms = np.array([offset_cm, 0.0, offset_cm]) if np.isscalar(offset_cm) else np.asarray(offset_cm)
+    return {i: corners + corner_moves(corners) @ terms for i, corners in table_pts.items()}
 
 
 def _edge_offset_cm(
     image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int], K: np.ndarray | None
-) -> float:
-    """The markers' common edge offset (`grown_corners`): the median over markers of how far
-    out along its diagonals a fit over all of them finds each marker's corners (with a measured
-    K, a pose's fit: with two or three markers a free homography takes up part of it)."""
-    offset = 0.0
+) -> np.ndarray:
+    """The markers' common edge offset (`grown_corners`): per term, the median over markers of
+    the offset that best moves each marker's corners onto where a fit over all of them finds
+    them (with a measured K, a pose's fit: with two or three markers a free homography takes
+    up part of it)."""
+    offset = NO_OFFSET.copy()
     for _ in range(OFFSET_ROUNDS):
         grown = grown_corners(table_pts, offset)
         try:
             H = _fit(image_pts, grown, ids) if K is None else _pose_fit(image_pts, grown, ids, K)
         except (np.linalg.LinAlgError, cv2.error):
-            return 0.0
+            return NO_OFFSET.copy()
         per_marker = []
         for i in ids:
-            out = grown[i] - grown[i].mean(axis=0)
-            out /= np.linalg.norm(out, axis=1, keepdims=True)
-            along = np.einsum("ij,ij->i", apply(H, image_pts[i]) - grown[i], out)
-            if np.isfinite(along).any():
-                per_marker.append(np.nanmean(along) / np.sqrt(2))
+            off = apply(H, image_pts[i]) - grown[i]
+            seen = np.isfinite(off).all(axis=1)
+            if seen.sum() >= 2:
+                moves = corner_moves(grown[i])[seen].reshape(-1, 3)
+                per_marker.append(np.linalg.lstsq(moves, off[seen].reshape(-1), rcond=None)[0])
         if not per_marker:
-            return 0.0
-        offset = float(np.clip(offset + np.median(per_marker), -MAX_EDGE_OFFSET_CM, MAX_EDGE_OFFSET_CM))
+            return NO_OFFSET.copy()
+        offset = np.clip(offset + np.median(per_marker, axis=0), -MAX_EDGE_OFFSET_CM, MAX_EDGE_OFFSET_CM)
     return offset
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.aruco import Sighting, find_markers
 from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for
-from calibration.homography import HomographyFit, apply, fit_homography, grown_corners
+from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
 from calibration.intrinsics import Intrinsics
 from calibration.layout import Layout
 from calibration.pose import Pose, centred_K, focal_from_homography, nominal_focal, solve_pose
@@ -356,10 +356,10 @@ def _estimate_lens(
     if len(fit.used_ids) < 3 or max(r.max() for r in fit.corner_residuals_mm.values()) <= NEEDS_LENS_MM:
         return None
     image_pts = np.concatenate([corners[i] for i in fit.used_ids])
-    grown = grown_corners(layout.corners_by_id, fit.edge_offset_cm)
-    table_pts = np.concatenate([grown[i] for i in fit.used_ids])
+    table_pts = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
+    moves = np.concatenate([corner_moves(layout.corners_by_id[i]) for i in fit.used_ids])
     measured = np.isfinite(image_pts).all(axis=1)
-    radial = estimate_radial(image_pts[measured], table_pts[measured], size)
+    radial = estimate_radial(image_pts[measured], table_pts[measured], moves[measured], size)
     if radial is None:
         return None
     reference = intrinsics_for(radial, size, float(max(size)))

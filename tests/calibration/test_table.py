@@ -163,6 +163,18 @@ def test_markers_printed_smaller_still_map_the_table_and_raise_no_lens_warning(l
     assert np.sqrt(np.mean(mapping_error_mm(calibration, shot, grid_cm) ** 2)) < 0.1
 
 
+def test_without_intrinsics_a_lens_is_told_from_markers_printed_smaller(layout, grid_cm):
+    """Shrunken markers (a blurred photo, a print scaled to the page) are no lens: the lens is
+    estimated with the markers' common edge offset beside it, and kept for the bend alone."""
+    printed = [type(m)(m.id, m.corners_cm.mean(0) + 0.97 * (m.corners_cm - m.corners_cm.mean(0)))
+               for m in layout.markers_as_synthetic()]
+    camera = table_camera(layout, dist=np.array([-0.05, 0.015, 0.0, 0.0, 0.0]))
+    shot = shoot(layout, camera, markers=printed, seed=7)
+    calibration = calibrate(shot.image, layout)
+    assert calibration.lens_estimated
+    assert np.sqrt(np.mean(mapping_error_mm(calibration, shot, grid_cm) ** 2)) < 0.5
+
+
 @pytest.mark.parametrize(("covered", "message"),
                          [([0, 1, 2, 3], "no layout markers"), ([0, 1, 3], "only marker 2")])
 def test_fewer_than_two_markers_is_an_error(table_shot, covered, message):
