@@ -14,6 +14,7 @@ import urllib.request
 
 import pytest
 
+from tests.webui.browser import serving
 from tests.webui.conftest import PIN
 from tests.webui.fake_session import FakeSession
 from tracker.cli import build_parser
@@ -200,17 +201,11 @@ def boom(action, payload):
 
 
 def test_a_real_server_answers_watchers_and_refuses_controls_without_the_pin():
-    import threading
-
-    server = make_server(create_app(FakeSession(), PIN), "127.0.0.1", 0)
-    port = server.socket.getsockname()[1]
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as reply:
+    with serving(create_app(FakeSession(), PIN)) as base:
+        with urllib.request.urlopen(f"{base}/api/state", timeout=5) as reply:
             assert reply.status == 200
         request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/api/action/undo",
+            f"{base}/api/action/undo",
             data=b"{}",
             headers={"Content-Type": "application/json"},
             method="POST",
@@ -218,9 +213,6 @@ def test_a_real_server_answers_watchers_and_refuses_controls_without_the_pin():
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=5)
         assert refused.value.code == 403
-    finally:
-        server.close()
-        thread.join(5)
 
 
 def test_another_site_gets_no_cors_permission_to_send_the_pin(client):
