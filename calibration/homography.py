@@ -170,22 +170,26 @@ def fit_homography(
     and the pixels undistorted, so a pose explains every good corner) single corners too, and
     the homography is the pose's. With `edge_offset`, the markers' common edge offset
     (`grown_corners`) is measured first and fitted with."""
+    offsets: dict[tuple[int, ...], np.ndarray] = {}
+
     def offset_of(ids: list[int]) -> np.ndarray:
+        """Measured once per set of markers: judging fits the set it keeps already."""
         if not edge_offset:
             return NO_OFFSET
-        return _edge_offset_cm(image_pts, table_pts, ids, K if stray_corners else None)
+        if tuple(ids) not in offsets:
+            offsets[tuple(ids)] = _edge_offset_cm(image_pts, table_pts, ids, K if stray_corners else None)
+        return offsets[tuple(ids)]
 
     rejected = _misplaced(image_pts, table_pts, K, offset_of)
     kept = [i for i in sorted(image_pts) if i not in rejected]
     offset = offset_of(kept)
     table_pts = grown_corners(table_pts, offset)
     corners = image_pts
-    H = None
     if stray_corners and K is not None:
         corners = _without_stray_corners(image_pts, table_pts, kept, K)
-        H = _posed(corners, table_pts, kept, K)
-    if H is None:
-        H = _fit(corners, table_pts, kept)
+    H = _fit(corners, table_pts, kept)
+    if stray_corners and K is not None:
+        H = _posed(H, corners, table_pts, kept, K)
     residuals = {}
     for i in kept:
         seen = np.isfinite(corners[i]).all(axis=1)
@@ -268,16 +272,19 @@ def _edge_offset_cm(
 
 
 def _posed(
-    image_pts: dict[int, np.ndarray], table_pts: dict[int, np.ndarray], ids: list[int], K: np.ndarray
-) -> np.ndarray | None:
-    """The pose's homography over `ids`, or None where K does not fit this camera."""
+    free: np.ndarray,
+    image_pts: dict[int, np.ndarray],
+    table_pts: dict[int, np.ndarray],
+    ids: list[int],
+    K: np.ndarray,
+) -> np.ndarray:
+    """The pose's homography over `ids`, or the `free` one where K does not fit this camera."""
     posed = _pose_fit(image_pts, table_pts, ids, K)
-    free = _fit(image_pts, table_pts, ids)
 
     def worst(H: np.ndarray) -> float:
         return _worst_marker_rms(H, image_pts, table_pts, ids)
 
-    return posed if worst(posed) <= POSE_MISFIT_RATIO * worst(free) + POSE_MISFIT_MM else None
+    return posed if worst(posed) <= POSE_MISFIT_RATIO * worst(free) + POSE_MISFIT_MM else free
 
 
 def _without_stray_corners(
