@@ -906,10 +906,9 @@ def _wall_lines(
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
     d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
-    height = camera_cm[2]
     # Near the nadir a low hull's roof edge hides in the outline's blur, and the first edge
     # past it may be a turret's: only a wall seen as one straight band all along counts there.
-    close = d * MIN_HULL_HEIGHT_CM / (height - MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM
+    close = _wall_band(blob, camera_cm, axis, end, MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM
     if _wall_band(blob, camera_cm, axis, end) < 2 * WALL_SKIP_CM:
         return None
     gear = _wall_band(blob, camera_cm, axis, end, GEAR_CM)
@@ -920,7 +919,8 @@ def _wall_lines(
     # No deeper than a share of the blob across the side: past it lie a hull's turret and the
     # barrel along its centre line, straight lines as well.
     across = blob.extent[axis, 1] - blob.extent[axis, 0]
-    deepest = min(d * tallest_cm / (height - tallest_cm) + 2 * WALL_SKIP_CM, WALL_DEPTH_SHARE * across)
+    tallest_band = _wall_band(blob, camera_cm, axis, end, tallest_cm)
+    deepest = min(tallest_band + 2 * WALL_SKIP_CM, WALL_DEPTH_SHARE * across)
     steps = np.arange(-k - MAT_PX, deepest / cm_per_px + k) * cm_per_px
     inward = outline[:, None] - sign * steps
     pts = along[:, None, None] * blob.axes[1 - axis] + inward[..., None] * blob.axes[axis]
