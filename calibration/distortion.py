@@ -14,6 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from calibration.homography import OFFSET_ROUNDS
 from calibration.intrinsics import Intrinsics
 from calibration.pose import centred_K
 
@@ -23,7 +24,6 @@ NEEDS_LENS_MM = 0.5
 MIN_IMPROVEMENT = 3.0
 # k1 search range in units of the reference focal length (the larger image side).
 K1_BOUND = 0.6
-OFFSET_ROUNDS = 2
 
 
 def _residual_px(

@@ -184,12 +184,12 @@ def fit_homography(
     kept = [i for i in sorted(image_pts) if i not in rejected]
     offset = offset_of(kept)
     table_pts = grown_corners(table_pts, offset)
-    corners = image_pts
     if stray_corners and K is not None:
         corners = _without_stray_corners(image_pts, table_pts, kept, K)
-    H = _fit(corners, table_pts, kept)
-    if stray_corners and K is not None:
-        H = _posed(H, corners, table_pts, kept, K)
+        H = _posed(_fit(corners, table_pts, kept), corners, table_pts, kept, K)
+    else:
+        corners = image_pts
+        H = _fit(corners, table_pts, kept)
     residuals = {}
     for i in kept:
         seen = np.isfinite(corners[i]).all(axis=1)
