@@ -874,8 +874,13 @@ def _wall_band(
     blob: _Blob, camera_cm: np.ndarray, axis: int, end: int, height_cm: float = MAX_HULL_HEIGHT_CM
 ) -> float:
     """How wide a wall this tall (by default the tallest hull's) shows above this near side (cm)."""
-    d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
+    d = _nadir_distance(blob, camera_cm, axis, end)
     return d * height_cm / (camera_cm[2] - height_cm)
+
+
+def _nadir_distance(blob: _Blob, camera_cm: np.ndarray, axis: int, end: int) -> float:
+    """How far a side lies from the camera's nadir across it (cm): its wall's band grows with it."""
+    return abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
 
 
 def _rotated_extent(blob: _Blob, extent: np.ndarray, turn_deg: float) -> np.ndarray:
@@ -905,7 +910,7 @@ def _wall_lines(
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
-    d = abs(float(blob.axes[axis] @ camera_cm[:2]) - blob.extent[axis, end])
+    d = _nadir_distance(blob, camera_cm, axis, end)
     # Near the nadir a low hull's roof edge hides in the outline's blur, and the first edge
     # past it may be a turret's: only a wall seen as one straight band all along counts there.
     close = _wall_band(blob, camera_cm, axis, end, MIN_HULL_HEIGHT_CM) < WALL_SKIP_CM
@@ -1015,13 +1020,12 @@ def _roof_over_a_tall_wall(view: TableView, blob: _Blob, camera_cm: np.ndarray) 
     bar at 4 cm.
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
-    nadir = blob.axes @ camera_cm[:2]
     height = camera_cm[2]
     skip = round(WALL_SKIP_CM / cm_per_px)
     for axis, end in _near_sides(blob, camera_cm):
         if _wall_band(blob, camera_cm, axis, end) < 2 * WALL_SKIP_CM:
             continue
-        d = abs(float(nadir[axis]) - blob.extent[axis, end])
+        d = _nadir_distance(blob, camera_cm, axis, end)
         reach = _wall_band(blob, camera_cm, axis, end, TALLEST_CM) + 2 * WALL_SKIP_CM
         along, _, _, profile = _side_profiles(view, blob, axis, end, (0.0, reach))
         if len(along) < 6:
