@@ -150,11 +150,17 @@ def test_a_misplaced_marker_is_left_out(layout, grid_cm):
     assert any("2 ignored" in w for w in calibration.warnings)
 
 
+def printed_at(layout, scale: float) -> list:
+    """The layout's markers as printed at `scale` of their size (a print scaled to fit the
+    page), each about its own centre."""
+    return [type(m)(m.id, m.corners_cm.mean(0) + scale * (m.corners_cm - m.corners_cm.mean(0)))
+            for m in layout.markers_as_synthetic()]
+
+
 def test_markers_printed_smaller_still_map_the_table_and_raise_no_lens_warning(layout, grid_cm):
     """Printed at 97 % (a print scaled to fit the page) every marker is 1.5 mm short of its
     square on each side; their centres are where the layout says, and so is the table."""
-    printed = [type(m)(m.id, m.corners_cm.mean(0) + 0.97 * (m.corners_cm - m.corners_cm.mean(0)))
-               for m in layout.markers_as_synthetic()]
+    printed = printed_at(layout, 0.97)
     shot = shoot(layout, table_camera(layout, tilt_deg=3.0), markers=printed, seed=6)
     calibration = calibrate(shot.image, layout, shot.intrinsics)
     assert calibration.marker_ids == [0, 1, 2, 3]
@@ -166,8 +172,7 @@ def test_markers_printed_smaller_still_map_the_table_and_raise_no_lens_warning(l
 def test_without_intrinsics_a_lens_is_told_from_markers_printed_smaller(layout, grid_cm):
     """Shrunken markers (a blurred photo, a print scaled to the page) are no lens: the lens is
     estimated with the markers' common edge offset beside it, and kept for the bend alone."""
-    printed = [type(m)(m.id, m.corners_cm.mean(0) + 0.97 * (m.corners_cm - m.corners_cm.mean(0)))
-               for m in layout.markers_as_synthetic()]
+    printed = printed_at(layout, 0.97)
     camera = table_camera(layout, dist=np.array([-0.05, 0.015, 0.0, 0.0, 0.0]))
     shot = shoot(layout, camera, markers=printed, seed=7)
     calibration = calibrate(shot.image, layout)
