@@ -26,6 +26,9 @@ from rules_core.errors import TablesightError
 EXTRAPOLATION_WARN_CM = 10.0
 # Marker corners this far off the fitted plane mean the camera model is missing something.
 LOOSE_FIT_MM = 1.5
+# No two markers fit in a picture narrower than this (a 4x4 marker alone is 6 cells with its
+# border), and the marker search's light map, made at an eighth of the size, would be empty.
+MIN_IMAGE_SIDE_PX = 16
 
 
 def rectify_maps(
@@ -221,7 +224,13 @@ def _check_image(image: Any) -> tuple[int, int]:
         raise TablesightError(
             "the image is empty or not a picture", "give a photo of the table (JPEG or PNG)"
         )
-    return image.shape[1], image.shape[0]
+    width, height = image.shape[1], image.shape[0]
+    if min(width, height) < MIN_IMAGE_SIDE_PX:
+        raise TablesightError(
+            f"the image is only {width}x{height} pixels, too small to show the markers",
+            "give a photo of the whole table from the camera, at its full size",
+        )
+    return width, height
 
 
 def _too_few_markers(layout: Layout, seen: list[int], ignored: list[int]) -> TablesightError:

@@ -233,3 +233,9 @@ def test_three_corner_markers_still_span_the_table(table_shot):
     calibration = calibrate(cover(table_shot, [1]), table_shot.layout, table_shot.intrinsics)
     assert calibration.marker_ids == [0, 2, 3]
     assert calibration.warnings == ["markers 1 not found (covered, out of view or glared)"]
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (1, 500), (500, 1), (12, 900)])
+def test_an_image_too_small_for_markers_is_an_error(layout, shape):
+    with pytest.raises(TablesightError, match=rf"only {shape[1]}x{shape[0]} pixels, too small"):
+        calibrate(np.full((*shape, 3), 128, np.uint8), layout)
