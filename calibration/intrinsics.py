@@ -29,9 +29,17 @@ class Intrinsics:
     def __post_init__(self) -> None:
         K = np.asarray(self.K, dtype=np.float64)
         dist = np.asarray(self.dist if self.dist is not None else np.zeros(5), dtype=np.float64).ravel()
-        if K.shape != (3, 3) or not np.all(np.isfinite(K)) or K[0, 0] <= 0 or K[1, 1] <= 0:
+        # Undistorting and projecting invert K: a singular one would surface far away, as
+        # markers that "give no usable geometry".
+        if (
+            K.shape != (3, 3)
+            or not np.all(np.isfinite(K))
+            or K[0, 0] <= 0
+            or K[1, 1] <= 0
+            or np.linalg.matrix_rank(K) < 3
+        ):
             raise TablesightError(
-                "intrinsics K must be a 3x3 matrix with positive focal lengths",
+                "intrinsics K must be an invertible 3x3 matrix with positive focal lengths",
                 "use a CAM.json written by `tablesight calibrate-lens`",
             )
         if len(dist) not in DIST_LENGTHS or not np.all(np.isfinite(dist)):

@@ -33,6 +33,9 @@ def test_load_checks_the_image_size(tmp_path):
     ({"K": K, "dist": [0] * 3, "image_size": [10, 10]}, "3 coefficients"),
     ({"K": K, "dist": [0] * 5, "image_size": [10]}, "image_size"),
     ({"K": "abc", "dist": [0] * 5, "image_size": [10, 10]}, "must be numbers"),
+    ({"K": [[1, 2, 3], [1, 2, 3], [1, 2, 3]], "dist": [0] * 5, "image_size": [10, 10]}, "invertible"),
+    ({"K": [[1500, 0, 960], [0, 1500, 540], [0, 0, 0]], "dist": [0] * 5, "image_size": [10, 10]},
+     "invertible"),
 ])
 def test_malformed_intrinsics_are_user_errors(tmp_path, data, message):
     path = tmp_path / "cam.json"
