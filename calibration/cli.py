@@ -120,7 +120,8 @@ def load_calibration(path: str):
     data = read_json(path, "calibration", "--calibration", "the JSON written by `tablesight calibrate`")
     try:
         return TableCalibration.from_dict(data, source=f"calibration {path}")
-    except (KeyError, TypeError, ValueError, IndexError) as error:  # a field of the wrong shape
+    # a field of the wrong shape, or a number too large for its kind (an id of 1e400)
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError) as error:
         raise TablesightError(
             f"calibration file {path} has a field of the wrong kind ({error})",
             "give the JSON written by `tablesight calibrate`",
@@ -132,6 +133,7 @@ def _rectify(args: argparse.Namespace) -> int:
 
     from calibration.imagefile import read_image
 
+    _check_image_writer(args.output)
     calibration = load_calibration(args.calibration)
     top = calibration.rectify(read_image(args.image), args.px_per_mm)
     if not cv2.imwrite(args.output, top):
@@ -140,6 +142,23 @@ def _rectify(args: argparse.Namespace) -> int:
         )
     print(f"wrote {args.output} ({top.shape[1]}x{top.shape[0]} px, {args.px_per_mm:g} px/mm)")
     return 0
+
+
+def _check_image_writer(path: str) -> None:
+    """Before the warp, so a name OpenCV cannot write costs no work (and is not its traceback)."""
+    import cv2
+
+    try:
+        known = cv2.haveImageWriter(path)
+    except cv2.error:  # a format this OpenCV build has switched off, such as OpenEXR
+        known = False
+    if not known:
+        suffix = Path(path).suffix
+        raise TablesightError(
+            f"cannot write an image as {path!r}: no image format "
+            + (f"is written as {suffix}" if suffix else "without a suffix"),
+            "name the -o file .png or .jpg",
+        )
 
 
 def _charuco_board(args: argparse.Namespace) -> int:

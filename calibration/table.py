@@ -8,6 +8,7 @@ player can judge it by. It serialises to the calibration JSON of CONTRACTS.md.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -29,6 +30,8 @@ LOOSE_FIT_MM = 1.5
 # No two markers fit in a picture narrower than this (a 4x4 marker alone is 6 cells with its
 # border), and the marker search's light map, made at an eighth of the size, would be empty.
 MIN_IMAGE_SIDE_PX = 16
+# OpenCV's remap refuses a destination this many pixels wide or high (SHRT_MAX).
+MAX_RECTIFIED_SIDE_PX = 32767
 
 
 def rectify_maps(
@@ -122,8 +125,11 @@ class TableCalibration:
         Pixel (u, v) shows table point ((u + 0.5) / s, (v + 0.5) / s) cm with s = 10 * px_per_mm.
         The pixel maps are cached per scale, so after the first call it costs one remap.
         """
-        if px_per_mm <= 0:
-            raise TablesightError(f"px_per_mm must be positive, got {px_per_mm}", "use e.g. 1 or 2")
+        if not px_per_mm > 0 or not math.isfinite(px_per_mm):
+            raise TablesightError(
+                f"px_per_mm must be positive and finite, got {px_per_mm}", "use e.g. 1 or 2"
+            )
+        self._check_rectified_size(px_per_mm)
         height, width = image.shape[:2]
         if (width, height) != tuple(self.image_size):
             raise TablesightError(
@@ -143,6 +149,21 @@ class TableCalibration:
             )
         map1, map2 = self._maps[key]
         return cv2.remap(image, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+    def _check_rectified_size(self, px_per_mm: float) -> None:
+        """A scale that rounds the table to no pixels, or to more than OpenCV can warp, is named
+        with the range that works, before any map is built (the maps alone would take gigabytes)."""
+        table = self.layout.table_size_cm
+        sides = [round(side * 10.0 * px_per_mm) for side in table]
+        if min(sides) >= 1 and max(sides) < MAX_RECTIFIED_SIDE_PX:
+            return
+        lowest = 0.5 / (10.0 * min(table))
+        highest = (MAX_RECTIFIED_SIDE_PX - 1) / (10.0 * max(table))
+        raise TablesightError(
+            f"{px_per_mm:g} px per mm makes the {table[0]:g}x{table[1]:g} cm table "
+            f"{sides[0]}x{sides[1]} pixels, which cannot be drawn",
+            f"use from {lowest:.2g} to {highest:.3g} px per mm",
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The calibration JSON of CONTRACTS.md, plus the pose and per-marker figures."""
@@ -173,18 +194,33 @@ class TableCalibration:
             if key not in data:
                 raise TablesightError(f"{source} has no {key}", fix)
         layout = Layout.from_dict(data["layout"], source=f"{source} layout")
-        size = tuple(int(v) for v in data["image_size"])
+        size = data["image_size"]
+        if not (
+            isinstance(size, list)
+            and len(size) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
+        ):
+            raise TablesightError(f"{source} image_size must be [width, height] in pixels", fix)
+        size = (size[0], size[1])
         intrinsics = None
         if data.get("K") is not None:
             intrinsics = Intrinsics(
                 K=np.asarray(data["K"]), dist=np.asarray(data.get("dist") or np.zeros(5)), image_size=size
             )
         homography = np.asarray(data["homography"], dtype=np.float64)
-        if homography.shape != (3, 3):
-            raise TablesightError(f"{source} homography is not 3x3", fix)
+        # Every use inverts it (the table-to-image map, the top-down view's pixel maps).
+        if (
+            homography.shape != (3, 3)
+            or not np.isfinite(homography).all()
+            or np.linalg.matrix_rank(homography) < 3
+        ):
+            raise TablesightError(f"{source} homography is not an invertible 3x3 matrix of numbers", fix)
         pose = data.get("pose")
         if pose is None:
             pose = _pose_from_homography(layout, homography, intrinsics, size)
+        _check_pose(pose, f"{source} pose", fix)
+        if not isinstance(data.get("marker_rms_mm", {}), dict):
+            raise TablesightError(f"{source} marker_rms_mm is not a JSON object", fix)
         return cls(
             layout=layout,
             image_size=size,
@@ -201,6 +237,17 @@ class TableCalibration:
             marker_rms_mm={int(k): float(v) for k, v in data.get("marker_rms_mm", {}).items()},
             lens_estimated=bool(data.get("lens_estimated", False)),
         )
+
+
+def _check_pose(pose: Any, source: str, fix: str) -> None:
+    """The pose places raised points (parallax): a missing or non-finite part would put them
+    nowhere, far from where the file was read."""
+    if not isinstance(pose, dict):
+        raise TablesightError(f"{source} is not a JSON object", fix)
+    for key, size in (("K", 9), ("rvec", 3), ("tvec", 3)):
+        value = np.asarray(pose.get(key), dtype=np.float64)
+        if value.size != size or (key == "K" and value.shape != (3, 3)) or not np.isfinite(value).all():
+            raise TablesightError(f"{source} {key} must be {'3x3' if key == 'K' else 3} numbers", fix)
 
 
 def _pose_from_homography(

@@ -110,3 +110,12 @@ def test_rectify_with_a_broken_calibration_file(files, capsys, tmp_path):
     code, _, err = run(capsys, "rectify", files["table.png"], "--calibration", calib,
                        "-o", tmp_path / "t.png")
     assert code == 2 and "has no image_size" in err
+
+
+@pytest.mark.parametrize("output", ["top.txt", "top", "top.exr"])
+def test_rectify_to_a_name_no_image_format_writes(files, capsys, tmp_path, output):
+    calib = tmp_path / "calib.json"
+    assert run(capsys, "calibrate", files["table.png"], "--layout", files["layout.json"], "-o", calib)[0] == 0
+    code, _, err = run(capsys, "rectify", files["table.png"], "--calibration", calib, "-o", tmp_path / output)
+    assert code == 2 and "cannot write an image as" in err and "Traceback" not in err
+    assert err.startswith("tablesight rectify: ") and err.endswith(".png or .jpg.\n")

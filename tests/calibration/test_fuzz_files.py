@@ -103,3 +103,26 @@ def test_the_calibrate_command_says_one_line_for_a_broken_file(tmp_path: Path, c
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("tablesight calibrate: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("homography",), [[1, 2, 3]] * 3, "not an invertible 3x3"),
+        (("homography",), [[0.0] * 3] * 3, "not an invertible 3x3"),
+        (("homography", 0, 0), float("nan"), "not an invertible 3x3"),
+        (("image_size",), [], "image_size must be"),
+        (("image_size", 0), -5, "image_size must be"),
+        (("pose",), {"K": [[1500, 0, 1151.5], [0, 1500, 647.5], [0, 0, 1]], "rvec": None, "tvec": [0, 0, 1]},
+         "pose rvec"),
+        (("pose",), {"K": [1, 2, 3], "rvec": [0, 0, 0], "tvec": [0, 0, 1]}, "pose K"),
+        (("marker_rms_mm",), None, "marker_rms_mm"),
+        (("marker_ids", 0), 1e400, "wrong kind"),
+    ],
+)
+def test_a_calibration_file_that_could_not_be_used_is_refused_on_loading(tmp_path, path, value, message):
+    """Each loaded before, then failed in `rectify` (or `detect`'s parallax) as a traceback."""
+    file = tmp_path / "calibration.json"
+    file.write_text(json.dumps(broken(CALIBRATION, path, value, delete=False)))
+    with pytest.raises(TablesightError, match=message):
+        load_calibration(file)

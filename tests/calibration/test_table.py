@@ -239,3 +239,18 @@ def test_three_corner_markers_still_span_the_table(table_shot):
 def test_an_image_too_small_for_markers_is_an_error(layout, shape):
     with pytest.raises(TablesightError, match=rf"only {shape[1]}x{shape[0]} pixels, too small"):
         calibrate(np.full((*shape, 3), 128, np.uint8), layout)
+
+
+@pytest.mark.parametrize(
+    ("px_per_mm", "message"),
+    [
+        (float("nan"), "must be positive and finite"),
+        (float("inf"), "must be positive and finite"),
+        (100.0, "makes the 183x122 cm table 183000x122000 pixels"),
+        (1e-4, "makes the 183x122 cm table 0x0 pixels"),
+    ],
+)
+def test_rectify_names_a_scale_it_cannot_draw(calibrated, px_per_mm, message):
+    image = np.zeros((calibrated.image_size[1], calibrated.image_size[0], 3), np.uint8)
+    with pytest.raises(TablesightError, match=message):
+        calibrated.rectify(image, px_per_mm)
