@@ -213,6 +213,7 @@ class Recording:
                 "give a .tsr file written by `tablesight record`",
             )
         self.stopped = ""
+        self.frames_stopped = ""  # where `frames` met damage; `stopped` may be earlier damage elsewhere
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
             # A truncated file is shorter than its header says; SQLite refuses such a file
@@ -274,6 +275,10 @@ class Recording:
         if not self.stopped:
             self.stopped = message
 
+    def _stop_frames(self, message: str) -> None:
+        self.frames_stopped = message
+        self._stop(message)
+
     def frame_count(self) -> int:
         try:
             return int(self._db.execute("SELECT COUNT(*) FROM frames").fetchone()[0])
@@ -289,7 +294,7 @@ class Recording:
                     "SELECT idx, t, name, jpeg FROM frames WHERE idx > ? ORDER BY idx LIMIT 1", (last,)
                 ).fetchone()
             except sqlite3.DatabaseError as error:
-                self._stop(
+                self._stop_frames(
                     f"stopped after frame {last} ({count} frames read): the file is damaged there ({error})"
                 )
                 return
@@ -298,7 +303,7 @@ class Recording:
             whole = isinstance(row[3], bytes) and isinstance(row[1], int | float)  # damage reads as NULL
             image = cv2.imdecode(np.frombuffer(row[3], np.uint8), cv2.IMREAD_COLOR) if whole else None
             if image is None:
-                self._stop(
+                self._stop_frames(
                     f"stopped after frame {last} ({count} frames read): frame {row[0]} is not a readable JPEG"
                 )
                 return
@@ -321,7 +326,15 @@ class RecordingSource:
         self._frames = recording.frames()
 
     def read(self) -> Frame | None:
-        return next(self._frames, None)
+        """The next frame; None at the end. Damage is a failure, not an end: `track` and
+        `record` would otherwise stop at it in silence, as if the game had been that short."""
+        frame = next(self._frames, None)
+        if frame is None and self.recording.frames_stopped:
+            raise TablesightError(
+                self.recording.frames_stopped,
+                "the frames before the damage were used; use another copy of the recording for the rest",
+            )
+        return frame
 
     def close(self) -> None:
         self._frames.close()

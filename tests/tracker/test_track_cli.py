@@ -118,3 +118,21 @@ def test_a_live_session_records_its_game_into_the_recordings_folder(short_demo, 
     (game,) = (tmp_path / "games").glob("game-*.tsr")
     recording = Recording(game)
     assert recording.frame_count() == 2 and any(e["kind"] == "added" for e in recording.events)
+
+
+def test_track_of_a_damaged_recording_prints_its_good_frames_then_says_where_it_stopped(
+    short_demo, tmp_path, capsys
+):
+    damaged = tmp_path / "damaged.tsr"
+    damaged.write_bytes(short_demo.read_bytes())
+    with sqlite3.connect(damaged) as db:
+        db.execute("UPDATE frames SET jpeg = x'00ff00' WHERE idx = (SELECT MAX(idx) FROM frames)")
+    layout = tmp_path / "layout.json"
+    layout.write_text(default_layout("183x122").to_json())
+    assert main(["track", str(damaged), "--layout", str(layout), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 1
+    assert err.startswith(
+        "tablesight track: recording damaged.tsr failed after 1 frames (stopped after frame 0 "
+    )
+    assert "not a readable JPEG" in err and err.count("\n") == 1
