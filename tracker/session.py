@@ -288,6 +288,18 @@ def _recording_session(path: Path, *, loop: bool, description: str,
                         loop=loop, realtime=True, controls=controls, preset=manifest.get("preset"))
 
 
+def _make_recordings_folder(folder: str) -> None:
+    """Before the camera is opened: a folder that cannot be made is a setting to fix, not a
+    traceback after the camera started."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TablesightError(
+            f"cannot use {folder} as the recordings folder ({error.strerror})",
+            "give --recordings a folder you can write to",
+        ) from None
+
+
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",
                  recordings_dir: str | None = None) -> TableSession:
     """A session on a camera, a video, a folder of images or a recording (`tablesight serve`)."""
@@ -301,6 +313,8 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
     layout = load_layout(layout_path) if layout_path else default_layout("183x122")
     rules.load_ruleset(ruleset)
     table = layout.table_size_cm
+    if recordings_dir:
+        _make_recordings_folder(recordings_dir)
     holder: dict[str, TableSession] = {}
     first = open_source(source_spec, reconnect=True,
                         on_status=lambda status: holder["session"].on_source_status(status)
@@ -308,7 +322,6 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
     sources = [first]
     writer = None
     if recordings_dir:
-        Path(recordings_dir).mkdir(parents=True, exist_ok=True)
         stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
         writer = RecordingWriter(Path(recordings_dir) / f"game-{stamp}.tsr",
                                  {"layout": layout.to_dict(), "ruleset": ruleset,

@@ -6,6 +6,7 @@ import cv2
 import pytest
 
 from calibration.layout import default_layout
+from rules_core.errors import TablesightError
 from tracker.cli import main
 from tracker.recording import Recording
 from tracker.session import DEMO_RECORDING, open_demo_session
@@ -136,3 +137,12 @@ def test_track_of_a_damaged_recording_prints_its_good_frames_then_says_where_it_
         "tablesight track: recording damaged.tsr failed after 1 frames (stopped after frame 0 "
     )
     assert "not a readable JPEG" in err and err.count("\n") == 1
+
+
+def test_a_recordings_folder_that_cannot_be_made_is_one_line(tmp_path):
+    from tracker.session import open_session
+
+    taken = tmp_path / "games"
+    taken.write_text("a file where the folder should go")
+    with pytest.raises(TablesightError, match=r"cannot use .*games as the recordings folder \(File exists\)"):
+        open_session(str(tmp_path), recordings_dir=str(taken))
