@@ -32,6 +32,11 @@ _RETRY = object()
 RunnerFactory = Callable[[], GameRunner]
 
 
+class SourceUnavailable(TablesightError):
+    """The source could not be opened, told apart from a bad setting (ruleset, layout,
+    recordings folder) so `serve` blames the camera only when the camera is at fault."""
+
+
 class TableSession:
     """The pipeline in one thread, a JSON-ready state for everyone else.
 
@@ -316,9 +321,12 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
     if recordings_dir:
         _make_recordings_folder(recordings_dir)
     holder: dict[str, TableSession] = {}
-    first = open_source(source_spec, reconnect=True,
-                        on_status=lambda status: holder["session"].on_source_status(status)
-                        if "session" in holder else None)
+    try:
+        first = open_source(source_spec, reconnect=True,
+                            on_status=lambda status: holder["session"].on_source_status(status)
+                            if "session" in holder else None)
+    except TablesightError as error:
+        raise SourceUnavailable(error.problem, error.fix) from None
     sources = [first]
     writer = None
     if recordings_dir:

@@ -69,7 +69,7 @@ def run_serve(args: argparse.Namespace) -> int:
         session = sessions.open_session(
             args.source, layout_path=args.layout, ruleset=args.ruleset, recordings_dir=args.recordings
         )
-    except TablesightError as error:
+    except sessions.SourceUnavailable as error:
         if args.source.startswith(("picamera2", "camera:")):
             raise TablesightError(f"No camera: {error.problem}", NO_CAMERA_FIX) from None
         raise

@@ -28,15 +28,21 @@ class NoServer:
         self.closed = True
 
 
+class SourceUnavailable(TablesightError):
+    """Stands in for tracker.session's: the source itself would not open."""
+
+
 @pytest.fixture
 def sessions(monkeypatch):
     """A tracker.session module that hands out fake sessions and remembers the arguments."""
-    module = types.SimpleNamespace(opened=[], session=FakeSession())
+    module = types.SimpleNamespace(opened=[], session=FakeSession(), SourceUnavailable=SourceUnavailable)
 
     def open_session(source_spec, layout_path=None, ruleset="world-at-fire", recordings_dir=None):
         module.opened.append((source_spec, layout_path, ruleset, recordings_dir))
+        if ruleset == "nope":
+            raise TablesightError("unknown ruleset 'nope'", "Run `tablesight rules list`")
         if source_spec == "camera:7":
-            raise TablesightError("camera 7 does not answer", "Check the cable")
+            raise SourceUnavailable("camera 7 does not answer", "Check the cable")
         if source_spec == "missing.mp4":
             raise TablesightError("missing.mp4 does not exist", "Check the path")
         return module.session
@@ -86,6 +92,20 @@ def test_serve_without_a_camera_says_how_to_start_the_demo(sessions, capsys):
     err = capsys.readouterr().err
     assert "No camera" in err and "tablesight demo" in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("source", ["picamera2", "camera:7"])
+def test_a_bad_setting_with_a_camera_source_is_not_blamed_on_the_camera(sessions, capsys, source):
+    assert main(["serve", "--source", source, "--ruleset", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown ruleset 'nope'" in err and "No camera" not in err
+
+
+@pytest.mark.parametrize(("option", "named"), [("--ruleset", "ruleset"), ("--layout", "nope.json")])
+def test_the_real_session_names_a_bad_setting_before_the_camera(capsys, option, named):
+    assert main(["serve", "--source", "camera:0", option, "nope.json"]) == 2
+    err = capsys.readouterr().err
+    assert named in err and "No camera" not in err and err.count("\n") == 1
 
 
 def test_a_bad_file_source_is_reported_as_it_is(sessions, capsys):
