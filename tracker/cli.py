@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -50,13 +52,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as done:
         return int(done.code or 0)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # inside the try: a reader gone by now is as quiet as one gone mid-output
+        return code
+    except BrokenPipeError:
+        return _reader_went_away()
     except TablesightError as error:
         print(f"tablesight {args.command}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"tablesight {args.command}: interrupted.", file=sys.stderr)
         return 130
+
+
+def _reader_went_away() -> int:
+    """`tablesight ... | head -1`: the reader has all it wanted, which is no error to report.
+    Stdout is pointed at devnull so the interpreter's last flush does not fail a second time,
+    and the exit status is a shell's for a process ended by SIGPIPE."""
+    with open(os.devnull, "wb") as devnull:
+        os.dup2(devnull.fileno(), sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import pytest
 
 from calibration.layout import default_layout
 from rules_core.errors import TablesightError
+from tests.tracker.test_cli import run_into_a_closed_pipe
 from tracker.cli import main
 from tracker.recording import Recording
 from tracker.session import DEMO_RECORDING, open_demo_session
@@ -45,6 +46,13 @@ def test_track_prints_contract_json_lines_for_a_folder_of_images(short_demo, tmp
     held = [{k: v for k, v in m.items() if k != "visible"} for m in lines[1]["models"]]
     assert held == [{k: v for k, v in m.items() if k != "visible"} for m in lines[0]["models"]]
     assert not all(m["visible"] for m in lines[1]["models"])
+
+
+def test_track_into_a_reader_that_went_away_is_quiet(short_demo, tmp_path):
+    layout = tmp_path / "layout.json"
+    layout.write_text(default_layout("183x122").to_json())
+    done = run_into_a_closed_pipe(["track", str(short_demo), "--layout", str(layout), "--json"])
+    assert (done.returncode, done.stderr) == (141, "")
 
 
 def test_replay_writes_the_game_report(short_demo, tmp_path, capsys):
