@@ -8,6 +8,7 @@ each page says where on the table its marker goes, in words and on a small map.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -145,8 +146,8 @@ def marker_sheets(layout: Layout, paper: str = "a4") -> FPDF:
 
 def write_marker_sheets(layout: Layout, pdf_path: str | Path, paper: str = "a4") -> Path:
     """Write the sheets and the matching layout JSON beside them; returns the JSON's path."""
+    json_path = _layout_path_beside(str(pdf_path))
     pdf_path = Path(pdf_path)
-    json_path = pdf_path.with_suffix(".json")
     try:
         marker_sheets(layout, paper).output(str(pdf_path))
         json_path.write_text(layout.to_json())
@@ -155,3 +156,19 @@ def write_marker_sheets(layout: Layout, pdf_path: str | Path, paper: str = "a4")
             f"cannot write {pdf_path} ({error.strerror})", "choose a writable -o path"
         ) from None
     return json_path
+
+
+def _layout_path_beside(pdf_path: str) -> Path:
+    """Checked before anything is written, so a refused -o loses nothing: one that names no file
+    cannot hold the sheets, and one ending .json would be overwritten by the layout beside it."""
+    fix = "give -o the PDF's file name, e.g. markers.pdf (the layout goes beside it as markers.json)"
+    path = Path(pdf_path)
+    if not pdf_path.strip():
+        raise TablesightError("-o is empty: the marker sheets need a file name", fix)
+    if path.is_dir() or pdf_path.endswith(os.sep):
+        raise TablesightError(f"-o {pdf_path} names a folder, not a file for the marker sheets", fix)
+    if path.suffix.lower() == ".json":
+        raise TablesightError(
+            f"-o {pdf_path} is where the layout JSON goes, so it would overwrite the sheets", fix
+        )
+    return path.with_suffix(".json")

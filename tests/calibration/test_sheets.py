@@ -69,6 +69,23 @@ def test_markers_command_writes_the_matching_layout(tmp_path):
     assert (tmp_path / "markers.json").read_text() == default_layout("244x183").to_json()
 
 
+@pytest.mark.parametrize(("output", "message"), [
+    ("", "-o is empty"),
+    (".", "names a folder"),
+    ("sheets/", "names a folder"),
+    ("markers.json", "would overwrite the sheets"),
+])
+def test_an_output_that_would_lose_a_file_is_refused_before_writing(tmp_path, capsys, monkeypatch,
+                                                                    output, message):
+    from tracker.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["markers", "-o", output]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "markers.pdf" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_marker_too_big_for_the_paper_is_refused():
     with pytest.raises(TablesightError, match="does not fit on a4"):
         marker_sheets(corner_layout((183.0, 122.0), size_cm=15.0), "a4")
