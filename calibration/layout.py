@@ -215,8 +215,8 @@ def parse_table(table: str) -> tuple[float, float]:
         raise TablesightError(
             f"table size {table!r} is not WIDTHxDEPTH in cm", "write it like 183x122"
         ) from None
-    if width <= 0 or depth <= 0:
-        raise TablesightError(f"table size {table!r} must be positive", "write it like 183x122")
+    if not all(math.isfinite(side) and side > 0 for side in (width, depth)):
+        raise TablesightError(f"table size {table!r} must be positive and finite", "write it like 183x122")
     return width, depth
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from calibration.layout import Layout, corner_layout, default_layout, load_layout
+from calibration.layout import Layout, corner_layout, default_layout, load_layout, parse_table
 from rules_core.errors import TablesightError
 
 SQUARE = [[2.0, 2.0], [12.0, 2.0], [12.0, 12.0], [2.0, 12.0]]
@@ -94,6 +94,12 @@ def test_a_seed_table_size_names_its_default_sheets_unless_a_file_has_that_name(
     assert load_layout("122x122") == default_layout("183x122")
     with pytest.raises(TablesightError, match="no default layout for a 100x100 table"):
         load_layout("100x100")
+
+
+@pytest.mark.parametrize("table", ["nanxnan", "infx122", "183xnan", "1e400x122", "0x122", "-183x122"])
+def test_a_table_size_that_is_no_size_names_the_size(table):
+    with pytest.raises(TablesightError, match=rf"table size '{table}' must be positive and finite.*183x122"):
+        parse_table(table)
 
 
 def test_markers_too_big_for_the_table_are_refused():
