@@ -105,6 +105,14 @@ def test_a_corrupt_model_file_is_one_line_exit_2(capsys, tmp_path, layout_file, 
     assert "bad.onnx" in _error_line(capsys)
 
 
+def test_a_folder_as_the_model_file_is_named_a_folder(capsys, tmp_path, layout_file, squad_photo):
+    folder = str(tmp_path)
+    code = main(["detect", str(squad_photo), "--layout", str(layout_file), "--weights", folder, "--json"])
+    assert code == 2
+    line = _error_line(capsys)
+    assert f"--weights {tmp_path} is a folder, not a model file" in line and "does not exist" not in line
+
+
 def test_a_table_with_no_models_gives_empty_lists(capsys, tmp_path, layout_file, empty_frame):
     path = tmp_path / "empty.png"
     cv2.imwrite(str(path), empty_frame[2].image)
