@@ -76,8 +76,13 @@ def _open_frames(spec: str):
     return open_source(spec)
 
 
-def _frames(source):
-    """Frames until the source ends; a failure part-way is raised with how far it got."""
+def _frames(source, intrinsics=None):
+    """Frames until the source ends; a failure part-way is raised with how far it got.
+
+    A frame of another size than the lens calibration's ends the run there, before it is
+    used: the pipeline, built to ride out a live camera's passing faults, would only report it
+    as a failed calibration on every frame and go on tracking nothing.
+    """
     count = 0
     while True:
         try:
@@ -89,18 +94,23 @@ def _frames(source):
             ) from None
         if frame is None:
             return
+        if intrinsics is not None:
+            height, width = frame.image.shape[:2]
+            intrinsics.check_image((width, height), f"frame {frame.index} of {source.description}")
         count += 1
         yield frame
 
 
 def run_track(args: argparse.Namespace) -> int:
+    from calibration.intrinsics import load_intrinsics
     from tracker.pipeline import build_pipeline
 
-    pipeline = build_pipeline(args.layout, args.intrinsics)
+    intrinsics = load_intrinsics(args.intrinsics) if args.intrinsics else None
+    pipeline = build_pipeline(args.layout, intrinsics)
     source = _open_frames(args.source)
     warned = ""
     try:
-        for frame in _frames(source):
+        for frame in _frames(source, intrinsics):
             result = pipeline.process(frame)
             if pipeline.status.message and pipeline.status.message != warned:
                 warned = pipeline.status.message
@@ -161,7 +171,7 @@ def run_record(args: argparse.Namespace) -> int:
     )
     seen = 0
     try:
-        for frame in _frames(source):
+        for frame in _frames(source, intrinsics):
             runner.step(frame)
             seen += 1
     except KeyboardInterrupt:

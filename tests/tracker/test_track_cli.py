@@ -147,6 +147,44 @@ def test_track_of_a_damaged_recording_prints_its_good_frames_then_says_where_it_
     assert "not a readable JPEG" in err and err.count("\n") == 1
 
 
+def lens_file(tmp_path, width: int, height: int):
+    """A distortion-free CAM.json for `width`x`height` frames."""
+    path = tmp_path / f"cam-{width}x{height}.json"
+    path.write_text(json.dumps({"K": [[1500.0, 0, width / 2], [0, 1500.0, height / 2], [0, 0, 1]],
+                                "dist": [0.0] * 5, "image_size": [width, height]}))
+    return path
+
+
+def test_track_with_intrinsics_for_another_frame_size_is_one_line_and_exit_2(short_demo, tmp_path, capsys):
+    cam = lens_file(tmp_path, 640, 480)
+    assert main(["track", str(short_demo), "--layout", "183x122", "--intrinsics", str(cam), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "tablesight track: intrinsics are for 640x480 images but frame 0 of recording short.tsr "
+        "is 1920x1080. calibrate the lens at 1920x1080 (`tablesight calibrate-lens`) or capture at 640x480.\n"
+    )
+
+
+def test_record_stops_at_the_first_frame_the_intrinsics_do_not_fit_keeping_those_before(
+    short_demo, tmp_path, capsys
+):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    frames = list(Recording(short_demo).frames())
+    for frame in frames[:2]:
+        cv2.imwrite(str(folder / frame.name.replace(".jpg", ".png")), frame.image)
+    cv2.imwrite(str(folder / "zz_smaller.png"), cv2.resize(frames[0].image, (960, 540)))
+    game = tmp_path / "game.tsr"
+    cam = lens_file(tmp_path, 1920, 1080)
+    assert main(["record", "--source", str(folder), "--layout", "183x122", "--intrinsics", str(cam),
+                 "-o", str(game)]) == 2
+    err = capsys.readouterr().err
+    assert "2 of 2 frames" in err
+    assert "intrinsics are for 1920x1080 images but frame 2 of" in err and "is 960x540" in err
+    assert Recording(game).frame_count() == 2
+
+
 def test_a_recordings_folder_that_cannot_be_made_is_one_line(tmp_path):
     from tracker.session import open_session
 
