@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 from fpdf import FPDF
 
+from calibration.imagefile import read_image
 from calibration.intrinsics import Intrinsics
 from rules_core.errors import TablesightError
 
@@ -135,12 +136,16 @@ def _frames(sources: Iterable[str | Path]) -> Iterable[tuple[str, np.ndarray]]:
                     yield f"{source}#{index}", frame
             capture.release()
         else:
-            image = cv2.imread(str(source), cv2.IMREAD_GRAYSCALE)
-            if image is None:
-                raise TablesightError(
-                    f"cannot read image {source}", "give JPEG/PNG photos of the ChArUco board"
-                )
-            yield str(source), image
+            yield str(source), _board_photo(source)
+
+
+def _board_photo(path: Path) -> np.ndarray:
+    """The shared reader's one line (missing, unreadable or not a picture), with this
+    command's fix."""
+    try:
+        return read_image(path)
+    except TablesightError as error:
+        raise TablesightError(error.problem, "give JPEG/PNG photos of the ChArUco board") from None
 
 
 def calibrate_lens(sources: Iterable[str | Path], wide: bool = False) -> LensCalibration:

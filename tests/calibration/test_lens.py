@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from calibration.camera import Camera
-from calibration.lens import BOARD_SQUARES, SQUARE_MM, board_image
+from calibration.lens import BOARD_SQUARES, SQUARE_MM, board_image, calibrate_lens
 from calibration.synthetic import Canvas, Look
+from rules_core.errors import TablesightError
 from tracker.cli import main
 
 SIZE = (960, 720)
@@ -74,3 +75,9 @@ def test_too_few_views_is_a_user_error(tmp_path, capsys):
     assert main(["calibrate-lens", str(blank), "-o", str(tmp_path / "cam.json")]) == 2
     err = capsys.readouterr().err
     assert "readable in only 0 of 1 views" in err and err.count("\n") == 1
+
+
+def test_a_missing_board_photo_is_our_line_alone(tmp_path, capfd):
+    with pytest.raises(TablesightError, match=r"missing\.jpg not found\. give JPEG/PNG photos"):
+        calibrate_lens([tmp_path / "missing.jpg"])
+    assert capfd.readouterr().err == ""
