@@ -45,7 +45,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_opencv() -> None:
+    """OpenCV and its FFmpeg print their own warnings ("moov atom not found", "OpenEXR codec is
+    disabled") before our one line says what is wrong; both read these once, so they are set
+    before any handler imports cv2. A developer's own setting wins."""
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _quiet_opencv()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
