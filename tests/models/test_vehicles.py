@@ -210,19 +210,26 @@ def _placed(found: Vehicles, tank: VehicleSpec) -> bool:
     return distance[i] * 10 <= 5.0 and abs((found.heading_deg[i] - tank.heading_deg + 90) % 180 - 90) <= 2.0
 
 
+def _found_on_validation_table(seed: int, hard: bool = True) -> tuple[TableScene, Vehicles]:
+    """A validation table's scene and the vehicles found on it, its camera drawn as the
+    benchmark draws it and its exact calibration."""
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, hard=hard, table="183x122")
+    wide = hard and rng.random() < 0.3  # drawn as the benchmark draws it, to keep the same camera
+    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide)
+    frame = render_scene(scene, camera, seed)
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    rect, ppm = rectified(frame.image, calibration)
+    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    return scene, found
+
+
 def test_a_near_end_measured_again_on_turned_axes_stays_at_its_foot_not_its_shadows_end():
     """Hard validation table 74,003: a blue tank on grass, its shadow long beyond its near end.
     The first measure finds the end's foot; measured again on the turned axes it reached out by
     the wall's band once more, onto the shadow's far edge, and the hull came out 3 mm long and
     6 mm off. From its foot it is sought only a centimetre further out."""
-    rng = np.random.default_rng(74_003)
-    scene = random_scene(rng, hard=True, table="183x122")
-    wide = rng.random() < 0.3  # drawn as the benchmark draws it, to keep the same camera
-    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide)
-    frame = render_scene(scene, camera, 74_003)
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    rect, ppm = rectified(frame.image, calibration)
-    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    scene, found = _found_on_validation_table(74_003)
     (tank,) = scene.vehicles
     assert len(found) == 1 and _placed(found, tank)
     assert abs(found.length_cm[0] - tank.length_cm) < 0.5
@@ -233,14 +240,7 @@ def test_a_near_side_whose_shadows_soft_edge_trails_from_its_foot_is_placed_at_t
     its shadow 8 mm wide there. The foot's step (the shadow against grey tracks) and the
     shadow's soft outer edge made one run of offsets with no dip between them, and the run's
     outer end put the side on the shadow's edge: the hull 5.7 mm too wide and 5.1 mm off."""
-    rng = np.random.default_rng(70_016)
-    scene = random_scene(rng, hard=True, table="183x122")
-    wide = rng.random() < 0.3  # drawn as the benchmark draws it, to keep the same camera
-    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide)
-    frame = render_scene(scene, camera, 70_016)
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    rect, ppm = rectified(frame.image, calibration)
-    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    scene, found = _found_on_validation_table(70_016)
     tank = scene.vehicles[1]
     assert _placed(found, tank)
     i = int(np.argmin(np.linalg.norm(found.xy_cm - [tank.x_cm, tank.y_cm], axis=1)))
@@ -252,14 +252,7 @@ def test_a_blurred_near_side_lighter_than_the_mat_in_lightness_alone_is_measured
     and blurred, its colour the grass's but lighter. On its near long side the step is
     lightness alone, spread over a centimetre; weighted down there as a shadow's would be, it
     made no line, and the tank was not found."""
-    rng = np.random.default_rng(74_025)
-    scene = random_scene(rng, hard=True, table="183x122")
-    wide = rng.random() < 0.3  # drawn as the benchmark draws it, to keep the same camera
-    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide)
-    frame = render_scene(scene, camera, 74_025)
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    rect, ppm = rectified(frame.image, calibration)
-    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    scene, found = _found_on_validation_table(74_025)
     assert _placed(found, scene.vehicles[0])
 
 
@@ -294,14 +287,7 @@ def test_every_placed_tank_points_its_gun_forward(seed, hard):
     """Validation tables 72,010 (hard) and 20,013 (clean): a 25 cm tank with its turret towards
     the rear and a 26 cm one came out turned round (the barrel's end scored no higher than the
     rear's turret edges and shadow); the barrel's one column down the front end now decides."""
-    rng = np.random.default_rng(seed)
-    scene = random_scene(rng, hard=hard, table="183x122")
-    wide = hard and rng.random() < 0.3
-    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide)
-    frame = render_scene(scene, camera, seed)
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    rect, ppm = rectified(frame.image, calibration)
-    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    scene, found = _found_on_validation_table(seed, hard)
     tanks = [v for v in scene.vehicles if v.turret and _placed(found, v)]
     assert len(tanks) >= 2
     for tank in tanks:
@@ -313,13 +299,7 @@ def test_a_building_measured_by_its_roof_is_not_a_hull():
     """Clean validation table 22,020, which holds no vehicle: a 20 cm building 37 cm from the
     nadir passed for a 33 cm hull, its near sides on its roof's edges; the wall outside them
     is too tall for a hull's."""
-    rng = np.random.default_rng(22_020)
-    scene = random_scene(rng, hard=False, table="183x122")
-    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=False)
-    frame = render_scene(scene, camera, 22_020)
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    rect, ppm = rectified(frame.image, calibration)
-    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    scene, found = _found_on_validation_table(22_020, hard=False)
     assert not scene.vehicles and any(t.kind == "building" and t.height_cm > 15 for t in scene.terrain)
     assert len(found) == 0
 
