@@ -77,7 +77,6 @@ def _detect(args: argparse.Namespace) -> int:
     from calibration.table import calibrate
     from models.detector import load_detector
 
-    _refuse_a_folder_as_weights(args.weights)
     detector = load_detector(args.weights)
     layout = load_layout(args.layout)
     intrinsics = load_intrinsics(args.intrinsics) if args.intrinsics else None
@@ -86,16 +85,6 @@ def _detect(args: argparse.Namespace) -> int:
     found = detector.detect(image, calibration)
     print(json.dumps(detection_json(args.image, calibration, found), indent=1))
     return 0
-
-
-def _refuse_a_folder_as_weights(weights: str | None) -> None:
-    """The loader only knows the path is not a file, and says it does not exist: a folder, as
-    the one the weights ship in, is the likelier mistake and needs the file inside it named."""
-    if weights is not None and Path(weights).is_dir():
-        raise TablesightError(
-            f"--weights {weights} is a folder, not a model file",
-            "pass the .onnx file itself (e.g. models/weights/rim_verifier.onnx), or leave the option out",
-        )
 
 
 def detection_json(image_name: str, calibration, found) -> dict:

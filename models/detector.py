@@ -495,6 +495,12 @@ def load_detector(weights: str | None = None) -> Detector:
     path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
     if weights is None and not path.exists():
         return Detector(base_map=base_map)
+    if path.is_dir():
+        # The folder the weights ship in is the likelier mistake: the file inside must be named.
+        raise TablesightError(
+            f"--weights {path} is a folder, not a model file",
+            "pass the .onnx file itself (e.g. models/weights/rim_verifier.onnx), or leave the option out",
+        )
     if not path.is_file():
         raise TablesightError(
             f"model file {path} does not exist",
