@@ -435,9 +435,7 @@ def _side_offsets(
         # penumbra spreads its edge over centimetres. Is the window's inner end its outer end
         # darkened, the hull's edge is sought further inside, as past a shadow's sharp edge
         # (a path-traced hard validation table's plain hull found, a painted false hull fewer).
-        width = profile.shape[1]
-        end_px = max(2, width // 8)
-        inner, outer = _median_colours(profile, [(0, end_px), (width - end_px, width)], weight)
+        inner, outer = _window_ends(profile, weight)
         if inward < SHADOW_SEARCH_CM and _shadowed(outer, inner):
             deeper = (SHADOW_SEARCH_CM, outward)
             return _side_offsets(view, blob, axis, end, near, deeper, gear_cm, along_px, span)
@@ -602,8 +600,8 @@ def _outline_line(
     """
     centres = sorted((int(run[len(run) // 2]) for run in runs), reverse=True)
     last = straight.shape[1] - 1
-    inner = [(max(0, k - 3), k + 1) for k in centres]
-    outer = [(min(last, k + 2), min(last + 1, k + 5)) for k in centres]
+    inner = [_inside(k) for k in centres]
+    outer = [_outside(k, last) for k in centres]
     colours = _median_colours(straight, inner + outer, weight)
     inside = dict(zip(centres, colours[: len(centres)], strict=True))
     outside = dict(zip(centres, colours[len(centres) :], strict=True))
@@ -643,10 +641,28 @@ def _foot_in_run(straight: np.ndarray, run: np.ndarray, weight: float) -> int:
     last = straight.shape[1] - 1
     if run[-1] + 2 > last:
         return int(run[-1])
-    stretches = [(max(0, k - 3), k + 1) for k in run.tolist()] + [(run[-1] + 2, min(last + 1, run[-1] + 5))]
+    stretches = [_inside(k) for k in run.tolist()] + [_outside(int(run[-1]), last)]
     colours = _median_colours(straight, stretches, weight)
     lit = np.nonzero(~_shadowed(colours[-1], colours[:-1]))[0]
     return int(run[lit[-1]] if len(lit) else run[-1])
+
+
+def _inside(line: int) -> tuple[int, int]:
+    """The stretch of a side's profiles just inside a line at offset `line`, for its colour."""
+    return max(0, line - 3), line + 1
+
+
+def _outside(line: int, last: int) -> tuple[int, int]:
+    """The stretch just outside it, past the line's own blur (`last`: the profiles' last offset)."""
+    return min(last, line + 2), min(last + 1, line + 5)
+
+
+def _window_ends(profile: np.ndarray, weight: float) -> tuple[np.ndarray, np.ndarray]:
+    """The typical colours of a side's window at its inner and outer ends (an eighth of it each)."""
+    width = profile.shape[1]
+    end_px = max(2, width // 8)
+    inner, outer = _median_colours(profile, [(0, end_px), (width - end_px, width)], weight)
+    return inner, outer
 
 
 def _median_colours(profiles: np.ndarray, stretches: list[tuple[int, int]], weight: float) -> np.ndarray:
@@ -866,10 +882,7 @@ def _lighter_than_ground(
 ) -> bool:
     """Whether a side's window runs from something lighter than the ground out onto the ground:
     the inner end's lightness over the outer end's by LIT_STEP, the outer end the ground."""
-    _, _, _, profile = _side_profiles(view, blob, axis, end, search_cm)
-    width = profile.shape[1]
-    end_px = max(2, width // 8)
-    inner, outer = _median_colours(profile, [(0, end_px), (width - end_px, width)], 1.0)
+    inner, outer = _window_ends(_side_profiles(view, blob, axis, end, search_cm)[3], 1.0)
     return bool(inner[0] - outer[0] >= LIT_STEP and _ground(view, outer[None])[0])
 
 
