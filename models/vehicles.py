@@ -114,6 +114,7 @@ MIN_CONFIDENCE = 0.7  # a hull is solid and straight-sided (fill times share of 
 STOOD_IN_STRAIGHT = 0.4
 SHADOW_MIN_STEP = 0.15  # log lightness
 LIT_STEP = 2 * SHADOW_MIN_STEP  # a thing this much lighter than the ground is no shadow on it
+DEEP_STEP = 4 * SHADOW_MIN_STEP  # darker than a mottled mat's blotches are: shade, or a dark thing
 SHADOW_HUE_DEG = 8.0  # a shadowed colour is the lit one scaled (ambient light tints it a little)
 
 # The wall band above a near side.
@@ -463,7 +464,8 @@ def _side_offsets(
         typical = row_median(straight, axis=0)
         typical[:, 0] /= weight
         ground = _ground(view, typical)
-    outermost, shadow = _outline_line(straight, runs, weight, gear_cm / cm_per_px, near, ground)
+    mat = view.mat if near else None
+    outermost, shadow = _outline_line(straight, runs, weight, gear_cm / cm_per_px, near, ground, mat)
     if near:
         # The footprint's edge is the outer end of its run of offsets (a track's band spans a
         # few), or its strongest offset where a dip cut it from a shadow's edge outside.
@@ -576,6 +578,7 @@ def _outline_line(
     gear_px: float,
     near: bool,
     ground: np.ndarray | None = None,
+    mat: np.ndarray | None = None,
 ) -> tuple[int, bool]:
     """A side's outermost candidate line that is not the edge of the hull's shadow.
 
@@ -597,6 +600,14 @@ def _outline_line(
     profiles' median is the mat, lit or in shadow) a line with something else outside it and
     the ground somewhere inside, before the next line in, is the edge of a thing beyond the
     hull (a marker, a building): passed over, or flagged as a shadow's when no line is left.
+
+    A shadow's edge has the lit ground outside it. So on a near side (given the lit `mat`) a
+    line whose outside is already the mat deep in shade, and whose inside is deeper still, is
+    the foot of dark tracks standing in the hull's own shadow, not the shadow's edge (painted
+    hard validation table 72,021: grey tracks on a pale pink map read as its shade, and the
+    side was taken at the tracks' top, 2 cm inside). Both steps must be deep (`DEEP_STEP`):
+    a mottled mat's lit blotches lie a few tenths below its median, and a grain line within
+    a shadow has the shadow either side.
     """
     centres = sorted((int(run[len(run) // 2]) for run in runs), reverse=True)
     last = straight.shape[1] - 1
@@ -618,7 +629,7 @@ def _outline_line(
                 if i + 1 < len(centres):
                     continue
                 return k, True
-        if not _shadowed(outside[k], inside[k]):
+        if not _shadowed(outside[k], inside[k]) or _in_the_shade(mat, outside[k], inside[k]):
             return k, False
         if i + 1 < len(centres) and k - centres[i + 1] <= gear_px:
             return k, False
@@ -626,6 +637,15 @@ def _outline_line(
         if lit:
             return lit[0], False
     return centres[-1], True
+
+
+def _in_the_shade(mat: np.ndarray | None, outside: np.ndarray, inside: np.ndarray) -> bool:
+    """Whether a line lies within a shadow, deep below the lit `mat` and deeper inside: no
+    shadow's edge then, but a dark thing standing in the shade."""
+    if mat is None:
+        return False
+    deep = min(mat[0] - outside[0], outside[0] - inside[0]) >= DEEP_STEP
+    return bool(deep and _shadowed(mat, outside))
 
 
 def _foot_in_run(straight: np.ndarray, run: np.ndarray, weight: float) -> int:

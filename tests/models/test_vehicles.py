@@ -24,6 +24,7 @@ from models.vehicles import (
     _colour_distance,
     _footprint,
     _ground_in_shadow,
+    _in_the_shade,
     _median_colours,
     _shading_free,
     _shadowed,
@@ -254,6 +255,32 @@ def test_a_blurred_near_side_lighter_than_the_mat_in_lightness_alone_is_measured
     made no line, and the tank was not found."""
     scene, found = _found_on_validation_table(74_025)
     assert _placed(found, scene.vehicles[0])
+
+
+def test_dark_tracks_standing_in_the_hulls_shadow_are_its_foot():
+    """Hard validation table 72,021: a dark red tank on a pale pink map, lit from beyond its
+    near end, the end's grey tracks in the hull's shadow. The tracks read as the map's shade,
+    so the foot (shadow against tracks) was passed over as a shadow's edge and the end taken
+    at the tracks' top: the hull 2 cm short and 12.5 mm off."""
+    scene, found = _found_on_validation_table(72_021)
+    tank = scene.vehicles[1]
+    assert _placed(found, tank)
+    i = int(np.argmin(np.linalg.norm(found.xy_cm - [tank.x_cm, tank.y_cm], axis=1)))
+    assert abs(found.length_cm[i] - tank.length_cm) < 0.5
+
+
+def test_only_a_line_deep_within_the_shade_is_a_dark_thing_in_it():
+    """Shading-free log colours (lightness, two chroma) as 72,021 and 71,020 measured them: a
+    line between the mat's deep shade and darker tracks is in the shade; a shadow's edge on a
+    lit blotch a third darker than the mat's median, or grain within the shade, is not."""
+    mat = np.array([8.75, -0.06, -0.19])
+    shade, tracks = np.array([7.66, -0.07, -0.16]), np.array([6.12, -0.01, -0.07])
+    assert _in_the_shade(mat, shade, tracks)
+    assert not _in_the_shade(None, shade, tracks)
+    sand = np.array([8.24, -0.25, -0.26])
+    blotch, its_shadow = np.array([7.91, -0.26, -0.26]), np.array([7.06, -0.3, -0.29])
+    assert not _in_the_shade(sand, blotch, its_shadow)
+    assert not _in_the_shade(mat, shade, shade - [0.2, 0, 0])
 
 
 def test_a_ragged_end_does_not_turn_a_hull_whose_long_sides_agree():
