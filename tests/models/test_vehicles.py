@@ -225,6 +225,15 @@ def _found_on_validation_table(seed: int, hard: bool = True) -> tuple[TableScene
     return scene, found
 
 
+def _placed_on_validation_table(seed: int, which: int) -> tuple[VehicleSpec, Vehicles, int]:
+    """A hard validation table's vehicle `which`, the vehicles found there (it placed among
+    them), and the index of the one that measured it, for its sizes."""
+    scene, found = _found_on_validation_table(seed)
+    tank = scene.vehicles[which]
+    assert _placed(found, tank)
+    return tank, found, int(np.argmin(np.linalg.norm(found.xy_cm - [tank.x_cm, tank.y_cm], axis=1)))
+
+
 def test_a_near_end_measured_again_on_turned_axes_stays_at_its_foot_not_its_shadows_end():
     """Hard validation table 74,003: a blue tank on grass, its shadow long beyond its near end.
     The first measure finds the end's foot; measured again on the turned axes it reached out by
@@ -241,10 +250,7 @@ def test_a_near_side_whose_shadows_soft_edge_trails_from_its_foot_is_placed_at_t
     its shadow 8 mm wide there. The foot's step (the shadow against grey tracks) and the
     shadow's soft outer edge made one run of offsets with no dip between them, and the run's
     outer end put the side on the shadow's edge: the hull 5.7 mm too wide and 5.1 mm off."""
-    scene, found = _found_on_validation_table(70_016)
-    tank = scene.vehicles[1]
-    assert _placed(found, tank)
-    i = int(np.argmin(np.linalg.norm(found.xy_cm - [tank.x_cm, tank.y_cm], axis=1)))
+    tank, found, i = _placed_on_validation_table(70_016, 1)
     assert abs(found.width_cm[i] - tank.width_cm) < 0.2
 
 
@@ -262,10 +268,7 @@ def test_dark_tracks_standing_in_the_hulls_shadow_are_its_foot():
     near end, the end's grey tracks in the hull's shadow. The tracks read as the map's shade,
     so the foot (shadow against tracks) was passed over as a shadow's edge and the end taken
     at the tracks' top: the hull 2 cm short and 12.5 mm off."""
-    scene, found = _found_on_validation_table(72_021)
-    tank = scene.vehicles[1]
-    assert _placed(found, tank)
-    i = int(np.argmin(np.linalg.norm(found.xy_cm - [tank.x_cm, tank.y_cm], axis=1)))
+    tank, found, i = _placed_on_validation_table(72_021, 1)
     assert abs(found.length_cm[i] - tank.length_cm) < 0.5
 
 
