@@ -179,11 +179,19 @@ def run_record(args: argparse.Namespace) -> int:
     finally:
         source.close()
         writer.close()
-        print(
-            f"tablesight record: {writer.frames_written} of {seen} frames and "
-            f"{len(runner.game.events)} events in {args.output}",
-            file=sys.stderr,
-        )
+        if writer.frames_written or runner.game.events:
+            print(
+                f"tablesight record: {writer.frames_written} of {seen} frames and "
+                f"{len(runner.game.events)} events in {args.output}",
+                file=sys.stderr,
+            )
+        else:
+            # Nothing was recorded (the first frame did not fit the lens, or no frame came):
+            # kept, the empty file would only make the same command, run again once fixed,
+            # refuse to record over it.
+            for leftover in (args.output, f"{args.output}-wal", f"{args.output}-shm"):
+                Path(leftover).unlink(missing_ok=True)
+            print(f"tablesight record: no frame recorded, so {args.output} was not kept", file=sys.stderr)
     return 0
 
 

@@ -185,6 +185,24 @@ def test_record_stops_at_the_first_frame_the_intrinsics_do_not_fit_keeping_those
     assert Recording(game).frame_count() == 2
 
 
+def test_a_record_that_recorded_nothing_leaves_no_file_so_the_same_command_works_once_fixed(
+    short_demo, tmp_path, capsys
+):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    frame = next(Recording(short_demo).frames())
+    cv2.imwrite(str(folder / "a.png"), frame.image)
+    game = tmp_path / "game.tsr"
+    command = ["record", "--source", str(folder), "--layout", "183x122", "-o", str(game), "--intrinsics"]
+    assert main([*command, str(lens_file(tmp_path, 640, 480))]) == 2
+    err = capsys.readouterr().err
+    assert "intrinsics are for 640x480 images but frame 0 of" in err
+    assert f"no frame recorded, so {game} was not kept" in err
+    assert list(tmp_path.glob("game.tsr*")) == []
+    assert main([*command, str(lens_file(tmp_path, 1920, 1080))]) == 0
+    assert Recording(game).frame_count() == 1
+
+
 def test_a_recordings_folder_that_cannot_be_made_is_one_line(tmp_path):
     from tracker.session import open_session
 
