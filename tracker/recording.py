@@ -170,6 +170,12 @@ class RecordingWriter:
         finally:
             self._db.close()
 
+    def discard(self) -> None:
+        """Removes the closed recording, and the journal files SQLite may have left beside it
+        (a close that failed): for a run that recorded nothing."""
+        for suffix in ("", "-wal", "-shm"):
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+
 
 MANIFEST_FIELDS = {"ruleset": str, "table": dict, "preset": list, "layout": dict, "intrinsics": dict}
 

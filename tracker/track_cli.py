@@ -189,8 +189,7 @@ def run_record(args: argparse.Namespace) -> int:
             # Nothing was recorded (the first frame did not fit the lens, or no frame came):
             # kept, the empty file would only make the same command, run again once fixed,
             # refuse to record over it.
-            for leftover in (args.output, f"{args.output}-wal", f"{args.output}-shm"):
-                Path(leftover).unlink(missing_ok=True)
+            writer.discard()
             print(f"tablesight record: no frame recorded, so {args.output} was not kept", file=sys.stderr)
     return 0
 
