@@ -6,7 +6,8 @@ apart), and regions ringed by edges (a hull painted like the mat still has an ou
 that is no hull but dents in deeply on two sides of a short neck is two things touching (a hull
 against a building of its colour, an arm, a ringed patch of the mat) and is cut across the neck
 once; a piece whose inside is the ground around it darkened is a tall thing's shadow, cut off
-the thing. Each hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
+the thing; two pieces of one paint with an arm across the gap between them are one hull.
+Each hull-sized, solid, rectangular blob is then measured on the full-resolution rectified table:
 every side is the outermost straight edge line that most profiles across it agree on and that
 is not the edge of the hull's shadow (the ground scaled darker, its hue kept): a shadow's strip
 ends where the ground darkened ends, and dark tracks are told from it by their width, no more
@@ -63,6 +64,8 @@ MIN_MAT_DISTANCE = 0.12
 CUT_EDGE = 0.8  # Sobel response of shading-free colour that cuts a blob apart
 ROOF_EDGE = 0.4  # ... and that rings a roof
 ROOF_JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))  # 2 cm: over a barrel's outline
+OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(3.5 * PX_PER_CM),) * 2)  # off thin things
+SAME_PAINT_OPENING = ROOF_JOIN  # 2 cm: off the speckle of a paint's colour mask
 PARALLAX_SLACK_CM = 4.0  # a blob is the footprint grown by its roof's parallax
 SPLITS = 1  # a blob of two things touching is cut in two (more cuts found no more hulls)
 SPLIT_MAX_AREA_CM2 = 1500.0  # two hulls' worth; larger blobs are the mat's own patches
@@ -70,6 +73,10 @@ SPLIT_DEPTH_CM = 2.5  # a dent this deep in an outline is where two things meet 
 SPLIT_NECK_CM = WIDTH_CM[1] + PARALLAX_SLACK_CM  # the cut between two dents: at most a hull's width
 GROUND_RING_CM = 1.5  # the ground around a piece, past its own shadow's blur
 SAME_BLOB_CM = 0.5  # one blob found in two masks
+PIECE_CM2 = 12.0  # a piece of a hull seen beside an arm lying across it
+SAME_PAINT = 0.12  # shading-free colour distance (lightness weighted) within one hull's paint
+COVERED = 0.9  # share of the gap between two such pieces that something unlike the mat covers
+PIECE_SHARE = 0.75  # a hull found whole over a pieced one covers at least this share of it
 OVERLAP = 0.25  # share of a footprint another may cover (a measuring error, not a second hull)
 COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
 
@@ -152,6 +159,7 @@ class TableView:
     off_table: np.ndarray  # at PX_PER_CM
     mat: np.ndarray  # the mat's median shading-free colour
     mat_threshold: float  # how far from it (see _ground) a colour is unlike the mat
+    coarse: np.ndarray  # shading-free colour at PX_PER_CM, lightness weighted as in the masks
 
 
 def _shading_free(bgr: np.ndarray) -> np.ndarray:
@@ -180,7 +188,9 @@ def _seen(bgr: np.ndarray) -> np.ndarray:
     return (bgr[..., 0] | bgr[..., 1] | bgr[..., 2]) > 0
 
 
-def _foreground(small: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, float]:
+def _foreground(
+    small: np.ndarray,
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, float, np.ndarray]:
     """The three coarse masks, the mat's colour (the median) and the threshold its spread sets."""
     inv = _shading_free(small)
     valid = _seen(small)
@@ -203,7 +213,7 @@ def _foreground(small: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray, np.nda
     # Cutting also splits a hull along its turret and gun, so both versions are looked at.
     cut = mask & (grad <= CUT_EDGE)
     masks = (mask.astype(np.uint8) * 255, cut.astype(np.uint8) * 255, _enclosed(grad > ROOF_EDGE, valid))
-    return masks, mat, threshold
+    return masks, mat, threshold, inv
 
 
 def _off_table(small: np.ndarray) -> np.ndarray:
@@ -243,8 +253,8 @@ def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
     step = _colour_distance(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1))
     lit = _seen(rect[:: TEXTURE_ROW_STEP, 1:])
     texture = float(row_median(step[lit])) if lit.any() else 0.0
-    masks, mat, threshold = _foreground(small)
-    return TableView(rect, px_per_mm, masks, texture, _off_table(small), mat, threshold)
+    masks, mat, threshold, coarse = _foreground(small)
+    return TableView(rect, px_per_mm, masks, texture, _off_table(small), mat, threshold, coarse)
 
 
 def _shrunk(rect: np.ndarray, factor: float) -> np.ndarray:
@@ -283,27 +293,97 @@ def _blobs(view: TableView, bases: Bases, masks: int) -> list[_Blob]:
     found: list[_Blob] = []
     for mask in view.masks[:masks]:
         for blob in _mask_blobs(mask, bases, view.off_table):
-            centre = blob.axes.T @ blob.extent.mean(axis=1)
-            size = blob.extent[:, 1] - blob.extent[:, 0]
-            if not any(
-                np.linalg.norm(centre - other.axes.T @ other.extent.mean(axis=1)) < SAME_BLOB_CM
-                and np.all(np.abs(size - (other.extent[:, 1] - other.extent[:, 0])) < SAME_BLOB_CM)
-                for other in found
-            ):
+            if not any(_same_blob(blob, other) for other in found):
                 found.append(blob)
     return found
 
 
+def _same_blob(blob: _Blob, other: _Blob) -> bool:
+    centre = blob.axes.T @ blob.extent.mean(axis=1)
+    size = blob.extent[:, 1] - blob.extent[:, 0]
+    return bool(
+        np.linalg.norm(centre - other.axes.T @ other.extent.mean(axis=1)) < SAME_BLOB_CM
+        and np.all(np.abs(size - (other.extent[:, 1] - other.extent[:, 0])) < SAME_BLOB_CM)
+    )
+
+
 def _mask_blobs(mask: np.ndarray, bases: Bases, off_table: np.ndarray) -> list[_Blob]:
-    mask = mask.copy()
-    for (x, y), d in zip(bases.xy_cm, bases.diameter_mm, strict=True):
-        cv2.circle(mask, (round(x * PX_PER_CM), round(y * PX_PER_CM)), round(d / 20 * PX_PER_CM * 1.4), 0, -1)
+    mask = _without_bases(mask, bases)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(3.5 * PX_PER_CM),) * 2)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, OPENING)
     found: list[_Blob] = []
     _collect(mask, off_table, found, SPLITS)
     return found
+
+
+def _without_bases(mask: np.ndarray, bases: Bases) -> np.ndarray:
+    mask = mask.copy()
+    for (x, y), d in zip(bases.xy_cm, bases.diameter_mm, strict=True):
+        cv2.circle(mask, (round(x * PX_PER_CM), round(y * PX_PER_CM)), round(d / 20 * PX_PER_CM * 1.4), 0, -1)
+    return mask
+
+
+def _occluded_blobs(view: TableView, bases: Bases, found: list[tuple]) -> list[_Blob]:
+    """Hulls an arm lies across: two pieces of one paint with something unlike the mat between.
+
+    An arm across a hull's middle cuts it in two, neither a hull's shape, and joins the
+    pieces to itself in the plain mask, which then reaches the table's edge. A piece is a
+    component of the cut mask (not closed: the cut along the arm's edge is a pixel wide); its
+    other half is sought by its paint, which the arm does not share, and the two pieces with
+    the gap between them are the hull when the gap is covered (an arm, a hand, a turret of
+    another colour), not bare mat. A piece of a hull found whole, half its size or less (cut
+    off by the turret), is passed over.
+    """
+    pieces = cv2.morphologyEx(_without_bases(view.masks[1], bases), cv2.MORPH_OPEN, OPENING)
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(pieces)
+    unlike = view.masks[0] > 0
+    reach = round((LENGTH_CM[1] + PARALLAX_SLACK_CM) * PX_PER_CM)
+    blobs: list[_Blob] = []
+    for i in range(1, count):
+        x, y, w, h, area = stats[i]
+        if area < PIECE_CM2 * PX_PER_CM**2 or _within_a_larger_hull(centroids[i], area, found):
+            continue
+        x0, y0 = max(0, x - reach), max(0, y - reach)
+        window = (slice(y0, y + h + reach), slice(x0, x + w + reach))
+        piece = labels[window] == i
+        if (piece & view.off_table[window]).any():
+            continue
+        paint = np.median(view.coarse[window][piece], axis=0)
+        same = (_colour_distance(view.coarse[window] - paint) < SAME_PAINT) & ~view.off_table[window]
+        same = cv2.morphologyEx(same.astype(np.uint8), cv2.MORPH_OPEN, SAME_PAINT_OPENING)
+        parts, part_labels, part_stats, _ = cv2.connectedComponentsWithStats(same)
+        own = np.bincount(part_labels[piece], minlength=parts).argmax()
+        if own == 0:  # a piece of speckled colour has no one paint
+            continue
+        piece_outline = _outline(piece.astype(np.uint8))
+        for j in range(1, parts):
+            qx, qy, qw, qh, q_area = part_stats[j]
+            if j == own or q_area < PIECE_CM2 * PX_PER_CM**2:
+                continue
+            other = _outline((part_labels[qy : qy + qh, qx : qx + qw] == j).astype(np.uint8))
+            other += np.array([qx, qy], dtype=other.dtype)
+            outline = cv2.convexHull(np.vstack([piece_outline, other]))
+            pixels = cv2.contourArea(outline) + cv2.arcLength(outline, True) / 2 + 1  # Pick's theorem
+            blob = _as_blob(outline, pixels, (x0, y0), cut=True)
+            if blob is None or any(_same_blob(blob, b) for b in blobs):
+                continue
+            span = np.zeros(piece.shape, np.uint8)
+            cv2.fillConvexPoly(span, outline, 1)
+            gap = (span > 0) & ~piece & (part_labels != own) & (part_labels != j)
+            if gap.any() and (gap & unlike[window]).sum() >= COVERED * gap.sum():
+                blobs.append(blob)
+    return blobs
+
+
+def _within_a_larger_hull(centroid_px: np.ndarray, area_px: float, found: list[tuple]) -> bool:
+    under = _found_under((centroid_px + 0.5) / PX_PER_CM, found)
+    return any(length * width >= 2 * area_px / PX_PER_CM**2 for _, length, width, _, _ in under)
+
+
+def _outline(mask: np.ndarray) -> np.ndarray:
+    """The points of a mask's outer outlines, (n, 2) pixels."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return np.vstack([c.reshape(-1, 2) for c in contours])
 
 
 def _collect(
@@ -773,31 +853,23 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
     """Hull footprints on the table, with the found bases (and what stands on them) cut out.
 
     Without `refine` only the coarse blobs of the plain mask are measured: enough to know where
-    hulls stand (to tell a turret ring from a base).
+    hulls stand (to tell a turret ring from a base). Hulls an arm lies across are pieced
+    together last; such a hull gives way to one found whole of about its size there.
     """
     found: list[tuple] = []
     # The masks mostly see the same hulls: the most solid blob of a hull is measured, the rest
     # of its blobs (centred on it) are passed over, which also halves the measuring.
     for blob in sorted(_blobs(view, bases, len(view.masks) if refine else 1), key=lambda b: -b.fill):
-        if refine:
-            if _hull(blob, camera_cm, COARSE_SLACK_CM) is None or _on_found(blob, found):
-                continue
-            blob = _refined(view, blob, camera_cm)
-            if blob is None:
-                continue
-        hull = _hull(blob, camera_cm)
-        if hull is None or (refine and blob.fill < MIN_CONFIDENCE):
+        if refine and _on_found(blob, found):
             continue
-        if blob.cut and _ground_in_shadow(view, blob):
-            continue
-        if refine:
-            walls = _walls(view, blob, camera_cm)
-            if _too_tall(walls, camera_cm[2], view.px_per_mm):
-                continue
-            if _roof_over_a_tall_wall(view, blob, camera_cm):
-                continue
-        heading = blob.heading_deg + (180.0 if refine and _gun_end(view, blob) < 0 else 0.0)
-        found.append((*hull, heading % 360, blob.fill))
+        hull = _measured(view, blob, camera_cm) if refine else _coarse(view, blob, camera_cm)
+        if hull is not None:
+            found.append(hull)
+    if refine:
+        for blob in _occluded_blobs(view, bases, found):
+            hull = _measured(view, blob, camera_cm)
+            if hull is not None and not _over_a_whole_hull(hull, found):
+                found.append(hull)
     if not found:
         return Vehicles.empty()
     vehicles = Vehicles(
@@ -810,14 +882,59 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
     return vehicles[_distinct(vehicles)]
 
 
+def _coarse(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> tuple | None:
+    hull = _hull(blob, camera_cm)
+    if hull is None or (blob.cut and _ground_in_shadow(view, blob)):
+        return None
+    return (*hull, blob.heading_deg % 360, blob.fill)
+
+
+def _measured(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> tuple | None:
+    """The hull a coarse blob holds, measured at full resolution, or None when it holds none."""
+    if _hull(blob, camera_cm, COARSE_SLACK_CM) is None:
+        return None
+    blob = _refined(view, blob, camera_cm)
+    if blob is None:
+        return None
+    hull = _hull(blob, camera_cm)
+    if hull is None or blob.fill < MIN_CONFIDENCE:
+        return None
+    if blob.cut and _ground_in_shadow(view, blob):
+        return None
+    walls = _walls(view, blob, camera_cm)
+    if _too_tall(walls, camera_cm[2], view.px_per_mm) or _roof_over_a_tall_wall(view, blob, camera_cm):
+        return None
+    heading = blob.heading_deg + (180.0 if _gun_end(view, blob) < 0 else 0.0)
+    return (*hull, heading % 360, blob.fill)
+
+
+def _over_a_whole_hull(hull: tuple, found: list[tuple]) -> bool:
+    """Whether a hull pieced together across an arm lies over one found whole: a hull measured
+    from one piece is much the smaller (a piece of it), one the pieced hull's size was the
+    hull itself, cut by a shadow or blotch the paint test took for an occluder."""
+    corners = Vehicles(*(np.array([f[k] for f in [hull, *found]]) for k in range(5))).corners_cm()
+    pieced = Polygon(corners[0])
+    return any(
+        pieced.intersection(whole := Polygon(other)).area > OVERLAP * whole.area
+        and whole.area >= PIECE_SHARE * pieced.area
+        for other in corners[1:]
+    )
+
+
 def _on_found(blob: _Blob, found: list[tuple]) -> bool:
     """Whether the blob's centre lies on a hull found already."""
-    centre = blob.axes.T @ blob.extent.mean(axis=1)
-    for xy, length, width, heading, _ in found:
+    return bool(_found_under(blob.axes.T @ blob.extent.mean(axis=1), found))
+
+
+def _found_under(centre: np.ndarray, found: list[tuple]) -> list[tuple]:
+    """The hulls found whose footprints hold a point (table cm)."""
+    under = []
+    for hull in found:
+        xy, length, width, heading, _ = hull
         r = _axes(heading) @ (centre - xy)
         if abs(r[0]) < length / 2 and abs(r[1]) < width / 2:
-            return True
-    return False
+            under.append(hull)
+    return under
 
 
 def _distinct(vehicles: Vehicles) -> np.ndarray:

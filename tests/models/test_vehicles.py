@@ -16,7 +16,16 @@ from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, native_px_per_mm, rect
 from models.scoring import score_vehicles
 from models.synth.painter import box_corners
 from models.synth.randomize import random_camera, random_scene, table_markers
-from models.synth.scene import Mat, TableScene, TerrainSpec, Truth, VehicleSpec, VehicleTruth, render_scene
+from models.synth.scene import (
+    HandSpec,
+    Mat,
+    TableScene,
+    TerrainSpec,
+    Truth,
+    VehicleSpec,
+    VehicleTruth,
+    render_scene,
+)
 from models.synth.truth_calibration import CameraCalibration
 from models.vehicles import (
     _axes,
@@ -434,6 +443,41 @@ def test_a_hull_touching_a_building_of_its_colour_is_cut_from_it():
     found = _found_in(scene)
     assert len(found) == len(tanks)
     assert all(_placed(found, tank) for tank in tanks)
+
+
+def test_a_hull_an_arm_lies_across_is_pieced_together_from_both_sides_of_it():
+    """Two tanks on grass, each with a player's arm across its middle (hard validation table
+    70,011 in miniature): the pieces either side of the arm are no hull's shape, and one of
+    them passed for a small hull turned across the tank; pieced together by their paint over
+    the arm between them, each tank is placed."""
+    dictionary, markers = table_markers("183x122")
+    tanks = [
+        _tank(60.0, 40.0, 24.0, 12.0, 10.0, 4.5, (140, 120, 110)),
+        _tank(130.0, 85.0, 22.0, 11.0, 165.0, 4.0, (70, 70, 150)),
+    ]
+    hands = [
+        HandSpec(60.0, 52.0, shoulder_cm=(60.0, -40.0, 45.0)),
+        HandSpec(128.0, 73.0, shoulder_cm=(128.0, 162.0, 45.0)),
+    ]
+    grass = Mat("grass", (60, 110, 70), 12.0)
+    look = Look(noise_sigma=2.0, jpeg_quality=90)
+    found = _found_in(TableScene(TABLE, dictionary, markers, grass, vehicles=tanks, hands=hands, look=look))
+    assert len(found) == len(tanks)
+    assert all(_placed(found, tank) for tank in tanks)
+
+
+def test_two_blocks_of_one_paint_with_bare_mat_between_are_not_pieced_into_a_hull():
+    """Two 10 cm blocks painted alike, in line 5 cm apart: together they span a hull's shape,
+    but the gap between them is the mat, so nothing hides a hull's middle there."""
+    dictionary, markers = table_markers("183x122")
+    grey = (140, 120, 110)
+    blocks = [
+        _terrain("building", (60.0, 40.0), 10.0, 10.0, 10.0, 3.0, grey),
+        _terrain("building", (74.8, 42.6), 10.0, 10.0, 10.0, 3.0, grey),
+    ]
+    grass = Mat("grass", (60, 110, 70), 12.0)
+    look = Look(noise_sigma=2.0, jpeg_quality=90)
+    assert not len(_found_in(TableScene(TABLE, dictionary, markers, grass, terrain=blocks, look=look)))
 
 
 def test_a_piece_that_is_the_ground_darkened_is_a_shadow_and_a_dark_grey_roof_is_not():
