@@ -95,6 +95,7 @@ SCREEN_PROBABILITY = 0.01
 SURE_COVERAGE = 0.9
 SURE_CONTRAST = 3.0
 MAX_BASES_ON_A_HULL = 2
+EDGE_RADII = 1.25
 
 
 class Calibration(Protocol):
@@ -299,7 +300,7 @@ class Detector:
         hulls = find_vehicles(view, c.camera_cm, Bases.empty(), refine=False)
         on_hull = np.zeros(len(bases), bool)
         for i in range(len(hulls)):
-            inside = _on_vehicles(bases.xy_cm, hulls[i])
+            inside = _on_vehicles(bases.xy_cm, hulls[i]) & ~_against(bases, hulls[i], c.camera_cm)
             if inside.sum() <= MAX_BASES_ON_A_HULL:
                 on_hull |= inside
         faint_bases = faint_bases[~_on_vehicles(faint_bases.xy_cm, hulls)]
@@ -423,6 +424,23 @@ def _on_vehicles(xy_cm: np.ndarray, vehicles: Vehicles, margin_cm: float = 1.0) 
         across = np.abs(rel @ [-np.sin(t), np.cos(t)])
         hit |= (along < length / 2 + margin_cm) & (across < width / 2 + margin_cm)
     return hit
+
+
+def _against(bases: Bases, hull: Vehicles, camera_cm: np.ndarray) -> np.ndarray:
+    """Bases standing against a rough hull (a squad beside a tank), which its blob took in, not
+    turret rings: seen where a ring on the roof would stand on the footprint (the parallax of
+    a roof's height undone), their centres lie within EDGE_RADII of their radius inside the
+    outline, where a turret ring sits a radius and a half in (it spans 0.64 of the width)."""
+    from models.vehicles import HULL_HEIGHT_CM
+
+    nadir = camera_cm[:2]
+    on_roof = nadir + (bases.xy_cm - nadir) * (camera_cm[2] - HULL_HEIGHT_CM) / camera_cm[2]
+    t = np.radians(hull.heading_deg[0])
+    rel = on_roof - hull.xy_cm[0]
+    along = np.abs(rel @ [np.cos(t), np.sin(t)])
+    across = np.abs(rel @ [-np.sin(t), np.cos(t)])
+    depth = np.minimum(hull.length_cm[0] / 2 - along, hull.width_cm[0] / 2 - across)
+    return depth < EDGE_RADII * bases.diameter_mm / 20
 
 
 def _non_overlapping(overlap: np.ndarray, score: np.ndarray, keep: np.ndarray) -> np.ndarray:

@@ -517,3 +517,52 @@ def test_a_base_in_a_rough_blob_stays_unless_a_measured_hull_is_on_it(squad_fram
     taken = detector.detect(frame.image, calibration).bases
     assert len(taken) == len(everything.bases) - 1
     assert np.linalg.norm(taken.xy_cm - target, axis=1).min() > 1.0
+
+
+def test_bases_standing_against_a_tank_are_bases_not_turret_rings(detector):
+    """Two pairs of 32 mm bases rimmed in their tank's paint, standing against the end of a tank
+    each: the rough hull search takes them into the tank's blob, and as at most two bases on a
+    hull they were taken for turret rings, left in the masks, measured into the hull and dropped
+    with it (path-traced validation tables 300,017 and 300,024). Every base is found, and the
+    tank whose near end they stand at is placed (the other's far end is still measured 7 mm out)."""
+    from calibration.synthetic import Look
+    from models.synth.randomize import table_markers
+    from models.synth.scene import BaseSpec, Figure, Mat, TableScene, VehicleSpec, render_scene
+    from tests.models.conftest import TABLE, rig_camera
+
+    paint = (60, 110, 70)
+    tanks, against = [], []
+    for x, y, heading, end in ((60.0, 30.0, 90.0, -1), (40.0, 90.0, 20.0, 1)):
+        tanks.append(VehicleSpec(x, y, 20.0, 10.0, heading, 4.0, paint, turret_color=(66, 121, 77)))
+        along = np.array([np.cos(np.radians(heading)), np.sin(np.radians(heading))])
+        across = np.array([-along[1], along[0]])
+        against += [np.array([x, y]) + end * 11.65 * along + side * 1.65 * across for side in (-1, 1)]
+    trooper = Figure("trooper", 0.1, -0.1, 3.5, (40, 40, 200), 6.0, 45.0)
+    bases = [BaseSpec(x, y, 32.0, 3.5, paint, paint, figures=(trooper,)) for x, y in against]
+    dictionary, markers = table_markers("183x122")
+    sand = Mat("sand", (120, 165, 195), 12.0)
+    scene = TableScene(TABLE, dictionary, markers, sand, bases=bases, vehicles=tanks,
+                       look=Look(noise_sigma=2.0, jpeg_quality=90))
+    camera = rig_camera()
+    found = detector.detect(render_scene(scene, camera, seed=5).image,
+                            CameraCalibration(camera, scene.table_cm, scene.markers))
+    assert np.all(nearest_errors_mm(found.bases.xy_cm, np.array(against)) < 1.0)
+    near = np.linalg.norm(found.vehicles.xy_cm - [60.0, 30.0], axis=1)
+    assert near.min() * 10 <= 5.0
+    assert abs((found.vehicles.heading_deg[np.argmin(near)] - 90.0 + 90) % 180 - 90) <= 2.0
+
+
+def test_a_turret_ring_far_from_the_nadir_is_on_its_roof_not_against_its_edge():
+    """Validation table 21,029: a small hull 97 cm from the nadir, its turret's top carried
+    outward by parallax to near the rough hull's outline, is a turret ring where the roof's
+    parallax is undone; a base against the hull's end is against it either way."""
+    from models.detections import Bases, Vehicles
+    from models.detector import _against
+
+    camera = np.array([80.0, 45.0, 186.0])
+    hull = Vehicles(np.array([[170.0, 90.0]]), *np.array([[12.5], [6.4], [0.0], [1.0]]))
+    ring_on_roof = np.array([169.0, 90.0])
+    seen = camera[:2] + (ring_on_roof - camera[:2]) * camera[2] / (camera[2] - 5.5)  # a 5.5 cm turret top
+    against = np.array([170.0 + 6.25 + 1.6, 90.0])
+    bases = Bases(np.array([seen, against]), np.array([32.0, 32.0]), np.ones(2))
+    assert list(_against(bases, hull, camera)) == [False, True]
