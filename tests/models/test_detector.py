@@ -501,7 +501,8 @@ def test_a_base_in_a_rough_blob_stays_unless_a_measured_hull_is_on_it(squad_fram
     xy = everything.bases.xy_cm
     gaps = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
     target = xy[np.argmax(gaps.min(axis=1))]  # a base the blob covers alone, not a squad
-    blob = Vehicles(np.array([target]), np.array([12.0]), np.array([6.0]), np.array([0.0]), np.array([1.0]))
+    # A rough hull deep enough around it that, its roof parallax undone, the base is not against its edge.
+    blob = Vehicles(np.array([target]), np.array([16.0]), np.array([10.0]), np.array([0.0]), np.array([1.0]))
     measure = vehicles.find_vehicles
 
     def blob_not_confirmed(view, camera_cm, bases, refine=True):
