@@ -122,8 +122,12 @@ def terrain_allowance(
     crosses: Callable[[shapely.Geometry], bool],
     terrain: list[tuple[TerrainSpec, shapely.Polygon]],
     allowance: float | None,
+    stays_on: Callable[[shapely.Geometry], bool] | None = None,
 ) -> tuple[float | None, list[str], list[dict[str, str]]]:
-    """Caps from area terrain and obstacles the move crossed, and obstacles too high to cross."""
+    """Caps from area terrain and obstacles the move crossed, and obstacles too high to cross.
+
+    A barrier outlines its height level (Mobile Infantry: «уровнями высоты, которые оконтурены
+    барьерами»), so a move that `stays_on` the piece throughout walks on its top and crosses none."""
     model = scene.models[a]
     unit_type = scene.unit_type(a)
     cm = scene.cm
@@ -134,7 +138,12 @@ def terrain_allowance(
         if not crosses(polygon):
             continue
         caps = []
-        if effect.barrier and piece.level is not None and unit_type.max_barrier_level is not None:
+        if (
+            effect.barrier
+            and piece.level is not None
+            and unit_type.max_barrier_level is not None
+            and not (stays_on is not None and stays_on(polygon))
+        ):
             limit = unit_type.max_barrier_level
             if model.jump and unit_type.jump_barrier_level is not None:
                 limit = max(limit, unit_type.jump_barrier_level)

@@ -16,7 +16,7 @@ from rules_core.morale import leader_sight_report
 from rules_core.objectives import objectives_report
 from rules_core.orders import interception_report
 from rules_core.placement import placement_report
-from rules_core.proximity import proximity_report, within
+from rules_core.proximity import can_attack, proximity_report, within
 from rules_core.ruleset import Threshold
 from rules_core.scene import Scene
 from rules_core.transport import transport_report
@@ -114,7 +114,7 @@ def crew_report(scene: Scene) -> dict[str, dict]:
 
 
 def command_report(scene: Scene) -> dict[str, dict]:
-    """Every model: in command range of a leader, directly or through the side's radio net.
+    """Every model the rule binds: in command range of a leader, directly or through the side's radio net.
 
     A side's radio operators share what they hear at once, so with two or more of them and one
     in range of a leader, any model within the relay distance of a radio operator is in command.
@@ -132,6 +132,8 @@ def command_report(scene: Scene) -> dict[str, dict]:
             relay = _nearest_source(scene, members, radios, rules.relay_distance)
             via = np.where(via >= 0, via, relay)
         for row, k in enumerate(members):
+            if rules.subject_types is not None and scene.models[k].type not in rules.subject_types:
+                continue
             exempt = roles[k] in rules.exempt_roles
             report[scene.models[k].id] = {
                 "in_command": bool(exempt or via[row] >= 0),
@@ -165,7 +167,12 @@ def contacts_report(scene: Scene) -> list[dict]:
     opposed = scene.sides[i] != scene.sides[j]
     i, j = i[opposed], j[opposed]
     distance = measured(fp, i, j, rule.measured)
-    close = within(scene, rule, distance)
+    models = scene.models
+    either_attacks = [
+        can_attack(scene, models[a], models[b]) or can_attack(scene, models[b], models[a])
+        for a, b in zip(i, j, strict=True)
+    ]
+    close = within(scene, rule, distance) & np.array(either_attacks, dtype=bool)
     return [
         {"a": scene.models[a].id, "b": scene.models[b].id, "edge_cm": round(float(d), 4)}
         for a, b, d in zip(i[close], j[close], distance[close], strict=True)

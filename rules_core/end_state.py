@@ -15,7 +15,7 @@ import shapely
 from rules_core.crossing import blocks
 from rules_core.deployment import deployment_problems, zone_of
 from rules_core.footprints import measured
-from rules_core.proximity import within
+from rules_core.proximity import can_attack, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import Scene, TerrainSpec
 
@@ -137,7 +137,12 @@ def contacts_after(after: Scene, a: int) -> list[str] | None:
     if not len(enemies):
         return []
     distance = measured(after.footprints, np.full(len(enemies), a), enemies, rule.measured)
-    return [after.models[k].id for k in enemies[within(after, rule, distance)]]
+    mover = after.models[a]
+    return [
+        after.models[k].id
+        for k in enemies[within(after, rule, distance)]
+        if can_attack(after, mover, after.models[k])
+    ]
 
 
 def sudden_attacks(after: Scene, a: int, contacts: list[str]) -> list[str]:

@@ -136,9 +136,16 @@ class MoveJudge:
         extra: dict = {}
         allowance, why = unit_allowance(self.after, a, self.types)
         allowance, terrain_why, reasons = terrain_allowance(
-            self.after, a, lambda polygon: self._crosses(a, b, polygon), self.terrain, allowance
+            self.after,
+            a,
+            lambda polygon: self._crosses(a, b, polygon),
+            self.terrain,
+            allowance,
+            stays_on=lambda polygon: bool(shapely.covers(polygon, self._sweep(a, b))),
         )
         why += terrain_why
+        if unit_type.terrain_caps_unit:
+            allowance, why = self._unit_terrain_cap(a, allowance, why)
         cost = moved
         climb = abs((model.z_cm or 0.0) - (old.z_cm or 0.0))
         climbs_from = unit_type.climb_counts_from
@@ -152,8 +159,9 @@ class MoveJudge:
             why.append(f"climbing {fmt(climb)} cm counts ({fmt(moved)} + {fmt(climb)} cm)")
             extra["climb_cm"] = round(climb, 4)
         if model.jump_range is not None:
-            allowance, cost = self.after.cm(model.jump_range), moved + climb
-            why = [f"jump: length {fmt(moved)} + height {fmt(climb)} cm within its jump range"]
+            height = max(climb, self._jump_clearance(a, b))
+            allowance, cost = self.after.cm(model.jump_range), moved + height
+            why = [f"jump: length {fmt(moved)} + height {fmt(height)} cm within its jump range"]
         code = "too_far"
         if unit_type.movement == "vehicle":
             extra["direction"] = self._direction(old, model, start, end)
@@ -173,6 +181,40 @@ class MoveJudge:
         reasons += self._path(a, b, allowance, extra)
         reasons += panic_reasons(self.before, self.after, a, b, allowance)
         return moved, allowance, extra, reasons
+
+    def _unit_terrain_cap(
+        self, a: int, allowance: float | None, why: list[str]
+    ) -> tuple[float | None, list[str]]:
+        """Tankomaster: «Если в ходе движения оно [подразделение] пересекает какие-либо препятствия, то
+        передвигается только на 8 см»: the unit crosses, so a moved unit-mate's terrain cap binds it too."""
+        unit = self.after.models[a].unit
+        for k in self.changed:
+            other = self.after.models[k]
+            b = self.before.index.get(other.id)
+            if k == a or b is None or other.unit != unit or not self.types[k].terrain_caps_unit:
+                continue
+            cap, _, _ = terrain_allowance(
+                self.after, k, lambda polygon, k=k, b=b: self._crosses(k, b, polygon), self.terrain, None
+            )
+            if cap is not None and (allowance is None or cap < allowance - TOLERANCE_CM):
+                allowance = cap
+                why = [*why, f"its unit crosses terrain with {other.id}: {fmt(cap)} cm"]
+        return allowance, why
+
+    def _jump_clearance(self, a: int, b: int) -> float:
+        """How high a straight jump must rise over the pieces it passes, from the take-off height
+        (Bronepehota: «высота препятствий, через которые ... может прыгнуть пехотинец»); a piece it
+        takes off from or lands on counts through z_cm instead."""
+        model, old = self.after.models[a], self.before.models[b]
+        ends = shapely.points([(old.x_cm, old.y_cm), (model.x_cm, model.y_cm)])
+        tops = [
+            piece.height_cm
+            for piece, polygon in self.terrain
+            if piece.height_cm is not None
+            and not shapely.covers(polygon, ends).any()
+            and self._crosses(a, b, polygon)
+        ]
+        return max(max(tops, default=0.0) - (old.z_cm or 0.0), 0.0)
 
     def _over_obstacles(self, a: int, b: int, counts_from: float) -> float:
         """The climb up and down the obstacles of at least `counts_from` the move passes over

@@ -27,6 +27,15 @@ def selected(model: ModelSpec, selector: Selector) -> bool:
     )
 
 
+def can_attack(scene: Scene, attacker: ModelSpec, target: ModelSpec) -> bool:
+    """Whether this pair can fight a melee at all, the attacker starting it: Tankomaster's is
+    between soldiers only, and in Bronepehota a gun or a pilotless vehicle never attacks."""
+    rules = scene.ruleset
+    return (rules.melee_attackers is None or selected(attacker, rules.melee_attackers)) and (
+        rules.melee_targets is None or selected(target, rules.melee_targets)
+    )
+
+
 def within(scene: Scene, threshold: Threshold, distance_cm: np.ndarray) -> np.ndarray:
     if threshold.value == 0:
         return distance_cm <= scene.ruleset.contact_tolerance_cm + TOLERANCE_CM

@@ -63,6 +63,8 @@ class UnitType(_Strict):
     max_barrier_level: int | None = Field(default=None, ge=0)
     jump_barrier_level: int | None = Field(default=None, ge=0)
     unit_moves_at_slowest: bool = False
+    # Tankomaster: the unit, not the model, crosses an obstacle, so one member's terrain cap binds all.
+    terrain_caps_unit: bool = False
     coherency: bool = False
     flies: bool = False
     obstacle_move: float | None = Field(default=None, ge=0)
@@ -150,9 +152,12 @@ class Crew(_Strict):
 
 
 class Command(_Strict):
-    """Command distance from leaders (by role), with exempt roles and a radio relay."""
+    """Command distance from leaders (by role), with exempt roles and a radio relay.
+    `subject_types`: the unit types bound by it (Combined Arms: «Любой пехотинец», infantry
+    only); null binds every model."""
 
     distance: Threshold
+    subject_types: list[str] | None = None
     leader_roles: list[str]
     exempt_roles: list[str] = []
     relay_roles: list[str] = []
@@ -318,6 +323,9 @@ class Ruleset(_Strict):
     crew: Crew | None = None
     command: Command | None = None
     melee: Threshold | None = None
+    # Who may start a melee and against whom (None: any model); a pair needs one of each.
+    melee_attackers: Selector | None = None
+    melee_targets: Selector | None = None
     terrain: dict[str, TerrainEffect] = {}
     weapons: dict[str, Weapon] = {}
     range_tolerance: float = Field(default=0.0, ge=0)

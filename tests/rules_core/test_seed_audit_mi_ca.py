@@ -1,0 +1,118 @@
+"""Second audit of mobile-infantry (seed 001) and combined-arms (seed 002) against the Russian text.
+
+Each test cites the seed sentence it checks and failed before the fix it pins; the sentence is
+translated in the docstring.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core import api
+from tests.rules_core.builders import base, codes, hull, moved, scene
+
+MI = "mobile-infantry"
+CA = "combined-arms"
+INCH = 2.54
+
+
+# --- 001 Mobile infantry ---------------------------------------------------------------------
+
+
+def _hill(x0: float, x1: float, level: int) -> dict:
+    """A height level across the whole 122 cm table depth, so no line or path goes round it."""
+    return {"id": "h", "kind": "hill", "level": level, "polygon_cm": [[x0, 0], [x1, 0], [x1, 122], [x0, 122]]}
+
+
+def test_a_hill_between_shooter_and_target_blocks_sight() -> None:
+    """001: «Полем видимости в игре считается свободный, не заслоненный зданиями и элементами
+    рельефа, обзор» (the field of view is clear view not screened by buildings or relief) and «Все
+    виды оружия могут осуществлять попадания по фигурам только при условии прямой видимости.
+    Исключением является граната (и снаряд подствольника)» (every weapon needs direct sight except
+    the grenade and the under-barrel grenade). A hill is a relief element: across it the rifle
+    does not reach, the grenade still does; a shooter standing on the hill sees out of it."""
+    shooter = base(20, 30, "t", type="trooper", weapons=["assault_rifle", "grenade"])
+    target = base(34, 30, "b", side="blue", type="bug")
+    row = api.ranges(scene(MI, [shooter, target], terrain=[_hill(25, 28, 1)]), "t")["targets"][0]
+    assert row["line_of_sight"] is False
+    assert row["weapons"] == ["grenade"]
+    on_top = {**shooter, "x_cm": 26.5, "level": 1}
+    row = api.ranges(scene(MI, [on_top, target], terrain=[_hill(25, 28, 1)]), "t")["targets"][0]
+    assert row["line_of_sight"] is True and "assault_rifle" in row["weapons"]
+
+
+def test_a_hill_hides_a_trooper_from_his_squad_leader() -> None:
+    """001: «для бойцов, которые находятся в зоне прямой видимости командира отделения «+1»» (the
+    +1 is for troopers in the squad leader's direct sight): relief screens that sight too."""
+    leader = base(20, 30, "l", unit="sq", type="trooper", role="leader")
+    trooper = base(34, 30, "t", unit="sq", type="trooper")
+    report = api.check(scene(MI, [leader, trooper], terrain=[_hill(25, 28, 1)]))["leader_sight"]
+    assert report["t"]["in_leader_sight"] is False
+
+
+@pytest.mark.parametrize(("type_", "level"), [("trooper", 2), ("bug", 3)])
+def test_moving_across_the_top_of_a_height_level_crosses_no_barrier(type_: str, level: int) -> None:
+    """001: «Рельеф местности представлен несколькими уровнями высоты, которые оконтурены
+    барьерами» (relief is height levels outlined by barriers): the barrier is the level's outline,
+    so a model already up on a level (a trooper who jumped onto a 2-storey one) walks about on it
+    freely; climbing onto it from outside still crosses the barrier."""
+    plateau = _hill(10, 60, level)
+    on_top = moved(MI, [base(20, 30, "m", type=type_)], [base(28, 30, "m", type=type_)], terrain=[plateau])
+    assert "impassable_terrain" not in codes(on_top["m"])
+    climbing = moved(MI, [base(5, 30, "m", type=type_)], [base(13, 30, "m", type=type_)], terrain=[plateau])
+    assert "impassable_terrain" in codes(climbing["m"])
+
+
+# --- 002 Combined arms -----------------------------------------------------------------------
+
+
+def test_command_distance_is_for_infantrymen_only() -> None:
+    """002: «Любой пехотинец должен находиться в пределах командной дистанции командира либо
+    офицера (12 дюймов)» (every infantryman must be within the commander's or officer's command
+    distance, 12"): a vehicle or a gun far from the officer is not out of command."""
+    models = [
+        base(20, 30, "o", role="officer"),
+        base(20 + 3.2 + 12.01 * INCH, 30, "a"),
+        hull(150, 60, "v", side="red"),
+        hull(150, 100, "g", side="red", type="gun", length_mm=40, width_mm=40),
+    ]
+    command = api.check(scene(CA, models))["command"]
+    assert set(command) == {"o", "a"}
+    assert command["a"]["in_command"] is False
+
+
+@pytest.mark.parametrize(("weapon", "range_in"), [("smg", 6), ("lmg", 12)])
+def test_smg_and_lmg_kill_on_a_hit(weapon: str, range_in: float) -> None:
+    """002: «Пистолет-пулемёт. Ведёт огонь на дистанцию до 6 Д ... В случае попадания - убивает»
+    and «Ручной пулемёт ведёт огонь на дистанцию до 12 Д ... В случае попадания - убивает» (the
+    SMG, 6", and the light MG, 12", kill on a hit), as the rifle's row says it wounds."""
+    shooter = base(20, 30, "a", weapons=[weapon])
+    row = api.ranges(scene(CA, [shooter, base(20 + 3.2 + range_in * INCH, 30, "e", side="blue")]), "a")
+    assert row["targets"][0]["effects"] == {weapon: "kills"}
+
+
+def test_melee_is_between_fighters_only() -> None:
+    """002: «РБ проводится только между бойцами, находящимися на расстоянии 1 дюйма друг от друга»
+    (hand-to-hand combat only between fighters within 1" of each other): an infantryman beside
+    an enemy vehicle or gun is in no melee; beside an enemy fighter he is."""
+    fighter = base(20, 30, "a")
+    tank = hull(20 + 1.6 + 0.5 * INCH + 10, 30, "v", side="blue")
+    gun = hull(20, 30 + 1.6 + 0.5 * INCH + 2, "g", side="blue", type="gun", length_mm=40, width_mm=40)
+    enemy = base(20 - 3.2 - 0.5 * INCH, 30, "e", side="blue")
+    contacts = api.check(scene(CA, [fighter, tank, gun, enemy]))["contacts"]
+    assert [{c["a"], c["b"]} for c in contacts] == [{"a", "e"}]
+
+
+def test_only_a_bug_attacks_what_it_touches() -> None:
+    """001: «Баг может атаковать все цели с которыми он в соприкосновении одновременно, при этом
+    не тратит очков действия на атаку» (a bug attacks every target it touches, for no action);
+    the seed gives troopers no contact attack, so two touching troopers of opposing sides (the
+    game is also played «друг против друга») are no melee."""
+    models = [
+        base(20, 30, "t", type="trooper"),
+        base(23.2, 30, "b", side="blue", type="bug"),
+        base(20, 60, "t2", type="trooper"),
+        base(23.2, 60, "e", side="green", type="trooper"),
+    ]
+    contacts = api.check(scene(MI, models))["contacts"]
+    assert [{c["a"], c["b"]} for c in contacts] == [{"t", "b"}]

@@ -1,0 +1,162 @@
+"""Second audit of Tankomaster (seed 003) and Bronepehota (seed 004) against the Russian text.
+
+Each case failed before its fix; the docstring quotes the seed sentence and translates it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core import api
+from tests.rules_core.builders import base, codes, hull, moved, scene
+
+TM = "tankomaster"
+BP = "bronepehota"
+
+
+def _strip(kind: str, x0: float, width: float, y1: float = 122.0, **extra: float) -> dict:
+    """A terrain piece from the top edge down to y1 (the whole depth by default)."""
+    return {
+        "id": "p",
+        "kind": kind,
+        "polygon_cm": [[x0, 0], [x0 + width, 0], [x0 + width, y1], [x0, y1]],
+        **extra,
+    }
+
+
+# --- 003 Tankomaster: what infantry crosses as an obstacle ----------------------------------
+
+
+@pytest.mark.parametrize("kind", ["forest", "hill", "water"])
+def test_infantry_crossing_wood_slope_or_swamp_moves_8_cm(kind: str) -> None:
+    """003: «Если в ходе движения оно пересекает какие-либо препятствия, то передвигается только
+    на 8 см» (if it crosses any obstacles it moves only 8 cm), and the seed's list of what is
+    overcome as an obstacle («Преодолевая препятствие ... Сложность местности: кусты, деревянные
+    заборы, склон холма — 1, ... лес, ... болото — 3») names the wood, a hill slope and a swamp."""
+    report = moved(TM, [base(20, 30, "a")], [base(32, 30, "a")], terrain=[_strip(kind, 25, 3)])["a"]
+    assert report["allowance_cm"] == 8.0
+    assert codes(report) == ["too_far"]
+
+
+def test_infantry_in_the_open_still_moves_16_cm() -> None:
+    """003: «может пройти не более 16 см в любом направлении» (may move at most 16 cm) off obstacles;
+    a road is not one."""
+    report = moved(TM, [base(20, 30, "a")], [base(36, 30, "a")], terrain=[_strip("road", 25, 3)])["a"]
+    assert report["allowance_cm"] == 16.0
+    assert report["legal"] is True
+
+
+def test_a_unit_crossing_an_obstacle_moves_8_cm_with_every_member() -> None:
+    """003: «Пехотное подразделение ... может пройти не более 16 см ... Если в ходе движения оно
+    пересекает какие-либо препятствия, то передвигается только на 8 см» (an infantry unit moves
+    16 cm; if it, the unit, crosses any obstacle, it moves only 8 cm): one member over a fence caps
+    the member that stayed in the open too."""
+    fence = _strip("fence", 24, 0.5, y1=32)
+    before = [base(20, 30, "a"), base(20, 36, "b")]
+    after = [base(27, 30, "a"), base(32, 36, "b")]
+    report = moved(TM, before, after, terrain=[fence])
+    assert report["a"]["legal"] is True
+    assert report["b"]["allowance_cm"] == 8.0
+    assert codes(report["b"]) == ["too_far"]
+
+
+def test_another_unit_crossing_an_obstacle_does_not_slow_this_one() -> None:
+    """003: the 8 cm cap binds the unit that crosses («оно пересекает»), not its neighbours."""
+    fence = _strip("fence", 24, 0.5, y1=32)
+    before = [base(20, 30, "a"), base(20, 36, "b", unit="red-2")]
+    after = [base(27, 30, "a"), base(32, 36, "b", unit="red-2")]
+    assert moved(TM, before, after, terrain=[fence])["b"]["legal"] is True
+
+
+# --- 003 Tankomaster: melee is between soldiers ---------------------------------------------
+
+
+def test_a_tank_within_2_cm_of_a_soldier_is_not_a_melee() -> None:
+    """003: «Рукопашная начинается, если расстояние между бойцами противоборствующих сторон не
+    более 2 см» (hand-to-hand starts when fighters, i.e. soldiers, of opposing sides are at most
+    2 cm apart): a tank or an AT gun is no fighter."""
+    soldier = base(20, 30, "a")
+    tank = hull(20 + 1.6 + 1 + 10, 30, "t", side="blue")
+    gun = hull(20, 30 + 1.6 + 1 + 2, "g", side="blue", type="heavy_gun", length_mm=40, width_mm=40)
+    assert api.check(scene(TM, [soldier, tank, gun]))["contacts"] == []
+    report = moved(TM, [base(10, 30, "a"), tank, gun], [soldier, tank, gun])["a"]
+    assert report["contacts"] == []
+
+
+def test_two_soldiers_within_2_cm_are_in_melee() -> None:
+    """003: «не более 2 см» between soldiers of opposing sides still starts a melee."""
+    report = moved(
+        TM,
+        [base(10, 30, "a"), base(25.2, 30, "e", side="blue")],
+        [base(20, 30, "a"), base(25.2, 30, "e", side="blue")],
+    )["a"]
+    assert report["contacts"] == ["e"]
+
+
+# --- 004 Bronepehota: who starts a melee ----------------------------------------------------
+
+
+def _gun(x: float, id: str, side: str) -> dict:
+    return hull(x, 30, id, side=side, type="gun", length_mm=40, width_mm=40)
+
+
+def test_guns_and_pilotless_vehicles_touching_are_not_a_melee() -> None:
+    """004: «Ближний бой происходит, когда ...: - пехотинец коснулся ...; - боевая машина коснулась
+    ...» and «Орудие или машина без пилота не атакует» (melee is an infantryman or a combat
+    vehicle touching an enemy; a gun or a vehicle without a pilot does not attack)."""
+    walker = hull(20, 50, "w", side="blue", length_mm=40, width_mm=40, pilotless=True)
+    models = [_gun(20, "g1", "red"), _gun(24, "g2", "blue"), walker, _gun(20, "g3", "red") | {"y_cm": 54}]
+    assert api.check(scene(BP, models))["contacts"] == []
+
+
+def test_an_infantryman_or_a_piloted_vehicle_touching_a_gun_is_a_melee() -> None:
+    """004: «пехотинец коснулся пехотинца, боевой машины или орудия противника; - боевая машина
+    коснулась пехотинца, боевой машины или орудия противника»."""
+    soldier = base(20 - 2 - 1.6, 30, "a")
+    walker = hull(24, 30, "w", side="red", length_mm=40, width_mm=40)
+    contacts = api.check(scene(BP, [soldier, _gun(20, "g", "blue"), walker]))["contacts"]
+    pairs = {(c["a"], c["b"]) for c in contacts}
+    assert pairs == {("a", "g"), ("g", "w")}
+
+
+# --- 004 Bronepehota: jumping over an obstacle ----------------------------------------------
+
+
+@pytest.mark.parametrize(("wall_steps", "jump_range", "legal"), [(3, 5, False), (3, 6, True), (1, 5, True)])
+def test_a_jump_over_a_wall_counts_its_height(wall_steps: int, jump_range: int, legal: bool) -> None:
+    """004: «высота препятствий, через которые (или на которые) может прыгнуть пехотинец, зависит
+    не только от мощности ускорителя, но и от расстояния до препятствия» and «Максимальная
+    дальность – это сумма высоты и длины прыжка» (the height of obstacles one can jump over or onto
+    depends on the distance to them; range = length + height). 3 steps long over a 3-step wall is
+    6 > Пр5."""
+    wall = _strip("wall", 23, 1, height_cm=wall_steps * 2.5)
+    before = base(20, 30, "a", z_cm=0.0)
+    after = base(27.5, 30, "a", z_cm=0.0, jump_range=jump_range)
+    report = moved(BP, [before], [after], terrain=[wall])["a"]
+    assert report["legal"] is legal
+
+
+def test_a_jump_from_a_platform_counts_height_from_the_take_off_point() -> None:
+    """004: «Длина и высота прыжка измеряются от той точки, с которой пехотинец начал прыжок»
+    (length and height are measured from the take-off point): from 2 steps up, a 3-step wall is
+    1 step of height, 3 + 1 <= Пр5."""
+    wall = _strip("wall", 23, 1, height_cm=7.5)
+    before = base(20, 30, "a", z_cm=5.0)
+    after = base(27.5, 30, "a", z_cm=5.0, jump_range=5)
+    assert moved(BP, [before], [after], terrain=[wall])["a"]["legal"] is True
+
+
+# --- 004 Bronepehota: the repair HELIX mends itself -----------------------------------------
+
+
+def test_the_repair_helix_may_repair_itself_unless_an_enemy_touches_it() -> None:
+    """004: «Наряду с ремонтом других машин и орудий, ремонтная машина может восстанавливать и
+    собственные повреждения» (besides others, the repair machine may restore its own damage), and
+    «Ремонт невозможен, если ... ремонтной ... машины касается пехотинец или боевая машина
+    противника»."""
+    helix = hull(50, 50, "h", side="red", unit="helix", role="helix", length_mm=60, width_mm=40)
+    assert api.check(scene(BP, [helix]))["proximity"]["helix_self_repair"]["h"]["met"] is True
+    raider = base(50 + 3 + 1.6, 50, "e", side="blue")
+    assert api.check(scene(BP, [helix, raider]))["proximity"]["helix_self_repair"]["h"]["met"] is False
+    alone = api.check(scene(BP, [{**helix, "pilotless": True}]))["proximity"]["helix_self_repair"]
+    assert alone == {}
