@@ -15,10 +15,14 @@ from rules_core.errors import TablesightError
 
 def read_json(path: str | Path, what: str, option: str, written_by: str) -> Any:
     """The parsed content of `path`, a `what` file given by `option`, as `written_by` writes it."""
+    if not str(path).strip():  # Path("") is the current folder, which would read as a folder
+        raise TablesightError(f"{option} is empty", f"give {written_by}")
     try:
         return json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise TablesightError(f"{what} file {path} not found", f"check the {option} path") from None
+    except IsADirectoryError:
+        raise TablesightError(f"{what} file {path} is a folder", f"give {written_by}") from None
     except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
         raise TablesightError(f"{what} file {path} is not readable JSON ({error})",
                               f"give {written_by}") from None

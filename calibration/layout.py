@@ -217,6 +217,11 @@ def parse_table(table: str) -> tuple[float, float]:
         ) from None
     if not all(math.isfinite(side) and side > 0 for side in (width, depth)):
         raise TablesightError(f"table size {table!r} must be positive and finite", "write it like 183x122")
+    if max(width, depth) >= MAX_COORDINATE_CM:  # else refused later as a broken layout JSON
+        raise TablesightError(
+            f"table size {table!r} is {MAX_COORDINATE_CM / 100_000:g} km or more across",
+            "write it in cm, like 183x122",
+        )
     return width, depth
 
 
@@ -229,6 +234,10 @@ def corner_layout(
     so the markers span as much of the table as they can: calibration interpolates between them
     instead of extrapolating.
     """
+    if not (math.isfinite(size_cm) and size_cm > 0):  # else refused later as a broken layout JSON
+        raise TablesightError(
+            f"a marker size of {size_cm:g} cm cannot be printed", "give --size-cm a positive size, e.g. 10"
+        )
     width, depth = table_cm
     inset = size_cm * 0.75
     if width < 2 * inset + 2 * size_cm or depth < 2 * inset + 2 * size_cm:

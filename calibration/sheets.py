@@ -148,12 +148,14 @@ def write_marker_sheets(layout: Layout, pdf_path: str | Path, paper: str = "a4")
     """Write the sheets and the matching layout JSON beside them; returns the JSON's path."""
     json_path = _layout_path_beside(str(pdf_path))
     pdf_path = Path(pdf_path)
+    writing = pdf_path  # the file an error names: the sheets', then the layout's
     try:
         marker_sheets(layout, paper).output(str(pdf_path))
+        writing = json_path
         json_path.write_text(layout.to_json())
     except OSError as error:
         raise TablesightError(
-            f"cannot write {pdf_path} ({error.strerror})", "choose a writable -o path"
+            f"cannot write {writing} ({error.strerror})", "choose a writable -o path"
         ) from None
     return json_path
 
@@ -171,4 +173,10 @@ def _layout_path_beside(pdf_path: str) -> Path:
         raise TablesightError(
             f"-o {pdf_path} is where the layout JSON goes, so it would overwrite the sheets", fix
         )
-    return path.with_suffix(".json")
+    json_path = path.with_suffix(".json")
+    if json_path.is_dir():
+        raise TablesightError(
+            f"the layout JSON goes beside the sheets, at {json_path}, and that is a folder",
+            "give -o another name, or move that folder away",
+        )
+    return json_path

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from calibration.seed_tables import LAYOUT_HELP
+from rules_core.errors import TablesightError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,8 +26,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     doctor.add_argument("--layout", type=Path, default=None, help=LAYOUT_HELP + ", to check calibration")
     doctor.add_argument("--intrinsics", type=Path, default=None,
                         help="lens calibration CAM.json (from `tablesight calibrate-lens`)")
-    doctor.add_argument("--frames", type=int, default=10, help="frames to read to measure the frame rate")
+    doctor.add_argument("--frames", type=_frame_count, default=10,
+                        help="frames to read to measure the frame rate, 2 or more (default 10)")
     doctor.set_defaults(func=run_doctor_command)
+
+
+def _frame_count(text: str) -> int:
+    """A rate needs two frames at least; fewer used to pass as a source too short to measure."""
+    if not text.isdigit() or int(text) < 2:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count of 2 or more frames")
+    return int(text)
+
+
+def _recording_frames(path: Path):
+    """The tracker's reader of recorded games, so a .tsr is checked like any video: the
+    hardware package leaves the format to the tracker, and only the command line joins them."""
+    from tracker.recording import SUFFIX, Recording, is_recording
+
+    if not (is_recording(path) or path.suffix.lower() == SUFFIX):
+        return None
+    recording = Recording(path)
+
+    def frames():
+        yield from recording.frames()
+        if recording.frames_stopped:  # damage is a finding, not the recording's end
+            raise TablesightError(recording.frames_stopped, "use another copy of the recording")
+
+    return frames()
 
 
 def default_source() -> str:
@@ -38,7 +64,7 @@ def run_doctor_command(args: argparse.Namespace) -> int:
     from hardware.doctor import run_doctor
 
     report = run_doctor(args.source or default_source(), args.layout, intrinsics_path=args.intrinsics,
-                        frames=args.frames)
+                        frames=args.frames, recording_reader=_recording_frames)
     for check in report.checks:
         print(check.line())
     for check in report.checks:

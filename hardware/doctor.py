@@ -23,7 +23,7 @@ from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.layout import Layout, load_layout
 from calibration.table import LOOSE_FIT_MM, TableCalibration, calibrate
 from hardware.source import Frame, FrameSource
-from hardware.sources import open_source
+from hardware.sources import RecordingReader, open_source
 from rules_core.errors import TablesightError
 
 MIN_LIVE_FPS = 2.0
@@ -73,6 +73,7 @@ def run_doctor(
     weights_dir: Path | None = None,
     disk_path: Path | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    recording_reader: RecordingReader | None = None,
 ) -> Report:
     checks: list[Check] = []
     layout = None
@@ -83,7 +84,7 @@ def run_doctor(
             checks.append(Check("Layout", False, error.problem, error.fix, fatal=True))
     if not checks:
         try:
-            source = open_source(spec)
+            source = open_source(spec, recording_reader=recording_reader)
         except TablesightError as error:
             checks.append(Check("Camera", False, error.problem, error.fix, fatal=True))
         else:
@@ -111,8 +112,10 @@ def _camera_checks(
 ) -> list[Check]:
     sample, seconds, failure = _sample(source, frames, clock)
     if not sample:
-        return [Check("Camera", False, f"{source.description} gave no picture ({failure or 'no frames'})",
-                      "check the camera or the files given as the source", fatal=True)]
+        return [Check("Camera", False,
+                      f"{source.description} gave no picture ({failure.problem if failure else 'no frames'})",
+                      (failure.fix if failure else "") or "check the camera or the files given as the source",
+                      fatal=True)]
     image = sample[-1].image
     h, w = image.shape[:2]
     checks = [Check("Camera", True, f"{source.description}, {w}x{h} pixels")]
@@ -127,16 +130,21 @@ def _camera_checks(
     return [*checks, *check_calibration(image, layout, intrinsics)]
 
 
-def _sample(source: FrameSource, frames: int, clock: Callable[[], float]) -> tuple[list[Frame], float, str]:
-    """Up to `frames` frames and the time the ones after the first took (the first warms up)."""
+def _sample(
+    source: FrameSource, frames: int, clock: Callable[[], float]
+) -> tuple[list[Frame], float, TablesightError | None]:
+    """Up to `frames` frames and the time the ones after the first took (the first warms up).
+
+    A failure is returned whole, so a check can quote its problem inside its own sentence
+    and pass on its fix: the two as one string read as a sentence cut in two."""
     sample: list[Frame] = []
     started = 0.0
-    failure = ""
+    failure = None
     for _ in range(max(frames, 1)):
         try:
             frame = source.read()
         except TablesightError as error:
-            failure = str(error)
+            failure = error
             break
         if frame is None:
             break
@@ -146,10 +154,16 @@ def _sample(source: FrameSource, frames: int, clock: Callable[[], float]) -> tup
     return sample, clock() - started, failure
 
 
-def _frame_rate(source: FrameSource, sample: list[Frame], seconds: float, failure: str) -> Check:
-    if failure:
-        return Check("Frame rate", False, f"the camera stopped after {len(sample)} frames ({failure})",
-                     "check the cable and the power supply, then run doctor again")
+def _frame_rate(
+    source: FrameSource, sample: list[Frame], seconds: float, failure: TablesightError | None
+) -> Check:
+    if failure is not None:
+        # A file's own fix (replace that image) beats cable advice, which only fits a camera.
+        cable = "check the cable and the power supply, then run doctor again"
+        live = getattr(source, "live", False)
+        what = "camera" if live else "source"
+        finding = f"the {what} stopped after {len(sample)} frames ({failure.problem})"
+        return Check("Frame rate", False, finding, cable if live else failure.fix or cable)
     if len(sample) < 2 or seconds <= 0:
         return Check("Frame rate", True, "not measured (fewer than 2 frames in the source)")
     fps = (len(sample) - 1) / seconds

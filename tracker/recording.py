@@ -63,6 +63,11 @@ class RecordingWriter:
 
     def __init__(self, path: str | Path, manifest: dict, commit_every_s: float = 1.0) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            raise TablesightError(
+                f"{self.path} is a folder, not a recording file",
+                f"give a file name for the recording, e.g. {self.path / 'game.tsr'}",
+            )
         if self.path.exists():
             raise TablesightError(f"{self.path} already exists", "record to a new file name")
         try:
@@ -295,23 +300,23 @@ class Recording:
         """Frames in order, one query each, so damage ends the iteration at the last good frame."""
         last, count = -1, 0
         while True:
+            # Before any frame there is no "frame -1" to have stopped after.
+            where = "stopped before its first frame"
+            if count:
+                where = f"stopped after frame {last} ({count} frames read)"
             try:
                 row = self._db.execute(
                     "SELECT idx, t, name, jpeg FROM frames WHERE idx > ? ORDER BY idx LIMIT 1", (last,)
                 ).fetchone()
             except sqlite3.DatabaseError as error:
-                self._stop_frames(
-                    f"stopped after frame {last} ({count} frames read): the file is damaged there ({error})"
-                )
+                self._stop_frames(f"{where}: the file is damaged there ({error})")
                 return
             if row is None:
                 return
             whole = isinstance(row[3], bytes) and isinstance(row[1], int | float)  # damage reads as NULL
             image = cv2.imdecode(np.frombuffer(row[3], np.uint8), cv2.IMREAD_COLOR) if whole else None
             if image is None:
-                self._stop_frames(
-                    f"stopped after frame {last} ({count} frames read): frame {row[0]} is not a readable JPEG"
-                )
+                self._stop_frames(f"{where}: frame {row[0]} is not a readable JPEG")
                 return
             last = int(row[0])
             count += 1

@@ -21,7 +21,7 @@ from hardware.source import Frame, FrameSource
 from rules_core import api as rules
 from rules_core.errors import TablesightError
 from tracker.game import EVENTS_KEPT
-from tracker.recording import Recording, RecordingSource, RecordingWriter, is_recording
+from tracker.recording import SUFFIX, Recording, RecordingSource, RecordingWriter, is_recording
 from tracker.replay import game_from_manifest, pipeline_from_manifest
 from tracker.runner import GameRunner, RecordPolicy
 
@@ -308,7 +308,7 @@ def _make_recordings_folder(folder: str) -> None:
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",
                  recordings_dir: str | None = None) -> TableSession:
     """A session on a camera, a video, a folder of images or a recording (`tablesight serve`)."""
-    if is_recording(source_spec):
+    if is_recording(source_spec) or source_spec.lower().endswith(SUFFIX):
         path = Path(source_spec)
         return _recording_session(path, loop=False, description=f"recording {path.name}")
     from calibration.layout import default_layout, load_layout
@@ -327,6 +327,12 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
                             if "session" in holder else None)
     except TablesightError as error:
         raise SourceUnavailable(error.problem, error.fix) from None
+    if not getattr(first, "live", False):
+        try:
+            _check_first_frame(source_spec)
+        except TablesightError:
+            first.close()
+            raise
     sources = [first]
     writer = None
     if recordings_dir:
@@ -342,11 +348,35 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
         game = Game(ruleset, table, log=writer.add_event if writer else None)
         return GameRunner(build_pipeline(layout), game, writer=writer, policy=RecordPolicy())
 
+    def close_recording() -> None:
+        """A game with nothing in it (no frame came, or the server never started) leaves no
+        file: on the replay page it would only be a game that cannot be opened."""
+        writer.close()
+        if not writer.frames_written and not holder["session"].runner.game.events:
+            writer.discard()
+
     session = TableSession(lambda: sources.pop() if sources else open_source(source_spec, reconnect=True),
                            make_runner, description=first.description, retry=True,
-                           on_close=writer.close if writer else None)
+                           on_close=close_recording if writer else None)
     holder["session"] = session
     return session
+
+
+def _check_first_frame(source_spec: str) -> None:
+    """A file or folder whose first frame cannot be read never gives one: the session would
+    retry it every few seconds and serve an empty table with the reason only on the phones.
+    Read once here, from a copy opened for it, so `serve` says it and exits as `track` does."""
+    from hardware.sources import open_source
+
+    probe = open_source(source_spec)
+    try:
+        frame = probe.read()
+    finally:
+        probe.close()
+    if frame is None:
+        raise TablesightError(
+            f"{probe.description} holds no frames", "give a video or a folder of photos of the table"
+        )
 
 
 def open_demo_session() -> TableSession:

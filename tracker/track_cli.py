@@ -8,8 +8,10 @@ with the frame it reached, after everything before it was printed or recorded.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -67,9 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _open_frames(spec: str):
-    from tracker.recording import Recording, RecordingSource, is_recording
+    from tracker.recording import SUFFIX, Recording, RecordingSource, is_recording
 
-    if is_recording(spec):
+    # A .tsr that is not one (empty, cut off in its header) is a broken recording to say so
+    # of, not a video for OpenCV to fail on.
+    if is_recording(spec) or spec.lower().endswith(SUFFIX):
         return RecordingSource(Recording(spec))
     from hardware.sources import open_source
 
@@ -201,9 +205,16 @@ def run_replay(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(result.to_json()), flush=True)
 
+    report = _report_path(args.report) if args.report else None
     outcome = replay(args.recording, on_result=show)
-    if args.report:
-        Path(args.report).write_text(json.dumps(outcome.report, indent=1))
+    if report is not None and outcome.stopped and report.exists():
+        print(
+            f"tablesight replay: {report} was kept: the replay stopped early, and its partial report "
+            "would have written over it; give --report a new name to keep that too",
+            file=sys.stderr,
+        )
+    elif report is not None:
+        _write_report(report, outcome.report)
     same = (
         "the same events as recorded"
         if outcome.events_match
@@ -213,6 +224,34 @@ def run_replay(args: argparse.Namespace) -> int:
     )
     print(f"tablesight replay: {len(outcome.results)} frames, {same}", file=sys.stderr)
     if outcome.stopped:
-        print(f"tablesight replay: {args.recording} {outcome.stopped}", file=sys.stderr)
+        print(f"tablesight replay: {args.recording}: {outcome.stopped}", file=sys.stderr)
         return 1
     return 0
+
+
+def _report_path(name: str) -> Path:
+    """Checked before the replay, which reruns the whole pipeline: a --report that cannot be
+    written is said at once, not after minutes of work that would then be lost."""
+    path = Path(name)
+    fix = "give --report a file name in a folder that exists, e.g. report.json"
+    if path.is_dir():
+        raise TablesightError(f"--report {name} is a folder, not a file", fix)
+    if not path.parent.is_dir():
+        raise TablesightError(f"--report {name}: the folder {path.parent} does not exist", fix)
+    return path
+
+
+def _write_report(path: Path, report: dict) -> None:
+    """Written beside it and then renamed over it, so a failed write leaves an existing
+    report as it was instead of half a file."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_text(json.dumps(report, indent=1))
+        os.replace(partial, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        raise TablesightError(
+            f"cannot write the report {path} ({error.strerror})",
+            "give --report a path in a folder you can write to",
+        ) from None

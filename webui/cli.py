@@ -81,6 +81,13 @@ def run_demo(args: argparse.Namespace) -> int:
     demo = getattr(sessions, "DEMO_RECORDING", None)
     if args.recordings is None and demo is not None:
         args.recordings = str(demo.parent)  # so the Replay tab has the demo game to open
+    elif args.recordings is not None and not os.path.isdir(args.recordings):
+        # The demo records nothing, so it makes no folder: a wrong path would only leave the
+        # Replay tab empty, with nothing said where it was typed.
+        raise TablesightError(
+            f"--recordings {args.recordings} is not a folder",
+            "give the folder that holds the .tsr recordings, or leave --recordings out",
+        )
     return _serve(sessions.open_demo_session(), args, "demo game")
 
 
@@ -96,29 +103,19 @@ def _session_module():
 
 
 def _serve(session, args: argparse.Namespace, what: str) -> int:
-    from webui.app import create_app
     from webui.pin import random_pin
-    from webui.serve import lan_address, make_server
+    from webui.serve import lan_address
 
     # From the environment, a fixed PIN stays out of `ps` and, not being printed, of the journal.
     from_environment = not args.pin and bool(os.environ.get("TABLESIGHT_PIN"))
     pin = args.pin or os.environ.get("TABLESIGHT_PIN") or random_pin()
-    if not (pin.isdigit() and 4 <= len(pin) <= 6):
-        raise TablesightError("The table PIN is not 4-6 digits",
-                              "Pass --pin or TABLESIGHT_PIN with 4 to 6 digits")
     try:
-        server = make_server(create_app(session, pin, args.recordings), args.host, args.port)
-    except OSError as error:
-        raise TablesightError(
-            f"Cannot listen on {args.host}:{args.port} ({error.strerror})",
-            "Pick another --port, or stop the program using it",
-        ) from None
-    except ValueError:
-        # waitress's word for a --host that is neither an address nor a name that resolves.
-        raise TablesightError(
-            f"Cannot listen on {args.host}: not an address of this machine",
-            "Pass --host 0.0.0.0 (every network), 127.0.0.1 (this machine only) or one of its addresses",
-        ) from None
+        server = _listen(session, pin, args)
+    except BaseException:
+        # The session is open (its camera, a new recording in --recordings): closing it lets
+        # the camera go and takes away the recording that never got a frame.
+        session.stop()
+        raise
     session.start()
     shown_pin = "as set in TABLESIGHT_PIN" if from_environment else pin
     address = f"http://{lan_address(args.host)}:{args.port}/"
@@ -131,6 +128,28 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
         server.close()
         session.stop()
     return 0
+
+
+def _listen(session, pin: str, args: argparse.Namespace):
+    from webui.app import create_app
+    from webui.serve import make_server
+
+    if not (pin.isdigit() and 4 <= len(pin) <= 6):
+        raise TablesightError("The table PIN is not 4-6 digits",
+                              "Pass --pin or TABLESIGHT_PIN with 4 to 6 digits")
+    try:
+        return make_server(create_app(session, pin, args.recordings), args.host, args.port)
+    except OSError as error:
+        raise TablesightError(
+            f"Cannot listen on {args.host}:{args.port} ({error.strerror})",
+            "Pick another --port, or stop the program using it",
+        ) from None
+    except ValueError:
+        # waitress's word for a --host that is neither an address nor a name that resolves.
+        raise TablesightError(
+            f"Cannot listen on {args.host}: not an address of this machine",
+            "Pass --host 0.0.0.0 (every network), 127.0.0.1 (this machine only) or one of its addresses",
+        ) from None
 
 
 def _stop_serving(signum: int, frame: object) -> None:

@@ -118,3 +118,11 @@ def test_fields_added_later_are_ignored_and_british_centre_is_understood():
     data["markers"][1] = {"id": 1, "centre_cm": [176.0, 7.0], "size_cm": 10.0, "label": "top right"}
     layout = Layout.from_dict(data)
     assert np.allclose(layout.corners_by_id[1], [[171, 2], [181, 2], [181, 12], [171, 12]])
+
+
+def test_a_folder_or_an_empty_name_as_the_layout_is_named_so(tmp_path):
+    with pytest.raises(TablesightError) as caught:
+        load_layout(tmp_path)
+    assert str(caught.value).startswith(f"layout file {tmp_path} is a folder. give a layout JSON file")
+    with pytest.raises(TablesightError, match=r"^--layout is empty\. give a layout JSON file"):
+        load_layout("")

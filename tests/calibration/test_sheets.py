@@ -101,3 +101,27 @@ def test_charuco_board_squares_are_exact(tmp_path):
     assert cv2.imread(str(tmp_path / "board.png")) is not None
     with pytest.raises(TablesightError, match=r"name the output \.pdf"):
         write_board(tmp_path / "board.gif")
+
+
+def test_a_layout_place_taken_by_a_folder_is_refused_before_the_sheets_are_written(tmp_path, capsys):
+    from tracker.cli import main
+
+    (tmp_path / "markers.json").mkdir()
+    assert main(["markers", "-o", str(tmp_path / "markers.pdf")]) == 2
+    err = capsys.readouterr().err
+    assert f"at {tmp_path / 'markers.json'}, and that is a folder" in err and err.count("\n") == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["markers.json"]
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--size-cm", "0"], "a marker size of 0 cm cannot be printed. give --size-cm a positive size"),
+    (["--size-cm", "nan"], "a marker size of nan cm cannot be printed"),
+    (["--table", "100000x122"], "table size '100000x122' is 1 km or more across. write it in cm"),
+])
+def test_a_bad_markers_option_is_named_not_blamed_on_a_layout_file(tmp_path, capsys, argv, said):
+    from tracker.cli import main
+
+    assert main(["markers", *argv, "-o", str(tmp_path / "markers.pdf")]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "layout JSON" not in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

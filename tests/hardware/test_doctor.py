@@ -225,3 +225,43 @@ def test_a_missing_lens_calibration_is_named(table, weights, tmp_path) -> None:
     lens = by_name(report)["Lens calibration"]
     assert not lens.ok and "cam.json not found" in lens.finding
     assert report.exit_code == 1
+
+
+@pytest.mark.parametrize("frames", ["0", "1", "-3", "ten"])
+def test_too_few_frames_to_measure_a_rate_is_refused(capsys, frames) -> None:
+    assert main(["doctor", "--source", "camera:57", "--frames", frames]) == 2
+    err = capsys.readouterr().err
+    assert "argument --frames" in err and "2 or more" in err and err.count("\n") == 1
+
+
+def test_a_recording_is_checked_like_a_video(capsys) -> None:
+    from tracker.session import DEMO_RECORDING
+
+    assert main(["doctor", "--source", str(DEMO_RECORDING), "--frames", "2"]) in (0, 1)
+    assert f"ok   Camera: recording {DEMO_RECORDING}, 1920x1080 pixels." in capsys.readouterr().out
+
+
+def test_an_empty_tsr_is_named_a_broken_recording_not_a_video(tmp_path, capsys) -> None:
+    (tmp_path / "game.tsr").touch()
+    assert main(["doctor", "--source", str(tmp_path / "game.tsr")]) == 2
+    assert capsys.readouterr().err == (
+        f"tablesight doctor: {tmp_path / 'game.tsr'} is not a tablesight recording. "
+        "give a .tsr file written by `tablesight record`.\n"
+    )
+
+
+def test_a_broken_image_gets_the_file_fix_not_cable_advice(table, weights, tmp_path, capsys) -> None:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    shutil.copy(next(table[0].iterdir()), folder / "a.png")
+    (folder / "b.png").write_bytes(b"")
+    rate = by_name(run_doctor(str(folder), weights_dir=weights, disk_path=tmp_path))["Frame rate"]
+    broken = f"{folder / 'b.png'} is not an image OpenCV can read"
+    assert rate.finding == f"the source stopped after 1 frames ({broken})"
+    assert rate.fix == "remove or replace that file in the folder"
+    (folder / "a.png").unlink()
+    assert main(["doctor", "--source", str(folder)]) == 2
+    assert capsys.readouterr().err == (
+        f"tablesight doctor: images in {folder} gave no picture ({broken}). "
+        "remove or replace that file in the folder.\n"
+    )

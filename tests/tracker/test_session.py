@@ -107,3 +107,30 @@ def test_a_failing_camera_is_reported_and_the_game_is_kept():
     assert "stopped delivering frames" in state["status"]["message"]
     assert len(state["models"]) == 4
     session.stop()
+
+
+def test_a_file_whose_first_frame_cannot_be_read_is_refused_at_the_start(tmp_path):
+    """Not served with the reason only on the phones, and no empty game left in the folder."""
+    from tracker.session import open_session
+
+    broken = tmp_path / "table.jpg"
+    broken.write_bytes(b"")
+    recordings = tmp_path / "games"
+    with pytest.raises(TablesightError, match=r"table.jpg is not an image OpenCV can read"):
+        open_session(str(broken), recordings_dir=str(recordings))
+    assert list(recordings.iterdir()) == []
+
+
+def test_a_session_stopped_before_any_frame_leaves_no_recording(tmp_path):
+    """`serve` on a busy port opens the session, then stops it without starting it."""
+    import cv2
+    import numpy as np
+
+    from tracker.session import open_session
+
+    cv2.imwrite(str(tmp_path / "table.png"), np.full((64, 64, 3), 128, np.uint8))
+    recordings = tmp_path / "games"
+    session = open_session(str(tmp_path / "table.png"), recordings_dir=str(recordings))
+    assert len(list(recordings.glob("*.tsr"))) == 1
+    session.stop()
+    assert list(recordings.iterdir()) == []

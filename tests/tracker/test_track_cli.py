@@ -210,3 +210,75 @@ def test_a_recordings_folder_that_cannot_be_made_is_one_line(tmp_path):
     taken.write_text("a file where the folder should go")
     with pytest.raises(TablesightError, match=r"cannot use .*games as the recordings folder \(File exists\)"):
         open_session(str(tmp_path), recordings_dir=str(taken))
+
+
+def _first_frame_broken(short_demo, tmp_path):
+    """A recording that opens but whose frames stop before the first: replays nothing, quickly."""
+    damaged = tmp_path / "damaged.tsr"
+    damaged.write_bytes(short_demo.read_bytes())
+    with sqlite3.connect(damaged) as db:
+        db.execute("UPDATE frames SET jpeg = x'00ff00' WHERE idx = (SELECT MIN(idx) FROM frames)")
+    return damaged
+
+
+@pytest.mark.parametrize(
+    ("report", "named"), [("", "is a folder"), ("missing/report.json", "does not exist")]
+)
+def test_a_report_path_that_cannot_be_written_is_refused_before_the_replay(short_demo, tmp_path, capsys,
+                                                                          report, named):
+    assert main(["replay", str(short_demo), "--report", str(tmp_path / report)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablesight replay: --report ") and named in err and err.count("\n") == 1
+    assert "frames" not in err  # refused before any frame was replayed
+
+
+def test_a_report_that_fails_to_write_is_one_line_and_leaves_the_old_one(short_demo, tmp_path, capsys,
+                                                                         monkeypatch):
+    report = tmp_path / "report.json"
+    report.write_text("the last good report")
+
+    def full_disk(source, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("tracker.track_cli.os.replace", full_disk)
+    assert main(["replay", str(short_demo), "--report", str(report)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"tablesight replay: cannot write the report {report} (No space left on device). " \
+                  "give --report a path in a folder you can write to.\n"
+    assert report.read_text() == "the last good report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
+def test_a_replay_that_stops_early_does_not_write_over_an_existing_report(short_demo, tmp_path, capsys):
+    damaged = _first_frame_broken(short_demo, tmp_path)
+    report = tmp_path / "report.json"
+    report.write_text("the report of a good copy")
+    assert main(["replay", str(damaged), "--report", str(report)]) == 1
+    err = capsys.readouterr().err
+    assert f"{report} was kept" in err
+    assert f"{damaged}: stopped before its first frame: frame 0 is not a readable JPEG" in err
+    assert report.read_text() == "the report of a good copy"
+    fresh = tmp_path / "fresh.json"
+    assert main(["replay", str(damaged), "--report", str(fresh)]) == 1
+    assert json.loads(fresh.read_text())["frames"] == 0  # with nothing to lose, the partial report is written
+
+
+@pytest.mark.parametrize("command", ["track", "record"])
+def test_a_tsr_that_is_not_a_recording_is_named_so_not_sent_to_opencv(tmp_path, capsys, command):
+    empty = tmp_path / "game.tsr"
+    empty.touch()
+    argv = [command, str(empty)] if command == "track" else [command, "--source", str(empty)]
+    argv += ["--layout", "183x122"] + (["-o", str(tmp_path / "new.tsr")] if command == "record" else [])
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"tablesight {command}: {empty} is not a tablesight recording. "
+        "give a .tsr file written by `tablesight record`.\n"
+    )
+
+
+def test_record_into_a_folder_says_it_is_a_folder(short_demo, tmp_path, capsys):
+    assert main(["record", "--source", str(short_demo), "--layout", "183x122", "-o", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"tablesight record: {tmp_path} is a folder, not a recording file. "
+        f"give a file name for the recording, e.g. {tmp_path / 'game.tsr'}.\n"
+    )

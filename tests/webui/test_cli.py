@@ -163,3 +163,34 @@ def test_demo_offers_the_demo_recording_for_replay(sessions, tmp_path, capsys):
     sessions.DEMO_RECORDING = tmp_path / "demo" / "demo.tsr"
     assert main(["demo"]) == 0
     assert NoServer.last.app.extensions["tablesight"]["recordings_dir"] == (tmp_path / "demo").resolve()
+
+
+@pytest.mark.parametrize("what", ["missing", "a file"])
+def test_demo_refuses_a_recordings_folder_that_is_not_one(sessions, tmp_path, capsys, what):
+    recordings = tmp_path / "games"
+    if what == "a file":
+        recordings.write_text("not a folder")
+    assert main(["demo", "--recordings", str(recordings)]) == 2
+    assert capsys.readouterr().err == (
+        f"tablesight demo: --recordings {recordings} is not a folder. "
+        "give the folder that holds the .tsr recordings, or leave --recordings out.\n"
+    )
+    assert sessions.session.started is False
+
+
+@pytest.mark.parametrize(("pin", "said"), [("1234", "Address already in use"), ("12", "not 4-6 digits")])
+def test_serve_that_cannot_start_leaves_no_empty_recording(tmp_path, capsys, monkeypatch, pin, said):
+    """The real session: it made a recording for the game when it opened; nothing was played."""
+    import cv2
+    import numpy as np
+
+    def busy(*args, **kwargs):
+        raise OSError(98, "Address already in use")
+
+    monkeypatch.setattr("webui.serve.make_server", busy)
+    cv2.imwrite(str(tmp_path / "table.png"), np.full((64, 64, 3), 128, np.uint8))
+    recordings = tmp_path / "games"
+    argv = ["serve", "--source", str(tmp_path / "table.png"), "--recordings", str(recordings)]
+    assert main([*argv, "--pin", pin]) == 2
+    assert said in capsys.readouterr().err
+    assert list(recordings.iterdir()) == []
