@@ -185,14 +185,15 @@ def train_base_map(tables: list[MapTable], recipe: BaseMapRecipe, out: Path, log
 def export(net, out: Path) -> None:
     import torch
 
-    out.parent.mkdir(parents=True, exist_ok=True)
+    from models.training import replace_atomically
+
     net.eval()
-    torch.onnx.export(
+    replace_atomically(out, lambda partial: torch.onnx.export(
         net,
         torch.zeros((1, 3, 256, 256)),
-        str(out),
+        str(partial),
         input_names=["table"],
         output_names=["logits"],
         dynamic_axes={"table": {2: "h", 3: "w"}, "logits": {2: "gh", 3: "gw"}},
         dynamo=False,
-    )
+    ))

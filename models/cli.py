@@ -156,16 +156,13 @@ def _train(args: argparse.Namespace) -> int:
     from models.training import Recipe, make_dataset, train
     from models.verifier import PATCH_SHAPE
 
-    output = args.output or str(SHIPPED_WEIGHTS)
+    output = _writable(args.output or str(SHIPPED_WEIGHTS), "-o")
     shipped = Recipe()
     scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
     recipe = Recipe(scenes=scenes, physical_scenes=physical, epochs=args.epochs or shipped.epochs)
     cache = Path(args.dataset) if args.dataset else None
     if cache is not None and cache.exists():
-        data = np.load(cache)
-        x, y = data["x"], data["y"]
-        # A cache from before the path-traced tables holds painted rims only.
-        traced = data["traced"] if "traced" in data.files else np.zeros(len(y), bool)
+        x, y, traced = _cached_rims(cache)
         if x.shape[1:] != PATCH_SHAPE:
             raise TablesightError(
                 f"the rims cached in {cache} are {x.shape[1:]} patches; this verifier takes {PATCH_SHAPE}",
@@ -173,12 +170,47 @@ def _train(args: argparse.Namespace) -> int:
             )
     else:
         _need_mitsuba(recipe.physical_scenes)
+        if cache is not None:
+            _writable(str(cache), "--dataset")
         x, y, traced = make_dataset(recipe, log=_log, jobs=args.jobs)
         if cache is not None:
             np.savez_compressed(cache, x=x, y=y, traced=traced)
     report = train(x, y, traced, recipe, Path(output), log=_log)
     print(json.dumps({"model": output, "rims": len(y), "bases": int(y.sum()), "validation": report}))
     return 0
+
+
+def _cached_rims(cache: Path):
+    """The rims `tablesight train --dataset` saved: patches, labels and which came from
+    path-traced tables (a cache from before those tables holds painted rims only)."""
+    import zipfile
+
+    import numpy as np
+
+    fix = "delete it (or give another --dataset path) to render the tables again"
+    try:
+        data = np.load(cache)
+        if not isinstance(data, np.lib.npyio.NpzFile) or not {"x", "y"} <= set(data.files):
+            raise TablesightError(f"--dataset {cache} is not a rim cache that `tablesight train` saved", fix)
+        x, y = data["x"], data["y"]
+        traced = data["traced"] if "traced" in data.files else np.zeros(len(y), bool)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise TablesightError(f"--dataset {cache} cannot be read as a rim cache ({error})", fix) from None
+    return x, y, traced
+
+
+def _writable(path: str, option: str) -> str:
+    """Checked before an hour of rendering and training, whose result would be lost at the end."""
+    target = Path(path)
+    fix = f"give {option} a file name in a folder you can write to"
+    if target.is_dir():
+        raise TablesightError(f"{option} {path} is a folder, not a file", fix)
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # the folders missing below it will be made
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise TablesightError(f"{option} {path} cannot be written: {folder} is not writable", fix)
+    return path
 
 
 def _log(message: str) -> None:
@@ -220,7 +252,7 @@ def _train_base_map(args: argparse.Namespace) -> int:
     scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
     recipe = BaseMapRecipe(scenes=scenes, physical_scenes=physical, steps=args.steps or shipped.steps)
     _need_mitsuba(recipe.physical_scenes)
-    output = args.output or str(SHIPPED_BASE_MAP)
+    output = _writable(args.output or str(SHIPPED_BASE_MAP), "-o")
     tables = make_tables(recipe, log=_log, jobs=args.jobs)
     report = train_base_map(tables, recipe, Path(output), log=_log)
     print(json.dumps({"model": output, **report}))

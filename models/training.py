@@ -9,6 +9,7 @@ here only (the `train` extra); the runtime needs onnxruntime alone.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -253,18 +254,29 @@ def export(net, out: Path) -> None:
 
     from models.verifier import PATCH_SHAPE, RING_OUTPUT, keep_ring_net
 
-    out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
-    torch.onnx.export(
+    replace_atomically(out, lambda partial: torch.onnx.export(
         net,
         torch.zeros((1, *PATCH_SHAPE)),
-        str(out),
+        str(partial),
         input_names=["rims"],
         output_names=["logits", RING_OUTPUT],
         dynamic_axes={"rims": {0: "n"}, "logits": {0: "n"}, RING_OUTPUT: {0: "n"}},
         dynamo=False,
-    )
+    ))
     keep_ring_net(out)
+
+
+def replace_atomically(out: Path, write: Callable[[Path], object]) -> None:
+    """Write a model beside `out` and rename it over it: a failed export (a full disk, an
+    interrupted run) leaves the model there, by default the shipped one, as it was."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        write(partial)
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _report(net, xt, yt, val: np.ndarray, traced: np.ndarray) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -111,3 +112,58 @@ def test_a_rims_cache_of_another_patch_shape_is_refused(tmp_path, capsys):
     assert main(["train", "--dataset", str(cache), "--epochs", "1", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert "(4, 56, 24)" in err and "delete the cache" in err and not out.exists()
+
+
+@pytest.mark.parametrize("content", ["text", "empty", "folder", "other_arrays"])
+def test_a_dataset_that_is_no_rim_cache_is_one_line(tmp_path, capsys, content):
+    """A --dataset path that holds something else is said so before any training (it was a
+    traceback: pickled data, EOF, a folder, a missing array)."""
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    from tracker.cli import main
+
+    cache = tmp_path / "rims.npz"
+    if content == "text":
+        cache.write_text("not a cache")
+    elif content == "empty":
+        cache.write_bytes(b"")
+    elif content == "folder":
+        cache.mkdir()
+    else:
+        np.savez(cache, a=np.zeros(3))
+    assert main(["train", "--dataset", str(cache), "-o", str(tmp_path / "rim.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert str(cache) in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("where", ["folder", "unwritable"])
+def test_an_output_that_cannot_be_written_is_refused_before_rendering(tmp_path, capsys, monkeypatch, where):
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    import models.training
+    from tracker.cli import main
+
+    monkeypatch.setattr(models.training, "make_dataset", lambda *a, **k: pytest.fail("rendered first"))
+    if where == "folder":
+        out = tmp_path / "rim.onnx"
+        out.mkdir()
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        monkeypatch.setattr("os.access", lambda path, mode: Path(path) != locked)
+        out = locked / "new" / "rim.onnx"
+    assert main(["train", "--scenes", "1", "--physical-scenes", "0", "-o", str(out)]) == 2
+    assert "-o" in capsys.readouterr().err
+
+
+def test_a_failed_export_leaves_the_model_it_would_replace(tmp_path):
+    from models.training import replace_atomically
+
+    model = tmp_path / "rim.onnx"
+    model.write_bytes(b"the shipped model")
+
+    def interrupted(partial: Path) -> None:
+        partial.write_bytes(b"half a mod")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        replace_atomically(model, interrupted)
+    assert model.read_bytes() == b"the shipped model" and list(tmp_path.iterdir()) == [model]
