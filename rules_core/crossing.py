@@ -24,8 +24,14 @@ def width_cm(polygon: shapely.Polygon) -> float:
 
 
 def crossing_of(scene: Scene, model: ModelSpec, piece: TerrainSpec) -> Crossing | None:
+    """Where the rules key the type by chassis, a model with a chassis takes its chassis's rule
+    only (none: it never crosses), and the bare type's rule covers a model whose chassis is not
+    given (World at Fire: any vehicle needs a trench narrower than half its length, yet a wheeled
+    one «преодолевать рвы и окопы не может вообще»)."""
     rules = scene.ruleset.terrain[piece.kind].crossing
-    return rules.get(f"{model.type}:{model.chassis}") or rules.get(model.type)
+    if model.chassis is not None and any(key.startswith(f"{model.type}:") for key in rules):
+        return rules.get(f"{model.type}:{model.chassis}")
+    return rules.get(model.type)
 
 
 def may_cross(scene: Scene, model: ModelSpec, piece: TerrainSpec, polygon: shapely.Polygon) -> bool:

@@ -1,0 +1,81 @@
+"""Third audit of World at Fire (seed 000_fbd54806241f1c8c.txt) against the Russian text.
+
+Each test quotes the seed sentence it checks, with a translation, and failed before its fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core import api
+from tests.rules_core.builders import base, codes, hull, moved, scene
+
+WAF = "world-at-fire"
+
+
+def _strip(kind: str, x0: float, width: float, **extra: float) -> dict:
+    """A terrain piece across the whole 122 cm table depth, so no way round it exists."""
+    return {
+        "id": "p",
+        "kind": kind,
+        "polygon_cm": [[x0, 0], [x0 + width, 0], [x0 + width, 122], [x0, 122]],
+        **extra,
+    }
+
+
+@pytest.mark.parametrize(
+    ("chassis", "width", "blocked"),
+    [
+        (None, 12.0, True),
+        (None, 9.0, False),
+        ("wheeled", 1.0, True),
+        ("half_tracked", 1.0, True),
+        ("tracked", 9.0, False),
+    ],
+)
+def test_any_vehicle_needs_a_trench_narrower_than_half_its_length(
+    chassis: str | None, width: float, blocked: bool
+) -> None:
+    """000: «Чтобы преодолеть окопы и рвы необходимо, чтобы ширина рва была меньше половины длины
+    техники (колесная и полугусеничная техника преодолевать рвы и окопы не может вообще)» (to
+    cross trenches and ditches the ditch must be narrower than half the vehicle's length; wheeled
+    and half-tracked vehicles cannot cross them at all). A vehicle whose chassis the scene does not
+    give still obeys the half-length rule: a 20 cm hull does not cross a 12 cm trench."""
+    extra = {} if chassis is None else {"chassis": chassis}
+    tank = hull(70, 60, "t", side="red", length_mm=200, width_mm=100, **extra)
+    report = moved(WAF, [tank], [{**tank, "x_cm": 84}], terrain=[_strip("trench", 81, width)])["t"]
+    assert ("impassable_terrain" in codes(report)) is blocked
+
+
+def test_motorcycles_are_slowed_to_15_cm_by_area_terrain() -> None:
+    """000: «К этому виду [Техника] относятся ... колесные машины - такие как бронемашины, грузовики,
+    ... и мотоциклы» (vehicles include wheeled machines such as ... motorcycles) and «площадные
+    элементы, такие как лес на подставке, или руины здания ... так же замедляют движение техники (но
+    не пехоты) до 15 сантиметров» (area terrain such as a wood or ruins slows vehicles, not infantry,
+    to 15 cm): a motorcycle riding through a wood may move 15 cm, not 30."""
+    bike = base(90, 60, "m", type="motorbike", diameter_mm=65)
+    report = moved(WAF, [bike], [{**bike, "x_cm": 110}], terrain=[_strip("forest", 95, 10)])["m"]
+    assert report["allowance_cm"] == 15.0
+    assert "too_far" in codes(report)
+
+
+@pytest.mark.parametrize(("distance", "legal"), [(10.0, True), (10.01, False)])
+def test_two_man_heavy_weapon_team_moves_10_cm(distance: float, legal: bool) -> None:
+    """000: the 2-man heavy weapons «подчиняются правилам для тяжелых орудий» (follow the heavy gun
+    rules), and «Тяжелое орудие можно подвигать на 10 сантиметров; расчет орудия может подвигаться
+    также на 10 сантиметров, но так чтобы ... хотя бы половина бойцов расчета находились в зоне
+    стрельбы (два - для орудия и один – для оружия)» (a heavy gun moves 10 cm, its crew 10 cm too,
+    keeping half the crew in the firing zone: two for a gun, one for a weapon); over obstacles it
+    «замедляется вдвое до 5 см» (is halved to 5 cm: half of 10). The team shares a 65 mm base."""
+    team = base(20, 30, "tw", diameter_mm=65)
+    report = moved(WAF, [team], [{**team, "x_cm": 20 + distance}])["tw"]
+    assert report["allowance_cm"] == 10.0
+    assert report["legal"] is legal
+
+
+def test_a_heavy_gun_may_stand_on_any_base() -> None:
+    """000: «для пушек и их расчета подставки не нужны, но могут использоваться любые по выбору
+    игрока» (guns and their crews need no base, but any base may be used at the player's choice):
+    a heavy gun on a round base is not a base mismatch."""
+    gun = base(50, 60, "g", type="heavy_gun", diameter_mm=50)
+    assert "g" not in api.check(scene(WAF, [gun]))["bases"]
