@@ -96,6 +96,7 @@ SURE_COVERAGE = 0.9
 SURE_CONTRAST = 3.0
 MAX_BASES_ON_A_HULL = 2
 EDGE_RADII = 1.25
+ON_A_HULL_CM = 0.4
 
 
 class Calibration(Protocol):
@@ -308,6 +309,13 @@ class Detector:
         # A rough blob is not yet a hull: a base it swallowed (a gun's crew beside a wall, a
         # squad in a sharpened frame) comes back unless a measured vehicle stands on it.
         on_hull &= _on_vehicles(bases.xy_cm, vehicles)
+        for i in range(len(vehicles)):
+            # A rim centred on a measured hull, or within a quarter of a base's radius past its
+            # side, is the hull's own edge or turret, which the rough blob may have missed: a base
+            # standing against a hull is centred a whole radius out.
+            inside = _on_vehicles(bases.xy_cm, vehicles[i], ON_A_HULL_CM)
+            if inside.sum() <= MAX_BASES_ON_A_HULL:
+                on_hull |= inside
         bases = bases[~on_hull]
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles, faint=faint_bases)

@@ -567,3 +567,31 @@ def test_a_turret_ring_far_from_the_nadir_is_on_its_roof_not_against_its_edge():
     against = np.array([170.0 + 6.25 + 1.6, 90.0])
     bases = Bases(np.array([seen, against]), np.array([32.0, 32.0]), np.ones(2))
     assert list(_against(bases, hull, camera)) == [False, True]
+
+
+@pytest.mark.parametrize(("gap_cm", "kept"), [(0.2, False), (1.6, True)])
+def test_a_rim_centred_on_a_measured_hulls_side_is_the_hulls_own(
+    squad_frame, detector, monkeypatch, gap_cm, kept
+):
+    """The tracking benchmark's seed 3: a tank's far side read as a 32 mm rim, centred 2 mm past
+    the measured side, where the rough blob had not reached; it became a phantom piece beside
+    the tank. A base standing against the hull is centred a whole radius out and stays."""
+    import models.vehicles as vehicles
+    from models.detections import Vehicles
+
+    scene, camera, frame = squad_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    everything = detector.detect(frame.image, calibration)
+    xy = everything.bases.xy_cm
+    gaps = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
+    target = xy[np.argmax(gaps.min(axis=1))]  # a base with no other beside it
+    centre = target + np.array([0.0, 5.0 + gap_cm])
+    hull = Vehicles(centre[None], *np.array([[16.0], [10.0], [0.0], [1.0]]))
+    measure = vehicles.find_vehicles
+
+    def measured_beside(view, camera_cm, bases, refine=True):
+        return Vehicles.merge([measure(view, camera_cm, bases, refine), hull]) if refine else Vehicles.empty()
+
+    monkeypatch.setattr(vehicles, "find_vehicles", measured_beside)
+    found = detector.detect(frame.image, calibration).bases
+    assert bool(np.linalg.norm(found.xy_cm - target, axis=1).min() < 0.1) == kept
