@@ -77,3 +77,14 @@ def moved(ruleset: str, before: list[dict], after: list[dict], **extra: Any) -> 
 
 def codes(entry: dict) -> list[str]:
     return [reason["code"] for reason in entry["reasons"]]
+
+
+def strip(kind: str, x0: float, width: float, y1: float = 122.0, **extra: float) -> dict:
+    """A terrain piece from the top edge down to y1: by default across the whole 122 cm table
+    depth, so no way round it exists."""
+    return {
+        "id": "p",
+        "kind": kind,
+        "polygon_cm": [[x0, 0], [x0 + width, 0], [x0 + width, y1], [x0, y1]],
+        **extra,
+    }

@@ -13,23 +13,13 @@ import pytest
 
 from rules_core import api
 from rules_core.errors import RulesetError
-from tests.rules_core.builders import base, codes, hull, moved, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene, strip
 
 WAF = "world-at-fire"
 MI = "mobile-infantry"
 CA = "combined-arms"
 TM = "tankomaster"
 BP = "bronepehota"
-
-
-def _strip(kind: str, x0: float, width: float, **extra: float) -> dict:
-    """A terrain piece across the whole 122 cm table depth, so no way round it exists."""
-    return {
-        "id": "p",
-        "kind": kind,
-        "polygon_cm": [[x0, 0], [x0 + width, 0], [x0 + width, 122], [x0, 122]],
-        **extra,
-    }
 
 
 # --- 000 World at Fire: trenches and streams -------------------------------------------------
@@ -41,7 +31,7 @@ def test_cavalry_and_motorcycles_cross_narrow_trenches_and_streams(kind: str, ty
     """000: «может преодолевать окопы или ручьи, если их ширина меньше 65 сантиметров»
     (cavalry and motorcycles may cross trenches or streams narrower than 65 cm)."""
     model = base(90, 60, "m", type=type, diameter_mm=65)
-    report = moved(WAF, [model], [{**model, "x_cm": 110}], terrain=[_strip(kind, 99, 3)])["m"]
+    report = moved(WAF, [model], [{**model, "x_cm": 110}], terrain=[strip(kind, 99, 3)])["m"]
     assert "impassable_terrain" not in codes(report)
 
 
@@ -49,7 +39,7 @@ def test_cavalry_still_may_not_stop_in_a_trench() -> None:
     """000: «не может быть помещена в бункер или окоп» (a cavalry model cannot be placed in a
     bunker or a trench): crossing is allowed, ending in it is not."""
     model = base(90, 60, "m", type="cavalry", diameter_mm=65)
-    report = moved(WAF, [model], [{**model, "x_cm": 100}], terrain=[_strip("trench", 99, 3)])["m"]
+    report = moved(WAF, [model], [{**model, "x_cm": 100}], terrain=[strip("trench", 99, 3)])["m"]
     assert "impassable_terrain" in codes(report)
 
 
@@ -60,7 +50,7 @@ def test_tracked_vehicle_crosses_trench_narrower_than_half_its_length(width: flo
     length). A 20 cm hull: 9.99 cm crosses, 10 cm (exactly half) does not. A tracked vehicle that
     stops across it is stuck on it («зависает на нем»), which is allowed."""
     tank = hull(70, 60, "t", side="red", chassis="tracked", length_mm=200, width_mm=100)
-    trench = _strip("trench", 81, width)
+    trench = strip("trench", 81, width)
     report = moved(WAF, [tank], [{**tank, "x_cm": 85}], terrain=[trench])["t"]
     assert ("impassable_terrain" in codes(report)) is blocked
     assert report["allowance_cm"] == 15.0
@@ -75,7 +65,7 @@ def test_infantry_climbs_up_and_down_an_obstacle_of_5_cm_or_more(height: float, 
     отмерить полное расстояние до верха препятствия ... а затем добавить расстояние от этого верха
     ... до конечной точки» (to cross an obstacle of 5 cm or more, measure the whole way to its top,
     then add the way from the top to the end point). 10 cm across a 5 cm wall costs 10 + 5 + 5."""
-    wall = _strip("wall", 25, 1, height_cm=height)
+    wall = strip("wall", 25, 1, height_cm=height)
     report = moved(WAF, [base(20, 30, "a")], [base(30, 30, "a")], terrain=[wall])["a"]
     assert report["legal"] is legal
     assert ("too_far" in codes(report)) is not legal
@@ -84,7 +74,7 @@ def test_infantry_climbs_up_and_down_an_obstacle_of_5_cm_or_more(height: float, 
 def test_infantry_ending_on_top_of_an_obstacle_pays_the_climb_once() -> None:
     """000: «отмерить полное расстояние до верха препятствия» (measure the whole way to the top):
     ending on top of a 5 cm wall (z_cm 5) after 10 cm costs 10 + 5 = 15, within the 15 cm move."""
-    wall = _strip("wall", 25, 10, height_cm=5)
+    wall = strip("wall", 25, 10, height_cm=5)
     report = moved(WAF, [base(20, 30, "a", z_cm=0)], [base(30, 30, "a", z_cm=5)], terrain=[wall])["a"]
     assert report["legal"] is True
 
@@ -103,7 +93,7 @@ def test_heavy_weapon_team_halves_to_5_cm_over_obstacles_above_5_cm(
     миллиметров»); a 5 cm wall is not higher than 5 cm, so the team keeps its 10 cm
     (test_seed_audit_waf.py::test_two_man_heavy_weapon_team_moves_10_cm)."""
     team = base(20, 30, "tw", diameter_mm=65)
-    wall = _strip("wall", 24, 0.5, height_cm=height)
+    wall = strip("wall", 24, 0.5, height_cm=height)
     report = moved(WAF, [team], [{**team, "x_cm": 20 + distance}], terrain=[wall])["tw"]
     assert report["legal"] is legal
     assert report["allowance_cm"] == (10.0 if height <= 5 else 5.0)
@@ -165,7 +155,7 @@ def test_at_gun_moves_only_over_flat_ground(kind: str, blocked: bool) -> None:
     доме») is not flat; a road is."""
     gun = hull(50, 60, "g", side="red", type="heavy_gun", length_mm=40, width_mm=30)
     crew = [base(50, 70 + 4 * k, f"c{k}", side="red", unit="crew", crew_of="g") for k in range(3)]
-    report = moved(TM, [gun, *crew], [{**gun, "x_cm": 58}, *crew], terrain=[_strip(kind, 54, 1)])["g"]
+    report = moved(TM, [gun, *crew], [{**gun, "x_cm": 58}, *crew], terrain=[strip(kind, 54, 1)])["g"]
     assert ("impassable_terrain" in codes(report)) is blocked
 
 

@@ -8,20 +8,10 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, codes, hull, moved, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene, strip
 
 TM = "tankomaster"
 BP = "bronepehota"
-
-
-def _strip(kind: str, x0: float, width: float, y1: float = 122.0, **extra: float) -> dict:
-    """A terrain piece from the top edge down to y1 (the whole depth by default)."""
-    return {
-        "id": "p",
-        "kind": kind,
-        "polygon_cm": [[x0, 0], [x0 + width, 0], [x0 + width, y1], [x0, y1]],
-        **extra,
-    }
 
 
 # --- 003 Tankomaster: what infantry crosses as an obstacle ----------------------------------
@@ -33,7 +23,7 @@ def test_infantry_crossing_wood_slope_or_swamp_moves_8_cm(kind: str) -> None:
     на 8 см» (if it crosses any obstacles it moves only 8 cm), and the seed's list of what is
     overcome as an obstacle («Преодолевая препятствие ... Сложность местности: кусты, деревянные
     заборы, склон холма — 1, ... лес, ... болото — 3») names the wood, a hill slope and a swamp."""
-    report = moved(TM, [base(20, 30, "a")], [base(32, 30, "a")], terrain=[_strip(kind, 25, 3)])["a"]
+    report = moved(TM, [base(20, 30, "a")], [base(32, 30, "a")], terrain=[strip(kind, 25, 3)])["a"]
     assert report["allowance_cm"] == 8.0
     assert codes(report) == ["too_far"]
 
@@ -41,7 +31,7 @@ def test_infantry_crossing_wood_slope_or_swamp_moves_8_cm(kind: str) -> None:
 def test_infantry_in_the_open_still_moves_16_cm() -> None:
     """003: «может пройти не более 16 см в любом направлении» (may move at most 16 cm) off obstacles;
     a road is not one."""
-    report = moved(TM, [base(20, 30, "a")], [base(36, 30, "a")], terrain=[_strip("road", 25, 3)])["a"]
+    report = moved(TM, [base(20, 30, "a")], [base(36, 30, "a")], terrain=[strip("road", 25, 3)])["a"]
     assert report["allowance_cm"] == 16.0
     assert report["legal"] is True
 
@@ -51,7 +41,7 @@ def test_a_unit_crossing_an_obstacle_moves_8_cm_with_every_member() -> None:
     пересекает какие-либо препятствия, то передвигается только на 8 см» (an infantry unit moves
     16 cm; if it, the unit, crosses any obstacle, it moves only 8 cm): one member over a fence caps
     the member that stayed in the open too."""
-    fence = _strip("fence", 24, 0.5, y1=32)
+    fence = strip("fence", 24, 0.5, y1=32)
     before = [base(20, 30, "a"), base(20, 36, "b")]
     after = [base(27, 30, "a"), base(32, 36, "b")]
     report = moved(TM, before, after, terrain=[fence])
@@ -62,7 +52,7 @@ def test_a_unit_crossing_an_obstacle_moves_8_cm_with_every_member() -> None:
 
 def test_another_unit_crossing_an_obstacle_does_not_slow_this_one() -> None:
     """003: the 8 cm cap binds the unit that crosses («оно пересекает»), not its neighbours."""
-    fence = _strip("fence", 24, 0.5, y1=32)
+    fence = strip("fence", 24, 0.5, y1=32)
     before = [base(20, 30, "a"), base(20, 36, "b", unit="red-2")]
     after = [base(27, 30, "a"), base(32, 36, "b", unit="red-2")]
     assert moved(TM, before, after, terrain=[fence])["b"]["legal"] is True
@@ -129,7 +119,7 @@ def test_a_jump_over_a_wall_counts_its_height(wall_steps: int, jump_range: int, 
     дальность – это сумма высоты и длины прыжка» (the height of obstacles one can jump over or onto
     depends on the distance to them; range = length + height). 3 steps long over a 3-step wall is
     6 > Пр5."""
-    wall = _strip("wall", 23, 1, height_cm=wall_steps * 2.5)
+    wall = strip("wall", 23, 1, height_cm=wall_steps * 2.5)
     before = base(20, 30, "a", z_cm=0.0)
     after = base(27.5, 30, "a", z_cm=0.0, jump_range=jump_range)
     report = moved(BP, [before], [after], terrain=[wall])["a"]
@@ -140,7 +130,7 @@ def test_a_jump_from_a_platform_counts_height_from_the_take_off_point() -> None:
     """004: «Длина и высота прыжка измеряются от той точки, с которой пехотинец начал прыжок»
     (length and height are measured from the take-off point): from 2 steps up, a 3-step wall is
     1 step of height, 3 + 1 <= Пр5."""
-    wall = _strip("wall", 23, 1, height_cm=7.5)
+    wall = strip("wall", 23, 1, height_cm=7.5)
     before = base(20, 30, "a", z_cm=5.0)
     after = base(27.5, 30, "a", z_cm=5.0, jump_range=5)
     assert moved(BP, [before], [after], terrain=[wall])["a"]["legal"] is True

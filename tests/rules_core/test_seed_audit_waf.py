@@ -8,19 +8,9 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, codes, hull, moved, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene, strip
 
 WAF = "world-at-fire"
-
-
-def _strip(kind: str, x0: float, width: float, **extra: float) -> dict:
-    """A terrain piece across the whole 122 cm table depth, so no way round it exists."""
-    return {
-        "id": "p",
-        "kind": kind,
-        "polygon_cm": [[x0, 0], [x0 + width, 0], [x0 + width, 122], [x0, 122]],
-        **extra,
-    }
 
 
 @pytest.mark.parametrize(
@@ -43,7 +33,7 @@ def test_any_vehicle_needs_a_trench_narrower_than_half_its_length(
     give still obeys the half-length rule: a 20 cm hull does not cross a 12 cm trench."""
     extra = {} if chassis is None else {"chassis": chassis}
     tank = hull(70, 60, "t", side="red", length_mm=200, width_mm=100, **extra)
-    report = moved(WAF, [tank], [{**tank, "x_cm": 84}], terrain=[_strip("trench", 81, width)])["t"]
+    report = moved(WAF, [tank], [{**tank, "x_cm": 84}], terrain=[strip("trench", 81, width)])["t"]
     assert ("impassable_terrain" in codes(report)) is blocked
 
 
@@ -54,7 +44,7 @@ def test_motorcycles_are_slowed_to_15_cm_by_area_terrain() -> None:
     не пехоты) до 15 сантиметров» (area terrain such as a wood or ruins slows vehicles, not infantry,
     to 15 cm): a motorcycle riding through a wood may move 15 cm, not 30."""
     bike = base(90, 60, "m", type="motorbike", diameter_mm=65)
-    report = moved(WAF, [bike], [{**bike, "x_cm": 110}], terrain=[_strip("forest", 95, 10)])["m"]
+    report = moved(WAF, [bike], [{**bike, "x_cm": 110}], terrain=[strip("forest", 95, 10)])["m"]
     assert report["allowance_cm"] == 15.0
     assert "too_far" in codes(report)
 
