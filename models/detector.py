@@ -310,9 +310,9 @@ class Detector:
         # squad in a sharpened frame) comes back unless a measured vehicle stands on it.
         on_hull &= _on_vehicles(bases.xy_cm, vehicles)
         for i in range(len(vehicles)):
-            # A rim centred on a measured hull, or within a quarter of a base's radius past its
-            # side, is the hull's own edge or turret, which the rough blob may have missed: a base
-            # standing against a hull is centred a whole radius out.
+            # A rim centred on a measured hull, or up to ON_A_HULL_CM past its side (a quarter of
+            # a 32 mm base's radius), is the hull's own edge or turret, which the rough blob may
+            # have missed: a base standing against a hull is centred a whole radius out.
             inside = _on_vehicles(bases.xy_cm, vehicles[i], ON_A_HULL_CM)
             if inside.sum() <= MAX_BASES_ON_A_HULL:
                 on_hull |= inside
