@@ -41,9 +41,9 @@ def _frame_count(text: str) -> int:
 def _recording_frames(path: Path):
     """The tracker's reader of recorded games, so a .tsr is checked like any video: the
     hardware package leaves the format to the tracker, and only the command line joins them."""
-    from tracker.recording import SUFFIX, Recording, is_recording
+    from tracker.recording import Recording, meant_as_recording
 
-    if not (is_recording(path) or path.suffix.lower() == SUFFIX):
+    if not meant_as_recording(path):
         return None
     recording = Recording(path)
 

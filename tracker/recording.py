@@ -51,6 +51,12 @@ def is_recording(path: str | Path) -> bool:
         return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
 
 
+def meant_as_recording(spec: str | Path) -> bool:
+    """A recording, or a file named like one: an empty or cut-off .tsr is a broken recording to
+    say so of, not a video for OpenCV to fail on."""
+    return is_recording(spec) or str(spec).lower().endswith(SUFFIX)
+
+
 def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
     ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:

@@ -21,7 +21,7 @@ from hardware.source import Frame, FrameSource
 from rules_core import api as rules
 from rules_core.errors import TablesightError
 from tracker.game import EVENTS_KEPT
-from tracker.recording import SUFFIX, Recording, RecordingSource, RecordingWriter, is_recording
+from tracker.recording import Recording, RecordingSource, RecordingWriter, meant_as_recording
 from tracker.replay import game_from_manifest, pipeline_from_manifest
 from tracker.runner import GameRunner, RecordPolicy
 
@@ -308,7 +308,7 @@ def _make_recordings_folder(folder: str) -> None:
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",
                  recordings_dir: str | None = None) -> TableSession:
     """A session on a camera, a video, a folder of images or a recording (`tablesight serve`)."""
-    if is_recording(source_spec) or source_spec.lower().endswith(SUFFIX):
+    if meant_as_recording(source_spec):
         path = Path(source_spec)
         return _recording_session(path, loop=False, description=f"recording {path.name}")
     from calibration.layout import default_layout, load_layout

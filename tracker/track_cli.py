@@ -69,11 +69,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _open_frames(spec: str):
-    from tracker.recording import SUFFIX, Recording, RecordingSource, is_recording
+    from tracker.recording import Recording, RecordingSource, meant_as_recording
 
-    # A .tsr that is not one (empty, cut off in its header) is a broken recording to say so
-    # of, not a video for OpenCV to fail on.
-    if is_recording(spec) or spec.lower().endswith(SUFFIX):
+    if meant_as_recording(spec):
         return RecordingSource(Recording(spec))
     from hardware.sources import open_source
 
