@@ -424,14 +424,19 @@ def _on_markers(xy_cm: np.ndarray, squares: list[np.ndarray]) -> np.ndarray:
 def _on_vehicles(xy_cm: np.ndarray, vehicles: Vehicles, margin_cm: float = 1.0) -> np.ndarray:
     """Base centres inside a hull footprint (turret rings, hatches, wheels seen from above)."""
     hit = np.zeros(len(xy_cm), bool)
-    for centre, length, width, heading in zip(vehicles.xy_cm, vehicles.length_cm, vehicles.width_cm,
-                                              vehicles.heading_deg, strict=True):
-        t = np.radians(heading)
-        rel = xy_cm - centre
-        along = np.abs(rel @ [np.cos(t), np.sin(t)])
-        across = np.abs(rel @ [-np.sin(t), np.cos(t)])
-        hit |= (along < length / 2 + margin_cm) & (across < width / 2 + margin_cm)
+    for i in range(len(vehicles)):
+        hit |= _depth_inside(xy_cm, vehicles[i]) > -margin_cm
     return hit
+
+
+def _depth_inside(xy_cm: np.ndarray, hull: Vehicles) -> np.ndarray:
+    """How far each point lies inside one hull's footprint, to its nearest side (cm; negative
+    outside, along or across)."""
+    t = np.radians(hull.heading_deg[0])
+    rel = xy_cm - hull.xy_cm[0]
+    along = np.abs(rel @ [np.cos(t), np.sin(t)])
+    across = np.abs(rel @ [-np.sin(t), np.cos(t)])
+    return np.minimum(hull.length_cm[0] / 2 - along, hull.width_cm[0] / 2 - across)
 
 
 def _against(bases: Bases, hull: Vehicles, camera_cm: np.ndarray) -> np.ndarray:
@@ -443,12 +448,7 @@ def _against(bases: Bases, hull: Vehicles, camera_cm: np.ndarray) -> np.ndarray:
 
     nadir = camera_cm[:2]
     on_roof = nadir + (bases.xy_cm - nadir) * (camera_cm[2] - HULL_HEIGHT_CM) / camera_cm[2]
-    t = np.radians(hull.heading_deg[0])
-    rel = on_roof - hull.xy_cm[0]
-    along = np.abs(rel @ [np.cos(t), np.sin(t)])
-    across = np.abs(rel @ [-np.sin(t), np.cos(t)])
-    depth = np.minimum(hull.length_cm[0] / 2 - along, hull.width_cm[0] / 2 - across)
-    return depth < EDGE_RADII * bases.diameter_mm / 20
+    return _depth_inside(on_roof, hull) < EDGE_RADII * bases.diameter_mm / 20
 
 
 def _non_overlapping(overlap: np.ndarray, score: np.ndarray, keep: np.ndarray) -> np.ndarray:
