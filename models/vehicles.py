@@ -872,14 +872,13 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
                 found.append(hull)
     if not found:
         return Vehicles.empty()
-    vehicles = Vehicles(
-        np.array([f[0] for f in found]),
-        np.array([f[1] for f in found]),
-        np.array([f[2] for f in found]),
-        np.array([f[3] for f in found]),
-        np.array([f[4] for f in found]),
-    )
+    vehicles = _as_vehicles(found)
     return vehicles[_distinct(vehicles)]
+
+
+def _as_vehicles(found: list[tuple]) -> Vehicles:
+    """Hulls as measured here, (centre, length, width, heading, confidence) each, in one array set."""
+    return Vehicles(*(np.array([hull[k] for hull in found]) for k in range(5)))
 
 
 def _coarse(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> tuple | None:
@@ -912,7 +911,7 @@ def _over_a_whole_hull(hull: tuple, found: list[tuple]) -> bool:
     """Whether a hull pieced together across an arm lies over one found whole: a hull measured
     from one piece is much the smaller (a piece of it), one the pieced hull's size was the
     hull itself, cut by a shadow or blotch the paint test took for an occluder."""
-    corners = Vehicles(*(np.array([f[k] for f in [hull, *found]]) for k in range(5))).corners_cm()
+    corners = _as_vehicles([hull, *found]).corners_cm()
     pieced = Polygon(corners[0])
     return any(
         pieced.intersection(whole := Polygon(other)).area > OVERLAP * whole.area
