@@ -185,7 +185,7 @@ def train_base_map(tables: list[MapTable], recipe: BaseMapRecipe, out: Path, log
 def export(net, out: Path) -> None:
     import torch
 
-    from models.training import replace_atomically
+    from calibration.output_file import replace_atomically
 
     net.eval()
     replace_atomically(out, lambda partial: torch.onnx.export(

@@ -9,7 +9,6 @@ here only (the `train` extra); the runtime needs onnxruntime alone.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.output_file import replace_atomically
 from models.detector import Detector
 from models.synth.scene import RenderedScene, random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
@@ -265,18 +265,6 @@ def export(net, out: Path) -> None:
         dynamo=False,
     ))
     keep_ring_net(out)
-
-
-def replace_atomically(out: Path, write: Callable[[Path], object]) -> None:
-    """Write a model beside `out` and rename it over it: a failed export (a full disk, an
-    interrupted run) leaves the model there, by default the shipped one, as it was."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        write(partial)
-        os.replace(partial, out)
-    finally:
-        partial.unlink(missing_ok=True)
 
 
 def _report(net, xt, yt, val: np.ndarray, traced: np.ndarray) -> dict:

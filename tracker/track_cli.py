@@ -8,10 +8,8 @@ with the frame it reached, after everything before it was printed or recorded.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -242,13 +240,11 @@ def _report_path(name: str) -> Path:
 def _write_report(path: Path, report: dict) -> None:
     """Written beside it and then renamed over it, so a failed write leaves an existing
     report as it was instead of half a file."""
-    partial = path.with_name(f".{path.name}.partial")
+    from calibration.output_file import replace_atomically
+
     try:
-        partial.write_text(json.dumps(report, indent=1))
-        os.replace(partial, path)
+        replace_atomically(path, lambda partial: partial.write_text(json.dumps(report, indent=1)))
     except OSError as error:
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
         raise TablesightError(
             f"cannot write the report {path} ({error.strerror})",
             "give --report a path in a folder you can write to",

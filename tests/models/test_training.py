@@ -152,18 +152,3 @@ def test_an_output_that_cannot_be_written_is_refused_before_rendering(tmp_path, 
         out = locked / "new" / "rim.onnx"
     assert main(["train", "--scenes", "1", "--physical-scenes", "0", "-o", str(out)]) == 2
     assert "-o" in capsys.readouterr().err
-
-
-def test_a_failed_export_leaves_the_model_it_would_replace(tmp_path):
-    from models.training import replace_atomically
-
-    model = tmp_path / "rim.onnx"
-    model.write_bytes(b"the shipped model")
-
-    def interrupted(partial: Path) -> None:
-        partial.write_bytes(b"half a mod")
-        raise OSError(28, "No space left on device")
-
-    with pytest.raises(OSError):
-        replace_atomically(model, interrupted)
-    assert model.read_bytes() == b"the shipped model" and list(tmp_path.iterdir()) == [model]

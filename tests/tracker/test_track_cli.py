@@ -240,7 +240,7 @@ def test_a_report_that_fails_to_write_is_one_line_and_leaves_the_old_one(short_d
     def full_disk(source, target):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("tracker.track_cli.os.replace", full_disk)
+    monkeypatch.setattr("calibration.output_file.os.replace", full_disk)
     assert main(["replay", str(short_demo), "--report", str(report)]) == 2
     err = capsys.readouterr().err
     assert err == f"tablesight replay: cannot write the report {report} (No space left on device). " \
