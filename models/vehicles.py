@@ -67,6 +67,7 @@ ROOF_JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))  # 2 cm: over a
 OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(3.5 * PX_PER_CM),) * 2)  # off thin things
 SAME_PAINT_OPENING = ROOF_JOIN  # 2 cm: off the speckle of a paint's colour mask
 PARALLAX_SLACK_CM = 4.0  # a blob is the footprint grown by its roof's parallax
+SIDES = ((0, 0), (0, 1), (1, 0), (1, 1))  # (axis, end): the two ends, then the two long sides
 SPLITS = 1  # a blob of two things touching is cut in two (more cuts found no more hulls)
 SPLIT_MAX_AREA_CM2 = 1500.0  # two hulls' worth; larger blobs are the mat's own patches
 SPLIT_DEPTH_CM = 2.5  # a dent this deep in an outline is where two things meet (ragged edges are shallower)
@@ -108,6 +109,7 @@ STEP_SHARE = 0.2  # a line whose sides differ by less than this share of the mos
 EDGE_SHARE = 0.5  # a far side's line is at least this share of the strongest line's strength
 NEAR_EDGE_SHARE = 0.2  # a near side's may be much weaker (dark tracks on a dark mat)
 MAX_TILT_DEG = 3.0
+NEAR_SIDE_WEIGHT = 0.7  # a near side's line is a wall's foot, often in shade: its slope counts for less
 TILT_STEP_DEG = 1.0
 _TILTS_DEG = np.arange(-MAX_TILT_DEG, MAX_TILT_DEG + 0.01, TILT_STEP_DEG)
 # Slopes of the tilts a side's line is sought along, the least tilt first (it wins ties).
@@ -962,7 +964,7 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
         near_sides = _near_sides(blob, camera_cm)
         fits = []
         stood_in = False
-        for a, e in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        for a, e in SIDES:
             near = (a, e) in near_sides
             wall = _wall_band(blob, camera_cm, a, e) if near else 0.0
             gear = _wall_band(blob, camera_cm, a, e, GEAR_CM) if near else 0.0
@@ -997,8 +999,10 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
             fits.append(fit)
         # Offsets were measured along +/- normals; a side's slope turns the axes.
         slopes = [-fits[0][1], -fits[1][1], fits[2][1], fits[3][1]]
-        weights = [blob.extent[1, 1] - blob.extent[1, 0]] * 2 + [blob.extent[0, 1] - blob.extent[0, 0]] * 2
-        turn = _turn_deg(np.array(slopes), np.array(weights, dtype=np.float64))
+        lengths = [blob.extent[1, 1] - blob.extent[1, 0]] * 2 + [blob.extent[0, 1] - blob.extent[0, 0]] * 2
+        near_weights = [NEAR_SIDE_WEIGHT if side in near_sides else 1.0 for side in SIDES]
+        weights = np.array(lengths) * near_weights
+        turn = _turn_deg(np.array(slopes), weights.astype(np.float64))
         extent = np.array([[fits[0][0], fits[1][0]], [fits[2][0], fits[3][0]]])
         heading = blob.heading_deg + turn
         # Confidence: how solid the blob was and how straight its four sides are.
@@ -1033,6 +1037,13 @@ def _turn_deg(slopes: np.ndarray, weights: np.ndarray) -> float:
     off. On 246 validation tables: hard hulls 145 -> 147 of 165, from cameras past the rig's
     ranges 78 -> 80 of 90, clean 123 of 125 with false ones 7 -> 6; the heading's P90 over
     all 357 hulls placed within 3 cm 0.64 -> 0.52 degrees.
+
+    The weights are the sides' lengths, a near side's times NEAR_SIDE_WEIGHT: its line is a
+    wall's foot, often in the hull's own shade or against its shadow, and off the hull's true
+    heading by more than a far side's roof edge (on 13 validation sets, 845 measures: P90 1.0
+    against 0.56 degrees on the long sides, 2.6 against 1.3 on the ends). Two near sides that
+    agree with each other then no longer outweigh two far ones (76,022: near sides at -5.2 and
+    -4.4 degrees, far ones at 0 and 0.65, turned a hull 4.6 degrees off).
     """
     order = np.argsort(slopes)
     cumulative = np.cumsum(weights[order])
