@@ -75,6 +75,17 @@ FAR_RESTART_MM = 5.0
 # verified, 3,033 / 25 at the class's bar and 3,029 / 20, 3,027 / 19, 3,025 / 19 at 0.6, 0.7,
 # 0.8 (path-traced hard 245 / 243 / 243 / 242 of 271, 4 / 3 / 3 / 3 false).
 FAR_ACCEPT_PROBABILITY = 0.7
+# A rim still rejected where the base map sees a base at all (this likely or more) is refitted
+# from starts SHADOW_STEPS_MM back from the way the shadows fall (`models/shadow.py`), when the
+# accepted bases agree on it: a base's shadow and its figure's pull a faint rim's vote peak
+# along the light, 6-15 mm on the path-traced hard validation tables, where the nearest peak
+# lay for half the bases with no candidate near them. Thirteen validation sets (8,019 bases
+# found, 72 false rims): 8,052 / 72 (path-traced hard 548 -> 561 of 636, painted hard
+# 3,603 -> 3,623, clean unchanged); starts of 4, 8, 12, 16 mm 8,053 / 72 for a third more work
+# (~1.2 ms a rim; 20-25 rims on a hard frame); likely 0.3 8,044 / 74. With the render's own
+# light instead of the estimate (3, 6, 9, 12 mm, six of the sets): 26 more bases, 4 more false.
+SHADOW_RETRY_LIKELIHOOD = 0.2
+SHADOW_STEPS_MM = (5.0, 10.0, 15.0)
 # A rim between this and its class's acceptance bar is reported as faint: the same base seen on the
 # next frame can score either side of the bar (noise, a hand's shadow), and a tracked piece
 # must not be taken off the table for it. On the six validation sets 0.15 gives 59 faint rims on
@@ -253,6 +264,7 @@ class Detector:
             score[sure] = np.maximum(score[sure], ACCEPT_PROBABILITY)
             self._retry_doubtful(c, score)
             self._retry_far(c, score, markers)
+            self._retry_against_the_shadows(c, score, markers)
             keep = score >= _accept_bar(c.diameter_mm)
             faint = c.plausible & ~keep & (score >= FAINT_PROBABILITY)
         else:
@@ -322,30 +334,57 @@ class Detector:
 
     def _retry_far(self, c: FittedCandidates, score: np.ndarray, markers: list[np.ndarray]) -> None:
         """Refit the rims the verifier rejects where the base map expects a base, from starts
-        FAR_RESTART_MM around them (see FAR_RETRY_LIKELIHOOD), and keep the start it likes best.
-
-        Rims next to an accepted one are left: their base is found. The verifier sees every
-        start, not only the one explaining the most edges (that was often a figure's outline),
-        and the best of nine verdicts is a lenient one: it accepts at FAR_ACCEPT_PROBABILITY,
-        or, under the class's bar, may report the rim faint. Updates `c` and `score` in place.
-        """
-        from models.rim_fit import refits, restart_moves
-        from models.verifier import rim_patches
+        FAR_RESTART_MM around them (see FAR_RETRY_LIKELIHOOD). Updates `c` and `score` in place."""
+        from models.rim_fit import restart_moves
 
         if c.likelihood is None:
             return
-        idx = np.nonzero((score < RETRY_PROBABILITY) & (c.likelihood >= FAR_RETRY_LIKELIHOOD))[0]
-        accepted = np.nonzero(score >= _accept_bar(c.diameter_mm))[0]
-        if len(idx) and len(accepted):
-            gap = np.linalg.norm(c.centres_px[idx, None] - c.centres_px[None, accepted], axis=-1).min(1)
-            idx = idx[gap > c.nominal_radius_px[idx]]
+        idx = _unclaimed(c, score, (score < RETRY_PROBABILITY) & (c.likelihood >= FAR_RETRY_LIKELIHOOD))
+        self._refit_from(c, score, markers, idx, restart_moves(len(idx), c.px_per_mm, FAR_RESTART_MM))
+
+    def _retry_against_the_shadows(
+        self, c: FittedCandidates, score: np.ndarray, markers: list[np.ndarray]
+    ) -> None:
+        """Refit the rims still rejected where the base map sees a base at all from starts
+        SHADOW_STEPS_MM back from the way the shadows fall (see SHADOW_RETRY_LIKELIHOOD).
+        Updates `c` and `score` in place."""
+        from models.shadow import shadow_direction
+
+        if c.likelihood is None:
+            return
+        bar = _accept_bar(c.diameter_mm)
+        accepted = np.nonzero(score >= bar)[0]
+        falling = shadow_direction(c.rect, c.centres_px[accepted], c.radius_px[accepted], c.px_per_mm)
+        if falling is None:
+            return
+        idx = _unclaimed(c, score, (score < bar) & (c.likelihood >= SHADOW_RETRY_LIKELIHOOD))
+        back = -np.multiply.outer(np.asarray(SHADOW_STEPS_MM) * c.px_per_mm, falling)  # (starts, 2)
+        self._refit_from(c, score, markers, idx, np.broadcast_to(back[:, None], (len(back), len(idx), 2)))
+
+    def _refit_from(
+        self,
+        c: FittedCandidates,
+        score: np.ndarray,
+        markers: list[np.ndarray],
+        idx: np.ndarray,
+        moves: np.ndarray,
+    ) -> None:
+        """Refit rims `idx` from their own centres moved by each of `moves` (starts, n, 2) and keep
+        the start the verifier likes best.
+
+        From the class's radius: a fit that ran onto a figure or a shadow may have bent it. The
+        verifier sees every start, not only the one explaining the most edges (that was often a
+        figure's outline), and the best of the verdicts is a lenient one: it accepts at
+        FAR_ACCEPT_PROBABILITY, or, under the class's bar, may report the rim faint.
+        """
+        from models.rim_fit import refits
+        from models.verifier import rim_patches
+
         if not len(idx):
             return
-        # From the class's radius: a fit that ran onto a figure or a shadow may have bent it.
         nominal = c.nominal_radius_px[idx]
         centres, radius, _ = refits(
-            c.rect, c.centres_px[idx], nominal, nominal, c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm,
-            restart_moves(len(idx), c.px_per_mm, FAR_RESTART_MM),
+            c.rect, c.centres_px[idx], nominal, nominal, c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, moves
         )
         starts, n = radius.shape
         diameter = np.tile(c.diameter_mm[idx], starts)
@@ -388,6 +427,17 @@ class Detector:
         better = _right_size(c.measured(radius), c.diameter_mm[idx]) & (again > score[idx])
         j = idx[better]
         c.centres_px[j], c.radius_px[j], score[j] = centres[better], radius[better], again[better]
+
+
+def _unclaimed(c: FittedCandidates, score: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The rims in `wanted` farther than their own radius from every accepted one: a rim beside
+    an accepted rim is that base's, found already."""
+    idx = np.nonzero(wanted)[0]
+    accepted = np.nonzero(score >= _accept_bar(c.diameter_mm))[0]
+    if len(idx) and len(accepted):
+        gap = np.linalg.norm(c.centres_px[idx, None] - c.centres_px[None, accepted], axis=-1).min(1)
+        idx = idx[gap > c.nominal_radius_px[idx]]
+    return idx
 
 
 def _accept_bar(diameter_mm: np.ndarray) -> np.ndarray:
