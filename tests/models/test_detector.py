@@ -117,18 +117,27 @@ def _held_off_rim(squad_frame, detector, likelihood: float):
     return one, np.array([base.x_cm, base.y_cm]), marker_squares_cm(calibration)
 
 
+def _assert_brought_back(
+    one, score: np.ndarray, truth_cm: np.ndarray, held_off: np.ndarray, moved: bool
+) -> None:
+    """A refit rim is accepted on its base to the millimetre; a rim not refit is as it was."""
+    from models.detector import FAR_ACCEPT_PROBABILITY
+
+    if moved:
+        assert score[0] >= FAR_ACCEPT_PROBABILITY and one.plausible[0]
+        assert np.linalg.norm(one.xy_cm[0] - truth_cm) * 10 < 1.0
+    else:
+        assert score[0] == 0 and np.array_equal(one.centres_px, held_off)
+
+
 def test_a_rejected_rim_is_refitted_from_afar_where_the_map_expects_a_base(squad_frame, detector):
-    from models.detector import FAR_ACCEPT_PROBABILITY, FAR_RETRY_LIKELIHOOD
+    from models.detector import FAR_RETRY_LIKELIHOOD
 
     for likelihood, moved in ((FAR_RETRY_LIKELIHOOD + 0.1, True), (FAR_RETRY_LIKELIHOOD - 0.1, False)):
         one, truth_cm, markers = _held_off_rim(squad_frame, detector, likelihood)
         held_off, score = one.centres_px.copy(), np.zeros(1)
         detector._retry_far(one, score, markers)
-        if moved:
-            assert score[0] >= FAR_ACCEPT_PROBABILITY and one.plausible[0]
-            assert np.linalg.norm(one.xy_cm[0] - truth_cm) * 10 < 1.0
-        else:
-            assert score[0] == 0 and np.array_equal(one.centres_px, held_off)
+        _assert_brought_back(one, score, truth_cm, held_off, moved)
 
 
 @pytest.mark.parametrize("verdict, kept", [(0.5, False), (0.2, True)])
@@ -156,7 +165,7 @@ def test_a_rejected_rim_is_refitted_back_from_where_the_shadows_fall(squad_frame
     """A fit held 4.5 mm off its rim, along +x: when the bases' shadows fall along +x, a start
     back from it reaches the rim; too little likely for the base map, or no agreed direction
     from the bases, and it is left."""
-    from models.detector import FAR_ACCEPT_PROBABILITY, SHADOW_RETRY_LIKELIHOOD
+    from models.detector import SHADOW_RETRY_LIKELIHOOD
 
     cases = (
         (SHADOW_RETRY_LIKELIHOOD + 0.05, np.array([1.0, 0.0]), True),
@@ -168,11 +177,7 @@ def test_a_rejected_rim_is_refitted_back_from_where_the_shadows_fall(squad_frame
         one, truth_cm, markers = _held_off_rim(squad_frame, detector, likelihood)
         held_off, score = one.centres_px.copy(), np.zeros(1)
         detector._retry_against_the_shadows(one, score, markers)
-        if moved:
-            assert score[0] >= FAR_ACCEPT_PROBABILITY and one.plausible[0]
-            assert np.linalg.norm(one.xy_cm[0] - truth_cm) * 10 < 1.0
-        else:
-            assert score[0] == 0 and np.array_equal(one.centres_px, held_off)
+        _assert_brought_back(one, score, truth_cm, held_off, moved)
 
 
 def test_bases_whose_shadows_held_their_vote_peaks_off_are_found():
