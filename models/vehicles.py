@@ -289,6 +289,14 @@ class _Blob:
     fill: float
     cut: bool = False  # cut from a blob of two things touching: no side may be made up
 
+    @property
+    def centre_cm(self) -> np.ndarray:
+        return self.axes.T @ self.extent.mean(axis=1)
+
+    @property
+    def size_cm(self) -> np.ndarray:
+        return self.extent[:, 1] - self.extent[:, 0]
+
 
 def _blobs(view: TableView, bases: Bases, masks: int) -> list[_Blob]:
     """Hull-sized solid blobs of the first `masks` masks (one seen in two is kept once)."""
@@ -301,11 +309,9 @@ def _blobs(view: TableView, bases: Bases, masks: int) -> list[_Blob]:
 
 
 def _same_blob(blob: _Blob, other: _Blob) -> bool:
-    centre = blob.axes.T @ blob.extent.mean(axis=1)
-    size = blob.extent[:, 1] - blob.extent[:, 0]
     return bool(
-        np.linalg.norm(centre - other.axes.T @ other.extent.mean(axis=1)) < SAME_BLOB_CM
-        and np.all(np.abs(size - (other.extent[:, 1] - other.extent[:, 0])) < SAME_BLOB_CM)
+        np.linalg.norm(blob.centre_cm - other.centre_cm) < SAME_BLOB_CM
+        and np.all(np.abs(blob.size_cm - other.size_cm) < SAME_BLOB_CM)
     )
 
 
@@ -924,7 +930,7 @@ def _over_a_whole_hull(hull: tuple, found: list[tuple]) -> bool:
 
 def _on_found(blob: _Blob, found: list[tuple]) -> bool:
     """Whether the blob's centre lies on a hull found already."""
-    return bool(_found_under(blob.axes.T @ blob.extent.mean(axis=1), found))
+    return bool(_found_under(blob.centre_cm, found))
 
 
 def _found_under(centre: np.ndarray, found: list[tuple]) -> list[tuple]:
@@ -999,10 +1005,10 @@ def _refined(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> _Blob | Non
             fits.append(fit)
         # Offsets were measured along +/- normals; a side's slope turns the axes.
         slopes = [-fits[0][1], -fits[1][1], fits[2][1], fits[3][1]]
-        lengths = [blob.extent[1, 1] - blob.extent[1, 0]] * 2 + [blob.extent[0, 1] - blob.extent[0, 0]] * 2
+        length, width = blob.size_cm
+        lengths = [width, width, length, length]  # the ends span the width, the long sides the length
         near_weights = [NEAR_SIDE_WEIGHT if side in near_sides else 1.0 for side in SIDES]
-        weights = np.array(lengths) * near_weights
-        turn = _turn_deg(np.array(slopes), weights.astype(np.float64))
+        turn = _turn_deg(np.array(slopes), np.array(lengths) * near_weights)
         extent = np.array([[fits[0][0], fits[1][0]], [fits[2][0], fits[3][0]]])
         heading = blob.heading_deg + turn
         # Confidence: how solid the blob was and how straight its four sides are.
