@@ -107,7 +107,6 @@ SURE_COVERAGE = 0.9
 SURE_CONTRAST = 3.0
 MAX_BASES_ON_A_HULL = 2
 EDGE_RADII = 1.25
-ON_A_HULL_CM = 0.4
 
 
 class Calibration(Protocol):
@@ -248,7 +247,7 @@ class Detector:
 
     def detect(self, image: np.ndarray, calibration) -> Detections:
         from models.miniature import carries_a_miniature
-        from models.vehicles import find_vehicles, foreground
+        from models.vehicles import ON_A_HULL_CM, find_vehicles, foreground
 
         c = self.fitted_candidates(image, calibration)
         markers = marker_squares_cm(calibration)
@@ -322,9 +321,8 @@ class Detector:
         # squad in a sharpened frame) comes back unless a measured vehicle stands on it.
         on_hull &= _on_vehicles(bases.xy_cm, vehicles)
         for i in range(len(vehicles)):
-            # A rim centred on a measured hull, or up to ON_A_HULL_CM past its side (a quarter of
-            # a 32 mm base's radius), is the hull's own edge or turret, which the rough blob may
-            # have missed: a base standing against a hull is centred a whole radius out.
+            # A rim on a measured hull or just past its side (ON_A_HULL_CM) is the hull's own
+            # edge or turret, which the rough blob may have missed.
             inside = _on_vehicles(bases.xy_cm, vehicles[i], ON_A_HULL_CM)
             if inside.sum() <= MAX_BASES_ON_A_HULL:
                 on_hull |= inside

@@ -17,6 +17,8 @@ from models.scoring import score_vehicles
 from models.synth.painter import box_corners
 from models.synth.randomize import random_camera, random_scene, table_markers
 from models.synth.scene import (
+    BaseSpec,
+    Figure,
     HandSpec,
     Mat,
     TableScene,
@@ -28,9 +30,12 @@ from models.synth.scene import (
 )
 from models.synth.truth_calibration import CameraCalibration
 from models.vehicles import (
+    BASE_OVERLAP_CM,
     NEAR_SIDE_WEIGHT,
+    ON_A_HULL_CM,
     _axes,
     _Blob,
+    _clear_of_bases,
     _colour_distance,
     _footprint,
     _ground_in_shadow,
@@ -849,3 +854,78 @@ def test_median_colours_of_stretches_of_any_width_are_each_stretchs_own():
         own = np.median(profiles[:, start:stop].mean(axis=1), axis=0)
         own[0] /= 0.5
         assert np.array_equal(colour, own)
+
+
+@pytest.mark.parametrize("heading", [100.0, 110.0])
+def test_a_hull_with_bases_standing_against_its_ends_is_not_measured_over_them(heading):
+    """Black-rimmed bases touching both ends: at these headings one end was measured on a
+    base's rim, the hull 0.6-0.9 cm long and placed 4.4 and 6.9 mm off."""
+    tank = _tank(120.0, 80.0, 16.0, 7.5, heading, 4.0, (40, 90, 60))
+    axis = _axes(heading)[0]
+    centres = [np.array([tank.x_cm, tank.y_cm]) + end * axis * (tank.length_cm / 2 + 1.65) for end in (1, -1)]
+    figure = Figure("trooper", 0.0, 0.0, 4.0, (40, 60, 120))
+    dictionary, markers = table_markers("183x122")
+    scene = TableScene(
+        TABLE,
+        dictionary,
+        markers,
+        Mat("felt", (150, 170, 165), 6.0),
+        bases=[BaseSpec(*xy, 32.0, 3.5, (25, 25, 25), (60, 110, 70), figures=(figure,)) for xy in centres],
+        vehicles=[tank],
+        look=Look(noise_sigma=2.0, jpeg_quality=90),
+    )
+    camera = rig_camera()
+    frame = render_scene(scene, camera, seed=5)
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    rect, ppm = rectified(frame.image, calibration)
+    bases = Bases(np.array(centres), np.full(2, 32.0), np.ones(2))
+    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), bases)
+    assert _placed(found, tank)
+    i = int(np.argmin(np.linalg.norm(found.xy_cm - [tank.x_cm, tank.y_cm], axis=1)))
+    assert found.length_cm[i] < tank.length_cm + 0.3
+
+
+def _hull_tuple(length: float = 20.0, width: float = 10.0, heading: float = 30.0) -> tuple:
+    return np.array([100.0, 60.0]), length, width, heading, 0.9
+
+
+def _base_at(along_cm: float, across_cm: float, heading: float = 30.0) -> Bases:
+    """One 32 mm base at hull-axis coordinates of `_hull_tuple`'s hull."""
+    xy = np.array([100.0, 60.0]) + _axes(heading).T @ np.array([along_cm, across_cm])
+    return Bases(xy[None], np.array([32.0]), np.ones(1))
+
+
+def test_an_end_over_a_base_moves_back_to_touch_it_and_the_centre_moves_half_as_far():
+    hull = _hull_tuple()
+    xy, length, width, heading, confidence = _clear_of_bases(hull, _base_at(-(10.0 + 0.9), 1.0))
+    assert length == pytest.approx(20.0 - 0.7)
+    assert width == pytest.approx(10.0)
+    assert (heading, confidence) == (30.0, 0.9)
+    np.testing.assert_allclose(_axes(heading) @ (xy - hull[0]), [0.35, 0.0], atol=1e-9)
+
+
+def test_a_long_side_over_a_base_moves_back_too():
+    _, length, width, *_ = _clear_of_bases(_hull_tuple(), _base_at(3.0, 5.0 + 1.0))
+    assert (length, width) == pytest.approx((20.0, 10.0 - 0.6))
+
+
+@pytest.mark.parametrize(
+    ("along", "across", "why"),
+    [
+        (10.0 + 1.6 - BASE_OVERLAP_CM + 0.05, 0.0, "touching, within the measuring error"),
+        (10.5, 5.5, "off a corner: either side may be the long one"),
+        (4.0, 2.0, "on the hull: a turret ring, the detector's to judge"),
+        (10.0 + ON_A_HULL_CM - 0.05, 0.0, "just past the end: the hull's own edge, which the detector drops"),
+        (14.0, 0.0, "clear of the hull"),
+    ],
+)
+def test_a_hull_stays_as_measured_beside_a_base_it_does_not_run_over(along, across, why):
+    hull = _hull_tuple()
+    xy, length, width, *_ = _clear_of_bases(hull, _base_at(along, across))
+    np.testing.assert_allclose(xy, hull[0])
+    assert (length, width) == (20.0, 10.0), why
+
+
+def test_a_hull_that_moving_its_end_would_make_too_short_is_kept_as_measured():
+    hull = _hull_tuple(length=10.5, width=5.0)
+    assert _clear_of_bases(hull, _base_at(-(5.25 + 0.2), 0.0))[1] == 10.5
