@@ -308,7 +308,7 @@ class Detector:
         t1 = time.perf_counter()
         # A turret ring looks like a base, but nothing stands on a hull; a blob holding several
         # bases, though, is a squad standing close, not a vehicle.
-        view = foreground(c.rect, c.px_per_mm)
+        view = foreground(c.rect, c.px_per_mm, markers)
         hulls = find_vehicles(view, c.camera_cm, Bases.empty(), refine=False)
         on_hull = np.zeros(len(bases), bool)
         for i in range(len(hulls)):

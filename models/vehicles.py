@@ -2,7 +2,8 @@
 
 Candidates come from three coarse masks at 2.5 px/cm (a 20 cm tank is 50 px): pixels unlike
 the mat, the same cut apart along strong edges (so a hull and an arm's shadow across it come
-apart), and regions ringed by edges (a hull painted like the mat still has an outline). A blob
+apart), and regions ringed by edges (a hull painted like the mat still has an outline); the
+markers' grey sheets are in none of them. A blob
 that is no hull but dents in deeply on two sides of a short neck is two things touching (a hull
 against a building of its colour, an arm, a ringed patch of the mat) and is cut across the neck
 once; a piece whose inside is the ground around it darkened is a tall thing's shadow, cut off
@@ -26,6 +27,7 @@ to touch it), and the end the gun sticks out of is the front.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
@@ -67,6 +69,8 @@ ROOF_EDGE = 0.4  # ... and that rings a roof
 ROOF_JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))  # 2 cm: over a barrel's outline
 OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(3.5 * PX_PER_CM),) * 2)  # off thin things
 SAME_PAINT_OPENING = ROOF_JOIN  # 2 cm: off the speckle of a paint's colour mask
+PAPER_SCALE = 1.5  # a marker's sheet is its square grown by a quarter of the side each way
+PAPER_SATURATION = 77  # HSV, of 255: white paper under a tinted light, not skin or a sleeve
 PARALLAX_SLACK_CM = 4.0  # a blob is the footprint grown by its roof's parallax
 SIDES = ((0, 0), (0, 1), (1, 0), (1, 1))  # (axis, end): the two ends, then the two long sides
 SPLITS = 1  # a blob of two things touching is cut in two (more cuts found no more hulls)
@@ -257,8 +261,13 @@ def _enclosed(edges: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return cv2.dilate(regions, np.ones((3, 3), np.uint8))  # out over the ring of edge pixels
 
 
-def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
-    """The table view with its coarse masks and the mat's texture (computed once per frame)."""
+def foreground(rect: np.ndarray, px_per_mm: float, markers: Sequence[np.ndarray] = ()) -> TableView:
+    """The table view with its coarse masks and the mat's texture (computed once per frame).
+
+    `markers` are the calibration markers' squares (corners in table cm): their paper is no
+    hull, and a hull beside a marker at the table's edge would otherwise join it into one blob
+    reaching the view's frame, which is how an arm looks.
+    """
     small = _shrunk(rect, PX_PER_CM / (10 * px_per_mm))
     rows = _shading_free(rect[:: TEXTURE_ROW_STEP])
     rows[..., 0] *= LIGHTNESS_WEIGHT
@@ -266,7 +275,26 @@ def foreground(rect: np.ndarray, px_per_mm: float) -> TableView:
     lit = _seen(rect[:: TEXTURE_ROW_STEP, 1:])
     texture = float(row_median(step[lit])) if lit.any() else 0.0
     masks, mat, threshold, coarse = _foreground(small)
+    paper = _paper(markers, small.shape[:2]) & _grey(small)
+    masks = tuple(np.where(paper, np.uint8(0), mask) for mask in masks)
     return TableView(rect, px_per_mm, masks, texture, _off_table(small), mat, threshold, coarse)
+
+
+def _paper(markers: Sequence[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
+    """The markers' sheets at PX_PER_CM: each square with its white margin (a quarter of its
+    side, as the layouts print it) and the pixel its blur spreads. Only their grey pixels leave
+    the masks (`_grey`): an arm reaching in over a sheet still runs into the view's frame."""
+    paper = np.zeros(shape, np.uint8)
+    for corners in markers:
+        centre = corners.mean(axis=0)
+        sheet = (centre + (corners - centre) * PAPER_SCALE) * PX_PER_CM
+        cv2.fillPoly(paper, [np.round(sheet).astype(np.int32)], 1)
+    return cv2.dilate(paper, np.ones((3, 3), np.uint8)) > 0
+
+
+def _grey(small: np.ndarray) -> np.ndarray:
+    """Colourless pixels: a marker's print and paper, where an arm lying over a sheet is not."""
+    return cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1] < PAPER_SATURATION
 
 
 def _shrunk(rect: np.ndarray, factor: float) -> np.ndarray:

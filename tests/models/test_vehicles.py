@@ -12,7 +12,7 @@ from calibration.layout import default_layout
 from calibration.synthetic import Look
 from calibration.table import calibrate
 from models.detections import Bases, Vehicles
-from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, native_px_per_mm, rectified
+from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, marker_squares_cm, native_px_per_mm, rectified
 from models.scoring import score_vehicles
 from models.synth.painter import box_corners
 from models.synth.randomize import random_camera, random_scene, table_markers
@@ -33,6 +33,7 @@ from models.vehicles import (
     BASE_OVERLAP_CM,
     NEAR_SIDE_WEIGHT,
     ON_A_HULL_CM,
+    PX_PER_CM,
     _axes,
     _Blob,
     _clear_of_bases,
@@ -200,13 +201,15 @@ def test_a_tank_the_mats_colour_is_found_though_its_far_end_shows_no_edge():
     assert abs((found.heading_deg[0] - tank.heading_deg + 90) % 180 - 90) <= 2
 
 
-def _found_in(scene: TableScene) -> Vehicles:
-    """The vehicles found on one render of `scene` by the rig camera (truth calibration)."""
+def _found_in(scene: TableScene, markers: bool = False) -> Vehicles:
+    """The vehicles found on one render of `scene` by the rig camera (truth calibration), told
+    where the markers lie when `markers`, as the detector tells it."""
     camera = rig_camera()
     frame = render_scene(scene, camera, seed=11)
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     ppm = float(np.clip(native_px_per_mm(calibration, TABLE), MIN_PX_PER_MM, MAX_PX_PER_MM))
-    view = foreground(calibration.rectify(frame.image, ppm), ppm)
+    squares = marker_squares_cm(calibration) if markers else []
+    view = foreground(calibration.rectify(frame.image, ppm), ppm, squares)
     return find_vehicles(view, np.asarray(calibration.camera_centre_cm), Bases.empty())
 
 
@@ -489,6 +492,41 @@ def test_a_hull_an_arm_lies_across_is_pieced_together_from_both_sides_of_it():
     found = _found_in(TableScene(TABLE, dictionary, markers, grass, vehicles=tanks, hands=hands, look=look))
     assert len(found) == len(tanks)
     assert all(_placed(found, tank) for tank in tanks)
+
+
+def test_a_markers_sheet_leaves_the_masks_and_a_coloured_arm_over_it_does_not():
+    """Path-traced hard validation table 350,010: a tank's roof, carried outward by parallax
+    next to the marker in the table's corner, joined the white sheet into one blob reaching the
+    view's frame, the way an arm reaches in, and the tank was dropped. The sheet's grey pixels
+    are no hull; a sleeve lying across the sheet keeps its colour."""
+    rng = np.random.default_rng(5)
+    rect = np.clip(np.array([60.0, 130.0, 70.0]) + rng.normal(0, 3, (1220, 1830, 3)), 0, 255)
+    rect[1070:, :150] = (235, 235, 235)  # the sheet of the marker at (2.5-12.5, 109.5-119.5) cm
+    rect[1095:1195, 25:125] = (20, 20, 20)
+    rect[1070:, 90:150] = (90, 60, 150)  # a red sleeve across it, out to the table's edge
+    rect = rect.astype(np.uint8)
+    square = np.array([[2.5, 109.5], [12.5, 109.5], [12.5, 119.5], [2.5, 119.5]])
+    sheet, sleeve = (int(112 * PX_PER_CM), int(4 * PX_PER_CM)), (int(116 * PX_PER_CM), int(12 * PX_PER_CM))
+    bare = foreground(rect, 1.0).masks[0]
+    assert bare[sheet] and bare[sleeve]
+    told = foreground(rect, 1.0, [square]).masks[0]
+    assert not told[sheet] and told[sleeve]
+
+
+def test_an_arm_reaching_in_over_a_markers_sheet_is_no_vehicle():
+    """An arm over the corner marker's sheet, with the detector told where the markers lie: the
+    sheet's paper leaves the masks, the sleeve on it does not, so the arm still runs into the
+    view's frame and is passed over (all of the sheet cleared, it was taken for a hull); the
+    tank beside the other corner's sheet is placed."""
+    dictionary, markers = table_markers("183x122")
+    tank = _tank(24.0, 101.0, 20.0, 9.0, 0.0, 4.5, (90, 60, 150))
+    hand = HandSpec(170.0, 100.0, shoulder_cm=(175.0, 170.0, 45.0))
+    grass = Mat("grass", (60, 110, 70), 12.0)
+    look = Look(noise_sigma=2.0, jpeg_quality=90)
+    scene = TableScene(TABLE, dictionary, markers, grass, vehicles=[tank], hands=[hand], look=look)
+    found = _found_in(scene, markers=True)
+    assert len(found) == 1
+    assert _placed(found, tank)
 
 
 def test_two_blocks_of_one_paint_with_bare_mat_between_are_not_pieced_into_a_hull():
