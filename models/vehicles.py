@@ -957,9 +957,11 @@ def _clear_of_bases(hull: tuple, bases: Bases) -> tuple:
     """The hull with every side that runs over a found base moved back until it only touches it.
 
     A base standing against a hull lends the hull its rim: the measured end or side then lies
-    on the base, which no hull can, since both stand on the table. Rims on the hull or just
-    past its side are its own turret ring or edge (the detector drops them), so they move
-    nothing; and a hull left too small for one is kept as measured.
+    on the base, which no hull can, since both stand on the table. Off a corner, the side that
+    ran over the rim is the one the base's centre lies the less far past (a side measured
+    true has it a radius out, squarely or at a slant). Rims on the hull or just past its side
+    are its own turret ring or edge (the detector drops them), so they move nothing; and a
+    hull left too small for one is kept as measured.
     """
     xy, length, width, heading, confidence = hull
     axes = _axes(heading)
@@ -967,12 +969,21 @@ def _clear_of_bases(hull: tuple, bases: Bases) -> tuple:
     for centre, diameter in zip(bases.xy_cm, bases.diameter_mm, strict=True):
         rel = axes @ (centre - xy)
         beyond = np.maximum(extent[:, 0] - rel, rel - extent[:, 1])  # past each pair of sides
-        if (beyond > 0).sum() != 1 or beyond.max() <= ON_A_HULL_CM:
-            continue  # the hull's own edge, or off a corner, where either side could be the long one
+        if beyond.max() <= ON_A_HULL_CM:
+            continue  # the hull's own edge or turret
+        radius = diameter / 20
+        if (beyond > 0).all():
+            # Off a corner: the side that ran over the rim has the base's centre the less far
+            # past it, and moves back until the rim clears the corner.
+            if radius - np.linalg.norm(beyond) <= BASE_OVERLAP_CM:
+                continue
+            k = int(np.argmin(beyond))
+            back = np.sqrt(radius**2 - beyond[1 - k] ** 2) - beyond[k]
+            extent[k, int(rel[k] > 0)] -= np.copysign(back, rel[k])
+            continue
         k = int(np.argmax(beyond))
-        overlap = diameter / 20 - beyond[k]
-        if overlap > BASE_OVERLAP_CM:
-            extent[k, int(rel[k] > 0)] -= np.copysign(overlap, rel[k])
+        if radius - beyond[k] > BASE_OVERLAP_CM:
+            extent[k, int(rel[k] > 0)] -= np.copysign(radius - beyond[k], rel[k])
     size = extent[:, 1] - extent[:, 0]
     if size[0] < LENGTH_CM[0] or size[1] < WIDTH_CM[0]:
         return hull

@@ -947,11 +947,20 @@ def test_a_long_side_over_a_base_moves_back_too():
     assert (length, width) == pytest.approx((20.0, 10.0 - 0.6))
 
 
+def test_a_base_off_a_corner_moves_back_the_side_it_lies_the_less_far_past():
+    """Path-traced clean validation table 300,017: a black-rimmed base off a tank's corner,
+    0.28 cm past the measured end and 0.57 cm past the long side, had lent the end its rim (the
+    end 1.3 cm out). The end moves back until the rim clears the corner."""
+    _, length, width, *_ = _clear_of_bases(_hull_tuple(), _base_at(10.28, 5.57))
+    assert width == 10.0
+    assert length == pytest.approx(20.0 - (np.sqrt(1.6**2 - 0.57**2) - 0.28))
+
+
 @pytest.mark.parametrize(
     ("along", "across", "why"),
     [
         (10.0 + 1.6 - BASE_OVERLAP_CM + 0.05, 0.0, "touching, within the measuring error"),
-        (10.5, 5.5, "off a corner: either side may be the long one"),
+        (11.0, 6.0, "off a corner, its rim within the measuring error of it"),
         (4.0, 2.0, "on the hull: a turret ring, the detector's to judge"),
         (10.0 + ON_A_HULL_CM - 0.05, 0.0, "just past the end: the hull's own edge, which the detector drops"),
         (14.0, 0.0, "clear of the hull"),
