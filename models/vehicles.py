@@ -979,19 +979,15 @@ def _clear_of_bases(hull: tuple, bases: Bases) -> tuple:
         beyond = np.maximum(extent[:, 0] - rel, rel - extent[:, 1])  # past each pair of sides
         if beyond.max() <= ON_A_HULL_CM:
             continue  # the hull's own edge or turret
+        past = np.maximum(beyond, 0.0)  # the centre's offset from the footprint, per axis
         radius = diameter / 20
-        if (beyond > 0).all():
-            # Off a corner: the side that ran over the rim has the base's centre the less far
-            # past it, and moves back until the rim clears the corner.
-            if radius - np.linalg.norm(beyond) <= BASE_OVERLAP_CM:
-                continue
-            k = int(np.argmin(beyond))
-            back = np.sqrt(radius**2 - beyond[1 - k] ** 2) - beyond[k]
-            extent[k, int(rel[k] > 0)] -= np.copysign(back, rel[k])
+        if radius - np.linalg.norm(past) <= BASE_OVERLAP_CM:
             continue
-        k = int(np.argmax(beyond))
-        if radius - beyond[k] > BASE_OVERLAP_CM:
-            extent[k, int(rel[k] > 0)] -= np.copysign(radius - beyond[k], rel[k])
+        # The side that ran over the rim: the one the centre lies past (off a corner, the less
+        # far past), moved back until the rim clears the footprint.
+        k = int(np.argmin(np.where(beyond > 0, beyond, np.inf)))
+        back = np.sqrt(radius**2 - past[1 - k] ** 2) - past[k]
+        extent[k, int(rel[k] > 0)] -= np.copysign(back, rel[k])
     size = extent[:, 1] - extent[:, 0]
     if size[0] < LENGTH_CM[0] or size[1] < WIDTH_CM[0]:
         return hull
