@@ -284,8 +284,10 @@ class Recording:
         try:
             for row in self._db.execute(sql):
                 rows.append(convert(row))
-        except (sqlite3.DatabaseError, ValueError, TypeError, RecursionError) as error:
+        except sqlite3.DatabaseError as error:
             self._stop(f"its {what} are damaged after {len(rows)} entries ({error})")
+        except (ValueError, TypeError, RecursionError):  # json.loads of a cut-off or NULL value
+            self._stop(f"its {what} are damaged after {len(rows)} entries (entry {len(rows) + 1} is cut off)")
         return rows
 
     def _stop(self, message: str) -> None:

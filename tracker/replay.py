@@ -35,6 +35,26 @@ class Replay:
     def events_match(self) -> bool:
         return _comparable(self.events) == _comparable(self.recorded_events)
 
+    def agreement(self) -> str:
+        """How the replayed events compare with the recorded ones, in words.
+
+        A replay stopped by damage ran only the frames before it (or read only the events
+        before it), so the two lists can only agree as far as both go; calling them different
+        would blame the pipeline for the file.
+        """
+        if not self.stopped:
+            if self.events_match:
+                return "the same events as recorded"
+            return f"{len(self.events)} events where {len(self.recorded_events)} were recorded (they differ)"
+        if not self.events and not self.recorded_events:
+            return "no events"
+        both = min(len(self.events), len(self.recorded_events))
+        same = _comparable(self.events[:both]) == _comparable(self.recorded_events[:both])
+        return (
+            f"{len(self.events)} events where {len(self.recorded_events)} could be read, "
+            + ("the same as far as both go" if same else "differing before the damage")
+        )
+
 
 def _apply(runner: GameRunner, control) -> list[str]:
     """A recorded control; one the replayed game refuses is a problem to report, not a crash."""

@@ -211,16 +211,14 @@ def run_replay(args: argparse.Namespace) -> int:
         )
     elif report is not None:
         _write_report(report, outcome.report)
-    same = (
-        "the same events as recorded"
-        if outcome.events_match
-        else (
-            f"{len(outcome.events)} events where {len(outcome.recorded_events)} were recorded (they differ)"
-        )
-    )
-    print(f"tablesight replay: {len(outcome.results)} frames, {same}", file=sys.stderr)
+    frames = f"{len(outcome.results)} frames" + (" before the damage" if outcome.stopped else "")
+    print(f"tablesight replay: {frames}, {outcome.agreement()}", file=sys.stderr)
     if outcome.stopped:
-        print(f"tablesight replay: {args.recording}: {outcome.stopped}", file=sys.stderr)
+        print(
+            f"tablesight replay: {args.recording}: {outcome.stopped}. nothing past that can be read; "
+            "if the file was copied from another machine, copy it again with its -wal file beside it",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -263,6 +263,20 @@ def test_a_replay_that_stops_early_does_not_write_over_an_existing_report(short_
     assert json.loads(fresh.read_text())["frames"] == 0  # with nothing to lose, the partial report is written
 
 
+def test_a_replay_cut_short_by_damage_compares_events_only_as_far_as_it_ran(short_demo, tmp_path, capsys):
+    damaged = tmp_path / "damaged.tsr"
+    damaged.write_bytes(short_demo.read_bytes())
+    with sqlite3.connect(damaged) as db:
+        db.execute("UPDATE frames SET jpeg = x'00ff00' WHERE idx = (SELECT MAX(idx) FROM frames)")
+        recorded = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    assert main(["replay", str(damaged)]) == 1
+    summary, where = capsys.readouterr().err.splitlines()
+    assert summary.startswith("tablesight replay: 1 frames before the damage, ")
+    assert summary.endswith(f" events where {recorded} could be read, the same as far as both go")
+    assert where.startswith(f"tablesight replay: {damaged}: stopped after frame 0 (1 frames read)")
+    assert where.endswith("copy it again with its -wal file beside it")
+
+
 @pytest.mark.parametrize("command", ["track", "record"])
 def test_a_tsr_that_is_not_a_recording_is_named_so_not_sent_to_opencv(tmp_path, capsys, command):
     empty = tmp_path / "game.tsr"
