@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from shapely.geometry import Polygon
 
 from calibration.jsonfile import read_json
+from calibration.marker_sheet import sheet_reach
 from calibration.seed_tables import DEFAULT_TABLES
 from rules_core.errors import TablesightError
 
@@ -239,7 +240,7 @@ def corner_layout(
             f"a marker size of {size_cm:g} cm cannot be printed", "give --size-cm a positive size, e.g. 10"
         )
     width, depth = table_cm
-    inset = size_cm * 0.75
+    inset = sheet_reach(size_cm)
     if width < 2 * inset + 2 * size_cm or depth < 2 * inset + 2 * size_cm:
         raise TablesightError(
             f"{size_cm:g} cm markers do not fit on a {width:g}x{depth:g} cm table",

@@ -15,11 +15,11 @@ import numpy as np
 from fpdf import FPDF
 
 from calibration.layout import Layout
+from calibration.marker_sheet import QUIET_ZONE, SHEET_SCALE
 from rules_core.errors import TablesightError
 
 PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 MARGIN_MM = 12.0
-QUIET_ZONE = 0.25  # white margin around the square, as a fraction of its side
 SCALE_BAR_MM = 100.0
 HEADER_MM = 32.0  # title and placement text above the marker
 MAP_MM = 60.0  # the table map beside the scale bar
@@ -95,14 +95,14 @@ def marker_sheets(layout: Layout, paper: str = "a4") -> FPDF:
     for marker_id, corners in layout.corners_by_id.items():
         centre, side_cm, rotation = _placement(corners)
         size = side_cm * 10
-        paper_side = size * (1 + 2 * QUIET_ZONE)
+        paper_side = size * SHEET_SCALE
         map_w = MAP_MM * min(1.0, layout.table.width_cm / layout.table.depth_cm)
         map_h = map_w * layout.table.depth_cm / layout.table.width_cm
         room = min(page_w - 2 * MARGIN_MM, page_h - HEADER_MM - 14 - map_h - MARGIN_MM)
         if paper_side > room:
             raise TablesightError(
                 f"a {side_cm:g} cm marker does not fit on {paper} paper with its white margin",
-                f"use --size-cm {(page_w - 2 * MARGIN_MM) / (1 + 2 * QUIET_ZONE) / 10:.0f} or less",
+                f"use --size-cm {(page_w - 2 * MARGIN_MM) / SHEET_SCALE / 10:.0f} or less",
             )
         pdf.add_page()
         pdf.set_font("Helvetica", style="B", size=14)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
+from calibration.marker_sheet import sheet_reach
 from models.detections import Bases, Detections, Vehicles
 from models.verifier import RimVerifier
 from rules_core.errors import TablesightError
@@ -465,7 +466,7 @@ def _on_markers(xy_cm: np.ndarray, squares: list[np.ndarray]) -> np.ndarray:
     for corners in squares:
         centre = corners.mean(0)
         side = np.linalg.norm(corners[1] - corners[0])
-        hit |= np.linalg.norm(xy_cm - centre, axis=1) < side * 0.75 + 2.0
+        hit |= np.linalg.norm(xy_cm - centre, axis=1) < sheet_reach(side) + 2.0
     return hit
 
 

@@ -35,6 +35,7 @@ import cv2
 import numpy as np
 from shapely.geometry import Polygon
 
+from calibration.marker_sheet import SHEET_SCALE
 from models.detections import Bases, Vehicles
 from models.medians import row_median
 
@@ -69,7 +70,6 @@ ROOF_EDGE = 0.4  # ... and that rings a roof
 ROOF_JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))  # 2 cm: over a barrel's outline
 OPENING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(3.5 * PX_PER_CM),) * 2)  # off thin things
 SAME_PAINT_OPENING = ROOF_JOIN  # 2 cm: off the speckle of a paint's colour mask
-PAPER_SCALE = 1.5  # a marker's sheet is its square grown by a quarter of the side each way
 PAPER_CHROMA = 24  # grey levels between a pixel's channels: white-balanced paper, not a sleeve
 PARALLAX_SLACK_CM = 4.0  # a blob is the footprint grown by its roof's parallax
 SIDES = ((0, 0), (0, 1), (1, 0), (1, 1))  # (axis, end): the two ends, then the two long sides
@@ -281,13 +281,13 @@ def foreground(rect: np.ndarray, px_per_mm: float, markers: Sequence[np.ndarray]
 
 
 def _paper(markers: Sequence[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
-    """The markers' sheets at PX_PER_CM: each square with its white margin (a quarter of its
-    side, as the layouts print it) and the pixel its blur spreads. Only their grey pixels leave
+    """The markers' sheets at PX_PER_CM: each square with its white margin (`SHEET_SCALE`, as
+    the layouts print it) and the pixel its blur spreads. Only their grey pixels leave
     the masks (`_grey`): an arm reaching in over a sheet still runs into the view's frame."""
     paper = np.zeros(shape, np.uint8)
     for corners in markers:
         centre = corners.mean(axis=0)
-        sheet = (centre + (corners - centre) * PAPER_SCALE) * PX_PER_CM
+        sheet = (centre + (corners - centre) * SHEET_SCALE) * PX_PER_CM
         cv2.fillPoly(paper, [np.round(sheet).astype(np.int32)], 1)
     return cv2.dilate(paper, np.ones((3, 3), np.uint8)) > 0
 

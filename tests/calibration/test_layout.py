@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.layout import Layout, corner_layout, default_layout, load_layout, parse_table
+from calibration.marker_sheet import SHEET_SCALE, sheet_reach
 from rules_core.errors import TablesightError
 
 SQUARE = [[2.0, 2.0], [12.0, 2.0], [12.0, 12.0], [2.0, 12.0]]
@@ -48,6 +49,16 @@ def test_default_layouts_put_markers_in_every_corner(table):
         assert np.linalg.norm(centres - corner, axis=1).min() < 12
     assert layout == corner_layout((width, depth))
     assert len(layout.markers_as_synthetic()) == len(layout.markers)
+
+
+@pytest.mark.parametrize("size_cm", [8.0, 10.0, 15.0])
+def test_corner_markers_sheets_touch_the_table_edges(size_cm):
+    """The detector clears the same sheets (`calibration.marker_sheet`) that the layout places."""
+    layout = corner_layout((183.0, 122.0), size_cm=size_cm)
+    sheets = [c.mean(0) + (c - c.mean(0)) * SHEET_SCALE for c in layout.corners_by_id.values()]
+    lows, highs = np.min([s.min(0) for s in sheets], axis=0), np.max([s.max(0) for s in sheets], axis=0)
+    np.testing.assert_allclose([*lows, *highs], [0, 0, 183, 122], atol=1e-3)
+    assert sheet_reach(size_cm) == pytest.approx(sheets[0].max(0)[0] - sheets[0].mean(0)[0])
 
 
 def test_load_layout_reads_the_file_it_wrote(tmp_path):
