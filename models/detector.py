@@ -279,15 +279,27 @@ class Detector:
             # the deblurred frame: the verifier and the screening learned the frame as it is.
             from models.focus import deblurred, measure_blur
             from models.rim_fit import best_supported, refits, settling_moves, settling_reach, settling_start
+            from models.shadow import shadow_offset
 
             blur = measure_blur(c.rect, markers, c.px_per_mm)
             idx = np.nonzero(keep)[0]
-            start = settling_start(c.centres_px[idx], c.nadir_px, c.camera_cm[2] * 10)
+            height_mm = c.camera_cm[2] * 10
+            cast = shadow_offset(
+                c.rect, c.centres_px[idx], c.radius_px[idx], c.nominal_radius_px[idx], c.nadir_px, height_mm,
+                c.px_per_mm,
+            )
+            start = settling_start(c.centres_px[idx], c.nadir_px, height_mm)
             moves = settling_moves(start, c.nadir_px, c.px_per_mm)
-            sharpened = deblurred(c.rect, blur, start, settling_reach(c.radius_px[idx], c.px_per_mm))
+            reach = settling_reach(c.radius_px[idx], c.px_per_mm)
+            shadow = None
+            if cast is not None:  # each base's shadow fitted as its own circle, and a start back from it
+                shadow = np.broadcast_to(cast, (len(idx), 2))
+                moves = np.concatenate([moves, -shadow[None]])
+                reach = reach + float(np.linalg.norm(cast))
+            sharpened = deblurred(c.rect, blur, start, reach)
             centres, radius = best_supported(*refits(
                 sharpened, start, c.radius_px[idx], c.nominal_radius_px[idx],
-                c.nadir_px, c.camera_cm[2] * 10, c.px_per_mm, moves,
+                c.nadir_px, height_mm, c.px_per_mm, moves, shadow,
             ))
             ok = _right_size(c.measured(radius), c.diameter_mm[idx])  # else keep the verified fit
             c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]

@@ -52,6 +52,12 @@ SHADOW_EDGE_WEIGHT_NEAR = 0.5
 SHADOW_DARKER = 0.75  # the inside has at most this share of the outside's light
 SHADOW_HUE_DEG = 6.0  # ... and its colour within this angle of the outside's, in linear RGB
 SHADOW_SIDE_PX = (0.75, 1.5)  # each side's colour is read this far from the edge
+# Where the table's shadows are known (`models/shadow.py`: `shadow_offset`), an edge darker
+# inside on a ray within 60 degrees of the way they fall is the outer edge of the base's
+# shadow: the top rim's outline cast along the light, a circle as large as the base's and
+# shifted by the shadow's length. Fitted to that circle it places the base instead of pulling
+# it towards the shadow, where a rim coloured like its mat shows nothing else on that side.
+SHADOW_SIDE_COS = 0.5
 IRLS_STEPS = 5  # Gauss-Newton steps per round; each round then re-reads the edges around the new centre
 
 
@@ -70,9 +76,10 @@ def _ray_edges(
     reach: np.ndarray,
     rays: int = RAYS,
     shadows: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Sub-pixel edge peaks along `rays` rays per candidate: (n, rays, PEAKS) radii, strengths
-    and whether each is a shadow's edge; the ray directions and each candidate's texture level.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Sub-pixel edge peaks along `rays` rays per candidate: (n, rays, PEAKS) radii, strengths,
+    whether each is darker inside and whether its colour is kept across it (`_shadow_edges`);
+    the ray directions and each candidate's texture level.
 
     Sampling runs in float32: remap quantises positions to 1/32 px anyway, and the profiles
     are most of the detector's memory traffic.
@@ -118,20 +125,22 @@ def _ray_edges(
     step = span / (SAMPLES - 1)
     radii = start[:, None, None] + (order + 1 + np.clip(offset, -0.5, 0.5)) * step[:, None, None]
     texture = row_median(deriv.reshape(n, -1))
-    shadow = (
+    darker, hue_kept = (
         _shadow_edges(profile.reshape(n, rays, SAMPLES, -1), order + 1, step)
         if shadows
-        else np.zeros(order.shape, bool)
+        else (np.zeros(order.shape, bool), np.zeros(order.shape, bool))
     )
-    return radii.astype(np.float64), peak.astype(np.float64), direction, texture.astype(np.float64), shadow
+    radii, peak, texture = radii.astype(np.float64), peak.astype(np.float64), texture.astype(np.float64)
+    return radii, peak, darker, hue_kept, direction, texture
 
 
 # sRGB-coded levels to linear light (a gamma of 2.2 is close enough to compare shades).
 _LINEAR = ((np.arange(256) / 255) ** 2.2).astype(np.float32)
 
 
-def _shadow_edges(profile: np.ndarray, at: np.ndarray, step: np.ndarray) -> np.ndarray:
-    """Which edge peaks (n, K, P) are where the ground passes into a shadow, not a rim.
+def _shadow_edges(profile: np.ndarray, at: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which edge peaks (n, K, P) may be where the ground passes into a shadow, not a rim:
+    darker inside, and (of those) keeping the outside's hue.
 
     Across a shadow's edge the ground only darkens: in linear light the inside is the outside
     scaled down, its hue kept. Beyond a base's far rim its own shadow lies as a crescent as wide
@@ -141,6 +150,9 @@ def _shadow_edges(profile: np.ndarray, at: np.ndarray, step: np.ndarray) -> np.n
     A rim on a mat of its own hue and darker still passes this test; so a shadow's edge is
     weighed down (SHADOW_EDGE_WEIGHT, SHADOW_EDGE_WEIGHT_NEAR), not dropped. `at` are the
     peaks' sample indices along each ray, `step` each candidate's sample spacing in pixels.
+    The hue is not kept under skylight and light bounced off a coloured mat (path-traced
+    shadows on grass read 7-12 degrees greener): where the table's shadows are known
+    (`_refine`'s `shadow_px`) darkening alone marks them.
     """
     n, rays, samples, channels = profile.shape
     first = (np.arange(n * rays, dtype=np.int32) * samples).reshape(n, rays, 1)  # each ray's first sample
@@ -156,7 +168,7 @@ def _shadow_edges(profile: np.ndarray, at: np.ndarray, step: np.ndarray) -> np.n
         dot(inside, inside) * dot(outside, outside)
     )
     total = functools.partial(np.einsum, "...c->...")
-    return (total(inside) < SHADOW_DARKER * total(outside)) & same_hue
+    return total(inside) < SHADOW_DARKER * total(outside), same_hue
 
 
 def _refine(
@@ -169,15 +181,21 @@ def _refine(
     scale: float,
     rays: int = RAYS,
     shadows: bool = True,
+    shadow_px: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One round: edges along rays from the current centres, then Tukey IRLS on (cx, cy, R).
 
     Returns centres, radii, coverage, contrast and support: the robust weight of every edge
-    the fit explains, second edges included (the near side's wall band has two).
+    the fit explains, second edges included (the near side's wall band has two). With the
+    table's `shadow_px` (n, 2: how far and which way each base's shadow is cast), the edges
+    that darken inwards on that side are fitted, at full weight, to the shadow's own circle
+    (`SHADOW_SIDE_COS`) when nearer it than the outline.
     """
     n = len(c)
     shift = np.linalg.norm(c - nadir_px, axis=1) * (s - 1) + R * (s - 1)
-    radii, strength, direction, texture, shadow = _ray_edges(image, c, R, shift + 2.0, rays, shadows)
+    reach = shift + 2.0
+    radii, strength, darker, hue_kept, direction, texture = _ray_edges(image, c, R, reach, rays, shadows)
+    shadow = darker & hue_kept
     px = c[:, 0, None, None] + radii * direction[None, :, 0, None]  # (n, K, P) edge points
     py = c[:, 1, None, None] + radii * direction[None, :, 1, None]
     strongest = strength.reshape(n, -1).max(1)[:, None, None] + 1e-6
@@ -196,32 +214,41 @@ def _refine(
     away = c - nadir_px
     away = away / (np.linalg.norm(away, axis=1, keepdims=True) + 1e-9)
     near_side = ((direction @ away.T).T < -0.3)[..., None]  # (n, K, 1)
-    w_fit = w_fit * np.where(shadow, np.where(near_side, SHADOW_EDGE_WEIGHT_NEAR, SHADOW_EDGE_WEIGHT), 1.0)
+    cast = np.zeros((n, 1, 1), bool)
+    cast_x = cast_y = np.zeros((n, 1, 1))
+    if shadow_px is not None:
+        falling = shadow_px / (np.linalg.norm(shadow_px, axis=1, keepdims=True) + 1e-9)
+        towards = (direction @ falling.T).T > SHADOW_SIDE_COS  # (n, K)
+        cast = darker & (towards & shadow_px.any(axis=1)[:, None])[..., None]  # a zero shadow casts none
+        cast_x, cast_y = shadow_px[:, 0, None, None], shadow_px[:, 1, None, None]
+    weight = np.where(shadow, np.where(near_side, SHADOW_EDGE_WEIGHT_NEAR, SHADOW_EDGE_WEIGHT), 1.0)
+    w_fit = w_fit * np.where(cast, 1.0, weight)
     inv_width2 = 1.0 / (3 * scale) ** 2
     for _ in range(IRLS_STEPS):
         top_c = nadir_px + (c - nadir_px) * s
         bx, by = px - c[:, 0, None, None], py - c[:, 1, None, None]
         tx, ty = px - top_c[:, 0, None, None], py - top_c[:, 1, None, None]
+        hx, hy = bx - cast_x, by - cast_y  # from the shadow's centre
         n_bot = np.sqrt(bx * bx + by * by) + 1e-9
         n_top = np.sqrt(tx * tx + ty * ty) + 1e-9
+        n_sh = np.sqrt(hx * hx + hy * hy) + 1e-9
         r_bot = n_bot - R[:, None, None]
         r_top = n_top - (R * s)[:, None, None]
+        r_sh = n_sh - R[:, None, None]
         # Signed distance to the union of the two discs (the outline) on the far side: taking
         # the nearer circle there would let one plain circle, half a parallax shift outward,
         # fit as well. On the near side both rims are real edges.
         use_top = (r_top < r_bot) | (near_side & (np.abs(r_top) < np.abs(r_bot)))
         res = np.where(use_top, r_top, r_bot)
+        use_shadow = cast & (np.abs(r_sh) < np.abs(res))
+        res = np.where(use_shadow, r_sh, res)
         t = 1 - res * res * inv_width2
         tukey = np.where(t > 0, t * t, 0.0) * w_fit
         # Rows of -d res / d (cx, cy, R), one column per edge.
-        J = np.stack(
-            [
-                np.where(use_top, tx * (s / n_top), bx / n_bot).reshape(n, -1),
-                np.where(use_top, ty * (s / n_top), by / n_bot).reshape(n, -1),
-                np.where(use_top, s, 1.0).reshape(n, -1),
-            ],
-            1,
-        )
+        jx = np.where(use_shadow, hx / n_sh, np.where(use_top, tx * (s / n_top), bx / n_bot))
+        jy = np.where(use_shadow, hy / n_sh, np.where(use_top, ty * (s / n_top), by / n_bot))
+        jr = np.where(use_top & ~use_shadow, s, 1.0)
+        J = np.stack([jx.reshape(n, -1), jy.reshape(n, -1), jr.reshape(n, -1)], 1)
         wf = tukey.reshape(n, -1)
         Jw = J * wf[:, None, :]
         A = Jw @ J.transpose(0, 2, 1)
@@ -305,9 +332,13 @@ def refits(
     camera_height_mm: float,
     px_per_mm: float,
     moves_px: np.ndarray,
+    shadow_px: np.ndarray | None = None,
+    rays: int = RAYS,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every rim refitted from its own centre and from each of `moves_px` (m, n, 2): centres
     (m + 1, n, 2), radii and the edge weight each explains (m + 1, n), start 0 the rim's own.
+    `shadow_px` (n, 2), when the table's shadows are known, as `_refine` takes it; fewer
+    `rays` for a rough comparison of hypotheses.
 
     All starts go through `_refine` as one batch (a call's fixed cost outweighs a few rims' work).
     """
@@ -321,8 +352,9 @@ def refits(
     scale = max(0.6, 0.5 * px_per_mm)
     c = np.concatenate([c0[None], c0[None] + moves_px]).reshape(-1, 2)
     R, nominal = np.tile(R0, starts), np.tile(nominal_px, starts)
+    cast = None if shadow_px is None else np.tile(np.reshape(shadow_px, (n, 2)), (starts, 1))
     for _ in range(SETTLE_ROUNDS):
-        c, R, _, _, support = _refine(image, c, R, nominal, nadir_px, s, scale)
+        c, R, _, _, support = _refine(image, c, R, nominal, nadir_px, s, scale, rays, shadow_px=cast)
     return c.reshape(starts, n, 2), R.reshape(starts, n), support.reshape(starts, n)
 
 
