@@ -159,7 +159,10 @@ class MoveJudge:
             why.append(f"climbing {fmt(climb)} cm counts ({fmt(moved)} + {fmt(climb)} cm)")
             extra["climb_cm"] = round(climb, 4)
         if model.jump_range is not None:
-            height = max(climb, self._jump_clearance(a, b))
+            # Measured from the take-off point (Bronepehota: «измеряются от той точки, с которой
+            # пехотинец начал прыжок»): a jump down rises over nothing.
+            rise = max((model.z_cm or 0.0) - (old.z_cm or 0.0), 0.0)
+            height = max(rise, self._jump_clearance(a, b))
             allowance, cost = self.after.cm(model.jump_range), moved + height
             why = [f"jump: length {fmt(moved)} + height {fmt(height)} cm within its jump range"]
         code = "too_far"

@@ -285,6 +285,9 @@ class Template(_Strict):
     width: float | None = Field(default=None, gt=0)
     inclusive: bool = True
     bands: list[Band] = []
+    # The unit types its bands are said of (Combined Arms: «пехотинцы противника гибнут»); any
+    # other model under it is listed without a band. None: every model.
+    harms: list[str] | None = None
     scatter_per_pip: float | None = Field(default=None, gt=0)
     note: str = ""
 

@@ -56,7 +56,7 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
             "unit": scene.models[k].unit,
             "distance_cm": round(float(distance[k]), 4),
         }
-        if template.bands:
+        if template.bands and (template.harms is None or scene.models[k].type in template.harms):
             entry["band"] = next(
                 (band.name for band in template.bands if distance[k] <= scene.cm(band.up_to) + TOLERANCE_CM),
                 template.bands[-1].name,

@@ -235,6 +235,14 @@ def test_bronepehota_jump_length_plus_height(length_steps: int, legal: bool) -> 
     assert moved(BP, [before], [after])["a"]["legal"] is legal
 
 
+# bp.jump: height from the take-off point, so a jump down from 3 steps up counts its length alone.
+@pytest.mark.parametrize(("from_z_cm", "to_z_cm", "legal"), [(7.5, 0.0, True), (0.0, 7.5, False)])
+def test_bronepehota_jump_height_counts_only_the_rise(from_z_cm: float, to_z_cm: float, legal: bool) -> None:
+    before = base(20, 30, "a", z_cm=from_z_cm)
+    after = base(25, 30, "a", z_cm=to_z_cm, jump_range=4)
+    assert moved(BP, [before], [after])["a"]["legal"] is legal
+
+
 # bp.melee.contact: touching within the camera tolerance.
 @pytest.mark.parametrize(("gap", "contact"), [(0.2, True), (0.3, False)])
 def test_bronepehota_contact_tolerance(gap: float, contact: bool) -> None:

@@ -116,3 +116,25 @@ def test_only_a_bug_attacks_what_it_touches() -> None:
     ]
     contacts = api.check(scene(MI, models))["contacts"]
     assert [{c["a"], c["b"]} for c in contacts] == [{"t", "b"}]
+
+
+@pytest.mark.parametrize("kind", ["hmg", "heavy_mortar", "grenade", "flamethrower"])
+def test_ca_blast_bands_are_said_of_infantry_only(kind):
+    """002: «Станковый пулемёт убивает пехотинцев в радиусе трёх дюймов», «пехотинцы противника
+    гибнут», «бойцы противника получают ранения»: the heavy MG kills infantry within 3"; mortar
+    fire kills or wounds enemy infantry; a grenade wounds enemy fighters. A tank or a gun under
+    the template is listed, without the infantry's band."""
+    gun = base(50, 26.8, "g", side="blue", type="gun")  # touching the fighter, 1.6 cm from the point
+    s = scene(CA, [base(50, 30, "i", side="blue"), hull(50, 36, "v"), gun])
+    under = {m["id"]: m for m in api.under_template(s, kind, 50, 30)["models"]}
+    assert "band" in under["i"]
+    assert {"v", "g"} <= under.keys()
+    assert "band" not in under["v"] and "band" not in under["g"]
+
+
+def test_ca_charge_destroys_every_unit_under_it():
+    """002: «Заряд уничтожает БЕ и объекты ландшафта в радиусе 4 Д»: a charge destroys every
+    combat unit within 4", vehicles included."""
+    s = scene(CA, [base(50, 30, "i", side="blue"), hull(50, 36, "v")])
+    under = {m["id"]: m for m in api.under_template(s, "charge", 50, 30)["models"]}
+    assert under["i"]["band"] == under["v"]["band"] == "destroyed"
