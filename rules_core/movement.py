@@ -20,6 +20,7 @@ from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
 from rules_core.panic import panic_reasons
+from rules_core.proximity import proximity_report
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import ModelSpec, Scene
 
@@ -44,6 +45,7 @@ class MoveJudge:
         self.changed = self._changed()
         self.coherency = coherency_groups(after) if self.changed else {}
         self._swept: dict[int, shapely.Geometry] = {}
+        self._company: dict[str, dict[str, dict]] | None = None
 
     def _changed(self) -> list[int]:
         """Models whose position or heading changed, and, while deploying, models newly placed."""
@@ -183,7 +185,23 @@ class MoveJudge:
             extra["allowance_notes"] = why
         reasons += self._path(a, b, allowance, extra)
         reasons += panic_reasons(self.before, self.after, a, b, allowance)
+        reasons += self._unaccompanied(a)
         return moved, allowance, extra, reasons
+
+    def _unaccompanied(self, a: int) -> list[dict]:
+        """The proximity rules that bind this model's move (`binds_move`) and do not hold where
+        it ends: it moved without the company the rule asks for."""
+        bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
+        if not bound:
+            return []
+        if self._company is None:
+            self._company = proximity_report(self.after)
+        model_id = self.after.models[a].id
+        return [
+            reason("moved_unaccompanied", f"{model_id} moved without what {name} needs: {rule.note}")
+            for name, rule in bound.items()
+            if not self._company[name].get(model_id, {"met": True})["met"]
+        ]
 
     def _unit_terrain_cap(
         self, a: int, allowance: float | None, why: list[str]

@@ -190,6 +190,9 @@ class ProximityRule(_Strict):
     subject: Selector
     needs: list[Condition] = []
     forbids: list[Condition] = []
+    # The subject moves only where the rule holds at the end of its move (Combined Arms: a wounded
+    # fighter «можно перемещать ... рядом с другим бойцом», a heavy MG with two fighters).
+    binds_move: bool = False
     note: str = ""
 
 

@@ -194,8 +194,11 @@ def test_smoke_strip_5_by_1_inches() -> None:
 # ca.wounded.carry: a wounded fighter is carried up to 6".
 @pytest.mark.parametrize(("distance_in", "legal"), [(6.0, True), (6.01, False)])
 def test_wounded_carried_6_inches(distance_in: float, legal: bool) -> None:
+    carrier = [base(20, 33.3, "c"), base(20 + distance_in * INCH, 33.3, "c")]  # ends 1 mm from it
     report = moved(
-        CA, [base(20, 30, "w", wounded=True)], [base(20 + distance_in * INCH, 30, "w", wounded=True)]
+        CA,
+        [base(20, 30, "w", wounded=True), carrier[0]],
+        [base(20 + distance_in * INCH, 30, "w", wounded=True), carrier[1]],
     )["w"]
     assert report["legal"] is legal
 

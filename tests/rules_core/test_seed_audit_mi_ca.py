@@ -138,3 +138,29 @@ def test_ca_charge_destroys_every_unit_under_it():
     s = scene(CA, [base(50, 30, "i", side="blue"), hull(50, 36, "v")])
     under = {m["id"]: m for m in api.under_template(s, "charge", 50, 30)["models"]}
     assert under["i"]["band"] == under["v"]["band"] == "destroyed"
+
+
+@pytest.mark.parametrize(("carrier_y", "legal"), [(33.3, True), (36.0, False)])
+def test_ca_a_wounded_fighter_moves_only_beside_an_unwounded_one(carrier_y, legal):
+    """002: «Раненного бойца можно перемещать со скоростью до 6Д рядом с другим бойцом, не
+    имеющим ранения (в 1 дюйме)»: a wounded fighter may be moved up to 6" beside an unwounded
+    fighter within 1". Alone, its move is not legal."""
+    report = moved(
+        CA,
+        [base(20, 30, "w", wounded=True), base(20, carrier_y, "c")],
+        [base(30, 30, "w", wounded=True), base(30, carrier_y, "c")],
+    )
+    assert report["w"]["legal"] is legal
+    assert ("moved_unaccompanied" in codes(report["w"])) is not legal
+    assert report["c"]["legal"]
+
+
+@pytest.mark.parametrize(("crew", "legal"), [(2, True), (1, False)])
+def test_ca_a_heavy_mg_moves_only_with_two_fighters(crew, legal):
+    """002: «Станковый пулемёт требует наличия двух бойцов для передвижения (в радиусе 1
+    дюйма)»: a heavy MG needs two fighters within 1" to move."""
+    gun = [base(40, 30, "g", type="gun", role="hmg"), base(45, 30, "g", type="gun", role="hmg")]
+    fighters = [(40, 33.3), (43.3, 30)][:crew]
+    before = [gun[0], *(base(x, y, f"f{i}") for i, (x, y) in enumerate(fighters))]
+    after = [gun[1], *(base(x + 5, y, f"f{i}") for i, (x, y) in enumerate(fighters))]
+    assert moved(CA, before, after)["g"]["legal"] is legal
