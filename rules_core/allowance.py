@@ -33,10 +33,15 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     if model.speed is not None:
         allowance = cm(model.speed)
         why.append(f"its own speed {fmt(cm(model.speed))} cm (army list or order)")
+    actions = 0
     if unit_type.move_per_action is not None:
         actions = model.move_actions if model.move_actions is not None else (unit_type.actions or 1)
         allowance = cm(unit_type.move_per_action) * actions
         why.append(f"{actions} move action(s) of {fmt(cm(unit_type.move_per_action))} cm")
+    order_actions = scene.ruleset.order_move_actions.get(model.order) if model.order else None
+    if order_actions and unit_type.move_per_action is not None and actions > order_actions:
+        allowance = cm(unit_type.move_per_action) * order_actions
+        why.append(f"its {model.order} order allows {order_actions} move action(s)")
     if model.crew_of is not None and unit_type.crew_move is not None:
         allowance = cm(unit_type.crew_move)
         why.append(f"crew of {model.crew_of}")
@@ -54,6 +59,9 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
         elif half is not None and model.limbs_lost_pct >= half:
             allowance /= 2
             why.append(f"lost {model.limbs_lost_pct:g}% of its limbs, half speed")
+    if order_actions == 0:  # not even a jump: the order spends both actions standing
+        allowance = 0.0
+        why.append(f"its {model.order} order allows no move")
     for flag, cost in unit_type.flag_costs.items():
         if model.has(flag) and allowance is not None:
             allowance = max(allowance - cm(cost), 0.0)

@@ -347,6 +347,10 @@ class Ruleset(_Strict):
     transport: Transport | None = None
     interception: Interception | None = None
     deployment_order: DeploymentOrder | None = None
+    # How many actions a model's order lets it spend moving (Mobile Infantry: a static order is
+    # «2 любых ... действия, кроме перемещения», a dynamic one a move and another action, an
+    # intensive one 2 action points of moving). An order not named here does not limit the move.
+    order_move_actions: dict[str, int] = {}
     notes: list[str] = []
 
     @model_validator(mode="after")

@@ -164,3 +164,26 @@ def test_ca_a_heavy_mg_moves_only_with_two_fighters(crew, legal):
     before = [gun[0], *(base(x, y, f"f{i}") for i, (x, y) in enumerate(fighters))]
     after = [gun[1], *(base(x + 5, y, f"f{i}") for i, (x, y) in enumerate(fighters))]
     assert moved(CA, before, after)["g"]["legal"] is legal
+
+
+@pytest.mark.parametrize("jump", [False, True])
+def test_mi_a_static_order_allows_no_move(jump):
+    """001: «Статичное действие ... Совершается 2 любых из перечисленных выше действия, кроме
+    перемещения»: a static order spends two actions standing, none of them a move (nor a jump)."""
+    report = moved(MI, [base(20, 30, "t", type="trooper", order="static")],
+                   [base(23, 30, "t", type="trooper", order="static", jump=jump)])["t"]
+    assert not report["legal"] and "too_far" in codes(report)
+
+
+@pytest.mark.parametrize(
+    ("order", "distance_mm", "legal"),
+    [("dynamic", 50, True), ("dynamic", 60, False), ("intensive", 100, True), (None, 100, True)],
+)
+def test_mi_a_bugs_order_sets_its_move_actions(order, distance_mm, legal):
+    """001: «Динамичное действие (с перемещением) ... поменять позицию фигуры на поле и совершить
+    какое-нибудь действие», «Интенсивное перемещение ... Затрачивается 2 очка действия»: a dynamic
+    order moves one action (a bug's 50 mm), an intensive one two (100 mm)."""
+    extra = {"order": order} if order else {}
+    report = moved(MI, [base(20, 30, "b", type="bug", **extra)],
+                   [base(20 + distance_mm / 10, 30, "b", type="bug", **extra)])["b"]
+    assert report["legal"] is legal
