@@ -146,21 +146,22 @@ def terrain_allowance(
         if not crosses(polygon):
             continue
         caps = []
+        level = piece.level if piece.level is not None else effect.unlevelled_as
         if (
             effect.barrier
-            and piece.level is not None
+            and level is not None
             and unit_type.max_barrier_level is not None
             and not (stays_on is not None and stays_on(polygon))
         ):
             limit = unit_type.max_barrier_level
             if model.jump and unit_type.jump_barrier_level is not None:
                 limit = max(limit, unit_type.jump_barrier_level)
-            if piece.level > limit:
+            if level > limit:
                 reasons.append(
                     reason(
                         "impassable_terrain",
                         f"{model.id} ({model.type}{', jumping' if model.jump else ''}) cannot cross "
-                        f"the level {piece.level} {piece.kind} {piece.id}; it crosses up to level {limit}",
+                        f"the level {level} {piece.kind} {piece.id}; it crosses up to level {limit}",
                     )
                 )
                 continue

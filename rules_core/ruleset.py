@@ -108,6 +108,9 @@ class TerrainEffect(_Strict):
     cover: str | None = None
     blocks_sight: bool = False
     barrier: bool = False
+    # Storeys a barrier piece given no level counts as (Mobile Infantry: a sheer wall is overcome
+    # only by a jet jump, like a 2-storey barrier: «преодолеть отвесную стену, 2-х уровневый барьер»).
+    unlevelled_as: int | None = Field(default=None, ge=1)
     note: str = ""
 
 

@@ -187,3 +187,20 @@ def test_mi_a_bugs_order_sets_its_move_actions(order, distance_mm, legal):
     report = moved(MI, [base(20, 30, "b", type="bug", **extra)],
                    [base(20 + distance_mm / 10, 30, "b", type="bug", **extra)])["b"]
     assert report["legal"] is legal
+
+
+@pytest.mark.parametrize(
+    ("kind", "type_", "jump", "blocked"),
+    [("wall", "trooper", False, True), ("wall", "trooper", True, False), ("building", "trooper", False, True),
+     ("wall", "bug", False, False)],
+)
+def test_mi_a_sheer_wall_is_crossed_only_by_a_jet_jump(kind, type_, jump, blocked):
+    """001: «реактивный прыжок ... преодолеть отвесную стену, 2-х уровневый барьер»,
+    «Арахниды ... преодолевают все препятствия без штрафов (кроме трехуровневых)»: a trooper
+    overcomes a sheer wall only with a jet jump, as a 2-storey barrier; a bug climbs it. A wall
+    or house given no level is such a wall."""
+    wall = {"id": "w", "kind": kind, "polygon_cm": [[24, 0], [25, 0], [25, 122], [24, 122]]}
+    report = moved(
+        MI, [base(20, 30, "m", type=type_)], [base(29, 30, "m", type=type_, jump=jump)], terrain=[wall]
+    )["m"]
+    assert ("impassable_terrain" in codes(report)) is blocked
