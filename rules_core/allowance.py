@@ -189,6 +189,10 @@ def terrain_allowance(
                 slows is None or height is None or height > cm(slows) + TOLERANCE_CM
             ):
                 caps.append((cm(unit_type.obstacle_move), f"crossing {piece.kind} {piece.id}"))
+        if scene.phase in scene.ruleset.dash_phases:
+            # A dash pays for the terrain in its dice (World at Fire: «при совершении Рывка надо
+            # бросить на один кубик меньше»), not by the movement phase's caps.
+            caps = []
         for cap, where in caps:
             if allowance is None or cap < allowance:
                 allowance = cap

@@ -69,3 +69,14 @@ def test_a_heavy_gun_may_stand_on_any_base() -> None:
     a heavy gun on a round base is not a base mismatch."""
     gun = base(50, 60, "g", type="heavy_gun", diameter_mm=50)
     assert "g" not in api.check(scene(WAF, [gun]))["bases"]
+
+
+@pytest.mark.parametrize(("phase", "legal"), [("shooting", True), ("movement", False)])
+def test_a_dash_through_a_forest_is_its_dice_total(phase, legal):
+    """000: «двигается на 15 сантиметров в Фазу движения и в Фазу Стрельбы при совершении Рывка
+    надо бросить на один кубик меньше»: through terrain a vehicle moves 15 cm in the movement
+    phase; in the shooting phase its dash rolls a die fewer, and the dice total is its move."""
+    car = hull(80, 30, "c", side="red", chassis="wheeled")
+    after = {**car, "x_cm": 98, **({"dash": 18} if phase == "shooting" else {})}
+    report = moved(WAF, [car], [after], terrain=[strip("forest", 85, 10)], phase=phase)["c"]
+    assert report["legal"] is legal
