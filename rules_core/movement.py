@@ -22,7 +22,7 @@ from rules_core.flight import judge_flight
 from rules_core.panic import panic_reasons
 from rules_core.proximity import proximity_report
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
-from rules_core.scene import ModelSpec, Scene
+from rules_core.scene import Scene
 
 
 class MoveJudge:
@@ -169,7 +169,8 @@ class MoveJudge:
             why = [f"jump: length {fmt(moved)} + height {fmt(height)} cm within its jump range"]
         code = "too_far"
         if unit_type.movement == "vehicle":
-            extra["direction"] = self._direction(old, model, start, end)
+            given = (self.before.spec.models[b].heading_deg, self.after.spec.models[a].heading_deg)
+            extra["direction"] = self._direction(given, start, end)
             if extra["direction"] == "backward" and unit_type.reverse_move is not None:
                 reverse = self.after.cm(unit_type.reverse_move)
                 allowance = reverse if allowance is None else min(allowance, reverse)
@@ -258,12 +259,15 @@ class MoveJudge:
         ]
         return 2 * sum(tops) - z_start - z_end if tops else 0.0
 
-    def _direction(self, old: ModelSpec, model: ModelSpec, start: tuple, end: tuple) -> str:
-        """Forward unless it runs against both the start and the end heading: pivot-then-drive is forward."""
+    def _direction(self, given: tuple[float | None, float | None], start: tuple, end: tuple) -> str:
+        """Forward unless it runs against both the start and the end heading: pivot-then-drive is forward.
+
+        Only headings the scenes give count: a hull laid along x for want of one has no known
+        front, so it is not judged to reverse (Tankomaster halves a reverse, «задним ходом»)."""
         if math.dist(start, end) <= self.rules.moved_threshold_cm:
             return "turn"
         travel = math.degrees(math.atan2(end[1] - start[1], end[0] - start[0]))
-        headings = [h for h in (old.heading_deg, model.heading_deg) if h is not None]
+        headings = [h for h in given if h is not None]
         if headings and all(angle_between(travel, h) > 90.0 + 1e-6 for h in headings):
             return "backward"
         return "forward"

@@ -150,3 +150,15 @@ def test_the_repair_helix_may_repair_itself_unless_an_enemy_touches_it() -> None
     assert api.check(scene(BP, [helix, raider]))["proximity"]["helix_self_repair"]["h"]["met"] is False
     alone = api.check(scene(BP, [{**helix, "pilotless": True}]))["proximity"]["helix_self_repair"]
     assert alone == {}
+
+
+@pytest.mark.parametrize(("heading", "legal"), [(None, True), (0.0, False), (180.0, True)])
+def test_tm_a_hull_without_a_heading_is_not_judged_to_reverse(heading, legal):
+    """003: «При движении задним ходом показатель скорости делится пополам»: a reversing vehicle
+    moves half its 30 cm. Which way a hull faces is what the scene's heading says; without one
+    its front is unknown, and a 20 cm move is judged on the 30 cm."""
+    tank = hull(80, 60, "t", side="red", heading=heading or 0.0)
+    if heading is None:
+        del tank["heading_deg"]
+    report = moved(TM, [tank], [{**tank, "x_cm": 60}])["t"]
+    assert report["legal"] is legal
