@@ -214,40 +214,42 @@ def _refine(
     away = c - nadir_px
     away = away / (np.linalg.norm(away, axis=1, keepdims=True) + 1e-9)
     near_side = ((direction @ away.T).T < -0.3)[..., None]  # (n, K, 1)
-    cast = np.zeros((n, 1, 1), bool)
-    cast_x = cast_y = np.zeros((n, 1, 1))
+    weight = np.where(shadow, np.where(near_side, SHADOW_EDGE_WEIGHT_NEAR, SHADOW_EDGE_WEIGHT), 1.0)
     if shadow_px is not None:
         falling = shadow_px / (np.linalg.norm(shadow_px, axis=1, keepdims=True) + 1e-9)
         towards = (direction @ falling.T).T > SHADOW_SIDE_COS  # (n, K)
         cast = darker & (towards & shadow_px.any(axis=1)[:, None])[..., None]  # a zero shadow casts none
         cast_x, cast_y = shadow_px[:, 0, None, None], shadow_px[:, 1, None, None]
-    weight = np.where(shadow, np.where(near_side, SHADOW_EDGE_WEIGHT_NEAR, SHADOW_EDGE_WEIGHT), 1.0)
-    w_fit = w_fit * np.where(cast, 1.0, weight)
+        weight = np.where(cast, 1.0, weight)
+    w_fit = w_fit * weight
     inv_width2 = 1.0 / (3 * scale) ** 2
     for _ in range(IRLS_STEPS):
         top_c = nadir_px + (c - nadir_px) * s
         bx, by = px - c[:, 0, None, None], py - c[:, 1, None, None]
         tx, ty = px - top_c[:, 0, None, None], py - top_c[:, 1, None, None]
-        hx, hy = bx - cast_x, by - cast_y  # from the shadow's centre
         n_bot = np.sqrt(bx * bx + by * by) + 1e-9
         n_top = np.sqrt(tx * tx + ty * ty) + 1e-9
-        n_sh = np.sqrt(hx * hx + hy * hy) + 1e-9
         r_bot = n_bot - R[:, None, None]
         r_top = n_top - (R * s)[:, None, None]
-        r_sh = n_sh - R[:, None, None]
         # Signed distance to the union of the two discs (the outline) on the far side: taking
         # the nearer circle there would let one plain circle, half a parallax shift outward,
         # fit as well. On the near side both rims are real edges.
         use_top = (r_top < r_bot) | (near_side & (np.abs(r_top) < np.abs(r_bot)))
         res = np.where(use_top, r_top, r_bot)
-        use_shadow = cast & (np.abs(r_sh) < np.abs(res))
-        res = np.where(use_shadow, r_sh, res)
+        # Rows of -d res / d (cx, cy, R), one column per edge.
+        jx = np.where(use_top, tx * (s / n_top), bx / n_bot)
+        jy = np.where(use_top, ty * (s / n_top), by / n_bot)
+        jr = np.where(use_top, s, 1.0)
+        if shadow_px is not None:  # the shadow's own circle, where nearer than the outline
+            hx, hy = bx - cast_x, by - cast_y
+            n_sh = np.sqrt(hx * hx + hy * hy) + 1e-9
+            r_sh = n_sh - R[:, None, None]
+            use_shadow = cast & (np.abs(r_sh) < np.abs(res))
+            res = np.where(use_shadow, r_sh, res)
+            jx, jy = np.where(use_shadow, hx / n_sh, jx), np.where(use_shadow, hy / n_sh, jy)
+            jr = np.where(use_shadow, 1.0, jr)
         t = 1 - res * res * inv_width2
         tukey = np.where(t > 0, t * t, 0.0) * w_fit
-        # Rows of -d res / d (cx, cy, R), one column per edge.
-        jx = np.where(use_shadow, hx / n_sh, np.where(use_top, tx * (s / n_top), bx / n_bot))
-        jy = np.where(use_shadow, hy / n_sh, np.where(use_top, ty * (s / n_top), by / n_bot))
-        jr = np.where(use_top & ~use_shadow, s, 1.0)
         J = np.stack([jx.reshape(n, -1), jy.reshape(n, -1), jr.reshape(n, -1)], 1)
         wf = tukey.reshape(n, -1)
         Jw = J * wf[:, None, :]

@@ -141,6 +141,9 @@ def terrain_allowance(
     cm = scene.cm
     why: list[str] = []
     reasons: list[dict[str, str]] = []
+    # A dash pays for the terrain in its dice (World at Fire: «при совершении Рывка надо бросить
+    # на один кубик меньше»), not by the movement phase's caps; what cannot be crossed still binds.
+    dashing = scene.phase in scene.ruleset.dash_phases
     for piece, polygon in terrain:
         effect = scene.ruleset.terrain[piece.kind]
         if not crosses(polygon):
@@ -189,10 +192,8 @@ def terrain_allowance(
                 slows is None or height is None or height > cm(slows) + TOLERANCE_CM
             ):
                 caps.append((cm(unit_type.obstacle_move), f"crossing {piece.kind} {piece.id}"))
-        if scene.phase in scene.ruleset.dash_phases:
-            # A dash pays for the terrain in its dice (World at Fire: «при совершении Рывка надо
-            # бросить на один кубик меньше»), not by the movement phase's caps.
-            caps = []
+        if dashing:
+            continue
         for cap, where in caps:
             if allowance is None or cap < allowance:
                 allowance = cap

@@ -45,6 +45,7 @@ class MoveJudge:
         self.changed = self._changed()
         self.coherency = coherency_groups(after) if self.changed else {}
         self._swept: dict[int, shapely.Geometry] = {}
+        self._bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
         self._company: dict[str, dict[str, dict]] | None = None
 
     def _changed(self) -> list[int]:
@@ -192,15 +193,14 @@ class MoveJudge:
     def _unaccompanied(self, a: int) -> list[dict]:
         """The proximity rules that bind this model's move (`binds_move`) and do not hold where
         it ends: it moved without the company the rule asks for."""
-        bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
-        if not bound:
+        if not self._bound:
             return []
         if self._company is None:
             self._company = proximity_report(self.after)
         model_id = self.after.models[a].id
         return [
             reason("moved_unaccompanied", f"{model_id} moved without what {name} needs: {rule.note}")
-            for name, rule in bound.items()
+            for name, rule in self._bound.items()
             if not self._company[name].get(model_id, {"met": True})["met"]
         ]
 
