@@ -7,6 +7,7 @@ import shapely
 
 from rules_core.errors import SceneError
 from rules_core.lobbing import over_obstacle, throws_over_obstacle
+from rules_core.proximity import within
 from rules_core.ruleset import Weapon
 from rules_core.scene import ModelSpec, Scene
 
@@ -95,10 +96,46 @@ def sight_lines(blockers: list[shapely.Polygon], shooters: np.ndarray, targets: 
     return clear
 
 
-def cover_of(covers: list, target: ModelSpec) -> str | None:
-    """The best cover save of the terrain the target stands in (lowest roll needed), None in the open."""
-    point = shapely.Point(target.x_cm, target.y_cm)
-    saves = [save for polygon, save in covers if polygon.covers(point)]
+def _covers(scene: Scene) -> list[tuple[shapely.Geometry, str, bool, int | None]]:
+    """Everything a target may cover in or behind: (shape, save, shelters one behind it, the
+    model it is, for a hull)."""
+    rules = scene.ruleset
+    pieces: list[tuple[shapely.Geometry, str, bool, int | None]] = [
+        (shapely.Polygon(t.polygon_cm), effect.cover, effect.cover_behind, None)
+        for t in scene.spec.terrain
+        if (effect := rules.terrain[t.kind]).cover is not None
+    ]
+    hulls = rules.cover.hulls if rules.cover is not None else {}
+    pieces += [
+        (scene.footprints.shapes[k], hulls[model.type], True, k)
+        for k, model in enumerate(scene.models)
+        if model.type in hulls
+    ]
+    return pieces
+
+
+def cover_of(scene: Scene, covers: list, s: int, t: int) -> str | None:
+    """The best cover save (lowest roll needed) the target has against this shooter: the pieces
+    it stands in, and those the line of fire crosses just before it (within the ruleset's
+    `cover.behind`) where they shelter a man behind them; a piece the shooter stands in fires out
+    of it. None in the open, or for a type that takes no cover."""
+    rule = scene.ruleset.cover
+    target = scene.models[t]
+    if rule is not None and rule.target_types is not None and target.type not in rule.target_types:
+        return None
+    fp = scene.footprints
+    here, there = shapely.Point(target.x_cm, target.y_cm), shapely.Point(scene.xy[s])
+    line = shapely.LineString([there, here])
+    saves = []
+    for shape, save, behind, model in covers:
+        if model in (s, t):
+            continue
+        if model is None and shape.covers(here):
+            saves.append(save)
+        elif rule is not None and behind and not shape.covers(there) and line.intersects(shape):
+            gap = max(float(shapely.distance(fp.core[t], line.intersection(shape))) - fp.radius[t], 0.0)
+            if within(scene, rule.behind, np.array([gap]))[0]:
+                saves.append(save)
     return min(saves, key=lambda save: int(save.rstrip("+"))) if saves else None
 
 
@@ -122,11 +159,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         for t in scene.spec.terrain
         if scene.ruleset.terrain[t.kind].blocks_sight
     ]
-    covers = [
-        (shapely.Polygon(t.polygon_cm), scene.ruleset.terrain[t.kind].cover)
-        for t in scene.spec.terrain
-        if scene.ruleset.terrain[t.kind].cover is not None
-    ]
+    covers = _covers(scene)
     sight = sight_lines(blockers, scene.xy[shooters], scene.xy[targets])
     rows = []
     for column, t in enumerate(targets):
@@ -164,7 +197,8 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
             "weapons": reaching,
         }
         if covers:
-            row_report["cover"] = cover_of(covers, target)
+            nearest_shooter = shooters[int(np.argmin(edge[:, column]))]
+            row_report["cover"] = cover_of(scene, covers, nearest_shooter, int(t))
         if blockers:
             row_report["line_of_sight"] = seen
         if effects:

@@ -106,11 +106,26 @@ class TerrainEffect(_Strict):
     obstacle: bool = False
     rough: bool = False
     cover: str | None = None
+    # The piece shelters a model just behind it as well as one in it (see Ruleset.cover): a fence
+    # or a house stops what flies at the man behind it, a trench only covers those down in it.
+    cover_behind: bool = False
     blocks_sight: bool = False
     barrier: bool = False
     # Storeys a barrier piece given no level counts as (Mobile Infantry: a sheer wall is overcome
     # only by a jet jump, like a 2-storey barrier: «преодолеть отвесную стену, 2-х уровневый барьер»).
     unlevelled_as: int | None = Field(default=None, ge=1)
+    note: str = ""
+
+
+class Cover(_Strict):
+    """Who takes cover from fire, and behind what. A target covers in a piece of terrain with a
+    `cover` save, or behind one marked `cover_behind` or a hull of the `hulls` types (Tankomaster:
+    «разбитые или целые единицы техники» 5+) when the line of fire from the shooter crosses it
+    within `behind` of the target. Only `target_types` take cover (None: every model)."""
+
+    behind: Threshold
+    hulls: dict[str, str] = {}
+    target_types: list[str] | None = None
     note: str = ""
 
 
@@ -336,6 +351,7 @@ class Ruleset(_Strict):
     melee_attackers: Selector | None = None
     melee_targets: Selector | None = None
     terrain: dict[str, TerrainEffect] = {}
+    cover: Cover | None = None
     weapons: dict[str, Weapon] = {}
     range_tolerance: float = Field(default=0.0, ge=0)
     range_per_level_below: float = Field(default=0.0, ge=0)

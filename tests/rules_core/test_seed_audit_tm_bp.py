@@ -162,3 +162,55 @@ def test_tm_a_hull_without_a_heading_is_not_judged_to_reverse(heading, legal):
         del tank["heading_deg"]
     report = moved(TM, [tank], [{**tank, "x_cm": 60}])["t"]
     assert report["legal"] is legal
+
+
+# --- 003 Tankomaster: who takes cover, and behind what --------------------------------------
+
+
+def _covers(models: list[dict], terrain: list[dict]) -> dict:
+    return {t["id"]: t["cover"] for t in api.ranges(scene(TM, models, terrain=terrain), "a")["targets"]}
+
+
+FENCE = {"id": "f", "kind": "fence", "polygon_cm": [[60, 20], [60.5, 20], [60.5, 40], [60, 40]]}
+
+
+@pytest.mark.parametrize(
+    ("x", "save"),
+    [(60.5 + 1.6 + 0.5, "6+"), (60.5 + 1.6 + 2, "6+"), (60.5 + 1.6 + 2.01, None), (60 - 1.6 - 0.5, None)],
+)
+def test_a_soldier_behind_a_fence_uses_it_as_cover(x: float, save: str | None) -> None:
+    """003: «Подвергнутые обстрелу войска могли использовать укрытие ... Типы укрытий: легкое укрытие
+    (кусты, деревянные изгороди) — 6+» (troops under fire may use cover; light cover: bushes,
+    wooden fences, 6+). Nobody stands inside a fence: a soldier shelters behind it, the line of fire
+    crossing it at his base (within 2 cm, the seed's arm's length «не более 2 см»); a fence behind
+    him, or one he stands far back from, is no cover."""
+    assert _covers([base(20, 30, "a"), base(x, 30, "e", side="blue")], [FENCE]) == {"e": save}
+
+
+def test_a_soldier_behind_a_vehicle_or_a_wreck_has_medium_cover() -> None:
+    """003: «среднее (лес, деревянные дома, разбитые или целые единицы техники) 5+» (medium cover:
+    woods, wooden houses, wrecked or whole vehicles): a soldier at a tank's far side, the line of
+    fire crossing the hull, saves on 5+; the tank itself is no soldier and takes no cover."""
+    tank = hull(60, 30, "t", side="red", unit="red-t")
+    soldier = base(70 + 1.6 + 0.5, 30, "e", side="blue")
+    wreck_target = hull(60, 60, "w", side="blue", unit="blue-w")
+    assert _covers([base(20, 30, "a"), tank, soldier, wreck_target], []) == {"e": "5+", "w": None}
+
+
+def test_a_trench_covers_only_those_in_it() -> None:
+    """003: «тяжелое (каменные дома, воронки, окопы) 4+» (heavy: stone houses, craters, trenches):
+    a soldier in a trench saves on 4+, one lying just past a trench is not in it."""
+    trench = {"id": "tr", "kind": "trench", "polygon_cm": [[58, 20], [60, 20], [60, 40], [58, 40]]}
+    models = [
+        base(20, 30, "a"),
+        base(59, 30, "in", side="blue"),
+        base(60 + 1.6 + 0.5, 34, "past", side="blue"),
+    ]
+    assert _covers(models, [trench]) == {"in": "4+", "past": None}
+
+
+def test_a_vehicle_in_a_wood_takes_no_soldiers_cover_save() -> None:
+    """003: «каждого пострадавшего солдата следует проверить — не спасло ли его укрытие от огня»
+    (each hit soldier is checked for whether cover saved him): the save is a soldier's."""
+    wood = {"id": "w", "kind": "forest", "polygon_cm": [[50, 0], [90, 0], [90, 60], [50, 60]]}
+    assert _covers([base(20, 30, "a"), hull(70, 30, "t", side="blue")], [wood]) == {"t": None}
