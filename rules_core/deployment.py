@@ -11,6 +11,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon, box
 
+from rules_core.proximity import within
 from rules_core.ruleset import DeploymentKind
 from rules_core.scene import EDGES, Scene
 
@@ -98,12 +99,15 @@ def deployment_problems(scene: Scene, i: int, kind: DeploymentKind, zone: Polygo
         problems.append(
             f"{model.id} is not inside the {kind.shape.replace('_', ' ')} zone of side {model.side}"
         )
-    if kind.rough_terrain_only:
-        rough = [t for t in scene.spec.terrain if scene.ruleset.terrain[t.kind].rough]
-        point = shapely.Point(model.x_cm, model.y_cm)
-        if not any(shapely.Polygon(t.polygon_cm).covers(point) for t in rough):
-            kinds = sorted(kind_name for kind_name, effect in scene.ruleset.terrain.items() if effect.rough)
-            problems.append(f"{model.id} must deploy in rough terrain ({', '.join(kinds)})")
+    if kind.rough_terrain_only and not _in_rough_terrain(scene, i, kind):
+        kinds = sorted(kind_name for kind_name, effect in scene.ruleset.terrain.items() if effect.rough)
+        beside = kind.rough_beside
+        also = (
+            f", or within {scene.cm(beside.distance.value):g} cm of {', '.join(beside.kinds)}"
+            if beside
+            else ""
+        )
+        problems.append(f"{model.id} must deploy in rough terrain ({', '.join(kinds)}{also})")
     if kind.enemy_keep_away is not None:
         enemies = np.flatnonzero(scene.sides != model.side)
         if len(enemies):
@@ -117,6 +121,25 @@ def deployment_problems(scene: Scene, i: int, kind: DeploymentKind, zone: Polygo
                     f"must not be closer than {scene.cm(limit.value):g} cm"
                 )
     return problems
+
+
+def _in_rough_terrain(scene: Scene, i: int, kind: DeploymentKind) -> bool:
+    """Its centre in a rough piece, or its base within `rough_beside` of a piece of the kinds named
+    there: a house shelters an ambush behind it as well as in it («в доме или за домом»)."""
+    model = scene.models[i]
+    point = shapely.Point(model.x_cm, model.y_cm)
+    beside = kind.rough_beside
+    for piece in scene.spec.terrain:
+        polygon = shapely.Polygon(piece.polygon_cm)
+        if scene.ruleset.terrain[piece.kind].rough and polygon.covers(point):
+            return True
+        if beside is not None and piece.kind in beside.kinds:
+            gap = max(
+                float(shapely.distance(scene.footprints.core[i], polygon)) - scene.footprints.radius[i], 0.0
+            )
+            if within(scene, beside.distance, np.array([gap]))[0]:
+                return True
+    return False
 
 
 def edge_warnings(scene: Scene) -> list[str]:

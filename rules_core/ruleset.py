@@ -129,13 +129,24 @@ class Cover(_Strict):
     note: str = ""
 
 
+class Beside(_Strict):
+    """Models standing within `distance` of a terrain piece of these `kinds` (Tankomaster's ambush
+    «за домом», behind a house)."""
+
+    kinds: list[str]
+    distance: Threshold
+    note: str = ""
+
+
 class DeploymentKind(_Strict):
-    """One deployment: a strip along the side's edge or a corner of its quarter, `depth` deep."""
+    """One deployment: a strip along the side's edge or a corner of its quarter, `depth` deep.
+    `rough_terrain_only`: in a rough piece, or `rough_beside` one of the kinds it names."""
 
     shape: Literal["edge_strip", "corner_square", "corner_l"]
     depth: float = Field(gt=0)
     edges: Literal["short", "long", "any"] = "any"
     rough_terrain_only: bool = False
+    rough_beside: Beside | None = None
     enemy_keep_away: Threshold | None = None
     note: str = ""
 

@@ -214,3 +214,22 @@ def test_a_vehicle_in_a_wood_takes_no_soldiers_cover_save() -> None:
     (each hit soldier is checked for whether cover saved him): the save is a soldier's."""
     wood = {"id": "w", "kind": "forest", "polygon_cm": [[50, 0], [90, 0], [90, 60], [50, 60]]}
     assert _covers([base(20, 30, "a"), hull(70, 30, "t", side="blue")], [wood]) == {"t": None}
+
+
+# --- 003 Tankomaster: an ambush behind a house ----------------------------------------------
+
+
+@pytest.mark.parametrize(("gap", "ok"), [(0.0, True), (2.0, True), (2.5, False)])
+def test_an_ambush_may_stand_behind_a_house(gap: float, ok: bool) -> None:
+    """003: «Игрок выставляет засаду только на пересеченной местности (в кустах, в лесу, в доме или
+    за домом)» (an ambush only in rough ground: in bushes, in a wood, in a house or behind a
+    house): a squad sheltering against a house's wall (within 2 cm of it) is placed legally."""
+    house = {"id": "h", "kind": "building", "polygon_cm": [[10, 20], [25, 20], [25, 40], [10, 40]]}
+    s = scene(
+        TM,
+        [base(17, 40 + 1.6 + gap, "a")],
+        terrain=[house],
+        phase="deployment",
+        deployment={"kind": "ambush", "sides": {"red": "left"}},
+    )
+    assert api.check(s)["models"]["a"]["in_deployment_zone"] is ok
