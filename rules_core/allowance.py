@@ -8,6 +8,7 @@ verdict can say why the allowance is what it is.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import shapely
@@ -80,7 +81,7 @@ def tow_allowance(scene: Scene, a: int) -> tuple[float, str] | None:
     they are at least equal, not at all below that."""
     rules = scene.ruleset.tow
     model = scene.models[a]
-    if rules is None:
+    if rules is None or rules.full_move is None or rules.reduced_move is None or rules.full_ratio is None:
         return None
     if model.towing is not None:
         tug, towed = model, scene.models[scene.index[model.towing]]
@@ -105,6 +106,22 @@ def tow_allowance(scene: Scene, a: int) -> tuple[float, str] | None:
     else:
         move, why = 0.0, f"tow: {tug.id} ({strength} wounds) is weaker than {towed.id} ({towed.wounds})"
     return scene.cm(move), why
+
+
+def towed_allowance(before: Scene, after: Scene, a: int) -> tuple[float, str] | None:
+    """A towed object goes as far as its tug went this move (Bronepehota: «перемещаясь на то же
+    расстояние, что и она»), whatever its own speed; None when the ruleset does not tow so, or
+    nothing in both scenes tows it."""
+    rules = after.ruleset.tow
+    if rules is None or not rules.towed_moves_as_tug:
+        return None
+    towed = after.models[a]
+    tug = next((m for m in after.models if m.towing == towed.id), None)
+    if tug is None or tug.id not in before.index:
+        return None
+    old = before.models[before.index[tug.id]]
+    went = math.hypot(tug.x_cm - old.x_cm, tug.y_cm - old.y_cm)
+    return went, f"towed by {tug.id}, which moved {fmt(went)} cm"
 
 
 def unit_allowance(scene: Scene, a: int, types: list[UnitType]) -> tuple[float | None, list[str]]:

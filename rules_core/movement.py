@@ -15,7 +15,7 @@ import numpy as np
 import shapely
 
 from rules_core import crossing, end_state, pathing
-from rules_core.allowance import terrain_allowance, unit_allowance
+from rules_core.allowance import terrain_allowance, towed_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
@@ -138,6 +138,9 @@ class MoveJudge:
         moved = math.dist(start, end)
         extra: dict = {}
         allowance, why = unit_allowance(self.after, a, self.types)
+        towed = towed_allowance(self.before, self.after, a)
+        if towed is not None:
+            allowance, why = towed[0], [towed[1]]
         allowance, terrain_why, reasons = terrain_allowance(
             self.after,
             a,

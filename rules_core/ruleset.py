@@ -285,13 +285,24 @@ class Band(_Strict):
 
 
 class Tow(_Strict):
-    """Towing (World at Fire): the tug's wounds, plus a bonus by chassis, against the towed model's."""
+    """Towing, the tug naming what it tows (`towing`). World at Fire weighs the tug's wounds, plus a
+    bonus by chassis, against the towed model's (`full_move`, `reduced_move`, `full_ratio`, all or
+    none); in Bronepehota the towed object follows its tug as far as the tug went and no further
+    (`towed_moves_as_tug`), the tug keeping its own speed."""
 
     chassis_bonus: dict[str, int] = {}
-    full_move: float = Field(ge=0)
-    reduced_move: float = Field(ge=0)
-    full_ratio: float = Field(gt=0)
+    full_move: float | None = Field(default=None, ge=0)
+    reduced_move: float | None = Field(default=None, ge=0)
+    full_ratio: float | None = Field(default=None, gt=0)
+    towed_moves_as_tug: bool = False
     note: str = ""
+
+    @model_validator(mode="after")
+    def _weighed(self) -> Tow:
+        given = [self.full_move is not None, self.reduced_move is not None, self.full_ratio is not None]
+        if any(given) and not all(given):
+            raise ValueError("a tow weighing wounds needs full_move, reduced_move and full_ratio")
+        return self
 
 
 class Weapon(_Strict):

@@ -233,3 +233,22 @@ def test_an_ambush_may_stand_behind_a_house(gap: float, ok: bool) -> None:
         deployment={"kind": "ambush", "sides": {"red": "left"}},
     )
     assert api.check(s)["models"]["a"]["in_deployment_zone"] is ok
+
+
+# --- 004 Bronepehota: what a HELIX tows follows it the same distance ------------------------
+
+
+@pytest.mark.parametrize(("gun_to", "legal"), [((50, 50), True), ((45, 58), False)])
+def test_a_towed_gun_moves_as_far_as_its_helix(gun_to: tuple[float, float], legal: bool) -> None:
+    """004: «После этого транспортируемый объект движется следом за транспортной машиной, касаясь
+    её, и перемещаясь на то же расстояние, что и она. Скорость передвижения транспортной машины при
+    этом не изменяется» (the towed object follows the transport machine touching it, moving the same
+    distance as it; the machine's speed does not change): the HELIX went 5 cm (2 steps), so the
+    gun it tows goes no further."""
+    helix = hull(50, 50, "h", side="red", unit="helix", role="helix", length_mm=60, width_mm=40, towing="g")
+    gun = hull(45, 50, "g", side="red", unit="guns", type="gun", length_mm=40, width_mm=40)
+    after = [{**helix, "x_cm": 55}, {**gun, "x_cm": gun_to[0], "y_cm": gun_to[1]}]
+    report = moved(BP, [helix, gun], after)
+    assert report["g"]["legal"] is legal
+    assert report["g"]["allowance_cm"] == 5.0
+    assert report["h"]["legal"] is True
