@@ -86,8 +86,9 @@ def bases_report(scene: Scene) -> dict[str, dict]:
 
 
 def crew_report(scene: Scene) -> dict[str, dict]:
-    """Each gun: its crew (`crew_of`), those within the ruleset's crew distance, and what that
-    count allows (`hits_on`: World at Fire's 4+ / 5+, or a state such as "operational")."""
+    """Each gun: its crew (`crew_of`), those within the ruleset's crew distance, the one of them
+    leading it where the ruleset needs one (`crew_leader`), and what that allows (`hits_on`: World
+    at Fire's 4+ / 5+, or a state such as "operational")."""
     rules = scene.ruleset.crew
     fp = scene.footprints
     guns: dict[str, dict] = {}
@@ -104,12 +105,12 @@ def crew_report(scene: Scene) -> dict[str, dict]:
         counts = sorted((int(key) for key in rules.hits), reverse=True)
         key = next((c for c in counts if len(near) >= c), None)
         hits_on = rules.hits[str(key)] if key is not None else None
-        guns[gun.id] = {
-            "crew": [scene.models[k].id for k in crew],
-            "crew_in_range": near,
-            "hits_on": hits_on,
-            "can_fire": hits_on is not None,
-        }
+        guns[gun.id] = {"crew": [scene.models[k].id for k in crew], "crew_in_range": near}
+        if rules.leader_roles:
+            leader = next((i for i in near if scene.models[scene.index[i]].role in rules.leader_roles), None)
+            guns[gun.id]["crew_leader"] = leader
+            hits_on = hits_on if leader is not None else None
+        guns[gun.id] |= {"hits_on": hits_on, "can_fire": hits_on is not None}
     return guns
 
 

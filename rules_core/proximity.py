@@ -23,6 +23,7 @@ def selected(model: ModelSpec, selector: Selector) -> bool:
         (selector.types is None or model.type in selector.types)
         and (selector.roles is None or model.role in selector.roles)
         and all(model.has(flag) for flag in selector.flags)
+        and (not selector.any_flags or any(model.has(flag) for flag in selector.any_flags))
         and not any(model.has(flag) for flag in selector.not_flags)
     )
 
@@ -49,7 +50,7 @@ def _selection(scene: Scene, selector: Selector) -> np.ndarray:
         keep &= np.isin(np.array([m.type for m in scene.models], dtype=object), selector.types)
     if selector.roles is not None:
         keep &= np.isin(np.array([m.role for m in scene.models], dtype=object), selector.roles)
-    if selector.flags or selector.not_flags:
+    if selector.flags or selector.any_flags or selector.not_flags:
         keep &= np.array([selected(m, selector) for m in scene.models], dtype=bool)
     return np.flatnonzero(keep)
 

@@ -172,11 +172,14 @@ class Objectives(_Strict):
 
 
 class Crew(_Strict):
-    """Guns and their crews (`crew_of`): how near the crew must stand, and what each count allows."""
+    """Guns and their crews (`crew_of`): how near the crew must stand, and what each count allows.
+    `leader_roles`: a gun works only with one of its crew in range holding such a role (Combined
+    Arms: «Наличие 1-2 миномётчиков и командира расчёта является обязательным условием»)."""
 
     gun_types: list[str]
     distance: Threshold
     hits: dict[str, str | None] = {}
+    leader_roles: list[str] = []
     note: str = ""
 
 
@@ -195,11 +198,14 @@ class Command(_Strict):
 
 
 class Selector(_Strict):
-    """Which models a proximity rule looks at: by type, role and state flags (all optional)."""
+    """Which models a proximity rule looks at: by type, role and state flags (all optional): every
+    one of `flags`, at least one of `any_flags` (Combined Arms' sapper has the order «залечь» либо
+    «окопано»), none of `not_flags`."""
 
     types: list[str] | None = None
     roles: list[str] | None = None
     flags: list[str] = []
+    any_flags: list[str] = []
     not_flags: list[str] = []
 
 

@@ -80,11 +80,12 @@ class ModelSpec(_Record):
     seats: int | None = Field(default=None, ge=0)
 
     def has(self, flag: str) -> bool:
-        """A state flag: a boolean field (wounded, unique, pilotless...), a name in `flags`, or
+        """A state flag: a boolean field (wounded, unique, pilotless...), a name in `flags`, the
+        model's standing `order` (a seed's state may be an order: «получил приказ «залечь»»), or
         `crew` for a gun's crew (`crew_of` set)."""
         if flag == "crew":
             return self.crew_of is not None
-        return flag in self.flags or getattr(self, flag, False) is True
+        return flag in self.flags or flag == self.order or getattr(self, flag, False) is True
 
 
 class TableSpec(_Record):

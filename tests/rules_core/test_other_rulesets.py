@@ -357,7 +357,7 @@ def test_combined_arms_transport_and_sapper() -> None:
     touching = base(100 + 5 + 1.6, 60, "in")
     dropped = base(100, 60 + 3 + 1.6 + 4 * INCH, "out", flags=["disembarked"])
     too_far = base(100, 60 - 3 - 1.6 - 4.01 * INCH, "far", flags=["disembarked"])
-    sapper = base(100 - 5 - 1.6 - 2 * INCH, 60, "sap", side="blue", role="sapper")
+    sapper = base(100 - 5 - 1.6 - 2 * INCH, 60, "sap", side="blue", role="sapper", flags=["prone"])
     target = base(100 + 5 + 1.6 + 6 * INCH, 60, "e", side="blue")
     s = scene(CA, [apc, touching, dropped, too_far, sapper, target])
     proximity = api.check(s)["proximity"]

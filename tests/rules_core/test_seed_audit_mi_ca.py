@@ -204,3 +204,37 @@ def test_mi_a_sheer_wall_is_crossed_only_by_a_jet_jump(kind, type_, jump, blocke
         MI, [base(20, 30, "m", type=type_)], [base(29, 30, "m", type=type_, jump=jump)], terrain=[wall]
     )["m"]
     assert ("impassable_terrain" in codes(report)) is blocked
+
+
+# --- 002 Combined arms: the mortar's crew commander, the sapper's order -----------------------
+
+
+@pytest.mark.parametrize(
+    ("roles", "can_fire"),
+    [(["mortar_crew", "commander"], True), (["mortar_crew", "mortar_crew"], False), (["commander"], False)],
+)
+def test_ca_a_mortar_acts_only_with_a_mortarman_and_its_crew_commander(roles, can_fire):
+    """002: «Наличие 1-2 миномётчиков и командира расчёта является обязательным условием для
+    возможности действия миномёта» (1-2 mortarmen and the crew commander are a necessary condition
+    for the mortar to act), «Миномётчик. Располагается в пределах 1 дюйма от модели миномёта»: two
+    mortarmen without their commander cannot work it, nor the commander alone."""
+    mortar = hull(50, 50, "m", side="red", unit="mortar", type="gun", length_mm=40, width_mm=40)
+    crew = [
+        base(50 + 2 + 1.6 + 0.5 * INCH, 50 - 2 + 4 * k, f"c{k}", unit="mortar", crew_of="m", role=role)
+        for k, role in enumerate(roles)
+    ]
+    assert api.check(scene(CA, [mortar, *crew]))["guns"]["m"]["can_fire"] is can_fire
+
+
+@pytest.mark.parametrize(
+    ("state", "met"),
+    [({}, False), ({"flags": ["prone"]}, True), ({"flags": ["dug_in"]}, True), ({"order": "prone"}, True)],
+)
+def test_ca_a_sapper_kills_a_vehicle_only_prone_or_dug_in(state, met):
+    """002: «Сапёр может уничтожить любую технику при следующих условиях: сапёр находится в 2 дюймах
+    от техники, он получил приказ «залечь» либо «окопано», успешен тест на попадание» (a sapper
+    destroys any vehicle when he is within 2" of it, has the order lie down or dug in, and passes
+    the hit test): standing within 2" is not enough, either order (a flag or the model's order) is."""
+    tank = hull(100, 60, "v", side="red", unit="tank", length_mm=100, width_mm=60)
+    sapper = base(100 - 5 - 1.6 - 1.5 * INCH, 60, "sap", side="blue", role="sapper", **state)
+    assert api.check(scene(CA, [tank, sapper]))["proximity"]["sapper_kills_vehicle"]["v"]["met"] is met
