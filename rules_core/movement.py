@@ -164,6 +164,14 @@ class MoveJudge:
             cost += climb
             why.append(f"climbing {fmt(climb)} cm counts ({fmt(moved)} + {fmt(climb)} cm)")
             extra["climb_cm"] = round(climb, 4)
+        if unit_type.max_climb is not None and climb > self.after.cm(unit_type.max_climb) + TOLERANCE_CM:
+            reasons.append(
+                reason(
+                    "impassable_terrain",
+                    f"{model.id} ({model.type}) changed height by {fmt(climb)} cm; it climbs or "
+                    f"descends at most {fmt(self.after.cm(unit_type.max_climb))} cm",
+                )
+            )
         if model.jump_range is not None:
             # Measured from the take-off point (Bronepehota: «измеряются от той точки, с которой
             # пехотинец начал прыжок»): a jump down rises over nothing.

@@ -72,6 +72,9 @@ class UnitType(_Strict):
     obstacle_max_height: float | None = Field(default=None, ge=0)
     area_terrain_move: float | None = Field(default=None, ge=0)
     climb_counts_from: float | None = Field(default=None, ge=0)
+    # The most its height (z_cm) may change in one move, up or down: World at Fire's horses and
+    # motorcycles climb no floor or wall over 5 cm or a wheel, guns never change floors.
+    max_climb: float | None = Field(default=None, ge=0)
     max_turn_deg: float | None = Field(default=None, ge=0, le=180)
     heading_tolerance_deg: float = Field(default=5.0, ge=0)
     altitude_change_cost: float | None = Field(default=None, ge=0)

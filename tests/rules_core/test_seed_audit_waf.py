@@ -80,3 +80,26 @@ def test_a_dash_through_a_forest_is_its_dice_total(phase, legal):
     after = {**car, "x_cm": 98, **({"dash": 18} if phase == "shooting" else {})}
     report = moved(WAF, [car], [after], terrain=[strip("forest", 85, 10)], phase=phase)["c"]
     assert report["legal"] is legal
+
+
+@pytest.mark.parametrize(
+    ("model", "z_to", "blocked"),
+    [
+        (base(20, 30, "c", type="cavalry", diameter_mm=65), 10.0, True),
+        (base(20, 30, "c", type="cavalry", diameter_mm=65), 4.0, False),
+        (base(20, 30, "b", type="motorbike", diameter_mm=65), 10.0, True),
+        (hull(20, 30, "g", side="red", type="heavy_gun", length_mm=40, width_mm=30), 10.0, True),
+        (base(20, 30, "w", diameter_mm=65), 10.0, True),
+        (base(20, 30, "i"), 10.0, False),
+    ],
+)
+def test_horses_motorcycles_and_guns_do_not_change_floors(model: dict, z_to: float, blocked: bool) -> None:
+    """000: «Кавалерийская модель не может взбираться по стенам, лестницам, этажам зданий и прочим
+    препятствиям выше 5 сантиметров», «Мотопехотная модель не может взбираться по стенам,
+    лестницам, этажам зданий и прочим препятствиям выше колеса мотоцикла», «солдаты не могут
+    затащить (или спустить) на верхний этаж высотой в 10 см тяжелое некрупное орудие ... (пушки
+    между этажами зданий во время игры передвигать вообще нельзя ...)» (a horse climbs nothing over
+    5 cm, a motorcycle nothing over its wheel; a crew cannot haul a light heavy weapon up or down a
+    10 cm floor, and guns never move between floors). Infantry climbs, paying the height."""
+    report = moved(WAF, [{**model, "z_cm": 0.0}], [{**model, "x_cm": 22, "z_cm": z_to}])[model["id"]]
+    assert ("impassable_terrain" in codes(report)) is blocked
