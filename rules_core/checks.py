@@ -93,7 +93,7 @@ def crew_report(scene: Scene) -> dict[str, dict]:
     fp = scene.footprints
     guns: dict[str, dict] = {}
     for g, gun in enumerate(scene.models):
-        if gun.type not in rules.gun_types:
+        if gun.type not in rules.gun_types or gun.role in rules.not_roles:
             continue
         crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
         distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)

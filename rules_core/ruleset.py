@@ -180,6 +180,8 @@ class Crew(_Strict):
     Arms: «Наличие 1-2 миномётчиков и командира расчёта является обязательным условием»)."""
 
     gun_types: list[str]
+    # Guns of these roles have crew rules of their own (Combined Arms' heavy MG: proximity rules).
+    not_roles: list[str] = []
     distance: Threshold
     hits: dict[str, str | None] = {}
     leader_roles: list[str] = []

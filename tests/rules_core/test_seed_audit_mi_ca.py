@@ -226,6 +226,18 @@ def test_ca_a_mortar_acts_only_with_a_mortarman_and_its_crew_commander(roles, ca
     assert api.check(scene(CA, [mortar, *crew]))["guns"]["m"]["can_fire"] is can_fire
 
 
+def test_ca_a_heavy_mg_needs_no_crew_commander():
+    """002: the crew commander is the mortar's («командира расчёта ... для возможности действия
+    миномёта»); a heavy MG has rules of its own («Станковый пулемёт требует наличия двух бойцов для
+    передвижения (в радиусе 1 дюйма) и одного для ведения огня»: hmg_can_move / hmg_can_fire), so
+    its crew, even given as `crew_of`, is not judged as a mortar's."""
+    hmg = hull(50, 50, "g", side="red", unit="hmg", type="gun", role="hmg", length_mm=40, width_mm=40)
+    crew = [base(55.3, 48 + 4 * k, f"c{k}", unit="hmg", crew_of="g") for k in range(2)]
+    report = api.check(scene(CA, [hmg, *crew]))
+    assert "g" not in report.get("guns", {})
+    assert report["proximity"]["hmg_can_fire"]["g"]["met"]
+
+
 @pytest.mark.parametrize(
     ("state", "met"),
     [({}, False), ({"flags": ["prone"]}, True), ({"flags": ["dug_in"]}, True), ({"order": "prone"}, True)],
