@@ -27,7 +27,12 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     if scene.phase in scene.ruleset.dash_phases:
         if model.dash is None:
             return None, [f"a move in the {scene.phase} phase is a dash: give its dice total as dash"]
-        return cm(model.dash), [f"dash of {fmt(cm(model.dash))} cm"]
+        allowance, why = cm(model.dash), [f"dash of {fmt(cm(model.dash))} cm"]
+        for flag in unit_type.dash_flag_costs:
+            if model.has(flag):
+                allowance = max(allowance - cm(unit_type.flag_costs[flag]), 0.0)
+                why.append(f"{flag.replace('_', ' ')} costs {fmt(cm(unit_type.flag_costs[flag]))} cm")
+        return allowance, why
     if scene.phase == "map" and unit_type.map_move is not None:
         return cm(unit_type.map_move), [f"march on the tactical map: {fmt(cm(unit_type.map_move))} cm"]
     allowance = None if unit_type.move is None else cm(unit_type.move)

@@ -60,6 +60,9 @@ class UnitType(_Strict):
     must_move: bool = False
     must_move_exempt_flags: list[str] = []
     flag_costs: dict[str, float] = {}
+    # The flag_costs a dash pays too (World at Fire: a soldier mounts «в фазу движения или при рывке в
+    # фазу стрельбы и затратить 5 сантиметров своего движения»); others are movement-phase acts.
+    dash_flag_costs: list[str] = []
     max_barrier_level: int | None = Field(default=None, ge=0)
     jump_barrier_level: int | None = Field(default=None, ge=0)
     unit_moves_at_slowest: bool = False
@@ -424,6 +427,9 @@ class Ruleset(_Strict):
                     raise ValueError(
                         f"unit type {name} base_overrides key {size!r} is not a size in mm"
                     ) from None
+            unpriced = set(unit_type.dash_flag_costs) - set(unit_type.flag_costs)
+            if unpriced:
+                raise ValueError(f"unit type {name} dash_flag_costs names uncosted flags {sorted(unpriced)}")
             for weapon in unit_type.weapons:
                 if self.weapon(weapon) is None:
                     raise ValueError(f"unit type {name} names unknown weapon {weapon!r}")

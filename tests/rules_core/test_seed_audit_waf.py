@@ -103,3 +103,19 @@ def test_horses_motorcycles_and_guns_do_not_change_floors(model: dict, z_to: flo
     10 cm floor, and guns never move between floors). Infantry climbs, paying the height."""
     report = moved(WAF, [{**model, "z_cm": 0.0}], [{**model, "x_cm": 22, "z_cm": z_to}])[model["id"]]
     assert ("impassable_terrain" in codes(report)) is blocked
+
+
+@pytest.mark.parametrize(("distance", "legal"), [(5.0, True), (8.0, False)])
+def test_mounting_a_horse_in_a_dash_costs_5_cm(distance: float, legal: bool) -> None:
+    """000: «Для того, чтобы оседлать ездовое животное пехотинец должен войти в базовый контакт своей
+    подставкой с подставкой лошади в фазу движения или при рывке в фазу стрельбы и затратить 5
+    сантиметров своего движения» (to mount, a soldier comes into base contact with the horse in the
+    movement phase or in a dash in the shooting phase, and spends 5 cm of his move): a dash of 10
+    leaves 5 cm to reach the horse."""
+    soldier = base(20, 30, "s")
+    horse_x = 20 + distance + 1.6 + 3.25
+    horse = base(horse_x, 30, "h", unit="red-horses", type="cavalry", diameter_mm=65)
+    after = {**soldier, "x_cm": 20 + distance, "dash": 10, "flags": ["mounting"]}
+    report = moved(WAF, [soldier, horse], [after, horse], phase="shooting")["s"]
+    assert report["allowance_cm"] == 5.0
+    assert report["legal"] is legal
