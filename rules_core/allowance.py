@@ -26,13 +26,14 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     why: list[str] = []
     if scene.phase in scene.ruleset.dash_phases:
         if model.dash is None:
-            return None, [f"a move in the {scene.phase} phase is a dash: give its dice total as dash"]
+            why = [f"a move in the {scene.phase} phase is a dash: give its dice total as dash"]
+            return _flag_limits(scene, a, unit_type, None, why, dashing=True)
         allowance, why = cm(model.dash), [f"dash of {fmt(cm(model.dash))} cm"]
         for flag in unit_type.dash_flag_costs:
             if model.has(flag):
                 allowance = max(allowance - cm(unit_type.flag_costs[flag]), 0.0)
                 why.append(f"{flag.replace('_', ' ')} costs {fmt(cm(unit_type.flag_costs[flag]))} cm")
-        return allowance, why
+        return _flag_limits(scene, a, unit_type, allowance, why, dashing=True)
     if scene.phase == "map" and unit_type.map_move is not None:
         return cm(unit_type.map_move), [f"march on the tactical map: {fmt(cm(unit_type.map_move))} cm"]
     allowance = None if unit_type.move is None else cm(unit_type.move)
@@ -77,6 +78,24 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
         if crew < unit_type.min_crew_to_move:
             allowance = 0.0
             why.append(f"needs {unit_type.min_crew_to_move} crew to move, has {crew}")
+    return _flag_limits(scene, a, unit_type, allowance, why, dashing=False)
+
+
+def _flag_limits(
+    scene: Scene, a: int, unit_type: UnitType, allowance: float | None, why: list[str], dashing: bool
+) -> tuple[float | None, list[str]]:
+    """The caps of the states the model is in (`flag_moves`), after everything else: a state such
+    as a freshly formed cavalry unit bounds the whole move, whatever it would otherwise be."""
+    model = scene.models[a]
+    for limit in unit_type.flag_moves:
+        move = limit.dash_move if dashing else limit.move
+        if move is None or not limit.binds(model):
+            continue
+        cap = scene.cm(move)
+        if allowance is None or cap < allowance - TOLERANCE_CM:
+            allowance = cap
+            state = " and ".join(f.replace("_", " ") for f in limit.flags)
+            why.append(f"{state}: {'a dash of ' if dashing else ''}{fmt(cap)} cm")
     return allowance, why
 
 

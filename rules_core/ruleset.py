@@ -9,11 +9,17 @@ branch in the code.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 CM_PER_UNIT = {"cm": 1.0, "mm": 0.1, "in": 2.54}
+
+
+class ModelLike(Protocol):
+    """What a rule asks of a scene's model: its state flags (scene.ModelSpec.has)."""
+
+    def has(self, flag: str) -> bool: ...
 
 
 class _Strict(BaseModel):
@@ -35,6 +41,23 @@ class Threshold(_Strict):
     def holds(self, distance_cm: float, cm_per_unit: float, tolerance_cm: float = 1e-6) -> bool:
         limit = self.value * cm_per_unit
         return distance_cm <= limit + tolerance_cm if self.inclusive else distance_cm < limit - tolerance_cm
+
+
+class FlagMove(_Strict):
+    """A state that limits the move: a model with every one of `flags` and none of `not_flags`
+    moves at most `move` (ruleset units), and dashes at most `dash_move` (None: its dice total).
+    The seeds tie some moves to a state the camera cannot see (World at Fire: a cavalry unit formed
+    this turn moves only with Experienced Riders, 15 cm, «и только в фазу движения»), so the scene
+    names it."""
+
+    flags: list[str] = Field(min_length=1)
+    not_flags: list[str] = []
+    move: float = Field(ge=0)
+    dash_move: float | None = Field(default=None, ge=0)
+    note: str = ""
+
+    def binds(self, model: ModelLike) -> bool:
+        return all(model.has(f) for f in self.flags) and not any(model.has(f) for f in self.not_flags)
 
 
 class UnitType(_Strict):
@@ -63,6 +86,7 @@ class UnitType(_Strict):
     # The flag_costs a dash pays too (World at Fire: a soldier mounts «в фазу движения или при рывке в
     # фазу стрельбы и затратить 5 сантиметров своего движения»); others are movement-phase acts.
     dash_flag_costs: list[str] = []
+    flag_moves: list[FlagMove] = []
     max_barrier_level: int | None = Field(default=None, ge=0)
     jump_barrier_level: int | None = Field(default=None, ge=0)
     unit_moves_at_slowest: bool = False

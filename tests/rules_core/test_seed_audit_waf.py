@@ -119,3 +119,38 @@ def test_mounting_a_horse_in_a_dash_costs_5_cm(distance: float, legal: bool) -> 
     report = moved(WAF, [soldier, horse], [after, horse], phase="shooting")["s"]
     assert report["allowance_cm"] == 5.0
     assert report["legal"] is legal
+
+
+@pytest.mark.parametrize(
+    ("flags", "phase", "distance", "allowance"),
+    [
+        (["newly_mounted"], "movement", 5.0, 0.0),
+        (["newly_mounted", "experienced_rider"], "movement", 15.0, 15.0),
+        (["newly_mounted", "experienced_rider"], "movement", 16.0, 15.0),
+        (["newly_mounted", "experienced_rider"], "shooting", 5.0, 0.0),
+        ([], "movement", 30.0, 30.0),
+    ],
+)
+def test_a_newly_mounted_cavalry_unit_moves_only_with_experienced_riders(
+    flags: list[str], phase: str, distance: float, allowance: float
+) -> None:
+    """000: «В этот же ход кавалерийский отряд может двигаться только если у всех наездников есть
+    спец правило «Опытный Наездник» - на 15 сантиметров и только в фазу движения, в противном случае
+    – новообразованный кавалерийский отряд может двигаться только в следующий ход на полные 30
+    сантиметров» (in the turn it mounts, a cavalry unit moves only if all its riders are Experienced
+    Riders, 15 cm and only in the movement phase; otherwise the new unit moves next turn, 30 cm)."""
+    rider = base(20, 30, "c", type="cavalry", diameter_mm=65, flags=flags)
+    after = {**rider, "x_cm": 20 + distance, **({"dash": 12} if phase == "shooting" else {})}
+    report = moved(WAF, [rider], [after], phase=phase)["c"]
+    assert report["allowance_cm"] == allowance
+    assert report["legal"] is (distance <= allowance)
+
+
+def test_one_rider_without_the_rule_holds_the_whole_new_unit() -> None:
+    """000: «может двигаться только если у всех наездников есть спец правило «Опытный Наездник»»
+    (only if every rider has Experienced Rider): one rider without it keeps the new unit still."""
+    one = base(20, 30, "c1", type="cavalry", diameter_mm=65, flags=["newly_mounted", "experienced_rider"])
+    two = base(20, 38, "c2", type="cavalry", diameter_mm=65, flags=["newly_mounted"])
+    report = moved(WAF, [one, two], [{**one, "x_cm": 25}, two])["c1"]
+    assert report["allowance_cm"] == 0.0
+    assert "too_far" in codes(report)
