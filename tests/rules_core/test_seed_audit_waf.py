@@ -154,3 +154,16 @@ def test_one_rider_without_the_rule_holds_the_whole_new_unit() -> None:
     report = moved(WAF, [one, two], [{**one, "x_cm": 25}, two])["c1"]
     assert report["allowance_cm"] == 0.0
     assert "too_far" in codes(report)
+
+
+@pytest.mark.parametrize(
+    ("flags", "allowance"), [(["driver_lost"], 0.0), (["driver_lost", "swapped_role"], 15.0), ([], 30.0)]
+)
+def test_a_motorcycle_whose_driver_fell_does_not_move(flags: list[str], allowance: float) -> None:
+    """000: «вы можете выбирать кого убирать в потери - водителя (в этом случае мотоцикл не может более
+    двигаться ...)» (you may choose the driver as the casualty: then the motorcycle moves no more),
+    unless the survivor takes the driver's seat: «для смены роли необходимо затратить 15
+    сантиметров движения мотоцикла» (swapping roles costs 15 cm of the motorcycle's move)."""
+    bike = base(20, 30, "b", type="motorbike", diameter_mm=65, flags=flags)
+    report = moved(WAF, [bike], [{**bike, "x_cm": 22}])["b"]
+    assert report["allowance_cm"] == allowance
