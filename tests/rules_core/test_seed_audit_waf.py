@@ -167,3 +167,23 @@ def test_a_motorcycle_whose_driver_fell_does_not_move(flags: list[str], allowanc
     bike = base(20, 30, "b", type="motorbike", diameter_mm=65, flags=flags)
     report = moved(WAF, [bike], [{**bike, "x_cm": 22}])["b"]
     assert report["allowance_cm"] == allowance
+
+
+@pytest.mark.parametrize(
+    ("model", "allowance"),
+    [
+        (hull(20, 30, "t", chassis="tracked", flags=["stuck"]), 15.0),
+        (hull(20, 30, "g", type="heavy_gun", length_mm=40, width_mm=30, flags=["stuck"]), 5.0),
+        (base(20, 30, "c", crew_of="g0", flags=["stuck"]), 5.0),
+        (hull(20, 30, "t", chassis="tracked"), 30.0),
+    ],
+)
+def test_a_vehicle_or_gun_stuck_on_an_obstacle_moves_half_next_turn(model: dict, allowance: float) -> None:
+    """000: «Если одного хода гусеничной технике недостаточно чтобы преодолеть препятствие, и она
+    зависает на нем, то в следующий ход она двигается так же половину от своей дистанции» (a tracked
+    vehicle left hanging on an obstacle moves half its distance next turn), and for guns «Если одного
+    хода орудию недостаточно ... и оно зависает на нем, то в следующий ход оно с расчетом двигается так
+    же половину от своей дистанции» (a gun likewise, with its crew: a crew model flagged stuck too)."""
+    gun = hull(60, 90, "g0", side="red", type="heavy_gun", length_mm=40, width_mm=30)
+    report = moved(WAF, [model, gun], [{**model, "x_cm": 22}, gun])[model["id"]]
+    assert report["allowance_cm"] == allowance
