@@ -165,6 +165,20 @@ def unit_allowance(scene: Scene, a: int, types: list[UnitType]) -> tuple[float |
     return allowance, why
 
 
+def highest_obstacle(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | None, str]:
+    """The highest obstacle (cm) the model crosses, and what sets it: its type's limit, or its own
+    wheel or hull where the scene gives it (World at Fire: «не может преодолевать препятствия,
+    которые по высоте выше высоты колеса», «больше высоты корпуса техники»); None: no limit known."""
+    limits: list[tuple[float, str]] = []
+    if unit_type.obstacle_max_height is not None:
+        limits.append((scene.cm(unit_type.obstacle_max_height), ""))
+    if unit_type.obstacle_limit_from is not None:
+        own = getattr(scene.models[a], f"{unit_type.obstacle_limit_from}_height_cm")
+        if own is not None:
+            limits.append((own, f" (its {unit_type.obstacle_limit_from} height)"))
+    return min(limits, default=(None, ""), key=lambda limit: limit[0])
+
+
 def terrain_allowance(
     scene: Scene,
     a: int,
@@ -213,10 +227,10 @@ def terrain_allowance(
             caps.append((cm(unit_type.area_terrain_move), f"in or through {piece.kind} {piece.id}"))
         if effect.obstacle:
             height = piece.height_cm
-            too_high = unit_type.obstacle_max_height
+            too_high, what = highest_obstacle(scene, a, unit_type)
             if (
                 too_high is not None
-                and (height is None or height > cm(too_high) + TOLERANCE_CM)
+                and (height is None or height > too_high + TOLERANCE_CM)
                 and not may_cross(scene, model, piece, polygon)
             ):
                 high = "" if height is None else f" ({fmt(height)} cm high)"
@@ -224,7 +238,7 @@ def terrain_allowance(
                     reason(
                         "impassable_terrain",
                         f"{model.id} ({model.type}) cannot cross {piece.kind} {piece.id}{high}, "
-                        f"limit {fmt(cm(too_high))} cm",
+                        f"limit {fmt(too_high)} cm{what}",
                     )
                 )
                 continue

@@ -97,6 +97,10 @@ class UnitType(_Strict):
     obstacle_move: float | None = Field(default=None, ge=0)
     obstacle_slows_above: float | None = Field(default=None, ge=0)
     obstacle_max_height: float | None = Field(default=None, ge=0)
+    # The model's own height an obstacle it crosses may not exceed, where the scene gives it
+    # (wheel_height_cm, hull_height_cm): World at Fire's wheeled vehicles cross nothing «выше высоты
+    # колеса», half-tracks, tracked vehicles and guns nothing higher than their hull.
+    obstacle_limit_from: Literal["wheel", "hull"] | None = None
     area_terrain_move: float | None = Field(default=None, ge=0)
     climb_counts_from: float | None = Field(default=None, ge=0)
     # The most its height (z_cm) may change in one move, up or down: World at Fire's horses and
@@ -443,6 +447,10 @@ class Ruleset(_Strict):
                     if unknown:
                         raise ValueError(
                             f"unit type {name} {what} {variant} sets unknown field {sorted(unknown)}"
+                        )
+                    if overrides.get("obstacle_limit_from") not in (None, "wheel", "hull"):
+                        raise ValueError(
+                            f"unit type {name} {what} {variant} obstacle_limit_from must be wheel or hull"
                         )
             for size in unit_type.base_overrides:
                 try:

@@ -78,6 +78,10 @@ class ModelSpec(_Record):
     placed_order: int | None = Field(default=None, ge=1)
     passengers: int | None = Field(default=None, ge=0)
     seats: int | None = Field(default=None, ge=0)
+    # How high its wheel and its hull (turret excluded) stand: the highest obstacle a vehicle or
+    # gun may cross, where its ruleset says so (World at Fire's wheeled and tracked chassis).
+    wheel_height_cm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    hull_height_cm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
     def has(self, flag: str) -> bool:
         """A state flag: a boolean field (wounded, unique, pilotless...), a name in `flags`, the

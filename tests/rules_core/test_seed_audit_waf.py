@@ -187,3 +187,41 @@ def test_a_vehicle_or_gun_stuck_on_an_obstacle_moves_half_next_turn(model: dict,
     gun = hull(60, 90, "g0", side="red", type="heavy_gun", length_mm=40, width_mm=30)
     report = moved(WAF, [model, gun], [{**model, "x_cm": 22}, gun])[model["id"]]
     assert report["allowance_cm"] == allowance
+
+
+SMALL_GUN = {"type": "heavy_gun", "length_mm": 40, "width_mm": 30}
+
+
+@pytest.mark.parametrize(
+    ("model", "wall_cm", "blocked"),
+    [
+        (hull(20, 30, "w", side="red", chassis="wheeled", wheel_height_cm=1.5), 2.0, True),
+        (hull(20, 30, "w", side="red", chassis="wheeled", wheel_height_cm=1.5), 1.5, False),
+        (hull(20, 30, "w", side="red", chassis="wheeled", hull_height_cm=4.0), 2.0, False),
+        (hull(20, 30, "h", side="red", chassis="half_tracked", hull_height_cm=3.0), 3.5, True),
+        (hull(20, 30, "k", side="red", chassis="tracked", hull_height_cm=3.0), 3.0, False),
+        (hull(20, 30, "k", side="red", chassis="tracked", hull_height_cm=3.0), 3.5, True),
+        (hull(20, 30, "v", side="red", hull_height_cm=3.0), 3.5, True),
+        (hull(20, 30, "k", side="red", chassis="tracked"), 8.0, False),
+        (hull(20, 30, "g", side="red", **SMALL_GUN, hull_height_cm=2.0), 2.5, True),
+        (hull(20, 30, "g", side="red", **SMALL_GUN, hull_height_cm=2.0), 2.0, False),
+        (base(20, 30, "b", type="motorbike", diameter_mm=65, wheel_height_cm=1.5), 2.0, True),
+        (base(20, 30, "b", type="motorbike", diameter_mm=65, wheel_height_cm=1.5), 1.4, False),
+    ],
+)
+def test_a_vehicle_crosses_no_obstacle_higher_than_its_wheel_or_hull(
+    model: dict, wall_cm: float, blocked: bool
+) -> None:
+    """000: «Колесная техника не может преодолевать препятствия, которые по высоте выше высоты колеса
+    этой техники», «Полугусеничная [Гусеничная] техника не может преодолевать препятствия больше
+    высоты корпуса техники (без учета орудийной башни)», «Крупное тяжелое оружие может преодолевать
+    препятствия, только если оно по высоте не больше высоты корпуса орудия», and motorcycles
+    «Препятствия отряд преодолевает согласно общим правилам для колесной техники» (wheeled vehicles
+    and motorcycles cross nothing higher than their wheel; half-tracks, tracked vehicles and guns
+    nothing higher than their hull, turret excluded). The scene gives wheel_height_cm or
+    hull_height_cm; without it no height limit is known."""
+    gun = model["type"] == "heavy_gun"
+    wall = strip("wall", 23 if gun else 26, 0.5, height_cm=wall_cm)
+    report = moved(WAF, [model], [{**model, "x_cm": 26 if gun else 34}], terrain=[wall])[model["id"]]
+    assert ("impassable_terrain" in codes(report)) is blocked
+    assert ("too_far" in codes(report)) is False
