@@ -19,8 +19,9 @@ from rules_core.allowance import terrain_allowance, towed_allowance, unit_allowa
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
+from rules_core.footprints import measured
 from rules_core.panic import panic_reasons
-from rules_core.proximity import proximity_report
+from rules_core.proximity import proximity_report, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import Scene
 
@@ -199,7 +200,32 @@ class MoveJudge:
         reasons += self._path(a, b, allowance, extra)
         reasons += panic_reasons(self.before, self.after, a, b, allowance)
         reasons += self._unaccompanied(a)
+        reasons += self._left_in_tow(a)
         return moved, allowance, extra, reasons
+
+    def _left_in_tow(self, a: int) -> list[dict]:
+        """A tug and what it tows (`towing`) that do not end within the ruleset's tow contact: the
+        tow was left behind or dragged apart, not moved «вместе ... в базовом контакте»."""
+        contact = self.rules.tow.contact if self.rules.tow is not None else None
+        if contact is None:
+            return []
+        after = self.after
+        model = after.models[a]
+        partners = [model.towing] if model.towing is not None else []
+        partners += [other.id for other in after.models if other.towing == model.id]
+        reasons = []
+        for partner in partners:
+            k = after.index[partner]
+            gap = float(measured(after.footprints, a, k, contact.measured))
+            if not within(after, contact, np.array([gap]))[0]:
+                reasons.append(
+                    reason(
+                        "moved_unaccompanied",
+                        f"{model.id} ends {fmt(gap)} cm from {partner}, which it tows or is towed by; "
+                        f"they move on together within {fmt(after.cm(contact.value))} cm",
+                    )
+                )
+        return reasons
 
     def _unaccompanied(self, a: int) -> list[dict]:
         """The proximity rules that bind this model's move (`binds_move`) and do not hold where

@@ -337,6 +337,9 @@ class Tow(_Strict):
     reduced_move: float | None = Field(default=None, ge=0)
     full_ratio: float | None = Field(default=None, gt=0)
     towed_moves_as_tug: bool = False
+    # How near a tug and what it tows end a move (World at Fire: they move on «вместе с техникой в
+    # базовом контакте»); a moved one that ends farther is moved_unaccompanied. None: not judged.
+    contact: Threshold | None = None
     note: str = ""
 
     @model_validator(mode="after")

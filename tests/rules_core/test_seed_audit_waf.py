@@ -225,3 +225,22 @@ def test_a_vehicle_crosses_no_obstacle_higher_than_its_wheel_or_hull(
     report = moved(WAF, [model], [{**model, "x_cm": 26 if gun else 34}], terrain=[wall])[model["id"]]
     assert ("impassable_terrain" in codes(report)) is blocked
     assert ("too_far" in codes(report)) is False
+
+
+@pytest.mark.parametrize(
+    ("gun_to", "tug_legal", "gun_legal"), [(62.5, True, True), (47.5, False, None), (60.0, False, False)]
+)
+def test_a_tug_and_what_it_tows_end_in_base_contact(
+    gun_to: float, tug_legal: bool, gun_legal: bool | None
+) -> None:
+    """000: «вы должны подвигать тягач так, чтобы он стал с техникой в базовый контакт, а затем на
+    оставшееся расстояние подвигаться вместе с техникой в базовом контакте в нужную вам сторону» (move
+    the tug into base contact with the vehicle, then move on together, in base contact): a tug that
+    leaves its tow behind, or drags it to a gap, has not towed it."""
+    tug = hull(60, 60, "tug", side="red", unit="tug", chassis="tracked", wounds=3, towing="gun")
+    gun = hull(47.5, 60, "gun", side="red", unit="gun", type="heavy_gun", length_mm=50, width_mm=40, wounds=1)
+    report = moved(WAF, [tug, gun], [{**tug, "x_cm": 75}, {**gun, "x_cm": gun_to}])
+    assert report["tug"]["legal"] is tug_legal
+    assert ("moved_unaccompanied" in codes(report["tug"])) is not tug_legal
+    if gun_legal is not None:
+        assert report["gun"]["legal"] is gun_legal
