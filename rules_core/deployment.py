@@ -142,11 +142,43 @@ def _in_rough_terrain(scene: Scene, i: int, kind: DeploymentKind) -> bool:
     return False
 
 
+OPPOSITE = {
+    "left": "right",
+    "right": "left",
+    "top": "bottom",
+    "bottom": "top",
+    "top-left": "bottom-right",
+    "bottom-right": "top-left",
+    "top-right": "bottom-left",
+    "bottom-left": "top-right",
+}
+
+
 def edge_warnings(scene: Scene) -> list[str]:
-    """Sides set on an edge the deployment kind does not use (breakthrough: short edges, ambush: long)."""
+    """Sides set on an edge the deployment kind does not use (breakthrough: short edges, ambush: long),
+    and, where the ruleset has armies face each other, two sides not on opposite edges or quarters."""
     deployment = scene.spec.deployment
     if deployment is None or scene.ruleset.deployment is None:
         return []
+    return _facing_warnings(scene) + _kind_edge_warnings(scene)
+
+
+def _facing_warnings(scene: Scene) -> list[str]:
+    deployment = scene.spec.deployment
+    if not scene.ruleset.deployment.opposite_sides:
+        return []
+    places = list(deployment.sides.items())
+    return [
+        f"sides {side} ({place}) and {other} ({other_place}) do not face each other: {deployment.kind} "
+        f"puts them on opposite {'quarters' if '-' in place else 'edges'}"
+        for k, (side, place) in enumerate(places)
+        for other, other_place in places[k + 1 :]
+        if OPPOSITE.get(place) != other_place
+    ]
+
+
+def _kind_edge_warnings(scene: Scene) -> list[str]:
+    deployment = scene.spec.deployment
     kind = scene.ruleset.deployment.kinds[deployment.kind]
     width, depth = scene.table.width_cm, scene.table.depth_cm
     if kind.shape != "edge_strip" or kind.edges == "any" or width == depth:

@@ -190,6 +190,9 @@ class Deployment(_Strict):
 
     reference: Literal["footprint", "centre"] = "footprint"
     kinds: dict[str, DeploymentKind]
+    # The sides face each other: opposite edges, or diagonally opposite quarters (World at Fire:
+    # «всегда на противоположных краях поля», «по диагонали»); check warns of any other pair.
+    opposite_sides: bool = False
     note: str = ""
 
 

@@ -244,3 +244,25 @@ def test_a_tug_and_what_it_tows_end_in_base_contact(
     assert ("moved_unaccompanied" in codes(report["tug"])) is not tug_legal
     if gun_legal is not None:
         assert report["gun"]["legal"] is gun_legal
+
+
+@pytest.mark.parametrize(
+    ("kind", "sides", "warned"),
+    [
+        ("breakthrough", {"red": "left", "blue": "right"}, False),
+        ("breakthrough", {"red": "left", "blue": "left"}, True),
+        ("ambush", {"red": "top", "blue": "bottom"}, False),
+        ("diversion", {"red": "top-left", "blue": "bottom-right"}, False),
+        ("diversion", {"red": "top-left", "blue": "top-right"}, True),
+    ],
+)
+def test_armies_deploy_on_opposite_edges_or_diagonal_quarters(
+    kind: str, sides: dict[str, str], warned: bool
+) -> None:
+    """000: «Игроки расставляют свои армии всегда на противоположных краях поля» (the players always
+    deploy on opposite table edges), «Армии расставляются друг напротив друга» (facing each other),
+    and for Diversion «Армии расставляются друг напротив друга по диагонали, в любых двух из четырех
+    противоположных частях» (diagonally, in two opposite quarters of the four)."""
+    models = [base(20, 20, "r"), base(160, 100, "b", side="blue")]
+    report = api.check(scene(WAF, models, deployment={"kind": kind, "sides": sides}, phase="deployment"))
+    assert bool(report["deployment"]["warnings"]) is warned
