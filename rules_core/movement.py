@@ -188,7 +188,11 @@ class MoveJudge:
                 reverse = self.after.cm(unit_type.reverse_move)
                 allowance = reverse if allowance is None else min(allowance, reverse)
                 code = "moved_backwards_too_far"
-        if allowance is not None and cost > allowance + TOLERANCE_CM:
+        # Only a move on the table is judged by eye; a march on the map goes hex to hex.
+        slack = self.after.cm(self.rules.move_tolerance) if self.after.phase != "map" else 0.0
+        if allowance is not None and slack > 0:
+            why.append(f"a misjudgement of up to {fmt(slack)} cm counts for the player")
+        if allowance is not None and cost > allowance + slack + TOLERANCE_CM:
             because = f" ({'; '.join(why)})" if why else ""
             verb = "reversed" if code == "moved_backwards_too_far" else "moved"
             may = "reverse" if code == "moved_backwards_too_far" else "move"
@@ -197,7 +201,7 @@ class MoveJudge:
             )
         if why:
             extra["allowance_notes"] = why
-        reasons += self._path(a, b, allowance, extra)
+        reasons += self._path(a, b, None if allowance is None else allowance + slack, extra)
         reasons += panic_reasons(self.before, self.after, a, b, allowance)
         reasons += self._unaccompanied(a)
         reasons += self._left_in_tow(a)

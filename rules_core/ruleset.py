@@ -424,6 +424,9 @@ class Ruleset(_Strict):
     cover: Cover | None = None
     weapons: dict[str, Weapon] = {}
     range_tolerance: float = Field(default=0.0, ge=0)
+    # How far past its allowance a move still passes (Mobile Infantry judges every distance by eye,
+    # «Во всех случаях, когда игрок ошибается по глазомеру до 1 см, этот сантиметр идет в пользу игрока»).
+    move_tolerance: float = Field(default=0.0, ge=0)
     range_per_level_below: float = Field(default=0.0, ge=0)
     aimed_range_bonus: float = Field(default=0.0, ge=0)
     hex_mm: float | None = Field(default=None, gt=0)

@@ -84,10 +84,11 @@ def test_tankomaster_ambush_needs_rough_terrain() -> None:
     assert api.check(s)["models"]["a"]["in_deployment_zone"] is False
 
 
-# mi.move.bug: 50 mm per move action, 100 mm with two; half at 50 % limbs lost.
+# mi.move.bug: 50 mm per move action, 100 mm with two; half at 50 % limbs lost; each + the 1 cm
+# misjudgement in the player's favour («Во всех случаях ... этот сантиметр идет в пользу игрока»).
 @pytest.mark.parametrize(
     ("distance_cm", "actions", "legal"),
-    [(10.0, None, True), (10.01, None, False), (5.0, 1, True), (5.01, 1, False)],
+    [(11.0, None, True), (11.01, None, False), (6.0, 1, True), (6.01, 1, False)],
 )
 def test_bug_moves_50_mm_per_action(distance_cm: float, actions: int | None, legal: bool) -> None:
     extra = {} if actions is None else {"move_actions": actions}
@@ -98,16 +99,15 @@ def test_bug_moves_50_mm_per_action(distance_cm: float, actions: int | None, leg
 
 
 def test_bug_with_half_its_limbs_lost_moves_half() -> None:
-    report = moved(MI, [base(20, 30, "b", type="bug")], [base(26, 30, "b", type="bug", limbs_lost_pct=50)])[
-        "b"
-    ]
+    lamed = base(26.01, 30, "b", type="bug", limbs_lost_pct=50)
+    report = moved(MI, [base(20, 30, "b", type="bug")], [lamed])["b"]
     assert report["allowance_cm"] == 5.0
     assert "too_far" in codes(report)
 
 
 def test_trooper_jet_jump_140_mm() -> None:
     report = moved(
-        MI, [base(20, 30, "t", type="trooper")], [base(34.01, 30, "t", type="trooper", jump=True)]
+        MI, [base(20, 30, "t", type="trooper")], [base(35.01, 30, "t", type="trooper", jump=True)]
     )["t"]
     assert "too_far" in codes(report)
     plain = moved(MI, [base(20, 30, "t", type="trooper")], [base(40, 30, "t", type="trooper")])["t"]

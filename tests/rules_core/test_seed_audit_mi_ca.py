@@ -177,12 +177,13 @@ def test_mi_a_static_order_allows_no_move(jump):
 
 @pytest.mark.parametrize(
     ("order", "distance_mm", "legal"),
-    [("dynamic", 50, True), ("dynamic", 60, False), ("intensive", 100, True), (None, 100, True)],
+    [("dynamic", 60, True), ("dynamic", 61, False), ("intensive", 110, True), (None, 110, True)],
 )
 def test_mi_a_bugs_order_sets_its_move_actions(order, distance_mm, legal):
     """001: «Динамичное действие (с перемещением) ... поменять позицию фигуры на поле и совершить
     какое-нибудь действие», «Интенсивное перемещение ... Затрачивается 2 очка действия»: a dynamic
-    order moves one action (a bug's 50 mm), an intensive one two (100 mm)."""
+    order moves one action (a bug's 50 mm), an intensive one two (100 mm), each with the 1 cm a
+    misjudgement by eye is allowed («Во всех случаях, когда игрок ошибается по глазомеру до 1 см»)."""
     extra = {"order": order} if order else {}
     report = moved(MI, [base(20, 30, "b", type="bug", **extra)],
                    [base(20 + distance_mm / 10, 30, "b", type="bug", **extra)])["b"]
@@ -250,3 +251,26 @@ def test_ca_a_sapper_kills_a_vehicle_only_prone_or_dug_in(state, met):
     tank = hull(100, 60, "v", side="red", unit="tank", length_mm=100, width_mm=60)
     sapper = base(100 - 5 - 1.6 - 1.5 * INCH, 60, "sap", side="blue", role="sapper", **state)
     assert api.check(scene(CA, [tank, sapper]))["proximity"]["sapper_kills_vehicle"]["v"]["met"] is met
+
+
+# --- 001 Mobile infantry: the 1 cm misjudgement, fifth pass ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("type_", "extra", "distance_mm", "legal"),
+    [
+        ("bug", {"move_actions": 1}, 60, True),
+        ("bug", {"move_actions": 1}, 61, False),
+        ("trooper", {"jump": True}, 150, True),
+        ("trooper", {"jump": True}, 151, False),
+    ],
+)
+def test_mi_a_misjudged_move_of_up_to_1_cm_counts_for_the_player(type_, extra, distance_mm, legal):
+    """001: «При назначении приказа игрок оценивает все расстояния и дистанции для передвижения и
+    ведения огня на глаз» (when giving orders the player judges every distance, for moving and for
+    fire, by eye) and «Во всех случаях, когда игрок ошибается по глазомеру до 1 см, этот сантиметр
+    идет в пользу игрока» (in all cases a misjudgement of up to 1 cm goes in the player's favour):
+    a bug's 50 mm action reaches 60 mm, a 140 mm jet jump 150 mm."""
+    report = moved(MI, [base(20, 30, "m", type=type_, **extra)],
+                   [base(20 + distance_mm / 10, 30, "m", type=type_, **extra)])["m"]
+    assert report["legal"] is legal
