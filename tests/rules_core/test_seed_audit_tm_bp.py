@@ -252,3 +252,15 @@ def test_a_towed_gun_moves_as_far_as_its_helix(gun_to: tuple[float, float], lega
     assert report["g"]["legal"] is legal
     assert report["g"]["allowance_cm"] == 5.0
     assert report["h"]["legal"] is True
+
+
+def test_bp_a_pilotless_vehicle_is_taken_by_the_first_infantryman_of_any_side() -> None:
+    """004: «Если чья-либо боевая машина осталась без пилота, то игрок, который успеет первым подвести
+    своего пехотинца так, чтобы тот касался машины, может захватить её, т.е. сделать этого пехотинца
+    новым пилотом боевой машины» (when anyone's vehicle is left without a pilot, whichever player
+    first brings an infantryman to touch it may take it, making him its new pilot): its owner too."""
+    walker = hull(50, 50, "v", side="blue", length_mm=60, width_mm=40, flags=["pilotless"])
+    own = base(50, 53.6, "o", side="blue", unit="blue-inf")
+    report = api.check(scene(BP, [walker, own], step_cm=2.5))["proximity"]["capture_vehicle"]["v"]
+    assert report["met"] is True
+    assert report["near"] == ["o"]
