@@ -120,6 +120,7 @@ LINE_SUPPORT = 0.4  # share of profiles with an edge on a side's line
 SOFT_SPAN = 2
 SOFT_LINE_SUPPORT = 0.9
 STEP_SHARE = 0.2  # a line whose sides differ by less than this share of the most is grain, no edge
+TOP_STEP_SHARE = 0.1  # ... but a track's top, against the wall above it, may be that faint
 EDGE_SHARE = 0.5  # a far side's line is at least this share of the strongest line's strength
 NEAR_EDGE_SHARE = 0.2  # a near side's may be much weaker (dark tracks on a dark mat)
 MAX_TILT_DEG = 3.0
@@ -724,11 +725,15 @@ def _outline_line(
     line is left the innermost is returned flagged as a shadow's, so the caller can look
     further inside. A near side's dark tracks on a mat of their own hue look like a shadow,
     but the next line inside them, their top, lies within the band of the running gear
-    (`gear_px`). On a far side, a line the other way round, the ground outside it the inside
-    darkened, is where a terrain's shadow begins beyond the roof: passed over too while lines
-    lie inside it (painted validation tables 71,000+ and 20,010+: 2 more hulls placed). Not on
-    a near side: there a roof's edge over its own wall in shade is such a line, and a building
-    whose roof and walls are one colour passed for a hull when its wall was taken in.
+    (`gear_px`). Against the wall in shade above, that top may step as little as a tenth of
+    the foot's step (`TOP_STEP_SHARE`, under the grain bar), so a fainter line counts there
+    when its inside is not the ground darkened, as grain within a shadow's band is (painted
+    hard validation table 76,016: a 5.2 cm hull taken at its roof's edge, 8 mm off). On a far
+    side, a line the other way round, the ground outside it the inside darkened, is where a
+    terrain's shadow begins beyond the roof: passed over too while lines lie inside it (painted
+    validation tables 71,000+ and 20,010+: 2 more hulls placed). Not on a near side: there a
+    roof's edge over its own wall in shade is such a line, and a building whose roof and walls
+    are one colour passed for a hull when its wall was taken in.
 
     Outside a roof's edge lies only the ground, so on a far side (given `ground`, where the
     profiles' median is the mat, lit or in shadow) a line with something else outside it and
@@ -753,6 +758,7 @@ def _outline_line(
     # Noise in a flat dark band (a shadow) peaks on a line now and then, but the colours either
     # side of such a line are the same.
     steps = {k: float(np.linalg.norm(outside[k] - inside[k])) for k in centres}
+    tops = [k for k in centres if steps[k] >= TOP_STEP_SHARE * max(steps.values())]
     centres = [k for k in centres if steps[k] >= STEP_SHARE * max(steps.values())]
     for i, k in enumerate(centres):
         if not near and i + 1 < len(centres) and _shadowed(inside[k], outside[k]):
@@ -766,6 +772,8 @@ def _outline_line(
         if not _shadowed(outside[k], inside[k]) or _in_the_shade(mat, outside[k], inside[k]):
             return k, False
         if i + 1 < len(centres) and k - centres[i + 1] <= gear_px:
+            return k, False
+        if any(k - gear_px <= j < k and not _shadowed(outside[k], inside[j]) for j in tops):
             return k, False
         lit = [j for j in centres[i + 1 :] if not _shadowed(outside[k], inside[j])]
         if lit:

@@ -290,6 +290,17 @@ def test_dark_tracks_standing_in_the_hulls_shadow_are_its_foot():
     assert abs(found.length_cm[i] - tank.length_cm) < 0.5
 
 
+def test_dark_tracks_whose_top_is_a_faint_line_are_the_foot_of_a_tall_near_wall():
+    """Hard validation table 76,016: a blue tank on a pale pink map, 5.2 cm tall and 108 cm off the
+    nadir. Its near long side shows the roof's edge, the wall in shade and the grey tracks, whose
+    colour is the map's darkened; the tracks' top against the wall above steps a fifth as much as
+    the foot, under the bar that keeps grain lines, so the foot was passed over as a shadow's
+    edge, the side taken at the roof's edge and the hull placed 8 mm off. A fainter line whose
+    inside is not the ground darkened, within the running gear's band, is the tracks' top."""
+    tank, found, i = _placed_on_validation_table(76_016, 1)
+    assert abs(found.width_cm[i] - tank.width_cm) < 0.5
+
+
 def test_only_a_line_deep_within_the_shade_is_a_dark_thing_in_it():
     """Shading-free log colours (lightness, two chroma) as 72,021 and 71,020 measured them: a
     line between the mat's deep shade and darker tracks is in the shade; a shadow's edge on a
