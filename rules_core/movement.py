@@ -173,9 +173,11 @@ class MoveJudge:
                     f"descends at most {fmt(self.after.cm(unit_type.max_climb))} cm",
                 )
             )
-        if model.jump_range is not None:
-            # Measured from the take-off point (Bronepehota: «измеряются от той точки, с которой
-            # пехотинец начал прыжок»): a jump down rises over nothing.
+        # A jump replaces the walk and the player says which it is (Bronepehota: «игрок должен
+        # выбрать ..., прыжком или шагами будет передвигаться его пехотинец»): `jump`, or a jump
+        # range with no speed to walk at. Measured from the take-off point («измеряются от той
+        # точки, с которой пехотинец начал прыжок»): a jump down rises over nothing.
+        if model.jump_range is not None and (model.jump or model.speed is None):
             rise = max((model.z_cm or 0.0) - (old.z_cm or 0.0), 0.0)
             height = max(rise, self._jump_clearance(a, b))
             allowance, cost = self.after.cm(model.jump_range), moved + height
