@@ -52,7 +52,7 @@ def reaches(
     if weapon.range is None:
         return True
     rules = scene.ruleset
-    levels_below = max((shooter.level or 0) - (target.level or 0), 0)
+    levels_below = max(height_level(scene, shooter) - height_level(scene, target), 0)
     limit = scene.cm(
         weapon.range
         + rules.range_tolerance
@@ -60,6 +60,24 @@ def reaches(
         + (rules.aimed_range_bonus if shooter.has("aimed") and weapon.automatic else 0.0)
     )
     return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
+
+
+def height_level(scene: Scene, model: ModelSpec) -> int:
+    """The model's own level, else the highest level of the pieces its centre stands in that set
+    one (`stands_at_level`): where the scene draws the relief, the figure on it is at its height."""
+    if model.level is not None:
+        return model.level
+    here = shapely.Point(model.x_cm, model.y_cm)
+    return max(
+        (
+            t.level
+            for t in scene.spec.terrain
+            if t.level is not None
+            and scene.ruleset.terrain[t.kind].stands_at_level
+            and shapely.Polygon(t.polygon_cm).covers(here)
+        ),
+        default=0,
+    )
 
 
 def effect_of(scene: Scene, weapon: Weapon, edge_cm: float) -> str | None:

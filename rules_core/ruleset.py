@@ -148,6 +148,10 @@ class TerrainEffect(_Strict):
     # Storeys a barrier piece given no level counts as (Mobile Infantry: a sheer wall is overcome
     # only by a jet jump, like a 2-storey barrier: «преодолеть отвесную стену, 2-х уровневый барьер»).
     unlevelled_as: int | None = Field(default=None, ge=1)
+    # A model standing in the piece is at its level when the scene gives it none of its own
+    # (Mobile Infantry's hills are the relief's height levels: «Рельеф местности представлен
+    # несколькими уровнями высоты»), so a shot down from it gains the per-level range.
+    stands_at_level: bool = False
     note: str = ""
 
 

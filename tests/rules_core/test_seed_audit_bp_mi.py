@@ -5,7 +5,8 @@ Each test quotes the seed sentence it follows, translated in the docstring, and 
 
 from __future__ import annotations
 
-from tests.rules_core.builders import base, codes, hull, moved
+from rules_core import api
+from tests.rules_core.builders import base, codes, hull, moved, scene
 
 BP = "bronepehota"
 MI = "mobile-infantry"
@@ -43,3 +44,25 @@ def test_bp_what_a_helix_tows_ends_touching_it() -> None:
     assert codes(apart["h"]) == ["moved_unaccompanied"]
     left = moved(BP, [helix, gun], [{**helix, "x_cm": 55}, gun])
     assert codes(left["h"]) == ["moved_unaccompanied"]
+
+
+# --- 001 Mobile Infantry ---------------------------------------------------------------------
+
+
+def _hill_under(x1: float, level: int) -> dict:
+    return {"id": "h", "kind": "hill", "level": level, "polygon_cm": [[0, 0], [x1, 0], [x1, 122], [0, 122]]}
+
+
+def test_mi_a_trooper_standing_on_a_height_level_shoots_35_mm_further_down() -> None:
+    """001: «При нахождении назначенной цели ниже на 1 уровень высоты рельефа к эффективной дальности
+    стрельбы прибавляется значение + 35 мм, и так за каждый уровень высоты (см. рельеф)» and «Рельеф
+    местности представлен несколькими уровнями высоты» (a target one relief level below adds 35 mm
+    per level): a trooper on a level-1 hill, given no level of his own, reaches a bug on the ground
+    180 mm off with his 140 mm rifle (+ 10 mm misjudgement + 35 mm); from the ground he does not."""
+    shooter, bug = base(20, 30, "t", type="trooper"), base(20 + 3.2 + 18, 30, "b", side="blue", type="bug")
+    on_hill = api.ranges(scene(MI, [shooter, bug], terrain=[_hill_under(25, 1)]), "t")["targets"][0]
+    assert on_hill["weapons"] == ["assault_rifle"]
+    below = api.ranges(scene(MI, [shooter, bug], terrain=[_hill_under(10, 1)]), "t")["targets"][0]
+    assert below["weapons"] == []
+    own_level = api.ranges(scene(MI, [{**shooter, "level": 0}, bug], terrain=[_hill_under(25, 1)]), "t")
+    assert own_level["targets"][0]["weapons"] == []
