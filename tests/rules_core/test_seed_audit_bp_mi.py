@@ -5,6 +5,8 @@ Each test quotes the seed sentence it follows, translated in the docstring, and 
 
 from __future__ import annotations
 
+import pytest
+
 from rules_core import api
 from tests.rules_core.builders import base, codes, hull, moved, scene
 
@@ -66,3 +68,14 @@ def test_mi_a_trooper_standing_on_a_height_level_shoots_35_mm_further_down() -> 
     assert below["weapons"] == []
     own_level = api.ranges(scene(MI, [{**shooter, "level": 0}, bug], terrain=[_hill_under(25, 1)]), "t")
     assert own_level["targets"][0]["weapons"] == []
+
+
+@pytest.mark.parametrize("jump", [False, True])
+def test_mi_a_trooper_hit_in_a_leg_does_not_move(jump: bool) -> None:
+    """001: «1и 2. - Попадание в левую и правую ноги. Попадание означает обездвиживание фигур ...
+    Обездвиженный персонаж застывает на одном месте» (a hit in either leg immobilises the figure; it
+    stays on one spot): a trooper with the flag leg_hit moves nowhere, walking or by jet jump."""
+    before = base(20, 30, "t", type="trooper", speed=50, flags=["leg_hit"])
+    report = moved(MI, [before], [{**before, "x_cm": 21.5, "jump": jump}])["t"]
+    assert report["allowance_cm"] == 0.0
+    assert codes(report) == ["too_far"]
