@@ -8,7 +8,7 @@ import shapely
 from rules_core.errors import SceneError
 from rules_core.lobbing import over_obstacle, throws_over_obstacle
 from rules_core.proximity import within
-from rules_core.ruleset import Weapon
+from rules_core.ruleset import Ruleset, Weapon
 from rules_core.scene import ModelSpec, Scene
 
 TOLERANCE_CM = 1e-6
@@ -45,6 +45,8 @@ def reaches(
     """
     if weapon is None or not all(shooter.has(flag) for flag in weapon.requires_flags):
         return False
+    if any(shooter.has(flag) for flag in weapon.not_flags):
+        return False
     if weapon.target_types is not None and target.type not in weapon.target_types:
         return False
     if weapon.needs_sight and not sight:
@@ -57,9 +59,13 @@ def reaches(
         weapon.range
         + rules.range_tolerance
         + rules.range_per_level_below * levels_below
-        + (rules.aimed_range_bonus if shooter.has("aimed") and weapon.automatic else 0.0)
+        + (rules.aimed_range_bonus if _aims(rules, shooter) and weapon.automatic else 0.0)
     )
     return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
+
+
+def _aims(rules: Ruleset, shooter: ModelSpec) -> bool:
+    return shooter.has("aimed") and not any(shooter.has(flag) for flag in rules.aimed_not_flags)
 
 
 def height_level(scene: Scene, model: ModelSpec) -> int:

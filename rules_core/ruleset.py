@@ -367,6 +367,9 @@ class Weapon(_Strict):
     sure_hit: float | None = Field(default=None, ge=0)
     aliases: list[str] = []
     requires_flags: list[str] = []
+    # States that take the weapon out of the shooter's hands (Mobile Infantry: «Ранение в правую руку
+    # лишает возможности для персонажа вести автоматический огонь»).
+    not_flags: list[str] = []
     needs_sight: bool = False
     target_types: list[str] | None = None
     bands: list[Band] = []
@@ -433,6 +436,9 @@ class Ruleset(_Strict):
     move_tolerance: float = Field(default=0.0, ge=0)
     range_per_level_below: float = Field(default=0.0, ge=0)
     aimed_range_bonus: float = Field(default=0.0, ge=0)
+    # States in which a shooter cannot aim, so `aimed` adds nothing (Mobile Infantry: hit in the left
+    # arm, «персонаж не может использовать прицельную стрельбу»).
+    aimed_not_flags: list[str] = []
     hex_mm: float | None = Field(default=None, gt=0)
     templates: dict[str, Template] = {}
     proximity: dict[str, ProximityRule] = {}

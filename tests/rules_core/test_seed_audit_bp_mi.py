@@ -79,3 +79,28 @@ def test_mi_a_trooper_hit_in_a_leg_does_not_move(jump: bool) -> None:
     report = moved(MI, [before], [{**before, "x_cm": 21.5, "jump": jump}])["t"]
     assert report["allowance_cm"] == 0.0
     assert codes(report) == ["too_far"]
+
+
+def test_mi_a_trooper_hit_in_the_right_arm_fires_no_automatic_weapon() -> None:
+    """001: «Правая рука отвечает за активацию спускового механизма на автоматическом оружии. Ранение
+    в правую руку лишает возможности для персонажа вести автоматический огонь» (a right-arm wound
+    takes away automatic fire): his rifle reaches nothing, his sniper rifle still does."""
+    trooper = base(20, 30, "t", type="trooper", weapons=["assault_rifle", "sniper_rifle"])
+    bug = base(20 + 3.2 + 10, 30, "b", side="blue", type="bug")
+    assert api.ranges(scene(MI, [trooper, bug]), "t")["targets"][0]["weapons"] == [
+        "assault_rifle",
+        "sniper_rifle",
+    ]
+    hurt = {**trooper, "flags": ["right_arm_hit"]}
+    assert api.ranges(scene(MI, [hurt, bug]), "t")["targets"][0]["weapons"] == ["sniper_rifle"]
+
+
+def test_mi_a_trooper_hit_in_the_left_arm_takes_no_aimed_fire_bonus() -> None:
+    """001: «попадание в левую руку. Левая рука используется вспомогательно, поэтому в случае
+    попадания по ней, персонаж не может использовать прицельную стрельбу» (hit in the left arm, he
+    cannot use aimed fire): his rifle does not gain the aimed 35 mm on a bug 180 mm off."""
+    trooper = base(20, 30, "t", type="trooper", flags=["aimed"])
+    bug = base(20 + 3.2 + 18, 30, "b", side="blue", type="bug")
+    assert api.ranges(scene(MI, [trooper, bug]), "t")["targets"][0]["weapons"] == ["assault_rifle"]
+    hurt = {**trooper, "flags": ["aimed", "left_arm_hit"]}
+    assert api.ranges(scene(MI, [hurt, bug]), "t")["targets"][0]["weapons"] == []
