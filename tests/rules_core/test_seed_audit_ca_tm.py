@@ -1,0 +1,29 @@
+"""Sixth audit of Combined Arms (seed 002) and Tankomaster (seed 003) against the Russian text.
+
+Each test quotes the seed sentence it follows, translated in the docstring, and failed before its fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core import api
+from tests.rules_core.builders import base, hull, scene
+
+CA = "combined-arms"
+INCH = 2.54
+
+
+# --- 002 Combined Arms -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mortar", ["light_mortar", "heavy_mortar"])
+def test_ca_a_mortar_fires_at_infantry_not_at_vehicles(mortar: str) -> None:
+    """002: «Миномёт. Ведёт огонь по пехоте противника, зданиями и окопам, ДОТам» (a mortar fires
+    at enemy infantry, buildings, trenches and pillboxes): of the models on the table only
+    infantry is its target; a tank at any distance is not."""
+    gun = base(20, 30, "mo", type="gun", weapons=[mortar])
+    tank = hull(60, 30, "v", side="blue")
+    fighter = base(60, 60, "i", side="blue")
+    rows = {row["id"]: row["weapons"] for row in api.ranges(scene(CA, [gun, tank, fighter]), "mo")["targets"]}
+    assert rows == {"v": [], "i": [mortar]}
