@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, hull, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene
 
 CA = "combined-arms"
 INCH = 2.54
@@ -27,3 +27,17 @@ def test_ca_a_mortar_fires_at_infantry_not_at_vehicles(mortar: str) -> None:
     fighter = base(60, 60, "i", side="blue")
     rows = {row["id"]: row["weapons"] for row in api.ranges(scene(CA, [gun, tank, fighter]), "mo")["targets"]}
     assert rows == {"v": [], "i": [mortar]}
+
+
+@pytest.mark.parametrize("flag", ["running_gear_damaged", "tracks_damaged"])
+def test_ca_a_vehicle_with_damaged_running_gear_does_not_move(flag: str) -> None:
+    """002: «Особое повреждение- «повреждение ходовой части» ... При этом техника теряет возможность
+    движения до конца игры» (damaged running gear: the vehicle cannot move for the rest of the
+    game), and an anti-tank mine deals «1 повреждение (+ повреждение гусениц)» (damage plus track
+    damage). Its card's move is not in the seed, yet any move of it is illegal."""
+    tank = hull(60, 30, "v", flags=[flag])
+    entry = moved(CA, [tank], [{**tank, "x_cm": 62}])["v"]
+    assert entry["allowance_cm"] == 0.0
+    assert codes(entry) == ["too_far"]
+    whole = moved(CA, [hull(60, 30, "v")], [hull(80, 30, "v")])["v"]
+    assert whole["legal"] is True
