@@ -45,7 +45,7 @@ def reaches(
     """
     if weapon is None or not all(shooter.has(flag) for flag in weapon.requires_flags):
         return False
-    if any(shooter.has(flag) for flag in weapon.not_flags):
+    if any(shooter.has(flag) for flag in (*weapon.not_flags, *scene.ruleset.hold_fire_flags)):
         return False
     if weapon.target_types is not None and target.type not in weapon.target_types:
         return False

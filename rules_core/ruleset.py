@@ -439,6 +439,9 @@ class Ruleset(_Strict):
     # States in which a shooter cannot aim, so `aimed` adds nothing (Mobile Infantry: hit in the left
     # arm, «персонаж не может использовать прицельную стрельбу»).
     aimed_not_flags: list[str] = []
+    # States in which a model fights with no weapon this turn (Combined Arms: infantry just dropped
+    # off «не может проявлять боевую активность», nor the fighter «переносящий раненого»).
+    hold_fire_flags: list[str] = []
     hex_mm: float | None = Field(default=None, gt=0)
     templates: dict[str, Template] = {}
     proximity: dict[str, ProximityRule] = {}

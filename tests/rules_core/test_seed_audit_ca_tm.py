@@ -41,3 +41,20 @@ def test_ca_a_vehicle_with_damaged_running_gear_does_not_move(flag: str) -> None
     assert codes(entry) == ["too_far"]
     whole = moved(CA, [hull(60, 30, "v")], [hull(80, 30, "v")])["v"]
     assert whole["legal"] is True
+
+
+@pytest.mark.parametrize("flag", ["disembarked", "carrying_wounded", "recovered"])
+def test_ca_a_fighter_who_may_not_fight_this_turn_has_no_weapon_in_reach(flag: str) -> None:
+    """002: «Во второй ход пехота не может проявлять боевую активность» (infantry dropped off this
+    turn shows no combat activity), «Боец, «переносящий раненого», не может в этот ход проявлять
+    боевой активности» (nor a fighter carrying a wounded one), «После выздоровления 1 полный ход
+    раненый пехотинец имеет право только передвигаться» (a recovered one only moves for a turn):
+    his rifle reaches nothing 5" away, and he starts no melee (a foe may still attack him)."""
+    shooter = base(20, 30, "s", weapons=["rifle", "grenade"], flags=[flag])
+    target = base(20 + 3.2 + 3 * INCH, 30, "t", side="blue")
+    assert api.ranges(scene(CA, [shooter, target]), "s")["targets"][0]["weapons"] == []
+    fit = {**shooter, "flags": []}
+    assert api.ranges(scene(CA, [fit, target]), "s")["targets"][0]["weapons"] == ["rifle", "grenade"]
+    foe = base(20 + 3.2 + 0.5 * INCH, 30, "f", side="blue", flags=[flag])
+    assert api.check(scene(CA, [shooter, foe]))["contacts"] == []
+    assert len(api.check(scene(CA, [shooter, {**foe, "flags": []}]))["contacts"]) == 1
