@@ -87,8 +87,9 @@ def bases_report(scene: Scene) -> dict[str, dict]:
 
 def crew_report(scene: Scene) -> dict[str, dict]:
     """Each gun: its crew (`crew_of`), those within the ruleset's crew distance, the one of them
-    leading it where the ruleset needs one (`crew_leader`), and what that allows (`hits_on`: World
-    at Fire's 4+ / 5+, or a state such as "operational")."""
+    leading it where the ruleset needs one (`crew_leader`), the model towing it where a hitched gun
+    holds its fire (`towed_by`), and what that allows (`hits_on`: World at Fire's 4+ / 5+, or a
+    state such as "operational")."""
     rules = scene.ruleset.crew
     fp = scene.footprints
     guns: dict[str, dict] = {}
@@ -110,6 +111,10 @@ def crew_report(scene: Scene) -> dict[str, dict]:
             leader = next((i for i in near if scene.models[scene.index[i]].role in rules.leader_roles), None)
             guns[gun.id]["crew_leader"] = leader
             hits_on = hits_on if leader is not None else None
+        if rules.towed_holds_fire:
+            tug = next((m.id for m in scene.models if m.towing == gun.id), None)
+            guns[gun.id]["towed_by"] = tug
+            hits_on = hits_on if tug is None else None
         guns[gun.id] |= {"hits_on": hits_on, "can_fire": hits_on is not None}
     return guns
 

@@ -223,6 +223,9 @@ class Crew(_Strict):
     distance: Threshold
     hits: dict[str, str | None] = {}
     leader_roles: list[str] = []
+    # A gun some model tows (`towing`) is hitched and does not fire (Combined Arms: «1 ход – прицепка
+    # артиллерии (в этот ход артиллерия не ведёт огня)»).
+    towed_holds_fire: bool = False
     note: str = ""
 
 

@@ -58,3 +58,20 @@ def test_ca_a_fighter_who_may_not_fight_this_turn_has_no_weapon_in_reach(flag: s
     foe = base(20 + 3.2 + 0.5 * INCH, 30, "f", side="blue", flags=[flag])
     assert api.check(scene(CA, [shooter, foe]))["contacts"] == []
     assert len(api.check(scene(CA, [shooter, {**foe, "flags": []}]))["contacts"]) == 1
+
+
+def test_ca_a_gun_hitched_to_its_tug_does_not_fire() -> None:
+    """002: «Схема действий при перевозке: 1 ход – прицепка артиллерии (в этот ход артиллерия не
+    ведёт огня), транспортировка и остановка, 2 ход – отцепление артиллерии и возможность ведения
+    ею огня» (towing: turn 1 the gun is hitched, and does not fire that turn, towed and stopped;
+    turn 2 it is unhitched and may fire): a crewed gun that a vehicle tows (`towing`) cannot fire."""
+    gun = hull(50, 50, "g", side="red", unit="gun", type="gun", length_mm=40, width_mm=40)
+    crew = [
+        base(50 + 2 + 1.6 + 0.5 * INCH, 50 - 2 + 4 * k, f"c{k}", unit="gun", crew_of="g", role=role)
+        for k, role in enumerate(["mortar_crew", "commander"])
+    ]
+    tug = hull(50, 30, "tug", side="red", chassis="car", seats=8)
+    assert api.check(scene(CA, [gun, *crew, tug]))["guns"]["g"]["can_fire"] is True
+    towed = api.check(scene(CA, [gun, *crew, {**tug, "towing": "g"}]))["guns"]["g"]
+    assert towed["can_fire"] is False
+    assert towed["towed_by"] == "tug"
