@@ -75,3 +75,15 @@ def test_ca_a_gun_hitched_to_its_tug_does_not_fire() -> None:
     towed = api.check(scene(CA, [gun, *crew, {**tug, "towing": "g"}]))["guns"]["g"]
     assert towed["can_fire"] is False
     assert towed["towed_by"] == "tug"
+
+
+def test_ca_any_infantryman_may_throw_a_hand_grenade() -> None:
+    """002: «Ручная граната может быть применена любым пехотинцем по пехоте и технике противника и не
+    требует покупки в КО» (any infantryman may use a hand grenade, against infantry and vehicles,
+    without buying it), «Дистанция броска гранаты - 4 дюйма»: a fighter whose weapons the scene
+    does not list reaches a tank 4" away with it, not one 4.1" away."""
+    fighter = base(20, 30, "s")
+    near = hull(20 + 1.6 + 4 * INCH + 10, 30, "v", side="blue")
+    far = hull(20 + 1.6 + 4.1 * INCH + 10, 30, "v", side="blue")
+    assert api.ranges(scene(CA, [fighter, near]), "s")["targets"][0]["weapons"] == ["rifle", "grenade"]
+    assert api.ranges(scene(CA, [fighter, far]), "s")["targets"][0]["weapons"] == ["rifle"]
