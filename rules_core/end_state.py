@@ -39,12 +39,17 @@ def off_table(after: Scene, a: int) -> list:
 
 
 def overlaps(after: Scene, a: int, flies: np.ndarray) -> list:
-    """Ending on another ground model's base, or on an objective marker where that is forbidden."""
+    """Ending on another ground model's base (not its own gun's, where crews share it), or on an
+    objective marker where that is forbidden."""
     fa = after.footprints
     model = after.models[a]
     tolerance = after.ruleset.contact_tolerance_cm
     candidates = fa.tree.query(fa.shapes[a])
     candidates = candidates[(candidates != a) & ~flies[candidates]]
+    crew = after.ruleset.crew
+    if crew is not None and crew.shares_base:
+        own = [model.crew_of == after.models[k].id or after.models[k].crew_of == model.id for k in candidates]
+        candidates = candidates[~np.array(own, dtype=bool)]
     out = []
     if len(candidates):
         hit = fa.overlapping(np.full(len(candidates), a), candidates, tolerance)

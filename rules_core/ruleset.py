@@ -226,6 +226,9 @@ class Crew(_Strict):
     # A gun some model tows (`towing`) is hitched and does not fire (Combined Arms: «1 ход – прицепка
     # артиллерии (в этот ход артиллерия не ведёт огня)»).
     towed_holds_fire: bool = False
+    # A crewman may stand on his gun's base (Combined Arms: the mortarman «может располагаться с ним
+    # на одной подставке»), so ending on it is no overlap.
+    shares_base: bool = False
     note: str = ""
 
 

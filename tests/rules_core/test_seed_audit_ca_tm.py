@@ -87,3 +87,16 @@ def test_ca_any_infantryman_may_throw_a_hand_grenade() -> None:
     far = hull(20 + 1.6 + 4.1 * INCH + 10, 30, "v", side="blue")
     assert api.ranges(scene(CA, [fighter, near]), "s")["targets"][0]["weapons"] == ["rifle", "grenade"]
     assert api.ranges(scene(CA, [fighter, far]), "s")["targets"][0]["weapons"] == ["rifle"]
+
+
+def test_ca_a_mortarman_may_stand_on_the_mortars_base() -> None:
+    """002: «Миномётчик. Располагается в пределах 1 дюйма от модели миномёта (может располагаться
+    с ним на одной подставке)» (a mortarman stands within 1" of the mortar model, and may share its
+    base): ending on his own mortar's footprint is no overlap, ending on another gun still is."""
+    mortar = hull(50, 50, "m", side="red", unit="mortar", type="gun", length_mm=60, width_mm=60)
+    other = hull(80, 50, "g", side="red", unit="gun", type="gun", length_mm=60, width_mm=60)
+    man = base(65, 50, "c", unit="mortar", crew_of="m", role="mortar_crew")
+    entry = moved(CA, [mortar, other, man], [mortar, other, {**man, "x_cm": 51}])["c"]
+    assert entry["legal"] is True
+    entry = moved(CA, [mortar, other, man], [mortar, other, {**man, "x_cm": 79}])["c"]
+    assert codes(entry) == ["overlaps_model"]
