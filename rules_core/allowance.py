@@ -52,7 +52,7 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     if model.crew_of is not None and unit_type.crew_move is not None:
         allowance = cm(unit_type.crew_move)
         why.append(f"crew of {model.crew_of}")
-    if model.wounded and unit_type.wounded_move is not None:
+    if model.has("wounded") and unit_type.wounded_move is not None:
         allowance = cm(unit_type.wounded_move)
         why.append("wounded, carried")
     if model.jump and unit_type.jump_move is not None:

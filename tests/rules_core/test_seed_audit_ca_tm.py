@@ -100,3 +100,16 @@ def test_ca_a_mortarman_may_stand_on_the_mortars_base() -> None:
     assert entry["legal"] is True
     entry = moved(CA, [mortar, other, man], [mortar, other, {**man, "x_cm": 79}])["c"]
     assert codes(entry) == ["overlaps_model"]
+
+
+def test_ca_a_fighter_flagged_wounded_is_carried_6_inches() -> None:
+    """002: «Раненного бойца можно перемещать со скоростью до 6Д рядом с другим бойцом, не имеющим
+    ранения (в 1 дюйме)» (a wounded fighter is moved up to 6" beside an unwounded one): a wound
+    given as a state flag is the same wound as `wounded: true`, which the carry rule already read;
+    his move is capped at 6" either way."""
+    carrier = base(20, 33.3, "x")
+    for wound in ({"wounded": True}, {"flags": ["wounded"]}):
+        fighter = base(20, 30, "w", **wound)
+        entry = moved(CA, [fighter, carrier], [{**fighter, "x_cm": 37}, {**carrier, "x_cm": 37}])["w"]
+        assert entry["allowance_cm"] == pytest.approx(6 * INCH)
+        assert codes(entry) == ["too_far"]
