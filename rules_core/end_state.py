@@ -44,7 +44,10 @@ def overlaps(after: Scene, a: int, flies: np.ndarray) -> list:
     fa = after.footprints
     model = after.models[a]
     tolerance = after.ruleset.contact_tolerance_cm
-    candidates = fa.tree.query(fa.shapes[a])
+    # Query by distance from the core: a round base's core is its centre, so intersecting
+    # a's disc with the other cores would miss bases whose centre lies outside a's disc.
+    reach = float(fa.radius[a]) + float(fa.radius.max()) + TOLERANCE_CM
+    candidates = fa.tree.query(fa.core[a], predicate="dwithin", distance=reach)
     candidates = candidates[(candidates != a) & ~flies[candidates]]
     crew = after.ruleset.crew
     if crew is not None and crew.shares_base:
