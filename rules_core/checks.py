@@ -94,7 +94,11 @@ def crew_report(scene: Scene) -> dict[str, dict]:
     fp = scene.footprints
     guns: dict[str, dict] = {}
     for g, gun in enumerate(scene.models):
-        if gun.type not in rules.gun_types or gun.role in rules.not_roles:
+        if (
+            gun.type not in rules.gun_types
+            or gun.role in rules.not_roles
+            or any(w in rules.not_weapons for w in gun.weapons or [])
+        ):
             continue
         crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
         distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)

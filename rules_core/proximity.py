@@ -18,10 +18,19 @@ from rules_core.scene import ModelSpec, Scene
 TOLERANCE_CM = 1e-6
 
 
+def _role_or_weapon(model: ModelSpec, selector: Selector) -> bool:
+    """`roles` and `weapons` each name what a model is for; either one picks it."""
+    if selector.roles is None and selector.weapons is None:
+        return True
+    return (selector.roles is not None and model.role in selector.roles) or (
+        selector.weapons is not None and any(w in selector.weapons for w in model.weapons or [])
+    )
+
+
 def selected(model: ModelSpec, selector: Selector) -> bool:
     return (
         (selector.types is None or model.type in selector.types)
-        and (selector.roles is None or model.role in selector.roles)
+        and _role_or_weapon(model, selector)
         and all(model.has(flag) for flag in selector.flags)
         and (not selector.any_flags or any(model.has(flag) for flag in selector.any_flags))
         and not any(model.has(flag) for flag in selector.not_flags)
@@ -48,8 +57,8 @@ def _selection(scene: Scene, selector: Selector) -> np.ndarray:
     keep = np.ones(len(scene.models), dtype=bool)
     if selector.types is not None:
         keep &= np.isin(np.array([m.type for m in scene.models], dtype=object), selector.types)
-    if selector.roles is not None:
-        keep &= np.isin(np.array([m.role for m in scene.models], dtype=object), selector.roles)
+    if selector.roles is not None or selector.weapons is not None:
+        keep &= np.array([_role_or_weapon(m, selector) for m in scene.models], dtype=bool)
     if selector.flags or selector.any_flags or selector.not_flags:
         keep &= np.array([selected(m, selector) for m in scene.models], dtype=bool)
     return np.flatnonzero(keep)

@@ -220,6 +220,8 @@ class Crew(_Strict):
     gun_types: list[str]
     # Guns of these roles have crew rules of their own (Combined Arms' heavy MG: proximity rules).
     not_roles: list[str] = []
+    # ... and guns carrying one of these weapons (a heavy MG named by `weapons: ["hmg"]`).
+    not_weapons: list[str] = []
     distance: Threshold
     hits: dict[str, str | None] = {}
     leader_roles: list[str] = []
@@ -253,6 +255,9 @@ class Selector(_Strict):
 
     types: list[str] | None = None
     roles: list[str] | None = None
+    # Models carrying one of these weapons (their own `weapons`); with `roles` also set, a model
+    # matching either is picked (Combined Arms' heavy MG: role `hmg` or weapons ["hmg"]).
+    weapons: list[str] | None = None
     flags: list[str] = []
     any_flags: list[str] = []
     not_flags: list[str] = []

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules_core.builders import base, codes, moved
+from rules_core import api
+from tests.rules_core.builders import base, codes, hull, moved, scene
 
 
 @pytest.mark.parametrize(
@@ -22,3 +23,22 @@ def test_waf_a_move_may_not_end_partly_on_another_base(end_x: float, overlap: bo
     entry = moved("world-at-fire", before, after)["a"]
     assert ("overlaps_model" in codes(entry)) is overlap
     assert entry["legal"] is not overlap
+
+
+@pytest.mark.parametrize(("gap_in", "can_move", "can_fire"), [(1.0, True, True), (1.05, False, False)])
+def test_ca_a_gun_armed_with_an_hmg_needs_two_fighters_to_move_and_one_to_fire(
+    gap_in: float, can_move: bool, can_fire: bool
+) -> None:
+    # «станковый пулемёт» (ca.hmg.crew): 2 fighters within 1" to move, 1 to fire. The contract
+    # names a heavy MG by its weapon (`weapons: ["hmg"]`); no `hmg` role is in its role list.
+    gap = gap_in * 2.54
+    models = [
+        hull(
+            50, 50, id="mg", side="red", unit="red-mg", type="gun", length_mm=60, width_mm=40, weapons=["hmg"]
+        ),
+        base(50 + 3 + 1.6 + gap, 50, id="c1", unit="red-1"),
+        base(50 - 3 - 1.6 - gap, 50, id="c2", unit="red-1"),
+    ]
+    report = api.check(scene("combined-arms", models))
+    assert report["proximity"]["hmg_can_move"]["mg"]["met"] is can_move
+    assert report["proximity"]["hmg_can_fire"]["mg"]["met"] is can_fire
