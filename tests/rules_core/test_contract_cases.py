@@ -29,7 +29,8 @@ def test_waf_a_move_may_not_end_partly_on_another_base(end_x: float, overlap: bo
 def test_ca_a_gun_armed_with_an_hmg_needs_two_fighters_to_move_and_one_to_fire(
     gap_in: float, can_move: bool, can_fire: bool
 ) -> None:
-    # «станковый пулемёт» (ca.hmg.crew): 2 fighters within 1" to move, 1 to fire. The contract
+    # «Станковый пулемёт требует наличия двух бойцов для передвижения (в радиусе 1 дюйма) и одного
+    # для ведения огня» (ca.hmg.crew): 2 fighters within 1" to move, 1 to fire. The contract
     # names a heavy MG by its weapon (`weapons: ["hmg"]`); no `hmg` role is in its role list.
     gap = gap_in * 2.54
     models = [
