@@ -28,11 +28,9 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
         if model.dash is None:
             why = [f"a move in the {scene.phase} phase is a dash: give its dice total as dash"]
             return _flag_limits(scene, a, unit_type, None, why, dashing=True)
-        allowance, why = cm(model.dash), [f"dash of {fmt(cm(model.dash))} cm"]
-        for flag in unit_type.dash_flag_costs:
-            if model.has(flag):
-                allowance = max(allowance - cm(unit_type.flag_costs[flag]), 0.0)
-                why.append(f"{flag.replace('_', ' ')} costs {fmt(cm(unit_type.flag_costs[flag]))} cm")
+        why = [f"dash of {fmt(cm(model.dash))} cm"]
+        paid = {flag: unit_type.flag_costs[flag] for flag in unit_type.dash_flag_costs}
+        allowance = _paid(scene, a, paid, cm(model.dash), why)
         return _flag_limits(scene, a, unit_type, allowance, why, dashing=True)
     if scene.phase == "map" and unit_type.map_move is not None:
         return cm(unit_type.map_move), [f"march on the tactical map: {fmt(cm(unit_type.map_move))} cm"]
@@ -69,16 +67,26 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     if order_actions == 0:  # not even a jump: the order spends both actions standing
         allowance = 0.0
         why.append(f"its {model.order} order allows no move")
-    for flag, cost in unit_type.flag_costs.items():
-        if model.has(flag) and allowance is not None:
-            allowance = max(allowance - cm(cost), 0.0)
-            why.append(f"{flag.replace('_', ' ')} costs {fmt(cm(cost))} cm")
+    allowance = _paid(scene, a, unit_type.flag_costs, allowance, why)
     if unit_type.min_crew_to_move is not None:
         crew = sum(1 for m in scene.models if m.crew_of == model.id)
         if crew < unit_type.min_crew_to_move:
             allowance = 0.0
             why.append(f"needs {unit_type.min_crew_to_move} crew to move, has {crew}")
     return _flag_limits(scene, a, unit_type, allowance, why, dashing=False)
+
+
+def _paid(
+    scene: Scene, a: int, costs: dict[str, float], allowance: float | None, why: list[str]
+) -> float | None:
+    """The allowance less what each act the model is flagged with costs (mounting, swapping roles)."""
+    if allowance is None:
+        return None
+    for flag, cost in costs.items():
+        if scene.models[a].has(flag):
+            allowance = max(allowance - scene.cm(cost), 0.0)
+            why.append(f"{flag.replace('_', ' ')} costs {fmt(scene.cm(cost))} cm")
+    return allowance
 
 
 def _flag_limits(

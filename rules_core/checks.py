@@ -16,7 +16,7 @@ from rules_core.morale import leader_sight_report
 from rules_core.objectives import objectives_report
 from rules_core.orders import interception_report
 from rules_core.placement import placement_report
-from rules_core.proximity import can_attack, proximity_report, within
+from rules_core.proximity import can_attack, proximity_report, selected, within
 from rules_core.ruleset import Threshold
 from rules_core.scene import Scene
 from rules_core.transport import transport_report
@@ -94,11 +94,8 @@ def crew_report(scene: Scene) -> dict[str, dict]:
     fp = scene.footprints
     guns: dict[str, dict] = {}
     for g, gun in enumerate(scene.models):
-        if (
-            gun.type not in rules.gun_types
-            or gun.role in rules.not_roles
-            or any(w in rules.not_weapons for w in gun.weapons or [])
-        ):
+        own = rules.own_rules is not None and selected(gun, rules.own_rules)
+        if gun.type not in rules.gun_types or own:
             continue
         crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
         distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)

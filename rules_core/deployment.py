@@ -133,12 +133,12 @@ def _in_rough_terrain(scene: Scene, i: int, kind: DeploymentKind) -> bool:
         polygon = shapely.Polygon(piece.polygon_cm)
         if scene.ruleset.terrain[piece.kind].rough and polygon.covers(point):
             return True
-        if beside is not None and piece.kind in beside.kinds:
-            gap = max(
-                float(shapely.distance(scene.footprints.core[i], polygon)) - scene.footprints.radius[i], 0.0
-            )
-            if within(scene, beside.distance, np.array([gap]))[0]:
-                return True
+        if (
+            beside is not None
+            and piece.kind in beside.kinds
+            and within(scene, beside.distance, scene.footprints.edge_to(polygon, i))
+        ):
+            return True
     return False
 
 

@@ -101,6 +101,11 @@ class Footprints:
         gap = shapely.distance(self.core[i], self.core[j]) - self.radius[i] - self.radius[j]
         return np.maximum(gap, 0.0)
 
+    def edge_to(self, geometry: shapely.Geometry, i: np.ndarray | int | slice = slice(None)) -> np.ndarray:
+        """Edge distance from footprints `i` (all by default) to a point, line or piece of terrain
+        (0 touching or inside)."""
+        return np.maximum(shapely.distance(self.core[i], geometry) - self.radius[i], 0.0)
+
     def centre_distance(self, i: np.ndarray | int, j: np.ndarray | int) -> np.ndarray:
         return shapely.distance(shapely.centroid(self.core[i]), shapely.centroid(self.core[j]))
 
@@ -127,7 +132,7 @@ class Footprints:
 
 def distance_to_point(footprints: Footprints, x: float, y: float) -> np.ndarray:
     """Edge distance from every footprint to a point (0 inside)."""
-    return np.maximum(shapely.distance(footprints.core, shapely.Point(x, y)) - footprints.radius, 0.0)
+    return footprints.edge_to(shapely.Point(x, y))
 
 
 def measured(footprints: Footprints, i: np.ndarray | int, j: np.ndarray | int, how: str) -> np.ndarray:

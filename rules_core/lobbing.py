@@ -44,7 +44,7 @@ def over_obstacle(scene: Scene, thrower: int, target: int) -> dict | None:
         polygon = shapely.Polygon(piece.polygon_cm)
         if not line.intersects(polygon) or shapely.covers(polygon, ends).any():
             continue
-        gap = max(float(shapely.distance(fp.core[target], polygon) - fp.radius[target]), 0.0)
+        gap = float(fp.edge_to(polygon, target))
         if best is None or gap < best[0]:
             best = (gap, piece.id)
     if best is None:

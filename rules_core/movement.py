@@ -223,7 +223,7 @@ class MoveJudge:
         for partner in partners:
             k = after.index[partner]
             gap = float(measured(after.footprints, a, k, contact.measured))
-            if not within(after, contact, np.array([gap]))[0]:
+            if not within(after, contact, gap):
                 reasons.append(
                     reason(
                         "moved_unaccompanied",

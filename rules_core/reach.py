@@ -154,12 +154,15 @@ def cover_of(scene: Scene, covers: list, s: int, t: int) -> str | None:
     for shape, save, behind, model in covers:
         if model in (s, t):
             continue
-        if model is None and shape.covers(here):
+        stands_in = model is None and shape.covers(here)
+        if stands_in or (
+            rule is not None
+            and behind
+            and not shape.covers(there)
+            and line.intersects(shape)
+            and within(scene, rule.behind, fp.edge_to(line.intersection(shape), t))
+        ):
             saves.append(save)
-        elif rule is not None and behind and not shape.covers(there) and line.intersects(shape):
-            gap = max(float(shapely.distance(fp.core[t], line.intersection(shape))) - fp.radius[t], 0.0)
-            if within(scene, rule.behind, np.array([gap]))[0]:
-                saves.append(save)
     return min(saves, key=lambda save: int(save.rstrip("+"))) if saves else None
 
 

@@ -218,10 +218,9 @@ class Crew(_Strict):
     Arms: «Наличие 1-2 миномётчиков и командира расчёта является обязательным условием»)."""
 
     gun_types: list[str]
-    # Guns of these roles have crew rules of their own (Combined Arms' heavy MG: proximity rules).
-    not_roles: list[str] = []
-    # ... and guns carrying one of these weapons (a heavy MG named by `weapons: ["hmg"]`).
-    not_weapons: list[str] = []
+    # Guns with crew rules of their own (Combined Arms' heavy MG, by role or by `weapons`: proximity
+    # rules), which this one does not judge.
+    own_rules: Selector | None = None
     distance: Threshold
     hits: dict[str, str | None] = {}
     leader_roles: list[str] = []
