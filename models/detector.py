@@ -248,7 +248,7 @@ class Detector:
 
     def detect(self, image: np.ndarray, calibration) -> Detections:
         from models.miniature import carries_a_miniature
-        from models.vehicles import ON_A_HULL_CM, find_vehicles, foreground
+        from models.vehicles import ON_A_HULL_CM, clear_of_bases, find_vehicles, foreground
 
         c = self.fitted_candidates(image, calibration)
         markers = marker_squares_cm(calibration)
@@ -340,6 +340,7 @@ class Detector:
             if inside.sum() <= MAX_BASES_ON_A_HULL:
                 on_hull |= inside
         bases = bases[~on_hull]
+        vehicles = clear_of_bases(vehicles, bases)
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles, faint=faint_bases)
 

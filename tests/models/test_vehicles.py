@@ -34,6 +34,7 @@ from models.vehicles import (
     NEAR_SIDE_WEIGHT,
     ON_A_HULL_CM,
     PX_PER_CM,
+    _as_vehicles,
     _axes,
     _Blob,
     _clear_of_bases,
@@ -45,6 +46,7 @@ from models.vehicles import (
     _shading_free,
     _shadowed,
     _turn_deg,
+    clear_of_bases,
     find_vehicles,
     foreground,
 )
@@ -982,6 +984,20 @@ def test_a_hull_stays_as_measured_beside_a_base_it_does_not_run_over(along, acro
     xy, length, width, *_ = _clear_of_bases(hull, _base_at(along, across))
     np.testing.assert_allclose(xy, hull[0])
     assert (length, width) == (20.0, 10.0), why
+
+
+def test_hulls_measured_before_their_bases_came_back_are_cleared_of_them_each_on_its_own():
+    """Path-traced 300,024: the rough blob swallowed a squad's base touching a hull's end, so
+    the hull was measured without it and its end, on the base's rim, stayed 12.4 mm out."""
+    over = _hull_tuple()
+    clear = (np.array([40.0, 30.0]), 18.0, 8.0, 200.0, 0.8)
+    vehicles = _as_vehicles([over, clear])
+    cleared = clear_of_bases(vehicles, _base_at(-(10.0 + 0.9), 1.0))
+    assert cleared.length_cm == pytest.approx([20.0 - 0.7, 18.0])
+    np.testing.assert_allclose(cleared.xy_cm[1], clear[0])
+    np.testing.assert_allclose(cleared.heading_deg, [30.0, 200.0])
+    np.testing.assert_allclose(cleared.confidence, [0.9, 0.8])
+    assert len(clear_of_bases(Vehicles.empty(), _base_at(0.0, 0.0))) == 0
 
 
 def test_a_hull_that_moving_its_end_would_make_too_short_is_kept_as_measured():
