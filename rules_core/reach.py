@@ -39,7 +39,8 @@ def reaches(
     sight: bool = True,
 ) -> bool:
     """Whether the weapon reaches: range (+ tolerance, height and, for automatic weapons, aimed
-    bonuses), shooter state, target type, and a line of sight for the weapons that need one.
+    bonuses), shooter state, target type (the weapon's and the shooter's role's), and a line of
+    sight for the weapons that need one.
 
     A name the ruleset has no range for (a ruleset without a weapon table) never reaches.
     """
@@ -48,6 +49,9 @@ def reaches(
     if any(shooter.has(flag) for flag in (*weapon.not_flags, *scene.ruleset.hold_fire_flags)):
         return False
     if weapon.target_types is not None and target.type not in weapon.target_types:
+        return False
+    role_targets = scene.ruleset.role_target_types.get(shooter.role or "")
+    if role_targets is not None and target.type not in role_targets:
         return False
     if weapon.needs_sight and not sight:
         return False

@@ -452,6 +452,9 @@ class Ruleset(_Strict):
     # States in which a model fights with no weapon this turn (Combined Arms: infantry just dropped
     # off «не может проявлять боевую активность», nor the fighter «переносящий раненого»).
     hold_fire_flags: list[str] = []
+    # Roles that fire at these target types only, whatever the weapon (Combined Arms: «Снайпер ведёт
+    # огонь только по пехоте противника», though his rifle could hit a class-1 vehicle in other hands).
+    role_target_types: dict[str, list[str]] = {}
     hex_mm: float | None = Field(default=None, gt=0)
     templates: dict[str, Template] = {}
     proximity: dict[str, ProximityRule] = {}

@@ -8,13 +8,29 @@ translated in the docstring.
 from __future__ import annotations
 
 from rules_core import api
-from tests.rules_core.builders import base, scene
+from tests.rules_core.builders import base, hull, scene
 
 CA = "combined-arms"
 INCH = 2.54
 
 
 # --- 002 Combined arms -----------------------------------------------------------------------
+
+
+def test_a_sniper_fires_at_infantry_only() -> None:
+    """002: «Снайпер ведёт огонь только по пехоте противника» (the sniper fires only at enemy
+    infantry). The specialist's restriction binds whatever he carries, so a vehicle or a gun 4"
+    away is out of his reach; a fighter of no role still reaches the vehicle with a sniper rifle
+    («Снайперская винтовка может вести огонь по технике класса 1»)."""
+    sniper = base(20, 30, "s", role="sniper", weapons=["sniper_rifle", "rifle"])
+    tank = hull(20 + 1.6 + 4 * INCH + 10, 30, "t", length_mm=200, width_mm=100)
+    gun = hull(20, 30 + 1.6 + 4 * INCH + 2.5, "g", unit="blue-g", type="gun", length_mm=50, width_mm=50)
+    man = base(20, 30 - 3.2 - 4 * INCH, "i", side="blue")
+    rows = {r["id"]: r["weapons"] for r in api.ranges(scene(CA, [sniper, tank, gun, man]), "s")["targets"]}
+    assert rows == {"t": [], "g": [], "i": ["sniper_rifle", "rifle"]}
+    rifleman = {**sniper, "role": None}
+    rows = {r["id"]: r["weapons"] for r in api.ranges(scene(CA, [rifleman, tank]), "s")["targets"]}
+    assert rows == {"t": ["sniper_rifle", "rifle"]}
 
 
 def test_a_wounded_fighter_does_not_fight() -> None:
