@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules_core.coherency import coherency_groups
+from rules_core.crew import crew_report
 from rules_core.deployment import deployment_report, edge_warnings
 from rules_core.footprints import measured
 from rules_core.mines import mines_report
@@ -16,7 +17,7 @@ from rules_core.morale import leader_sight_report
 from rules_core.objectives import objectives_report
 from rules_core.orders import interception_report
 from rules_core.placement import placement_report
-from rules_core.proximity import can_attack, proximity_report, selected, within
+from rules_core.proximity import can_attack, proximity_report, within
 from rules_core.ruleset import Threshold
 from rules_core.scene import Scene
 from rules_core.transport import transport_report
@@ -83,41 +84,6 @@ def bases_report(scene: Scene) -> dict[str, dict]:
         if objectives is not None and size is not None and abs(size - objectives.marker_mm) > tolerance:
             wrong[objective.id] = {"diameter_mm": size, "expected_mm": [objectives.marker_mm]}
     return wrong
-
-
-def crew_report(scene: Scene) -> dict[str, dict]:
-    """Each gun: its crew (`crew_of`), those within the ruleset's crew distance, the one of them
-    leading it where the ruleset needs one (`crew_leader`), the model towing it where a hitched gun
-    holds its fire (`towed_by`), and what that allows (`hits_on`: World at Fire's 4+ / 5+, or a
-    state such as "operational")."""
-    rules = scene.ruleset.crew
-    fp = scene.footprints
-    guns: dict[str, dict] = {}
-    for g, gun in enumerate(scene.models):
-        own = rules.own_rules is not None and selected(gun, rules.own_rules)
-        if gun.type not in rules.gun_types or own:
-            continue
-        crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
-        distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)
-        near = [
-            scene.models[k].id
-            for k, d in zip(crew, np.atleast_1d(distance), strict=True)
-            if rules.distance.holds(float(d), scene.cm_per_unit)
-        ]
-        counts = sorted((int(key) for key in rules.hits), reverse=True)
-        key = next((c for c in counts if len(near) >= c), None)
-        hits_on = rules.hits[str(key)] if key is not None else None
-        guns[gun.id] = {"crew": [scene.models[k].id for k in crew], "crew_in_range": near}
-        if rules.leader_roles:
-            leader = next((i for i in near if scene.models[scene.index[i]].role in rules.leader_roles), None)
-            guns[gun.id]["crew_leader"] = leader
-            hits_on = hits_on if leader is not None else None
-        if rules.towed_holds_fire:
-            tug = next((m.id for m in scene.models if m.towing == gun.id), None)
-            guns[gun.id]["towed_by"] = tug
-            hits_on = hits_on if tug is None else None
-        guns[gun.id] |= {"hits_on": hits_on, "can_fire": hits_on is not None}
-    return guns
 
 
 def command_report(scene: Scene) -> dict[str, dict]:

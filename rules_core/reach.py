@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from rules_core.crew import unworked_guns
 from rules_core.errors import SceneError
 from rules_core.lobbing import over_obstacle, throws_over_obstacle
 from rules_core.proximity import within
@@ -172,7 +173,8 @@ def cover_of(scene: Scene, covers: list, s: int, t: int) -> str | None:
 
 def ranges_report(scene: Scene, from_id: str) -> dict:
     """Every enemy model, nearest first: its distance from the nearest shooter, the weapons of any
-    shooter that reach it, and where the ruleset says so its cover, sight line and effects."""
+    shooter that reach it (none of a gun its crew cannot work), and where the ruleset says so its
+    cover, sight line and effects."""
     shooters = shooters_of(scene, from_id)
     side = scene.models[shooters[0]].side
     targets = np.flatnonzero(scene.sides != side)
@@ -192,6 +194,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     ]
     covers = _covers(scene)
     sight = sight_lines(blockers, scene.xy[shooters], scene.xy[targets])
+    unworked = unworked_guns(scene)
     rows = []
     for column, t in enumerate(targets):
         target = scene.models[t]
@@ -202,7 +205,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         for row, s in enumerate(shooters):
             shooter = scene.models[s]
             seen |= bool(sight[row, column])
-            for name in weapons_of(scene, s):
+            for name in weapons_of(scene, s) if s not in unworked else []:
                 weapon = scene.ruleset.weapon(name)
                 if name in reaching or not reaches(
                     scene, weapon, edge[row, column], shooter, target, sight[row, column]

@@ -47,3 +47,26 @@ def test_a_wounded_fighter_does_not_fight() -> None:
     assert [{c["a"], c["b"]} for c in api.check(board)["contacts"]] == [{"w", "e"}]
     both_hurt = scene(CA, [hurt, {**foe, "wounded": True}])
     assert api.check(both_hurt)["contacts"] == []
+
+
+def test_a_mortar_whose_crew_cannot_work_it_reaches_no_one() -> None:
+    """002: «Наличие 1-2 миномётчиков и командира расчёта является обязательным условием для
+    возможности действия миномёта» (1-2 mortarmen and the crew commander are a must for the mortar
+    to act), «Миномётчик. Располагается в пределах 1 дюйма от модели миномёта», and «1 ход –
+    прицепка артиллерии (в этот ход артиллерия не ведёт огня)» (the turn it is hitched, the gun does
+    not fire). A mortar whose crew (crew_of) lacks its commander, stands beyond 1", or that a
+    vehicle tows, reaches no one; with its mortarman and commander at hand it reaches the fighter."""
+    mortar = base(20, 30, "mo", type="gun", weapons=["light_mortar"])
+    commander = base(20, 30 + 3.2 + 0.5 * INCH, "c", unit="red-1", crew_of="mo", role="commander")
+    mortarman = base(20, 30 - 3.2 - 0.5 * INCH, "k", unit="red-1", crew_of="mo", role="mortar_crew")
+    fighter = base(80, 30, "i", side="blue")
+
+    def reached(*models: dict) -> list[str]:
+        rows = api.ranges(scene(CA, [*models, fighter]), "mo")["targets"]
+        return next(r["weapons"] for r in rows if r["id"] == "i")
+
+    assert reached(mortar, commander, mortarman) == ["light_mortar"]
+    assert reached(mortar, mortarman) == []
+    assert reached(mortar, {**commander, "y_cm": 30 + 3.2 + 1.1 * INCH}, mortarman) == []
+    tug = hull(20, 60, "v", side="red", unit="red-v", towing="mo")
+    assert reached(mortar, commander, mortarman, tug) == []

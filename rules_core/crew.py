@@ -1,0 +1,60 @@
+"""Guns and their crews (`crew_of`): who works each gun, and whether it may fire.
+
+Its own module because both the state report (checks) and the reach of weapons (reach) ask it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules_core.footprints import measured
+from rules_core.proximity import selected
+from rules_core.scene import Scene
+
+
+def crew_report(scene: Scene) -> dict[str, dict]:
+    """Each gun: its crew (`crew_of`), those within the ruleset's crew distance, the one of them
+    leading it where the ruleset needs one (`crew_leader`), the model towing it where a hitched gun
+    holds its fire (`towed_by`), and what that allows (`hits_on`: World at Fire's 4+ / 5+, or a
+    state such as "operational")."""
+    rules = scene.ruleset.crew
+    fp = scene.footprints
+    guns: dict[str, dict] = {}
+    for g, gun in enumerate(scene.models):
+        own = rules.own_rules is not None and selected(gun, rules.own_rules)
+        if gun.type not in rules.gun_types or own:
+            continue
+        crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
+        distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)
+        near = [
+            scene.models[k].id
+            for k, d in zip(crew, np.atleast_1d(distance), strict=True)
+            if rules.distance.holds(float(d), scene.cm_per_unit)
+        ]
+        counts = sorted((int(key) for key in rules.hits), reverse=True)
+        key = next((c for c in counts if len(near) >= c), None)
+        hits_on = rules.hits[str(key)] if key is not None else None
+        guns[gun.id] = {"crew": [scene.models[k].id for k in crew], "crew_in_range": near}
+        if rules.leader_roles:
+            leader = next((i for i in near if scene.models[scene.index[i]].role in rules.leader_roles), None)
+            guns[gun.id]["crew_leader"] = leader
+            hits_on = hits_on if leader is not None else None
+        if rules.towed_holds_fire:
+            tug = next((m.id for m in scene.models if m.towing == gun.id), None)
+            guns[gun.id]["towed_by"] = tug
+            hits_on = hits_on if tug is None else None
+        guns[gun.id] |= {"hits_on": hits_on, "can_fire": hits_on is not None}
+    return guns
+
+
+def unworked_guns(scene: Scene) -> set[int]:
+    """Guns that fire at nothing: those the scene gives a crew (`crew_of`) or a tug that the crew
+    rule says cannot fire (Combined Arms: a mortar without its mortarmen and crew commander within
+    1", or hitched). A gun with neither named is not judged: its crew is simply not on the scene."""
+    if scene.ruleset.crew is None:
+        return set()
+    return {
+        scene.index[gun_id]
+        for gun_id, gun in crew_report(scene).items()
+        if not gun["can_fire"] and (gun["crew"] or gun.get("towed_by"))
+    }
