@@ -110,10 +110,12 @@ def in_forbidden_terrain(after: Scene, a: int, terrain: list[tuple[TerrainSpec, 
 
 
 def split_unit(after: Scene, a: int, coherency: dict[str, dict]) -> list:
-    """The moved model's unit ends in more than one group (it broke, or kept broken, coherency)."""
+    """The moved model's unit ends in more than one group (it broke, or kept broken, coherency), in a
+    phase where the ruleset binds a move to its unit (`coherency_move_phases`)."""
     unit = after.models[a].unit
     state = coherency.get(unit)
-    if state is None or state["coherent"]:
+    phases = after.ruleset.coherency_move_phases
+    if state is None or state["coherent"] or (phases is not None and after.phase not in phases):
         return []
     rule = after.ruleset.coherency
     groups = " | ".join(", ".join(g) for g in state["groups"])

@@ -427,6 +427,10 @@ class Ruleset(_Strict):
     move_reference: Literal["centre"] = "centre"
     unit_types: dict[str, UnitType]
     coherency: Threshold | None = None
+    # Phases in which a move may not leave its unit split (None: every phase). Tankomaster asks it only
+    # of a unit being placed: «При расстановке части расстояние между солдатами не должно превышать
+    # 5 см. Но в бою может случиться так, что группа бойцов ... продолжает двигаться вперед».
+    coherency_move_phases: list[str] | None = None
     enemy_buffer: Threshold | None = None
     enemy_buffer_phases: list[str] = ["movement", "shooting"]
     deployment: Deployment | None = None

@@ -1,0 +1,55 @@
+"""Seventh audit of World at Fire (seed 000) and Tankomaster (seed 003), read as a blind grader would.
+
+Each case failed before its fix; the docstring quotes the seed sentence and translates it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core import api
+from tests.rules_core.builders import base, codes, moved, scene
+
+TM = "tankomaster"
+WAF = "world-at-fire"
+
+
+# --- 003 Tankomaster: a squad may split in battle ---------------------------------------------
+
+
+@pytest.mark.parametrize("phase", ["movement", None])
+def test_tm_a_squad_may_split_in_battle(phase: str | None) -> None:
+    """003: «При расстановке части расстояние между солдатами не должно превышать 5 см. Но в бою
+    может случиться так, что группа бойцов какого-то отделения продолжает двигаться вперед, а
+    остальные деморализованы или просто выделены для выполнения другой задачи ... Отдельным солдатам,
+    находящимся на расстоянии более 5 см от ближайшего бойца своей части, следует отдавать отдельный
+    приказ» (at deployment soldiers stand at most 5 cm apart; but in battle a group may go on while
+    the rest are detached for another task, and a soldier more than 5 cm from his unit takes his own
+    orders): leaving the squad 10 cm behind is a legal move, the squad is simply in two groups."""
+    extra = {} if phase is None else {"phase": phase}
+    before = [base(20, 30, "a", unit="sq"), base(25, 30, "b", unit="sq")]
+    after = [base(20, 30, "a", unit="sq"), base(35, 30, "b", unit="sq")]
+    report = moved(TM, before, after, **extra)["b"]
+    assert report["legal"] is True
+    assert api.check(scene(TM, after, **extra))["units"]["sq"]["coherent"] is False
+
+
+def test_tm_a_squad_placed_apart_at_deployment_breaks_coherency() -> None:
+    """003: «При расстановке части расстояние между солдатами не должно превышать 5 см» (when a unit
+    is placed, its soldiers stand at most 5 cm apart): in the deployment phase a soldier put 10 cm
+    from the rest is still out of place."""
+    wood = {"id": "w", "kind": "forest", "polygon_cm": [[0, 0], [60, 0], [60, 40], [0, 40]]}
+    before = [base(20, 20, "a", unit="sq"), base(25, 20, "b", unit="sq")]
+    after = [base(20, 20, "a", unit="sq"), base(35, 20, "b", unit="sq")]
+    deployment = {"kind": "ambush", "sides": {"red": "top"}}
+    extra = {"phase": "deployment", "terrain": [wood], "deployment": deployment}
+    assert "breaks_coherency" in codes(moved(TM, before, after, **extra)["b"])
+
+
+def test_waf_a_unit_still_may_not_split() -> None:
+    """000: «Все модели в отряде должны перемещаться вместе так, чтобы между ними (между их подставками)
+    сохранялась дистанция менее 5 сантиметров» (all models of a unit move together, less than 5 cm
+    apart): World at Fire keeps breaks_coherency in the movement phase."""
+    before = [base(20, 30, "a", unit="sq"), base(25, 30, "b", unit="sq")]
+    after = [base(20, 30, "a", unit="sq"), base(35, 30, "b", unit="sq")]
+    assert codes(moved(WAF, before, after, phase="movement")["b"]) == ["breaks_coherency"]
