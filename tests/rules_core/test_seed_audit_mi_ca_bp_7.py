@@ -70,3 +70,18 @@ def test_a_mortar_whose_crew_cannot_work_it_reaches_no_one() -> None:
     assert reached(mortar, {**commander, "y_cm": 30 + 3.2 + 1.1 * INCH}, mortarman) == []
     tug = hull(20, 60, "v", side="red", unit="red-v", towing="mo")
     assert reached(mortar, commander, mortarman, tug) == []
+
+
+def test_cold_steel_reaches_fighters_only() -> None:
+    """002: «Холодное оружие. Позволяет атаковать на дистанции в 1 дюйм. Ранит или убивает
+    противника» (cold steel attacks at 1", wounding or killing) and «РБ проводится только между
+    бойцами, находящимися на расстоянии 1 дюйма друг от друга» (hand-to-hand only between fighters
+    within 1"): half an inch from a vehicle or a gun it reaches neither (check's contacts already
+    list no melee with them), while the pistol and the grenade still do."""
+    fighter = base(20, 30, "a", weapons=["melee", "pistol", "grenade"])
+    tank = hull(20 + 1.6 + 0.5 * INCH + 10, 30, "v")
+    gun = hull(20, 30 - 1.6 - 0.5 * INCH - 2, "g", unit="blue-g", type="gun", length_mm=40, width_mm=40)
+    foe = base(20, 30 + 3.2 + 0.5 * INCH, "i", side="blue")
+    rows = {r["id"]: r["weapons"] for r in api.ranges(scene(CA, [fighter, tank, gun, foe]), "a")["targets"]}
+    ranged = ["pistol", "grenade"]
+    assert rows == {"v": ranged, "g": ranged, "i": ["melee", *ranged]}
