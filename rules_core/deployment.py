@@ -85,6 +85,10 @@ def deployment_report(scene: Scene) -> dict[str, dict]:
     zones = {side: zone_of(scene, side) for side in deployment.sides}
     for i, model in enumerate(scene.models):
         zone = zones.get(model.side)
+        if zone is None and kind.one_sided:
+            away = f"side {model.side} does not deploy by {deployment.kind} (deployment.sides leaves it out)"
+            report[model.id] = {"in_deployment_zone": None, "problems": [away]}
+            continue
         problems = deployment_problems(scene, i, kind, zone)
         report[model.id] = {"in_deployment_zone": not problems, "problems": problems}
     return report

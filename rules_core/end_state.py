@@ -134,7 +134,10 @@ def outside_zone(after: Scene, a: int) -> list:
         return []
     model = after.models[a]
     kind = after.ruleset.deployment.kinds[after.spec.deployment.kind]
-    problems = deployment_problems(after, a, kind, zone_of(after, model.side))
+    zone = zone_of(after, model.side)
+    if zone is None and kind.one_sided:
+        return []
+    problems = deployment_problems(after, a, kind, zone)
     return [reason("outside_deployment_zone", problem) for problem in problems]
 
 

@@ -186,6 +186,9 @@ class DeploymentKind(_Strict):
     rough_terrain_only: bool = False
     rough_beside: Beside | None = None
     enemy_keep_away: Threshold | None = None
+    # Only some sides deploy this way (Tankomaster: «Правилами для засады пользуется только
+    # обороняющийся»), so deployment.sides need not name every side; a side it leaves out has no zone.
+    one_sided: bool = False
     note: str = ""
 
 

@@ -246,8 +246,8 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     known_sides = set(spec.sides) if spec.sides is not None else None
     if spec.deployment is not None:
         _check_deployment(spec, ruleset)
-        deployment_sides = set(spec.deployment.sides)
-        known_sides = deployment_sides if known_sides is None else known_sides
+        if not ruleset.deployment.kinds[spec.deployment.kind].one_sided:
+            known_sides = set(spec.deployment.sides) if known_sides is None else known_sides
     if spec.first_player is not None and known_sides is not None and spec.first_player not in known_sides:
         raise _fail(
             "first_player",

@@ -53,3 +53,35 @@ def test_waf_a_unit_still_may_not_split() -> None:
     before = [base(20, 30, "a", unit="sq"), base(25, 30, "b", unit="sq")]
     after = [base(20, 30, "a", unit="sq"), base(35, 30, "b", unit="sq")]
     assert codes(moved(WAF, before, after, phase="movement")["b"]) == ["breaks_coherency"]
+
+
+# --- 003 Tankomaster: the ambush is the defender's alone ---------------------------------------
+
+
+def test_tm_an_ambush_names_only_the_defenders_edge() -> None:
+    """003: «Правилами для засады пользуется только обороняющийся ... она не должна отстоять от его
+    края стола более чем на 30 см, и не может находиться ближе чем на 20 см к войскам противника»
+    (only the defender uses the ambush rules; it stands within 30 cm of his table edge and not closer
+    than 20 cm to enemy troops): deployment.sides may name the defender's edge alone while the
+    attacker's troops stand on the table; they are the enemy the 20 cm keeps away from, and have no
+    zone of their own (in_deployment_zone null)."""
+    wood = {"id": "w", "kind": "forest", "polygon_cm": [[0, 0], [60, 0], [60, 40], [0, 40]]}
+    attackers = [base(20 + 3.2 + 19.9, 20, "e", side="blue"), base(100, 100, "f", side="blue")]
+    models = [base(20, 20, "a"), *attackers]
+    deployment = {"kind": "ambush", "sides": {"red": "top"}}
+    report = api.check(scene(TM, models, terrain=[wood], phase="deployment", deployment=deployment))["models"]
+    assert report["a"]["in_deployment_zone"] is False
+    assert report["f"]["in_deployment_zone"] is None
+    before = [base(20, 20, "a"), base(100, 90, "f", side="blue")]
+    after = [base(20, 20, "a"), base(100, 100, "f", side="blue")]
+    move = moved(TM, before, after, terrain=[wood], phase="deployment", deployment=deployment)["f"]
+    assert move["legal"] is True
+
+
+def test_waf_deployment_still_names_every_side() -> None:
+    """000: «Игроки расставляют свои армии всегда на противоположных краях поля» (both armies deploy, on
+    opposite edges): in World at Fire a side missing from deployment.sides is still a scene error."""
+    models = [base(20, 20, "a"), base(170, 20, "e", side="blue")]
+    deployment = {"kind": "breakthrough", "sides": {"red": "left"}}
+    with pytest.raises(api.SceneError, match=r"models\[1\]\.side"):
+        scene(WAF, models, phase="deployment", deployment=deployment)
