@@ -447,6 +447,9 @@ class Ruleset(_Strict):
     terrain: dict[str, TerrainEffect] = {}
     cover: Cover | None = None
     weapons: dict[str, Weapon] = {}
+    # Weapons a seed names without giving their ranges (World at Fire, Tankomaster): a scene may list
+    # them, they reach no one; any other name is an error. With neither, every name passes.
+    weapon_names: list[str] = []
     range_tolerance: float = Field(default=0.0, ge=0)
     # How far past its allowance a move still passes (Mobile Infantry judges every distance by eye,
     # «Во всех случаях, когда игрок ошибается по глазомеру до 1 см, этот сантиметр идет в пользу игрока»).

@@ -288,12 +288,13 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"unknown side {model.side!r}",
                 f"use one of {', '.join(sorted(known_sides))}",
             )
+        known_weapons = [*ruleset.weapons, *ruleset.weapon_names]
         for weapon in model.weapons or []:
-            if ruleset.weapons and ruleset.weapon(weapon) is None:
+            if known_weapons and ruleset.weapon(weapon) is None and weapon not in ruleset.weapon_names:
                 raise _fail(
                     f"{where}.weapons",
                     f"unknown weapon {weapon!r} for ruleset {ruleset.id}",
-                    f"use one of {', '.join(ruleset.weapons)}",
+                    f"use one of {', '.join(known_weapons)}",
                 )
         model = _with_base(model, unit_type, where)
         if not allow_off_table and not (

@@ -85,3 +85,20 @@ def test_waf_deployment_still_names_every_side() -> None:
     deployment = {"kind": "breakthrough", "sides": {"red": "left"}}
     with pytest.raises(api.SceneError, match=r"models\[1\]\.side"):
         scene(WAF, models, phase="deployment", deployment=deployment)
+
+
+# --- 000 / 003: weapons a seed names but gives no range for ------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", [WAF, TM])
+def test_a_weapon_neither_seed_nor_contract_names_is_a_scene_error(ruleset: str) -> None:
+    """Neither seed has a fire table (003: «см. таблицу «Стрелковое оружие»», a table the page does
+    not carry), but both name their weapons (000: «только винтовки, пистолеты-пулеметы и пулеметы»,
+    «противотанковые ружья, минометы, тяжелые пулеметы и огнеметы»; 003: «пистолет - +3,
+    пистолет-пулемет - +2, штурмовая винтовка - +3, винтовка - +4»). Those names, and the contract's
+    shared ones, reach no one in ranges; any other name is an error naming the field, not silently
+    ignored."""
+    with pytest.raises(api.SceneError, match=r"models\[0\]\.weapons"):
+        scene(ruleset, [base(20, 20, "a", weapons=["phaser"])])
+    s = scene(ruleset, [base(20, 20, "a", weapons=["rifle", "smg"]), base(40, 20, "e", side="blue")])
+    assert api.ranges(s, "a")["targets"][0]["weapons"] == []
