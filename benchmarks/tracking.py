@@ -1,6 +1,6 @@
 """Tracking through hands on scripted synthetic games: identities, positions, settle time, speed.
 
-    python -m benchmarks.tracking [--seed 3] [--fps 5] [--sensor cm3-binned]
+    python -m benchmarks.tracking [--seed 3] [--fps 5] [--sensor cm3-binned] [--flaky 0.15 --noise-mm 1]
 
 A scripted game (tracker/demo/scenario.py: four bases lifted past a covered marker, a swap, a
 whole squad moved to its allowance, a casualty, a tank driven and turned, a reinforcement,
@@ -10,7 +10,9 @@ and run through:
 - tablesight: the pipeline (motion gate, detection on settled frames, re-association);
 - baseline: detection on every frame, Hungarian nearest-neighbour association frame to frame;
 - the tracker alone: tablesight's pipeline fed the script's true positions as detections, to
-  tell tracking errors from detector errors (missed bases, phantom bases).
+  tell tracking errors from detector errors (missed bases, phantom bases); with `--flaky`,
+  some pieces seen only now and then and `--noise-mm` on every position, the detector's
+  misses as the path-traced tables have them, but on the tracker alone.
 
 Identity is scored with motmetrics (IDF1, identity switches) on every frame with no hand in
 the picture, against the true position of every piece on the table (3 cm match radius).
@@ -46,17 +48,30 @@ MATCH_CM = 3.0
 
 
 class TruthDetector:
-    """The script's truth as detections, with 0.3 mm of noise: the tracker alone, no detector errors."""
+    """The script's truth as detections, with `noise_mm` of noise: the tracker alone, no
+    detector errors. With `flaky` > 0 that share of the pieces is seen on each detection only
+    with a chance drawn once per piece from 0.3-0.9 (a base coloured like the mat), as a
+    detector's misses come: piece by piece, not frame by frame."""
 
-    def __init__(self) -> None:
+    def __init__(self, flaky: float = 0.0, noise_mm: float = 0.3, seed: int = 0) -> None:
         self.shot = None
-        self.rng = np.random.default_rng(0)
+        self.rng = np.random.default_rng(seed)
+        self.flaky = flaky
+        self.noise_cm = noise_mm / 10
+        self.seen_chance: dict[str, float] = {}
 
     def detect(self, image: np.ndarray, calibration) -> Detections:
-        pieces, vehicles = self.shot.pieces, self.shot.vehicles
+        vehicles = self.shot.vehicles
+        pieces = self.shot.pieces
+        if self.flaky:
+            for p in pieces:
+                if p.id not in self.seen_chance:
+                    flaky = self.rng.random() < self.flaky
+                    self.seen_chance[p.id] = self.rng.uniform(0.3, 0.9) if flaky else 1.0
+            pieces = [p for p in pieces if self.rng.random() < self.seen_chance[p.id]]
         xy = np.array([[p.base.x_cm, p.base.y_cm] for p in pieces]).reshape(-1, 2)
-        bases = Bases(xy + self.rng.normal(0, 0.03, xy.shape), np.array([p.base.diameter_mm for p in pieces]),
-                      np.ones(len(pieces)))
+        xy = xy + self.rng.normal(0, self.noise_cm, xy.shape)
+        bases = Bases(xy, np.array([p.base.diameter_mm for p in pieces]), np.ones(len(pieces)))
         hulls = [v for _, v in vehicles]
         found = Vehicles(np.array([[v.x_cm, v.y_cm] for v in hulls]).reshape(-1, 2),
                          np.array([v.length_cm for v in hulls]), np.array([v.width_cm for v in hulls]),
@@ -130,13 +145,18 @@ def main() -> None:
     parser.add_argument("--fps", type=float, default=5.0)
     parser.add_argument("--sensor", default="cm3-binned")
     parser.add_argument("--dump", help="also pickle the per-frame truth and tracks here, for a closer look")
+    parser.add_argument("--flaky", type=float, default=0.0,
+                        help="tracker alone: this share of pieces seen by a detection only now and then")
+    parser.add_argument("--noise-mm", type=float, default=0.3, help="tracker alone: position noise (mm)")
+    parser.add_argument("--misses-seed", type=int, default=0,
+                        help="tracker alone: which pieces are flaky, and when")
     args = parser.parse_args()
 
     script = benchmark_script()
     camera = rig_camera(args.sensor)
     pipeline = build_pipeline(default_layout("183x122"))
     baseline = NearestNeighbourBaseline()
-    oracle = TruthDetector()
+    oracle = TruthDetector(args.flaky, args.noise_mm, args.misses_seed)
     layout = default_layout("183x122")
     tracker_alone = Pipeline(calibrate=lambda image: calibrate(image, layout), detector=oracle)
     truth, ours, alone, theirs, hands, settled = [], [], [], [], [], []
@@ -183,8 +203,9 @@ def main() -> None:
     print(f"| identity switches | {our_scores['num_switches']:.0f} | {their_scores['num_switches']:.0f} |")
     print(f"| IDF1 | {our_scores['idf1']:.3f} | {their_scores['idf1']:.3f} |")
     print(f"| MOTA | {our_scores['mota']:.3f} | {their_scores['mota']:.3f} |")
-    print(f"| tracker alone on true detections: switches, IDF1 | {alone_scores['num_switches']:.0f}, "
-          f"{alone_scores['idf1']:.3f} | |")
+    errors = f" ({args.flaky:g} of pieces flaky, {args.noise_mm:g} mm noise, misses seed {args.misses_seed})"
+    print(f"| tracker alone on true detections{errors if args.flaky else ''}: switches, IDF1 | "
+          f"{alone_scores['num_switches']:.0f}, {alone_scores['idf1']:.3f} | |")
     print(f"| position error, median / 95th pct | {np.median(our_errors):.1f} / "
           f"{np.percentile(our_errors, 95):.1f} mm | {np.median(their_errors):.1f} / "
           f"{np.percentile(their_errors, 95):.1f} mm |")

@@ -9,7 +9,12 @@ One Hungarian assignment (scipy `linear_sum_assignment`) on a combined cost:
   places in one hand move, where distance alone would keep the ids on the positions. Only
   the part above `appearance_floor` counts: below it, two crops differ no more than one model
   differs from itself after being picked up and put down, and distance should decide;
-- unit membership: a unit's members that moved are re-matched against the unit's common shift;
+- a rigid move: pieces lifted together are set down as they stood, so the displacement most
+  of a unit's pieces share (or of the unit-less pieces') is found by its support (how many
+  pieces it carries onto a detection), not from a first matching, and a piece matched along
+  it costs by its residual against the sloppiness of a placement. A squad moved along its
+  own line with one piece unseen kept its order only by squared distance, which prefers
+  shorter moves: every track slid one place along;
 - hard gates: a different size class, farther than the allowance (with slack for a sloppy
   placement), or nothing alike (a bare patch of mat where the detector saw a phantom base)
   can never match. A piece left without a match is gone, never swapped.
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from scipy.spatial import cKDTree
 
 from tracker.appearance import appearance_distance
 
@@ -39,6 +45,9 @@ class Weights:
     allowance_slack: float = 1.25
     slack_cm: float = 3.0
     max_cost: float = 5.0
+    rigid_cm: float = 1.5
+    rigid_members: int = 2
+    rigid_readings: int = 4
 
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:
@@ -66,13 +75,17 @@ def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], li
 def match_cost(old_xy: np.ndarray, new_xy: np.ndarray, allowance_cm: np.ndarray,
                old_appearance: list[np.ndarray | None], new_appearance: list[np.ndarray | None],
                same_class: np.ndarray, weights: Weights, shift_cm: np.ndarray | None = None) -> np.ndarray:
-    """(tracks x detections) cost; `shift_cm` (tracks x 2) is each track's expected group shift."""
+    """(tracks x detections) cost; `shift_cm` (tracks x 2) is each track's rigid move, zero
+    for none: a detection along it costs by the residual as a share of `slack_cm`, or as any
+    other by its distance as a share of the allowance, whichever is less."""
     delta = new_xy[None, :, :] - old_xy[:, None, :]
     distance = np.linalg.norm(delta, axis=2)
-    if shift_cm is not None:
-        distance = np.minimum(distance, np.linalg.norm(delta - shift_cm[:, None, :], axis=2))
     reach = allowance_cm[:, None] * weights.allowance_slack + weights.slack_cm
     cost = weights.distance * (distance / reach) ** 2
+    if shift_cm is not None:
+        residual = np.linalg.norm(delta - shift_cm[:, None, :], axis=2)
+        rigid = np.linalg.norm(shift_cm, axis=1) > 0
+        cost[rigid] = np.minimum(cost[rigid], weights.distance * (residual[rigid] / weights.slack_cm) ** 2)
     for i, a in enumerate(old_appearance):
         for j, b in enumerate(new_appearance):
             if a is not None and b is not None:
@@ -91,15 +104,73 @@ def heading_cost(old_deg: np.ndarray, new_deg: np.ndarray) -> np.ndarray:
     return diff / 90.0
 
 
-def group_shifts(old_xy: np.ndarray, new_xy: np.ndarray, pairs: list[tuple[int, int]],
-                 groups: list[str | None]) -> np.ndarray:
-    """Each track's unit's median displacement among its members matched in a first pass."""
-    shifts = np.zeros_like(old_xy)
-    by_group: dict[str, list[np.ndarray]] = {}
-    for i, j in pairs:
-        if groups[i] is not None:
-            by_group.setdefault(groups[i], []).append(new_xy[j] - old_xy[i])
-    for i, group in enumerate(groups):
-        if group in by_group:
-            shifts[i] = np.median(np.array(by_group[group]), axis=0)
-    return shifts
+def rigid_readings(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | None],
+                   reach_cm: np.ndarray, weights: Weights) -> list[np.ndarray]:
+    """The ways to read the moves as rigid ones: each a (tracks x 2) array of every track's
+    rigid move, zero for none.
+
+    Within each group (a unit, or all tracks of no unit) the displacement that carries the
+    most of the group's tracks, at least `rigid_members`, each onto a detection within
+    `rigid_cm`, is the group's move; its members are taken out and the rest searched again.
+    Every displacement from a track to a detection within its reach is tried: a squad a hand
+    rested on is carried onto itself by standing still, one place along onto all but one.
+    Each displacement carrying that many is a reading of its own, up to `rigid_readings`, the
+    best carried first: the matching's whole cost (appearance, what is left over) chooses.
+    Pieces best read as standing still are read so alone (a table of squads under a resting
+    hand would otherwise branch on every one).
+    Part of a grid moved with pieces the first look missed fits a move one spacing short
+    that carries one more (a piece left standing lands on a moved one's place); a line moved
+    along itself with an end piece unseen fits two moves a spacing apart, and with nothing
+    to tell them apart the shorter wins, the prior that a player moves no further than he
+    means to.
+    """
+    if not len(new_xy):
+        return []
+    tree = cKDTree(new_xy)
+    readings: list[np.ndarray] = []
+    pending = [(np.zeros_like(old_xy), np.ones(len(old_xy), bool))]
+    while pending and len(readings) < weights.rigid_readings:
+        shifts, unread = pending.pop(0)
+        split = _next_moves(old_xy, new_xy, groups, reach_cm, weights, tree, unread)
+        if split is None:
+            if shifts.any():
+                readings.append(shifts)
+            continue
+        if np.linalg.norm(split[0][0]) <= weights.rigid_cm:
+            split = split[:1]  # pieces standing where they stood: no other reading of them
+        for shift, members in split:
+            branch, left = shifts.copy(), unread.copy()
+            branch[members], left[members] = shift, False
+            pending.append((branch, left))
+    return readings
+
+
+Moves = list[tuple[np.ndarray, np.ndarray]]
+
+
+def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | None], reach_cm: np.ndarray,
+                weights: Weights, tree: cKDTree, unread: np.ndarray) -> Moves | None:
+    """The first group's displacements carrying at least `rigid_members` of the tracks not yet
+    read, with the tracks each carries, the most carried first (then the least spread, then
+    the shortest); None when no group has one."""
+    for key in dict.fromkeys(groups):
+        idx = np.flatnonzero(unread & np.array([g == key for g in groups]))
+        if len(idx) < weights.rigid_members:
+            continue
+        delta = new_xy[None, :, :] - old_xy[idx][:, None, :]
+        within = np.linalg.norm(delta, axis=2) <= reach_cm[idx][:, None]
+        tried = np.vstack([np.zeros((1, 2)), delta[within]])
+        gap, _ = tree.query(old_xy[idx][None, :, :] + tried[:, None, :])
+        carried = gap <= weights.rigid_cm
+        support = np.count_nonzero(carried, axis=1)
+        spread = np.round(np.where(carried, gap, 0.0).sum(axis=1), 1)
+        if support.max() < weights.rigid_members:
+            continue
+        moves: Moves = []
+        for b in np.lexsort((np.linalg.norm(tried, axis=1), spread, -support)):
+            if support[b] < weights.rigid_members or len(moves) == weights.rigid_readings:
+                break
+            if all(np.linalg.norm(tried[b] - shift) > weights.rigid_cm for shift, _ in moves):
+                moves.append((tried[b], idx[carried[b]]))
+        return moves
+    return None

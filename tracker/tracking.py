@@ -20,7 +20,7 @@ import numpy as np
 
 from models.detections import Detections
 from tracker.appearance import blend
-from tracker.association import Weights, assign, group_shifts, heading_cost, match_cost
+from tracker.association import Weights, assign, heading_cost, match_cost, rigid_readings
 from tracker.tracks import Track, TrackChanges
 
 Appearance = Sequence[np.ndarray | None]
@@ -177,14 +177,14 @@ class Tracker:
                               self.weights, shift)
             if extra is not None:
                 cost = cost + extra
-            return assign(cost, self.weights.max_cost)
+            pairs, lost, unclaimed = assign(cost, self.weights.max_cost)
+            total = sum(cost[i, j] for i, j in pairs) + self.weights.max_cost * (len(lost) + len(unclaimed))
+            return pairs, lost, unclaimed, total
 
-        first = solve(None)
-        moved = [(i, j) for i, j in first[0]
-                 if np.linalg.norm(new_xy[j] - old_xy[i]) > self.moved_cm]
-        if not any(g is not None for g in groups) or not moved:
-            return first
-        return solve(group_shifts(old_xy, new_xy, moved, groups))
+        reach = allowance * self.weights.allowance_slack + self.weights.slack_cm
+        readings = rigid_readings(old_xy, new_xy, groups, reach, self.weights)
+        solved = [solve(shifts) for shifts in readings] or [solve(None)]
+        return min(solved, key=lambda solution: solution[3])[:3]
 
     def _follow(self, track: Track, xy: np.ndarray, appearance: np.ndarray | None, changes: TrackChanges,
                 headings: np.ndarray | None = None, j: int = 0) -> None:
