@@ -257,6 +257,7 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     index: dict[str, int] = {}
     unit_first: dict[str, ModelSpec] = {}
     models = []
+    known_weapons = [*ruleset.weapons, *ruleset.weapon_names]
     for i, model in enumerate(spec.models):
         where = f"models[{i}]"
         if model.id in index:
@@ -288,7 +289,6 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"unknown side {model.side!r}",
                 f"use one of {', '.join(sorted(known_sides))}",
             )
-        known_weapons = [*ruleset.weapons, *ruleset.weapon_names]
         for weapon in model.weapons or []:
             if known_weapons and ruleset.weapon(weapon) is None and weapon not in ruleset.weapon_names:
                 raise _fail(

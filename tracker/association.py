@@ -127,11 +127,12 @@ def rigid_readings(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | No
     if not len(new_xy):
         return []
     tree = cKDTree(new_xy)
+    in_group = [np.array([g == key for g in groups]) for key in dict.fromkeys(groups)]
     readings: list[np.ndarray] = []
     pending = [(np.zeros_like(old_xy), np.ones(len(old_xy), bool))]
     while pending and len(readings) < weights.rigid_readings:
         shifts, unread = pending.pop(0)
-        split = _next_moves(old_xy, new_xy, groups, reach_cm, weights, tree, unread)
+        split = _next_moves(old_xy, new_xy, in_group, reach_cm, weights, tree, unread)
         if split is None:
             if shifts.any():
                 readings.append(shifts)
@@ -148,13 +149,13 @@ def rigid_readings(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | No
 Moves = list[tuple[np.ndarray, np.ndarray]]
 
 
-def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | None], reach_cm: np.ndarray,
+def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarray], reach_cm: np.ndarray,
                 weights: Weights, tree: cKDTree, unread: np.ndarray) -> Moves | None:
     """The first group's displacements carrying at least `rigid_members` of the tracks not yet
     read, with the tracks each carries, the most carried first (then the least spread, then
     the shortest); None when no group has one."""
-    for key in dict.fromkeys(groups):
-        idx = np.flatnonzero(unread & np.array([g == key for g in groups]))
+    for members in in_group:
+        idx = np.flatnonzero(unread & members)
         if len(idx) < weights.rigid_members:
             continue
         delta = new_xy[None, :, :] - old_xy[idx][:, None, :]
