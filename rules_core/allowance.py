@@ -27,11 +27,11 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     if scene.phase in scene.ruleset.dash_phases:
         if model.dash is None:
             why = [f"a move in the {scene.phase} phase is a dash: give its dice total as dash"]
-            return _flag_limits(scene, a, unit_type, None, why, dashing=True)
+            return flag_limits(scene, a, unit_type, None, why, dashing=True)
         why = [f"dash of {fmt(cm(model.dash))} cm"]
         paid = {flag: unit_type.flag_costs[flag] for flag in unit_type.dash_flag_costs}
         allowance = _paid(scene, a, paid, cm(model.dash), why)
-        return _flag_limits(scene, a, unit_type, allowance, why, dashing=True)
+        return flag_limits(scene, a, unit_type, allowance, why, dashing=True)
     if scene.phase == "map" and unit_type.map_move is not None:
         return cm(unit_type.map_move), [f"march on the tactical map: {fmt(cm(unit_type.map_move))} cm"]
     allowance = None if unit_type.move is None else cm(unit_type.move)
@@ -73,7 +73,7 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
         if crew < unit_type.min_crew_to_move:
             allowance = 0.0
             why.append(f"needs {unit_type.min_crew_to_move} crew to move, has {crew}")
-    return _flag_limits(scene, a, unit_type, allowance, why, dashing=False)
+    return flag_limits(scene, a, unit_type, allowance, why, dashing=False)
 
 
 def _paid(
@@ -89,11 +89,12 @@ def _paid(
     return allowance
 
 
-def _flag_limits(
+def flag_limits(
     scene: Scene, a: int, unit_type: UnitType, allowance: float | None, why: list[str], dashing: bool
 ) -> tuple[float | None, list[str]]:
     """The caps of the states the model is in (`flag_moves`), after everything else: a state such
-    as a freshly formed cavalry unit bounds the whole move, whatever it would otherwise be."""
+    as a freshly formed cavalry unit bounds the whole move, whatever it would otherwise be, a
+    Bronepehota jump (which replaces the walk) included."""
     model = scene.models[a]
     for limit in unit_type.flag_moves:
         move = limit.dash_move if dashing else limit.move

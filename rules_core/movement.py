@@ -15,7 +15,7 @@ import numpy as np
 import shapely
 
 from rules_core import crossing, end_state, pathing
-from rules_core.allowance import terrain_allowance, towed_allowance, unit_allowance
+from rules_core.allowance import flag_limits, terrain_allowance, towed_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
@@ -180,8 +180,15 @@ class MoveJudge:
         if model.jump_range is not None and (model.jump or model.speed is None):
             rise = max((model.z_cm or 0.0) - (old.z_cm or 0.0), 0.0)
             height = max(rise, self._jump_clearance(a, b))
-            allowance, cost = self.after.cm(model.jump_range), moved + height
-            why = [f"jump: length {fmt(moved)} + height {fmt(height)} cm within its jump range"]
+            cost = moved + height
+            allowance, why = flag_limits(
+                self.after,
+                a,
+                unit_type,
+                self.after.cm(model.jump_range),
+                [f"jump: length {fmt(moved)} + height {fmt(height)} cm within its jump range"],
+                dashing=False,
+            )
         code = "too_far"
         if unit_type.movement == "vehicle":
             given = (self.before.spec.models[b].heading_deg, self.after.spec.models[a].heading_deg)
