@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules_core.builders import base, codes, moved
+from rules_core import api
+from tests.rules_core.builders import base, codes, moved, scene
 
 BP = "bronepehota"
 MI = "mobile-infantry"
@@ -30,3 +31,22 @@ def test_bp_an_infantryman_taking_aimed_fire_does_not_move(jump: bool) -> None:
     report = moved(BP, [aimed], [{**aimed, "x_cm": 22.5, "jump": jump}])["a"]
     assert codes(report) == ["too_far"]
     assert report["allowance_cm"] == 0.0
+
+
+# --- 001 Mobile Infantry ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jump", [False, True])
+def test_mi_a_trooper_in_a_stupor_neither_moves_nor_fires(jump: bool) -> None:
+    """001: «Реакция паники бывает 3-х типов: ... Ступор, 1-2 (стоит на одном месте и не
+    предпринимает никаких действий)» (a panic reaction of 1-2 is a stupor: he stands on one spot
+    and takes no action): a trooper with the flag stupor moves nowhere, walking or by jet jump, and
+    his rifle reaches no bug; a sound trooper walks and reaches it."""
+    trooper, bug = base(20, 30, "t", type="trooper", speed=50), base(30, 30, "b", side="blue", type="bug")
+    assert moved(MI, [trooper, bug], [{**trooper, "x_cm": 21.5, "jump": jump}, bug])["t"]["legal"] is True
+    assert api.ranges(scene(MI, [trooper, bug]), "t")["targets"][0]["weapons"] == ["assault_rifle"]
+    dazed = {**trooper, "flags": ["stupor"]}
+    report = moved(MI, [dazed, bug], [{**dazed, "x_cm": 21.5, "jump": jump}, bug])["t"]
+    assert codes(report) == ["too_far"]
+    assert report["allowance_cm"] == 0.0
+    assert api.ranges(scene(MI, [dazed, bug]), "t")["targets"][0]["weapons"] == []
