@@ -33,6 +33,20 @@ def test_bp_an_infantryman_taking_aimed_fire_does_not_move(jump: bool) -> None:
     assert report["allowance_cm"] == 0.0
 
 
+@pytest.mark.parametrize("jump", [False, True])
+def test_bp_an_infantryman_repairing_does_not_move(jump: bool) -> None:
+    """004: «чтобы отремонтировать 1 повреждение, пехотинец должен пропустить все свои действия в
+    текущем игровом туре ... – передвижение, стрельбу и ближний бой» and «Поскольку одно из действий
+    он уже произвёл (завершил передвижение), то ремонтировать орудие в этом туре он не сможет» (to
+    repair one point of damage the infantryman skips all his actions this round, the move included;
+    one who has moved cannot repair this round): with the flag repairing a trooper of Ск 6 and Пр4
+    moves nowhere, walking or jumping."""
+    before = base(20, 30, "a", speed=6, jump_range=4, flags=["repairing"])
+    report = moved(BP, [before], [{**before, "x_cm": 22.5, "jump": jump}])["a"]
+    assert codes(report) == ["too_far"]
+    assert report["allowance_cm"] == 0.0
+
+
 # --- 001 Mobile Infantry ---------------------------------------------------------------------
 
 
