@@ -17,7 +17,9 @@ CM_PER_UNIT = {"cm": 1.0, "mm": 0.1, "in": 2.54}
 
 
 class ModelLike(Protocol):
-    """What a rule asks of a scene's model: its state flags (scene.ModelSpec.has)."""
+    """What a rule asks of a scene's model: its role and state flags (scene.ModelSpec.has)."""
+
+    role: str | None
 
     def has(self, flag: str) -> bool: ...
 
@@ -52,12 +54,19 @@ class FlagMove(_Strict):
 
     flags: list[str] = Field(min_length=1)
     not_flags: list[str] = []
+    # Roles the state does not hold (Bronepehota: a vehicle whose pilot repairs it «пропускает свой
+    # ход», while the repair HELIX repairs «вместо действия «Стрельба»» and still moves).
+    not_roles: list[str] = []
     move: float = Field(ge=0)
     dash_move: float | None = Field(default=None, ge=0)
     note: str = ""
 
     def binds(self, model: ModelLike) -> bool:
-        return all(model.has(f) for f in self.flags) and not any(model.has(f) for f in self.not_flags)
+        return (
+            all(model.has(f) for f in self.flags)
+            and not any(model.has(f) for f in self.not_flags)
+            and model.role not in self.not_roles
+        )
 
 
 class UnitType(_Strict):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, codes, moved, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene
 
 BP = "bronepehota"
 MI = "mobile-infantry"
@@ -45,6 +45,23 @@ def test_bp_an_infantryman_repairing_does_not_move(jump: bool) -> None:
     report = moved(BP, [before], [{**before, "x_cm": 22.5, "jump": jump}])["a"]
     assert codes(report) == ["too_far"]
     assert report["allowance_cm"] == 0.0
+
+
+def test_bp_a_vehicle_whose_pilot_repairs_it_does_not_move_but_a_repair_helix_does() -> None:
+    """004: «Если воин, который пилотирует боевую машину, умеет производить ремонт, то он может
+    ремонтировать свою машину, не выходя из неё. Но обратите внимание, что при этом ремонт
+    производится вместо действий машины – т.е. пока пилот занят ремонтом, машина (вместе с пилотом)
+    пропускает свой ход» (while its pilot repairs it, the vehicle skips its turn), but for the repair
+    HELIX «Ремонт производится во время действий ремонтной машины, вместо действия «Стрельба»» and
+    «Передвижение и ближний бой ремонтной машины производятся согласно выше описанным правилам» (it
+    repairs instead of shooting and moves as before): a vehicle flagged repairing stays put, a
+    HELIX flagged repairing still drives its speed."""
+    vehicle = hull(50, 50, "w", speed=6, flags=["repairing"])
+    report = moved(BP, [vehicle], [{**vehicle, "x_cm": 55}])["w"]
+    assert codes(report) == ["too_far"]
+    assert report["allowance_cm"] == 0.0
+    helix = hull(50, 50, "h", speed=6, role="helix", flags=["repairing"])
+    assert moved(BP, [helix], [{**helix, "x_cm": 55}])["h"]["legal"] is True
 
 
 # --- 001 Mobile Infantry ---------------------------------------------------------------------
