@@ -1,0 +1,51 @@
+"""Eighth audit of World at Fire (seed 000), read as a blind grader would.
+
+Each case failed before its fix; the docstring quotes the seed sentence and translates it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.rules_core.builders import base, codes, moved
+
+WAF = "world-at-fire"
+
+
+# --- waf.move.cavalry.mount, waf.move.motorbike: what the riders leave behind stays put --------
+
+
+@pytest.mark.parametrize(
+    ("type", "phase", "extra"),
+    [
+        ("cavalry", "movement", {}),
+        ("motorbike", "movement", {}),
+        ("cavalry", "shooting", {"dash": 12}),
+        ("motorbike", "shooting", {"dash": 12}),
+    ],
+)
+def test_horses_or_a_motorcycle_left_by_their_riders_do_not_move(type: str, phase: str, extra: dict) -> None:
+    """000: «препятствия выше 5 сантиметров отряд может преодолеть только в случае спешивания
+    наездников и оставления ездовых животных позади – в этом случае наездники становятся обычным
+    отрядом пехоты, а ездовые животные – другим отрядом который не может совершать никаких действий
+    пока не будут оседланы вашими пехотинцами или вражескими», «ездовые животные в этом случае также
+    остаются на месте»; «В результате спешивания водитель и стрелок могут покинуть мотоцикл ... -
+    мотоцикл в этом случае остается на месте до конца игры либо до тех пор, пока его не уничтожат или
+    не оседлает пехотинец врага, либо ваш» (horses left behind by riders who dismounted are a unit that
+    can take no action until someone mounts them, and stay where they are; a motorcycle its crew left
+    stays put until destroyed or mounted): a horse or motorcycle flagged abandoned moves no more, in
+    the movement phase or in a dash."""
+    before = [base(40, 30, "h", type=type, diameter_mm=65, flags=["abandoned"], **extra)]
+    after = [base(50, 30, "h", type=type, diameter_mm=65, flags=["abandoned"], **extra)]
+    report = moved(WAF, before, after, phase=phase)["h"]
+    assert report["allowance_cm"] == 0.0
+    assert codes(report) == ["too_far"]
+
+
+def test_a_horse_whose_rider_fell_still_rides_with_its_unit() -> None:
+    """000: «Если же в отряде погибают наездники, но выживают ездовые животные и хотя бы один
+    наездник, то отряд двигается с полной скоростью» (if riders die but the horses and at least one
+    rider live, the unit moves at full speed): a horse without a rider but not abandoned keeps 30 cm."""
+    before = [base(x, 30, id, type="cavalry", diameter_mm=65) for x, id in [(40, "h"), (47, "r")]]
+    after = [base(x, 30, id, type="cavalry", diameter_mm=65) for x, id in [(70, "h"), (77, "r")]]
+    assert all(entry["legal"] for entry in moved(WAF, before, after).values())
