@@ -13,7 +13,7 @@ import numpy as np
 import shapely
 
 from rules_core.crossing import blocks
-from rules_core.deployment import deployment_problems, zone_of
+from rules_core.deployment import deployment_problems, inside, zone_of
 from rules_core.footprints import measured
 from rules_core.proximity import can_attack, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
@@ -139,6 +139,24 @@ def outside_zone(after: Scene, a: int) -> list:
         return []
     problems = deployment_problems(after, a, kind, zone)
     return [reason("outside_deployment_zone", problem) for problem in problems]
+
+
+def outside_enemy_zone(after: Scene, a: int) -> list:
+    """A late unit coming onto the table (World at Fire «Диверсия», «С Небес») stands in an enemy's
+    deployment zone: «они прибывают на второй ход в зону противника». Without zones it is not judged."""
+    if after.spec.deployment is None or after.ruleset.deployment is None:
+        return []
+    model = after.models[a]
+    enemies = [side for side in after.spec.deployment.sides if side != model.side]
+    zones = [zone_of(after, side) for side in enemies]
+    if not zones or any(inside(after, a, zone) for zone in zones):
+        return []
+    return [
+        reason(
+            "outside_deployment_zone",
+            f"{model.id} arrives late, so it comes on in the enemy's zone ({', '.join(enemies)}), not here",
+        )
+    ]
 
 
 def contacts_after(after: Scene, a: int) -> list[str] | None:

@@ -55,7 +55,7 @@ class MoveJudge:
         for a, model in enumerate(self.after.models):
             b = self.before.index.get(model.id)
             if b is None:
-                if self.after.phase == "deployment":
+                if self.after.phase == "deployment" or self._arrives(a):
                     changed.append(a)
                 continue
             old = self.before.models[b]
@@ -70,6 +70,17 @@ class MoveJudge:
             ):
                 changed.append(a)
         return changed
+
+    def _arrives(self, a: int) -> bool:
+        """A model new to the table after deployment that has a rule to come on late in the enemy's
+        zone (World at Fire «Диверсия», «С Небес»)."""
+        rule = self.rules.deployment_order
+        return (
+            self.after.phase != "deployment"
+            and rule is not None
+            and rule.late_arrive_in_enemy_zone
+            and any(self.after.models[a].has(flag) for flag in rule.late_flags)
+        )
 
     def report(self) -> dict:
         result: dict = {"models": {self.after.models[a].id: self.judge(a) for a in self.changed}}
@@ -97,6 +108,8 @@ class MoveJudge:
         reasons: list[dict[str, str]] = []
         if b is None:
             moved, allowance, extra = None, None, {}
+            if self._arrives(a):
+                reasons += end_state.outside_enemy_zone(self.after, a)
         elif self.after.phase == "deployment":
             old = self.before.models[b]
             moved, allowance = math.hypot(model.x_cm - old.x_cm, model.y_cm - old.y_cm), None

@@ -342,9 +342,12 @@ class Interception(_Strict):
 
 
 class DeploymentOrder(_Strict):
-    """Units are placed alternately; models with a `late_flags` rule arrive later, not at deployment."""
+    """Units are placed alternately; models with a `late_flags` rule arrive later, not at deployment,
+    and with `late_arrive_in_enemy_zone` come on in an enemy's deployment zone (World at Fire: «они
+    прибывают на второй ход в зону противника»)."""
 
     late_flags: list[str] = []
+    late_arrive_in_enemy_zone: bool = False
     note: str = ""
 
 
@@ -369,6 +372,11 @@ class Tow(_Strict):
     # How near a tug and what it tows end a move (World at Fire: they move on «вместе с техникой в
     # базовом контакте»); a moved one that ends farther is moved_unaccompanied. None: not judged.
     contact: Threshold | None = None
+    # Who may tow, by role, and what may be towed, by type (empty: any). Bronepehota: only «боевая
+    # машина HELIX, оборудованная ремонтно-транспортной платформой, может буксировать другие боевые
+    # машины или мобильные орудия»; a scene's `towing` breaking them is refused.
+    tug_roles: list[str] = []
+    towed_types: list[str] = []
     note: str = ""
 
     @model_validator(mode="after")

@@ -49,3 +49,29 @@ def test_a_horse_whose_rider_fell_still_rides_with_its_unit() -> None:
     before = [base(x, 30, id, type="cavalry", diameter_mm=65) for x, id in [(40, "h"), (47, "r")]]
     after = [base(x, 30, id, type="cavalry", diameter_mm=65) for x, id in [(70, "h"), (77, "r")]]
     assert all(entry["legal"] for entry in moved(WAF, before, after).values())
+
+
+# --- waf.deploy.order: Diversion and From the Skies arrive in the enemy's zone -----------------
+
+
+@pytest.mark.parametrize(
+    ("flag", "x", "inside"),
+    [
+        ("diversion", 170.0, True),
+        ("from_the_skies", 170.0, True),
+        ("diversion", 20.0, False),
+        ("from_the_skies", 90.0, False),
+    ],
+)
+def test_a_late_unit_arrives_in_the_enemy_zone(flag: str, x: float, inside: bool) -> None:
+    """000: «Так к началу игры на поле должны быть расставлены все игровые отряды игроков (кроме
+    отрядов с правилом «Диверсия» и «С Небес» - они прибывают на второй ход в зону противника)» (every
+    unit is on the table when the game starts, except those with the Diversion or From the Skies rule:
+    they arrive on turn 2 in the enemy's zone): a model with that flag that was not on the table and
+    now is gets a move entry, outside_deployment_zone unless it stands in an enemy's zone."""
+    deployment = {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}
+    enemy = base(100, 100, "e", side="blue")
+    arrival = base(x, 30, "d", unit="red-d", flags=[flag])
+    report = moved(WAF, [enemy], [enemy, arrival], phase="movement", deployment=deployment)["d"]
+    assert report["moved_cm"] is None
+    assert codes(report) == ([] if inside else ["outside_deployment_zone"])
