@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from rules_core.errors import SceneError
 from rules_core.footprints import Footprints
 from rules_core.library import load_ruleset, ruleset_ids
-from rules_core.ruleset import Ruleset, UnitType
+from rules_core.ruleset import Ruleset, Tow, UnitType
 
 Finite = Field(allow_inf_nan=False)
 EDGES = ("left", "right", "top", "bottom")
@@ -316,6 +316,8 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
             raise _fail(
                 f"models[{i}].towing", f"unknown model id {model.towing!r}", "name the towed model's id"
             )
+        if model.towing is not None and ruleset.tow is not None:
+            _check_tow(ruleset.tow, model, models[index[model.towing]], f"models[{i}].towing")
     for i, mine in enumerate(spec.mines):
         if known_sides is not None and mine.side not in known_sides:
             raise _fail(
@@ -325,6 +327,23 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
             )
     _check_ids_and_terrain(spec, ruleset, set(index))
     return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)
+
+
+def _check_tow(tow: Tow, tug: ModelSpec, towed: ModelSpec, where: str) -> None:
+    """A tow the ruleset allows: the tug holds one of its `tug_roles`, what it tows is one of its
+    `towed_types` (Bronepehota: a HELIX tows vehicles and mobile guns only)."""
+    if tow.tug_roles and tug.role not in tow.tug_roles:
+        raise _fail(
+            where,
+            f"{tug.id} (role {tug.role!r}) cannot tow",
+            f"only a model with role {' or '.join(tow.tug_roles)} tows",
+        )
+    if tow.towed_types and towed.type not in tow.towed_types:
+        raise _fail(
+            where,
+            f"{towed.id} ({towed.type}) cannot be towed",
+            f"tow a {' or '.join(tow.towed_types)}",
+        )
 
 
 def _with_base(model: ModelSpec, unit_type: UnitType, where: str) -> ModelSpec:

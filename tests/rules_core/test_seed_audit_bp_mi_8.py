@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
+from rules_core.errors import SceneError
 from tests.rules_core.builders import base, codes, hull, moved, scene
 
 BP = "bronepehota"
@@ -62,6 +63,30 @@ def test_bp_a_vehicle_whose_pilot_repairs_it_does_not_move_but_a_repair_helix_do
     assert report["allowance_cm"] == 0.0
     helix = hull(50, 50, "h", speed=6, role="helix", flags=["repairing"])
     assert moved(BP, [helix], [{**helix, "x_cm": 55}])["h"]["legal"] is True
+
+
+@pytest.mark.parametrize(
+    ("tug", "towed"),
+    [
+        (hull(50, 50, "h", side="red", unit="helix", length_mm=60, width_mm=40, towing="g"),
+         hull(45, 50, "g", side="red", unit="guns", type="gun", length_mm=40, width_mm=40)),
+        (base(50, 50, "h", towing="g"),
+         hull(45, 50, "g", side="red", unit="guns", type="gun", length_mm=40, width_mm=40)),
+        (hull(50, 50, "h", side="red", unit="helix", role="helix", length_mm=60, width_mm=40, towing="g"),
+         base(45, 50, "g")),
+    ],
+    ids=["vehicle_without_platform", "infantryman", "helix_towing_infantry"],
+)
+def test_bp_only_a_helix_tows_and_only_vehicles_and_guns(tug: dict, towed: dict) -> None:
+    """004: «Описанная в предыдущем разделе боевая машина HELIX, оборудованная ремонтно-транспортной
+    платформой, может буксировать другие боевые машины или мобильные орудия» (the HELIX with the
+    repair-transport platform may tow other combat vehicles or mobile guns): a scene in which a
+    vehicle that is no HELIX, or an infantryman, tows, or a HELIX tows an infantryman, is refused
+    naming models[i].towing; a HELIX towing a gun is accepted."""
+    with pytest.raises(SceneError, match=r"models\[0\]\.towing"):
+        scene(BP, [tug, towed])
+    helix = hull(50, 50, "h", side="red", unit="helix", role="helix", length_mm=60, width_mm=40, towing="g")
+    scene(BP, [helix, hull(45, 50, "g", side="red", unit="guns", type="gun", length_mm=40, width_mm=40)])
 
 
 # --- 001 Mobile Infantry ---------------------------------------------------------------------
