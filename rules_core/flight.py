@@ -1,9 +1,10 @@
 """Aircraft moves (World at Fire): straight ahead, 60-110 cm, after a turn of up to 90 degrees.
 
 The camera sees the stand's base before and after. Its centre's displacement is the flight
-(the turn pivots on the stand); the end heading must point along the flight, and the flight
-within the allowed turn of the start heading. Altitude changes eat into both the minimum and
-the maximum. Aircraft ignore ground models, but must keep apart from enemy aircraft.
+(the turn pivots on the stand); the end heading must point along the flight (back along it
+after a loop, `loop_flags`), and the flight within the allowed turn of the start heading.
+Altitude changes eat into both the minimum and the maximum. Aircraft ignore ground models,
+but must keep apart from enemy aircraft.
 """
 
 from __future__ import annotations
@@ -72,15 +73,17 @@ def _heading_reasons(unit_type: UnitType, old: ModelSpec, model: ModelSpec, star
                     f"it may turn {fmt(unit_type.max_turn_deg)} deg before moving",
                 )
             )
+    looped = any(model.has(flag) for flag in unit_type.loop_flags)
+    facing = (travel + 180.0) % 360.0 if looped else travel
     if (
         model.heading_deg is not None
-        and angle_between(travel, model.heading_deg) > unit_type.heading_tolerance_deg
+        and angle_between(facing, model.heading_deg) > unit_type.heading_tolerance_deg
     ):
+        why = "a loop turns it about after the flight" if looped else "aircraft fly straight forward"
         reasons.append(
             reason(
                 "not_straight_ahead",
-                f"ends heading {fmt(model.heading_deg)} deg but flew at {fmt(travel)} deg; "
-                "aircraft fly straight forward",
+                f"ends heading {fmt(model.heading_deg)} deg but flew at {fmt(travel)} deg; {why}",
             )
         )
     return reasons

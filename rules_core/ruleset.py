@@ -117,6 +117,9 @@ class UnitType(_Strict):
     max_climb: float | None = Field(default=None, ge=0)
     max_turn_deg: float | None = Field(default=None, ge=0, le=180)
     heading_tolerance_deg: float = Field(default=5.0, ge=0)
+    # A model with one of these flags turned about after its flight, so it ends facing back along
+    # it (World at Fire: a fighter's «Мертвую Петлю», «разворот на 180 градусов» on a 5+).
+    loop_flags: list[str] = []
     altitude_change_cost: float | None = Field(default=None, ge=0)
     dive_cost: float | None = Field(default=None, ge=0)
     separation: Threshold | None = None

@@ -75,3 +75,22 @@ def test_a_late_unit_arrives_in_the_enemy_zone(flag: str, x: float, inside: bool
     report = moved(WAF, [enemy], [enemy, arrival], phase="movement", deployment=deployment)["d"]
     assert report["moved_cm"] is None
     assert codes(report) == ([] if inside else ["outside_deployment_zone"])
+
+
+# --- waf.aircraft.loop: a fighter's Dead Loop ends turned about --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "heading", "legal"), [(["loop"], 180.0, True), (["loop"], 0.0, False), ([], 180.0, False)]
+)
+def test_a_fighter_that_looped_ends_turned_about(flags: list[str], heading: float, legal: bool) -> None:
+    """000: «Пилоты истребителей могут на свой страх и риск совершать мгновенный разворот «Мертвую
+    Петлю», в этом случае, после того как они подвигались, если вы хотите сделать разворот на 180
+    градусов, то бросьте кубик – на 5+ самолет успешно разворачивается и фаза движения для него
+    заканчивается» (a fighter may try the Dead Loop: after moving it turns 180 degrees on a 5+): a
+    plane flagged loop (the roll succeeded) ends facing back along its flight; without the flag it
+    still ends facing along it."""
+    plane = base(20, 60, "p", type="aircraft", diameter_mm=65, heading_deg=0.0, flags=flags)
+    report = moved(WAF, [plane], [{**plane, "x_cm": 100, "heading_deg": heading}])["p"]
+    assert report["legal"] is legal
+    assert codes(report) == ([] if legal else ["not_straight_ahead"])
