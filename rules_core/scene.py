@@ -270,6 +270,14 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"use one of {', '.join(ruleset.unit_types)}",
             )
         unit_type = ruleset.unit_types[model.type]
+        # A turn has so many actions (Mobile Infantry: «может совершить 2 действия»), moving or not.
+        most = unit_type.actions
+        if model.move_actions is not None and most is not None and model.move_actions > most:
+            raise _fail(
+                f"{where}.move_actions",
+                f"{model.move_actions} move actions, but a {model.type} has {most} actions a turn",
+                f"give 0 to {most}",
+            )
         if model.chassis is not None and unit_type.chassis and model.chassis not in unit_type.chassis:
             raise _fail(
                 f"{where}.chassis",

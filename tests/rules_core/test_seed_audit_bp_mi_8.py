@@ -106,3 +106,15 @@ def test_mi_a_trooper_in_a_stupor_neither_moves_nor_fires(jump: bool) -> None:
     assert codes(report) == ["too_far"]
     assert report["allowance_cm"] == 0.0
     assert api.ranges(scene(MI, [dazed, bug]), "t")["targets"][0]["weapons"] == []
+
+
+def test_mi_a_bug_spends_at_most_two_actions_moving() -> None:
+    """001: «В 1 ход каждый персонаж любой из сторон может совершить 2 действия ... Для рядового
+    жука 1 действие передвижения составляет 50 мм, 2 действия 50Х2=100 мм» and «Каждый из приказов
+    включает в себя максимум 2 действия» (two actions a turn; a bug's two moves are 100 mm): a bug
+    said to spend 3 move actions is refused naming models[i].move_actions; 2 pass."""
+    bug = base(20, 30, "b", type="bug", move_actions=3)
+    with pytest.raises(SceneError, match=r"models\[0\]\.move_actions"):
+        scene(MI, [bug])
+    two = {**bug, "move_actions": 2}
+    assert moved(MI, [two], [{**two, "x_cm": 30}])["b"]["legal"] is True
