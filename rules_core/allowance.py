@@ -188,6 +188,18 @@ def highest_obstacle(scene: Scene, a: int, unit_type: UnitType) -> tuple[float |
     return min(limits, default=(None, ""), key=lambda limit: limit[0])
 
 
+def climb_limit(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | None, str]:
+    """The most the model's height (z_cm) may change in one move (cm), and what sets it: its own
+    wheel or hull where the type says so and the scene gives it, else the type's `max_climb`."""
+    if unit_type.max_climb_from is not None:
+        own = getattr(scene.models[a], f"{unit_type.max_climb_from}_height_cm")
+        if own is not None:
+            return own, f" (its {unit_type.max_climb_from} height)"
+    if unit_type.max_climb is None:
+        return None, ""
+    return scene.cm(unit_type.max_climb), ""
+
+
 def terrain_allowance(
     scene: Scene,
     a: int,

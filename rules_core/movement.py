@@ -15,7 +15,7 @@ import numpy as np
 import shapely
 
 from rules_core import crossing, end_state, pathing
-from rules_core.allowance import flag_limits, terrain_allowance, towed_allowance, unit_allowance
+from rules_core.allowance import climb_limit, flag_limits, terrain_allowance, towed_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
@@ -178,12 +178,13 @@ class MoveJudge:
             cost += climb
             why.append(f"climbing {fmt(climb)} cm counts ({fmt(moved)} + {fmt(climb)} cm)")
             extra["climb_cm"] = round(climb, 4)
-        if unit_type.max_climb is not None and climb > self.after.cm(unit_type.max_climb) + TOLERANCE_CM:
+        most, what = climb_limit(self.after, a, unit_type)
+        if most is not None and climb > most + TOLERANCE_CM:
             reasons.append(
                 reason(
                     "impassable_terrain",
                     f"{model.id} ({model.type}) changed height by {fmt(climb)} cm; it climbs or "
-                    f"descends at most {fmt(self.after.cm(unit_type.max_climb))} cm",
+                    f"descends at most {fmt(most)} cm{what}",
                 )
             )
         # A jump replaces the walk and the player says which it is (Bronepehota: «игрок должен

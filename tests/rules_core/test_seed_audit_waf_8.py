@@ -94,3 +94,23 @@ def test_a_fighter_that_looped_ends_turned_about(flags: list[str], heading: floa
     report = moved(WAF, [plane], [{**plane, "x_cm": 100, "heading_deg": heading}])["p"]
     assert report["legal"] is legal
     assert codes(report) == ([] if legal else ["not_straight_ahead"])
+
+
+# --- waf.move.motorbike: a motorcycle climbs no higher than its own wheel ----------------------
+
+
+@pytest.mark.parametrize(
+    ("wheel", "z_to", "blocked"),
+    [(2.5, 2.0, False), (2.5, 2.6, True), (0.8, 1.0, True), (None, 1.0, False), (None, 1.5, True)],
+)
+def test_a_motorcycle_climbs_no_higher_than_its_own_wheel(
+    wheel: float | None, z_to: float, blocked: bool
+) -> None:
+    """000: «Мотопехотная модель не может взбираться по стенам, лестницам, этажам зданий и прочим
+    препятствиям выше колеса мотоцикла» (a motorcycle climbs no wall, stair, floor or other obstacle
+    higher than its wheel): where the scene gives wheel_height_cm, that is the most its height (z_cm)
+    changes in a move; without it, the 1 cm of the wheeled-vehicle rule as before."""
+    extra = {} if wheel is None else {"wheel_height_cm": wheel}
+    bike = base(20, 30, "b", type="motorbike", diameter_mm=65, z_cm=0.0, **extra)
+    report = moved(WAF, [bike], [{**bike, "x_cm": 22, "z_cm": z_to}])["b"]
+    assert ("impassable_terrain" in codes(report)) is blocked
