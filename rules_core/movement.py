@@ -90,15 +90,25 @@ class MoveJudge:
         return result
 
     def _idle_must_movers(self) -> dict[str, list]:
-        """Models that had to move (World at Fire aircraft) but stayed put, reported beside `models`."""
+        """Models that had to move (World at Fire aircraft) but stayed put, reported beside `models`.
+        They must move in their own turn («каждый свой ход»), and a player moves only his own units,
+        so once any model moved only the sides that moved are judged; with none moved, every side."""
         if self.after.phase != "movement":
             return {}
         moved = set(self.changed)
+        movers = {self.after.models[a].side for a in moved}
         idle = {}
         for a, model in enumerate(self.after.models):
             unit_type = self.types[a]
             exempt = any(model.has(flag) for flag in unit_type.must_move_exempt_flags)
-            if unit_type.must_move and not exempt and a not in moved and model.id in self.before.index:
+            in_turn = not movers or model.side in movers
+            if (
+                unit_type.must_move
+                and not exempt
+                and in_turn
+                and a not in moved
+                and model.id in self.before.index
+            ):
                 idle[model.id] = [reason("did_not_move", f"{model.id} ({model.type}) must move every turn")]
         return idle
 

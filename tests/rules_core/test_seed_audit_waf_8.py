@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules_core.builders import base, codes, moved
+from rules_core import api
+from tests.rules_core.builders import base, codes, moved, scene_data
 
 WAF = "world-at-fire"
 
@@ -114,3 +115,18 @@ def test_a_motorcycle_climbs_no_higher_than_its_own_wheel(
     bike = base(20, 30, "b", type="motorbike", diameter_mm=65, z_cm=0.0, **extra)
     report = moved(WAF, [bike], [{**bike, "x_cm": 22, "z_cm": z_to}])["b"]
     assert ("impassable_terrain" in codes(report)) is blocked
+
+
+# --- waf.aircraft.must_move: in its own turn ----------------------------------------------------
+
+
+def test_an_aircraft_must_move_in_its_own_turn_not_the_enemys() -> None:
+    """000: «Самолет обязан двигаться каждый свой ход, он не может зависать» (an aircraft must move
+    in every one of its own turns), «Во время хода каждого игрока у него будет возможность совершить
+    всеми своими отрядами три действия по очереди» (in each player's turn he acts with his own units):
+    while red moves, blue's plane standing still is no did_not_move; red's own idle plane still is."""
+    ours = base(20, 60, "p", type="aircraft", unit="red-air", diameter_mm=65, heading_deg=0.0)
+    theirs = base(120, 60, "q", side="blue", type="aircraft", diameter_mm=65, heading_deg=180.0)
+    before = api.parse_scene(scene_data(WAF, [base(20, 30, "i"), ours, theirs]))
+    after = api.parse_scene(scene_data(WAF, [base(30, 30, "i"), ours, theirs]))
+    assert list(api.move(before, after)["not_moved"]) == ["p"]
