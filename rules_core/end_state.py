@@ -38,9 +38,18 @@ def off_table(after: Scene, a: int) -> list:
     return []
 
 
+def on_top(after: Scene, upper: int, lower: int) -> bool:
+    """Whether model `upper` stands on `lower`'s hull: its type may (`stands_on`) and it is higher."""
+    top, bottom = after.models[upper], after.models[lower]
+    return (
+        bottom.type in after.unit_type(upper).stands_on
+        and (top.z_cm or 0.0) > (bottom.z_cm or 0.0) + TOLERANCE_CM
+    )
+
+
 def overlaps(after: Scene, a: int, flies: np.ndarray) -> list:
-    """Ending on another ground model's base (not its own gun's, where crews share it), or on an
-    objective marker where that is forbidden."""
+    """Ending on another ground model's base (not its own gun's, where crews share it, nor a hull
+    one stands on top of the other), or on an objective marker where that is forbidden."""
     fa = after.footprints
     model = after.models[a]
     tolerance = after.ruleset.contact_tolerance_cm
@@ -53,6 +62,8 @@ def overlaps(after: Scene, a: int, flies: np.ndarray) -> list:
     if crew is not None and crew.shares_base:
         own = [model.crew_of == after.models[k].id or after.models[k].crew_of == model.id for k in candidates]
         candidates = candidates[~np.array(own, dtype=bool)]
+    above = [on_top(after, a, k) or on_top(after, k, a) for k in candidates]
+    candidates = candidates[~np.array(above, dtype=bool)]
     out = []
     if len(candidates):
         hit = fa.overlapping(np.full(len(candidates), a), candidates, tolerance)

@@ -115,6 +115,9 @@ class UnitType(_Strict):
     # The most its height (z_cm) may change in one move, up or down: World at Fire's horses and
     # motorcycles climb no floor or wall over 5 cm or a wheel, guns never change floors.
     max_climb: float | None = Field(default=None, ge=0)
+    # Types whose hull (no base) this model may stand on, higher (z_cm) than they: World at Fire's
+    # soldiers climb onto a tank («взобраться на танк или бункер, а так же спуститься с танка»).
+    stands_on: list[str] = []
     # Whose own height sets that limit where the scene gives it (World at Fire: a motorcycle climbs
     # nothing «выше колеса мотоцикла», wheel_height_cm); max_climb stands in without it.
     max_climb_from: Literal["wheel", "hull"] | None = None

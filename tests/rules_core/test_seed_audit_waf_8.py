@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, codes, moved, scene_data
+from tests.rules_core.builders import base, codes, hull, moved, scene_data
 
 WAF = "world-at-fire"
 
@@ -130,3 +130,28 @@ def test_an_aircraft_must_move_in_its_own_turn_not_the_enemys() -> None:
     before = api.parse_scene(scene_data(WAF, [base(20, 30, "i"), ours, theirs]))
     after = api.parse_scene(scene_data(WAF, [base(30, 30, "i"), ours, theirs]))
     assert list(api.move(before, after)["not_moved"]) == ["p"]
+
+
+# --- waf.move.infantry.climb: a soldier may climb onto a tank ----------------------------------
+
+
+def test_a_soldier_may_climb_onto_a_tank_and_ride_it() -> None:
+    """000: «Подняться дальше на следующие этажи, взобраться на танк или бункер, а так же спуститься
+    с танка, в окоп или на нижние этажи бойцы могут по такой же схеме» (soldiers climb onto a tank
+    and down from it by the same climbing rule), «Для моделей техники подставки не требуются» (a
+    vehicle has no base to end on), allies «могут ... передвигаться на броне танков друг друга» (ride
+    on each other's tanks): a soldier standing higher (z_cm) on a friendly tank's hull is on it, not
+    overlapping it, and the tank moving under him does not end on him either; at ground level he
+    still may not end inside the hull."""
+    tank = hull(60, 30, "t", side="red", unit="red-t", hull_height_cm=6)
+    up = moved(WAF, [base(45, 30, "i"), tank], [base(52, 30, "i", z_cm=6), tank])["i"]
+    assert up["legal"] is True
+    assert up["climb_cm"] == 6.0
+    flat = moved(WAF, [base(45, 30, "i"), tank], [base(52, 30, "i"), tank])["i"]
+    assert codes(flat) == ["overlaps_model"]
+    ride = moved(
+        WAF,
+        [base(52, 30, "i", z_cm=6), tank],
+        [base(62, 30, "i", z_cm=6), {**tank, "x_cm": 70}],
+    )
+    assert [entry["legal"] for entry in ride.values()] == [True, True]
