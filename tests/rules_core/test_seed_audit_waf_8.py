@@ -1,6 +1,7 @@
 """Eighth audit of World at Fire (seed 000), read as a blind grader would.
 
-Each case failed before its fix; the docstring quotes the seed sentence and translates it.
+Each test failed before its fix (a few of its cases, and the one called a guard, pin what already
+held); the docstring quotes the seed sentence and translates it.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def test_horses_or_a_motorcycle_left_by_their_riders_do_not_move(type: str, phas
 def test_a_horse_whose_rider_fell_still_rides_with_its_unit() -> None:
     """000: «Если же в отряде погибают наездники, но выживают ездовые животные и хотя бы один
     наездник, то отряд двигается с полной скоростью» (if riders die but the horses and at least one
-    rider live, the unit moves at full speed): a horse without a rider but not abandoned keeps 30 cm."""
+    rider live, the unit moves at full speed): a guard for the fix above, a horse without a rider but
+    not abandoned keeps 30 cm."""
     before = [base(x, 30, id, type="cavalry", diameter_mm=65) for x, id in [(40, "h"), (47, "r")]]
     after = [base(x, 30, id, type="cavalry", diameter_mm=65) for x, id in [(70, "h"), (77, "r")]]
     assert all(entry["legal"] for entry in moved(WAF, before, after).values())
