@@ -48,6 +48,7 @@ class Weights:
     rigid_cm: float = 1.5
     rigid_members: int = 2
     rigid_readings: int = 4
+    rigid_neighbour_cm: float = 6.0
 
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:

@@ -111,6 +111,16 @@ class Game:
                     {"id": piece_id},
                 )
             )
+        for piece_id in changes.returned:
+            piece = current[piece_id]
+            logged.append(
+                self._event(
+                    "returned",
+                    f"{piece_id} is back at ({piece['x_cm']:.1f}, {piece['y_cm']:.1f}):"
+                    " the camera had missed it, not a casualty after all",
+                    {"id": piece_id},
+                )
+            )
         for piece_id, (before, after) in changes.moved.items():
             distance = math.dist(before, after)
             logged.append(

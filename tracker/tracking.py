@@ -25,6 +25,7 @@ from tracker.tracks import Track, TrackChanges
 
 Appearance = Sequence[np.ndarray | None]
 InPlay = Callable[[np.ndarray], np.ndarray]
+Alike = Callable[[list[Track]], np.ndarray]
 
 
 class Tracker:
@@ -50,6 +51,7 @@ class Tracker:
         self._counter = {"model": 0, "vehicle": 0}
         self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
         self._under_hand: InPlay | None = None
+        self._in_play: InPlay | None = None
 
     def models(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.kind == "model"]
@@ -79,42 +81,45 @@ class Tracker:
         `under_hand(xy_cm)`: where a hand resting still (a player measuring) may hide pieces;
         a piece missing there is held unseen, never counted towards its removal.
         """
-        self._under_hand = under_hand
+        self._under_hand, self._in_play = under_hand, in_play
         changes = TrackChanges()
         # Faint bases (see Detections.faint) may keep a track, never start one.
         bases, vehicles = detections.bases_to_track(), detections.vehicles
         strong = np.arange(len(bases)) < len(detections.bases)
         model_look = list(model_appearance) if model_appearance is not None else [None] * len(bases)
         vehicle_look = list(vehicle_appearance) if vehicle_appearance is not None else [None] * len(vehicles)
-        models = self.models()
-        same_size = (np.array([t.diameter_mm for t in models])[:, None] == bases.diameter_mm[None, :]
-                     if models else np.zeros((0, len(bases)), bool))
-        for track, j in self._match("model", models, bases.xy_cm, model_look, same_size, None, in_play,
+        diameters = bases.diameter_mm
+
+        def same_base(tracks: list[Track]) -> np.ndarray:
+            return np.array([t.diameter_mm for t in tracks]).reshape(-1, 1) == diameters[None, :]
+
+        def same_hull(tracks: list[Track]) -> np.ndarray:
+            lengths = np.array([t.length_cm for t in tracks]).reshape(-1, 1)
+            ratio = vehicles.length_cm[None, :] / np.maximum(lengths, 1e-6)
+            return (ratio > 0.8) & (ratio < 1.25)
+
+        for track, j in self._match("model", self.models(), bases.xy_cm, model_look, same_base, None, in_play,
                                     changes, strong=strong):
             track.diameter_mm = float(bases.diameter_mm[j])
         vehicle_tracks = self.vehicles()
-        if vehicle_tracks:
-            lengths = np.array([t.length_cm for t in vehicle_tracks])
-            ratio = vehicles.length_cm[None, :] / np.maximum(lengths[:, None], 1e-6)
-            same_size = (ratio > 0.8) & (ratio < 1.25)
-            extra = self.weights.heading * heading_cost(np.array([t.heading_deg for t in vehicle_tracks]),
-                                                        vehicles.heading_deg)
-        else:
-            same_size, extra = np.zeros((0, len(vehicles)), bool), None
-        for track, j in self._match("vehicle", vehicle_tracks, vehicles.xy_cm, vehicle_look, same_size, extra,
+        extra = (self.weights.heading * heading_cost(np.array([t.heading_deg for t in vehicle_tracks]),
+                                                     vehicles.heading_deg) if vehicle_tracks else None)
+        for track, j in self._match("vehicle", vehicle_tracks, vehicles.xy_cm, vehicle_look, same_hull, extra,
                                     in_play, changes, headings=vehicles.heading_deg):
             track.length_cm = float(vehicles.length_cm[j])
             track.width_cm = float(vehicles.width_cm[j])
             track.heading_deg = float(vehicles.heading_deg[j]) % 360.0
         return changes
 
-    def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, same_size: np.ndarray,
+    def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, alike: Alike,
                extra: np.ndarray | None, in_play: InPlay | None, changes: TrackChanges,
                headings: np.ndarray | None = None,
                strong: np.ndarray | None = None) -> list[tuple[Track, int]]:
         """Associate one kind of piece; returns (track, detection) for new and matched tracks.
 
-        Only `strong` detections (all, if None) may start a track."""
+        Only `strong` detections (all, if None) may start a track. `alike(tracks)`: which
+        detections are of each track's size class."""
+        same_size = alike(tracks)
         played = np.ones(len(tracks), bool) if in_play is None or not tracks else (
             in_play(np.array([t.xy_cm for t in tracks])) | np.array([t.missed > 0 for t in tracks]))
         fresh = np.ones(len(xy), bool) if in_play is None or not len(xy) else in_play(xy)
@@ -135,23 +140,70 @@ class Tracker:
         moving = [i for i in range(len(tracks)) if played[i]]
         free = [j for j in range(len(xy)) if j not in taken]
         cost_extra = extra[np.ix_(moving, free)] if extra is not None and moving and free else None
-        pairs, _, _ = self._associate([tracks[i] for i in moving], xy[free], [look[j] for j in free],
-                                      same_size[np.ix_(moving, free)], cost_extra)
+        pairs, lost, shifts = self._associate([tracks[i] for i in moving], xy[free], [look[j] for j in free],
+                                              same_size[np.ix_(moving, free)], cost_extra)
+        went_along = self._went_along([tracks[i] for i in moving], pairs, lost, shifts)
         for a, b in pairs:
             self._follow(tracks[moving[a]], xy[free[b]], look[free[b]], changes, headings, free[b])
             out.append((tracks[moving[a]], free[b]))
             taken.add(free[b])
         matched = {moving[a] for a, _ in pairs}
-        self._retire([tracks[i] for i in moving if i not in matched], changes)
+        self._retire([tracks[i] for i in moving if i not in matched], changes, went_along)
         seen_before, self.candidates[kind] = self.candidates[kind], []
+        starting: list[int] = []
         for j in self._in_reading_order(xy, taken):
             if strong is not None and not strong[j]:
                 continue
             if fresh[j] or self._seen_again(xy[j], seen_before):
-                out.append((self._new(kind, xy[j], look[j], changes), j))
+                starting.append(j)
             elif self._clear_of_tracks(xy[j], tracks):
                 self.candidates[kind].append(xy[j].copy())
+        found_again = [j for j in starting if not fresh[j]]
+        for track, j in self._revive(kind, xy[found_again], [look[j] for j in found_again], alike,
+                                     found_again, changes, headings):
+            out.append((track, j))
+            starting.remove(j)
+        out += [(self._new(kind, xy[j], look[j], changes), j) for j in starting]
         return out
+
+    def _revive(self, kind: str, xy: np.ndarray, look: list, alike: Alike, columns: list[int],
+                changes: TrackChanges, headings: np.ndarray | None) -> list[tuple[Track, int]]:
+        """A piece found twice where nothing changed is one that was there all along: if it fits
+        a piece retired as missing (same size class, within its move of where it was last
+        seen, alike; near where the rigid move of the pieces beside it would have put it, if
+        they moved as one), it is that piece back, not a new one. A detector that missed a model
+        twice after it was moved had retired it, and its next sighting started a new id.
+        A piece put on the table by a hand is where the picture changed, never found again; a
+        piece the first look missed was not put where it is found (see `_put_there`)."""
+        gone = [t for t in self.removed.values() if t.kind == kind and t.id not in changes.removed]
+        if not gone or not len(xy):
+            return []
+        allowance = np.array([self.allowance_cm.get(t.id, self.default_allowance_cm) for t in gone])
+        stood = np.array([t.xy_cm for t in gone])
+        expected = np.array([t.xy_cm if t.expected_xy is None else t.expected_xy for t in gone])
+        along = np.linalg.norm(xy[None, :, :] - expected[:, None, :], axis=2) <= self.weights.slack_cm
+        along |= np.array([t.expected_xy is None for t in gone])[:, None]
+        possible = alike(gone)[:, columns] & along & np.array([self._put_there(t, xy) for t in gone])
+        cost = match_cost(stood, xy, allowance, [t.appearance for t in gone], look, possible, self.weights,
+                          expected - stood)
+        pairs, _, _ = assign(cost, self.weights.max_cost)
+        back = []
+        for a, b in pairs:
+            track = self.removed.pop(gone[a].id)
+            self.tracks[track.id] = track
+            changes.returned.append(track.id)
+            self._follow(track, xy[b], look[b], changes, headings, columns[b])
+            back.append((track, columns[b]))
+        return back
+
+    @staticmethod
+    def _put_there(track: Track, xy: np.ndarray) -> np.ndarray:
+        """Which of `xy` a hand may have put the track on while it went missing: where the
+        picture changed. A piece the first look missed stands where nothing changed."""
+        there = np.zeros(len(xy), bool)
+        for in_play in track.lost_in:
+            there |= True if in_play is None else in_play(xy)
+        return there
 
     def _seen_again(self, xy: np.ndarray, candidates: list[np.ndarray]) -> bool:
         """A detection where nothing changed is flicker, unless the next detection has it too:
@@ -166,7 +218,7 @@ class Tracker:
     def _associate(self, tracks: list[Track], new_xy: np.ndarray, new_appearance: list,
                    same_class: np.ndarray, extra: np.ndarray | None):
         if not tracks or not len(new_xy):
-            return [], list(range(len(tracks))), list(range(len(new_xy)))
+            return [], list(range(len(tracks))), None
         old_xy = np.array([t.xy_cm for t in tracks])
         allowance = np.array([self.allowance_cm.get(t.id, self.default_allowance_cm) for t in tracks])
         old_appearance = [t.appearance for t in tracks]
@@ -179,12 +231,33 @@ class Tracker:
                 cost = cost + extra
             pairs, lost, unclaimed = assign(cost, self.weights.max_cost)
             total = sum(cost[i, j] for i, j in pairs) + self.weights.max_cost * (len(lost) + len(unclaimed))
-            return pairs, lost, unclaimed, total
+            return pairs, lost, shift, total
 
         reach = allowance * self.weights.allowance_slack + self.weights.slack_cm
         readings = rigid_readings(old_xy, new_xy, groups, reach, self.weights)
         solved = [solve(shifts) for shifts in readings] or [solve(None)]
         return min(solved, key=lambda solution: solution[3])[:3]
+
+    def _went_along(self, tracks: list[Track], pairs: list[tuple[int, int]], lost: list[int],
+                    shifts: np.ndarray | None) -> dict[str, np.ndarray]:
+        """Where each lost track would be had it moved with the rigid move of the nearest piece
+        matched along one (within `rigid_neighbour_cm`): pieces lifted together stood together.
+        A piece found again later is looked for there, not anywhere its allowance reaches,
+        where a neighbour the first look missed would pass for it."""
+        if shifts is None or not lost:
+            return {}
+        carried = [i for i, _ in pairs if shifts[i].any()]
+        if not carried:
+            return {}
+        carried_xy = np.array([tracks[i].xy_cm for i in carried])
+        out = {}
+        for i in lost:
+            track = tracks[i]
+            stood = track.xy_cm if track.expected_xy is None else track.expected_xy
+            gap = np.linalg.norm(carried_xy - stood, axis=1)
+            if gap.min() <= self.weights.rigid_neighbour_cm:
+                out[track.id] = stood + shifts[carried[int(np.argmin(gap))]]
+        return out
 
     def _follow(self, track: Track, xy: np.ndarray, appearance: np.ndarray | None, changes: TrackChanges,
                 headings: np.ndarray | None = None, j: int = 0) -> None:
@@ -197,11 +270,14 @@ class Tracker:
         track.appearance = blend(track.appearance, appearance)
         track.visible = True
         track.missed = 0
+        track.lost_in.clear()
+        track.expected_xy = None
         if force_moved or np.linalg.norm(track.xy_cm - before) > self.moved_cm:
             changes.moved[track.id] = ((float(before[0]), float(before[1])),
                                        (float(track.xy_cm[0]), float(track.xy_cm[1])))
 
-    def _retire(self, unmatched: list[Track], changes: TrackChanges) -> None:
+    def _retire(self, unmatched: list[Track], changes: TrackChanges,
+                went_along: dict[str, np.ndarray]) -> None:
         hidden = (self._under_hand(np.array([t.xy_cm for t in unmatched]))
                   if self._under_hand is not None and unmatched else np.zeros(len(unmatched), bool))
         for track, under_hand in zip(unmatched, hidden, strict=True):
@@ -209,6 +285,8 @@ class Tracker:
             if under_hand:
                 continue
             track.missed += 1
+            track.lost_in.append(self._in_play)
+            track.expected_xy = went_along.get(track.id, track.expected_xy)
             if track.missed >= self.confirm_missing:
                 self.removed[track.id] = self.tracks.pop(track.id)
                 changes.removed.append(track.id)

@@ -26,6 +26,11 @@ class Track:
     appearance: np.ndarray | None = None
     visible: bool = True
     missed: int = 0
+    # For each detection that missed it, where the picture had changed (None: everywhere):
+    # where a hand may have put it meanwhile, so where it may be found again.
+    lost_in: list = field(default_factory=list)
+    # Where the rigid move of the pieces beside it would have put it while it went missing.
+    expected_xy: np.ndarray | None = None
 
     def to_model_json(self) -> dict:
         return {"track_id": self.id, "x_cm": round(float(self.xy_cm[0]), 2),
@@ -45,14 +50,16 @@ def _nominal(diameter_mm: float) -> int | float:
 
 @dataclass(frozen=True)
 class TrackChanges:
-    """What one settled update changed: the events the game logs."""
+    """What one settled update changed: the events the game logs. `returned`: pieces retired
+    as missing that the detector found again (Tracker._revive), back under their old ids."""
 
     moved: dict[str, tuple[tuple[float, float], tuple[float, float]]] = field(default_factory=dict)
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    returned: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.moved or self.added or self.removed)
+        return bool(self.moved or self.added or self.removed or self.returned)
 
 
 @dataclass(frozen=True)

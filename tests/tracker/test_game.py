@@ -62,6 +62,17 @@ def test_a_casualty_is_logged_and_leaves_the_scene(game):
     assert [m["id"] for m in game.scene()["models"]] == ["m1", "m3"]
 
 
+def test_a_piece_the_camera_had_lost_is_back_in_its_unit_and_its_move_judged_from_the_start(game):
+    game.observe(frame(1, {k: v for k, v in START.items() if k != "m2"}, TrackChanges(removed=["m2"])))
+    back = (40.0, 30.0)
+    events = game.observe(frame(2, {**START, "m2": back},
+                                TrackChanges(moved={"m2": (START["m2"], back)}, returned=["m2"])))
+    assert [e["kind"] for e in events] == ["returned", "moved", "verdict"]
+    assert "not a casualty" in events[0]["detail"]
+    assert "infantry may move 15 cm" in events[-1]["detail"]
+    assert [m["unit"] for m in game.scene()["models"] if m["id"] == "m2"] == ["red-1"]
+
+
 def test_next_turn_after_the_last_phase(game):
     for _ in range(2):
         game.apply("phase", {"to": "next"})
