@@ -1,11 +1,13 @@
 """Tracking through hands on scripted synthetic games: identities, positions, settle time, speed.
 
     python -m benchmarks.tracking [--seed 3] [--fps 5] [--sensor cm3-binned] [--flaky 0.15 --noise-mm 1]
+                                  [--renderer physical [--spp 16]]
 
 A scripted game (tracker/demo/scenario.py: four bases lifted past a covered marker, a swap, a
 whole squad moved to its allowance, a casualty, a tank driven and turned, a reinforcement,
-cavalry moved 25 cm) is rendered with models.synth, JPEG-compressed like a camera's frames,
-and run through:
+cavalry moved 25 cm) is rendered with models.synth (or, with `--renderer physical`,
+path-traced with Mitsuba 3 as the detection benchmark's second renderer does: ~30 s a
+picture, 26 pictures), JPEG-compressed like a camera's frames, and run through:
 
 - tablesight: the pipeline (motion gate, detection on settled frames, re-association);
 - baseline: detection on every frame, Hungarian nearest-neighbour association frame to frame;
@@ -25,9 +27,11 @@ hand-free frame after each move.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import motmetrics as mm
@@ -41,7 +45,7 @@ from calibration.layout import default_layout
 from calibration.table import calibrate
 from models.detections import Bases, Detections, Vehicles
 from models.detector import load_detector
-from tracker.demo.scenario import benchmark_script, encode, render_shots, rig_camera, truth_positions
+from tracker.demo.scenario import benchmark_script, encode, painted, render_shots, rig_camera, truth_positions
 from tracker.pipeline import Pipeline, build_pipeline
 
 MATCH_CM = 3.0
@@ -150,7 +154,17 @@ def main() -> None:
     parser.add_argument("--noise-mm", type=float, default=0.3, help="tracker alone: position noise (mm)")
     parser.add_argument("--misses-seed", type=int, default=0,
                         help="tracker alone: which pieces are flaky, and when")
+    parser.add_argument("--renderer", default="painter", choices=["painter", "physical"],
+                        help="painter: the training renderer; physical: Mitsuba 3 (~30 s a picture)")
+    parser.add_argument("--spp", type=int, default=16, help="samples per pixel for --renderer physical")
     args = parser.parse_args()
+    render = painted
+    if args.renderer == "physical":
+        if importlib.util.find_spec("mitsuba") is None:
+            sys.exit("--renderer physical needs Mitsuba 3: pip install '.[physical]'")
+        from models.synth.physical import render_physical
+
+        render = partial(render_physical, spp=args.spp)
 
     script = benchmark_script()
     camera = rig_camera(args.sensor)
@@ -161,7 +175,7 @@ def main() -> None:
     tracker_alone = Pipeline(calibrate=lambda image: calibrate(image, layout), detector=oracle)
     truth, ours, alone, theirs, hands, settled = [], [], [], [], [], []
     our_ms, detect_ms, their_ms = [], [], []
-    for frame, shot in render_shots(script.shots, camera, args.seed, fps=args.fps):
+    for frame, shot in render_shots(script.shots, camera, args.seed, fps=args.fps, render=render):
         frame = type(frame)(encode(frame.image, 90), frame.index, frame.timestamp_s, frame.name)
         result, ms = timed(pipeline.process, frame)
         our_ms.append(ms)

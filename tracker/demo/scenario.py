@@ -11,7 +11,7 @@ sensor noise, so a sequence costs one render per distinct picture.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -19,7 +19,16 @@ import numpy as np
 
 from calibration.camera import SENSORS, Camera, focal_to_fit
 from hardware.source import Frame
-from models.synth.scene import BaseSpec, Figure, HandSpec, TableScene, VehicleSpec, random_scene, render_scene
+from models.synth.scene import (
+    BaseSpec,
+    Figure,
+    HandSpec,
+    RenderedScene,
+    TableScene,
+    VehicleSpec,
+    random_scene,
+    render_scene,
+)
 
 TABLE = "183x122"
 RED_TOP, BLUE_TOP = (70, 120, 150), (80, 110, 70)
@@ -180,9 +189,18 @@ def table_scene(seed: int) -> TableScene:
     return replace(scene, bases=[], vehicles=[], terrain=[], distractors=[], hands=[])
 
 
+Render = Callable[[TableScene, Camera, int], RenderedScene]
+
+
+def painted(scene: TableScene, camera: Camera, seed: int) -> RenderedScene:
+    return render_scene(scene, camera, seed=seed, supersample=1)
+
+
 def render_shots(shots: list[Shot], camera: Camera, seed: int, fps: float = 5.0,
-                 noise_sigma: float = 1.5) -> Iterator[tuple[Frame, Shot]]:
-    """Frames of a script; a picture identical to the previous one gets only new sensor noise."""
+                 noise_sigma: float = 1.5, render: Render = painted) -> Iterator[tuple[Frame, Shot]]:
+    """Frames of a script; a picture identical to the previous one gets only new sensor noise.
+    `render`: the painter (what the detector trained on), or e.g. a path tracer to see the
+    pipeline on pictures made another way."""
     table = table_scene(seed)
     rng = np.random.default_rng(seed + 1)
     previous_key, picture = None, None
@@ -191,7 +209,7 @@ def render_shots(shots: list[Shot], camera: Camera, seed: int, fps: float = 5.0,
         if key != previous_key:
             scene = replace(table, bases=[p.base for p in shot.pieces],
                             vehicles=[v for _, v in shot.vehicles], hands=[shot.hand] if shot.hand else [])
-            picture = render_scene(scene, camera, seed=seed, supersample=1).image
+            picture = render(scene, camera, seed).image
             previous_key = key
         noise = rng.normal(0, noise_sigma, picture.shape).astype(np.float32)
         image = np.clip(picture.astype(np.float32) + noise, 0, 255).astype(np.uint8)
