@@ -12,7 +12,7 @@ import numpy as np
 import shapely
 
 from rules_core.footprints import hull_corners, measured
-from rules_core.ruleset import Condition, Selector, Threshold
+from rules_core.ruleset import Condition, ProximityRule, Selector, Threshold
 from rules_core.scene import ModelSpec, Scene
 
 TOLERANCE_CM = 1e-6
@@ -120,20 +120,35 @@ def _from_rear_edges(scene: Scene, subjects: np.ndarray, candidates: np.ndarray)
     return np.where(np.isnan(gap), np.inf, np.maximum(gap, 0.0))
 
 
+def _rule_report(scene: Scene, rule: ProximityRule) -> dict[str, dict]:
+    """subject id -> met, and the models that satisfy or block each condition, for one rule."""
+    subjects = _selection(scene, rule.subject)
+    needs = [_matches(scene, subjects, c) for c in rule.needs]
+    blockers = [_matches(scene, subjects, c) for c in rule.forbids]
+    report: dict[str, dict] = {}
+    for row, s in enumerate(subjects):
+        met = all(len(ids[row]) >= c.at_least for ids, c in zip(needs, rule.needs, strict=True))
+        blocked = any(len(ids[row]) >= c.at_least for ids, c in zip(blockers, rule.forbids, strict=True))
+        report[scene.models[s].id] = {
+            "met": met and not blocked,
+            "near": sorted({i for ids in needs for i in ids[row]}),
+            "blocked_by": sorted({i for ids in blockers for i in ids[row]}),
+        }
+    return report
+
+
 def proximity_report(scene: Scene) -> dict[str, dict[str, dict]]:
     """rule -> subject id -> met, and the models that satisfy or block each condition."""
-    report: dict[str, dict[str, dict]] = {}
-    for name, rule in scene.ruleset.proximity.items():
-        subjects = _selection(scene, rule.subject)
-        needs = [_matches(scene, subjects, c) for c in rule.needs]
-        blockers = [_matches(scene, subjects, c) for c in rule.forbids]
-        report[name] = {}
-        for row, s in enumerate(subjects):
-            met = all(len(ids[row]) >= c.at_least for ids, c in zip(needs, rule.needs, strict=True))
-            blocked = any(len(ids[row]) >= c.at_least for ids, c in zip(blockers, rule.forbids, strict=True))
-            report[name][scene.models[s].id] = {
-                "met": met and not blocked,
-                "near": sorted({i for ids in needs for i in ids[row]}),
-                "blocked_by": sorted({i for ids in blockers for i in ids[row]}),
-            }
-    return report
+    return {name: _rule_report(scene, rule) for name, rule in scene.ruleset.proximity.items()}
+
+
+def fire_held(scene: Scene) -> set[int]:
+    """Models that fire no weapon because a rule they need to fire does not hold for them
+    (`holds_fire`: Combined Arms' heavy MG with no fighter within 1")."""
+    return {
+        scene.index[subject]
+        for rule in scene.ruleset.proximity.values()
+        if rule.holds_fire
+        for subject, row in _rule_report(scene, rule).items()
+        if not row["met"]
+    }

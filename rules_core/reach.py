@@ -8,7 +8,7 @@ import shapely
 from rules_core.crew import unworked_guns
 from rules_core.errors import SceneError
 from rules_core.lobbing import over_obstacle, throws_over_obstacle
-from rules_core.proximity import within
+from rules_core.proximity import fire_held, within
 from rules_core.ruleset import Ruleset, Weapon
 from rules_core.scene import ModelSpec, Scene
 
@@ -173,7 +173,8 @@ def cover_of(scene: Scene, covers: list, s: int, t: int) -> str | None:
 
 def ranges_report(scene: Scene, from_id: str) -> dict:
     """Every enemy model, nearest first: its distance from the nearest shooter, the weapons of any
-    shooter that reach it (none of a gun its crew cannot work), and where the ruleset says so its
+    shooter that reach it (none of a gun its crew cannot work, nor of a model a `holds_fire`
+    rule keeps from firing), and where the ruleset says so its
     cover, sight line and effects."""
     shooters = shooters_of(scene, from_id)
     side = scene.models[shooters[0]].side
@@ -194,7 +195,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     ]
     covers = _covers(scene)
     sight = sight_lines(blockers, scene.xy[shooters], scene.xy[targets])
-    unworked = unworked_guns(scene)
+    unworked = unworked_guns(scene) | fire_held(scene)
     rows = []
     for column, t in enumerate(targets):
         target = scene.models[t]

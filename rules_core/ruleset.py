@@ -302,6 +302,9 @@ class ProximityRule(_Strict):
     # The subject moves only where the rule holds at the end of its move (Combined Arms: a wounded
     # fighter «можно перемещать ... рядом с другим бойцом», a heavy MG with two fighters).
     binds_move: bool = False
+    # The subject fires no weapon where the rule does not hold (Combined Arms: a heavy MG «требует
+    # наличия ... одного [бойца] для ведения огня»).
+    holds_fire: bool = False
     note: str = ""
 
 

@@ -1,0 +1,30 @@
+"""Eighth audit of Combined Arms (seed 002) and Tankomaster (seed 003) against the Russian text.
+
+Each test quotes the seed sentence it follows, translated in the docstring, and failed before its fix.
+"""
+
+from __future__ import annotations
+
+from rules_core import api
+from tests.rules_core.builders import base, hull, scene
+
+CA = "combined-arms"
+INCH = 2.54
+
+
+# --- 002 Combined Arms -----------------------------------------------------------------------
+
+
+def test_ca_a_heavy_mg_with_no_fighter_within_1_inch_does_not_fire() -> None:
+    """002: «Станковый пулемёт требует наличия двух бойцов для передвижения (в радиусе 1 дюйма) и
+    одного для ведения огня» (a heavy MG needs two fighters within 1" to move and one to fire): a
+    dug-in heavy MG 10" from a foe reaches him with one friendly fighter within 1", and with none
+    (the nearest 1.05" away) reaches no one, as check's hmg_can_fire says."""
+    mg = hull(50, 50, "g", side="red", unit="mg", type="gun", length_mm=30, width_mm=30,
+              weapons=["hmg"], flags=["dug_in"])
+    foe = base(50 + 1.5 + 1.6 + 10 * INCH, 50, "e", side="blue")
+    for gap_in, weapons in ((1.0, ["hmg"]), (1.05, [])):
+        fighter = base(50, 50 + 1.5 + 1.6 + gap_in * INCH, "f", side="red", unit="mg")
+        table = scene(CA, [mg, fighter, foe])
+        assert api.check(table)["proximity"]["hmg_can_fire"]["g"]["met"] is bool(weapons)
+        assert api.ranges(table, "g")["targets"][0]["weapons"] == weapons
