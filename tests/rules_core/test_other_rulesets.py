@@ -253,12 +253,13 @@ def test_bronepehota_contact_tolerance(gap: float, contact: bool) -> None:
     assert bool(api.check(s)["contacts"]) is contact
 
 
-# ca.capture.test: at least 4 enemy infantry within 2" of the hull, no friend of the vehicle within 12".
+# ca.capture.test: a vehicle with damaged running gear, at least 4 enemy infantry within 2" of the
+# hull, no friend of the vehicle within 12".
 @pytest.mark.parametrize(
     ("crowd", "friend_gap_in", "met"), [(4, 12.01, True), (3, 12.01, False), (4, 12.0, False)]
 )
 def test_combined_arms_capture_test(crowd: int, friend_gap_in: float, met: bool) -> None:
-    tank = hull(100, 60, "v", side="blue", length_mm=100, width_mm=60)
+    tank = hull(100, 60, "v", side="blue", length_mm=100, width_mm=60, flags=["running_gear_damaged"])
     raiders = [base(100 - 3 + 2 * k, 60 - 3 - 1.6 - 2 * INCH, f"r{k}") for k in range(crowd)]
     friend = base(100 + 5 + 1.6 + friend_gap_in * INCH, 60, "f", side="blue")
     report = api.check(scene(CA, [tank, *raiders, friend]))["proximity"]["capture_test"]["v"]

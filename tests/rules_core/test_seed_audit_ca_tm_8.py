@@ -28,3 +28,17 @@ def test_ca_a_heavy_mg_with_no_fighter_within_1_inch_does_not_fire() -> None:
         table = scene(CA, [mg, fighter, foe])
         assert api.check(table)["proximity"]["hmg_can_fire"]["g"]["met"] is bool(weapons)
         assert api.ranges(table, "g")["targets"][0]["weapons"] == weapons
+
+
+def test_ca_a_capture_test_needs_damaged_running_gear() -> None:
+    """002: «Тест на захват проводится при следующих условиях: повреждена ходовая часть техники, на
+    расстоянии до 2 дюймов от координатных точек техники находятся пехотинцы-захватчики в количестве
+    не менее 4 человек» (a capture test is taken when the vehicle's running gear is damaged and at
+    least 4 capturing infantrymen stand within 2" of it): four enemy fighters 1.5" from a sound tank
+    meet no capture test; round a tank with damaged running gear, or tracks hit by a mine, they do."""
+    raiders = [base(60 + 10 + 1.6 + 1.5 * INCH, 24 + 4 * k, f"r{k}") for k in range(4)]
+    sound = hull(60, 30, "v", side="blue")
+    assert "v" not in api.check(scene(CA, [sound, *raiders]))["proximity"]["capture_test"]
+    for flag in ("running_gear_damaged", "tracks_damaged"):
+        damaged = {**sound, "flags": [flag]}
+        assert api.check(scene(CA, [damaged, *raiders]))["proximity"]["capture_test"]["v"]["met"] is True
