@@ -389,6 +389,11 @@ class Tow(_Strict):
     # машины или мобильные орудия»; a scene's `towing` breaking them is refused.
     tug_roles: list[str] = []
     towed_types: list[str] = []
+    # Who may tow by type, and the fewest seats a tug of a chassis has where the scene gives them
+    # (Combined Arms: «Перевозка артиллерии ведётся на автомашинах, имеющих от 6 посадочных мест,
+    # либо на гусеничных тягачах»: a vehicle, a car among them with 6 seats or more).
+    tug_types: list[str] = []
+    tug_min_seats: dict[str, int] = {}
     note: str = ""
 
     @model_validator(mode="after")

@@ -338,13 +338,26 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
 
 
 def _check_tow(tow: Tow, tug: ModelSpec, towed: ModelSpec, where: str) -> None:
-    """A tow the ruleset allows: the tug holds one of its `tug_roles`, what it tows is one of its
-    `towed_types` (Bronepehota: a HELIX tows vehicles and mobile guns only)."""
+    """A tow the ruleset allows: the tug holds one of its `tug_roles`, is one of its `tug_types`
+    with at least the seats its chassis needs (`tug_min_seats`, where the scene gives `seats`), and
+    what it tows is one of its `towed_types` (Bronepehota: a HELIX tows vehicles and mobile guns
+    only; Combined Arms: a car of 6 seats or more, or a tractor, tows a gun)."""
     if tow.tug_roles and tug.role not in tow.tug_roles:
         raise _fail(
             where,
             f"{tug.id} (role {tug.role!r}) cannot tow",
             f"only a model with role {' or '.join(tow.tug_roles)} tows",
+        )
+    if tow.tug_types and tug.type not in tow.tug_types:
+        raise _fail(
+            where, f"{tug.id} ({tug.type}) cannot tow", f"only a {' or '.join(tow.tug_types)} tows"
+        )
+    fewest = tow.tug_min_seats.get(tug.chassis or "")
+    if fewest is not None and tug.seats is not None and tug.seats < fewest:
+        raise _fail(
+            where,
+            f"{tug.id} (a {tug.chassis} of {tug.seats} seats) cannot tow",
+            f"a {tug.chassis} tows with {fewest} seats or more",
         )
     if tow.towed_types and towed.type not in tow.towed_types:
         raise _fail(

@@ -5,7 +5,10 @@ Each test quotes the seed sentence it follows, translated in the docstring, and 
 
 from __future__ import annotations
 
+import pytest
+
 from rules_core import api
+from rules_core.errors import SceneError
 from tests.rules_core.builders import base, hull, scene
 
 CA = "combined-arms"
@@ -42,3 +45,28 @@ def test_ca_a_capture_test_needs_damaged_running_gear() -> None:
     for flag in ("running_gear_damaged", "tracks_damaged"):
         damaged = {**sound, "flags": [flag]}
         assert api.check(scene(CA, [damaged, *raiders]))["proximity"]["capture_test"]["v"]["met"] is True
+
+
+@pytest.mark.parametrize(
+    ("tug", "towed"),
+    [
+        (hull(50, 30, "tug", side="red", chassis="car", seats=4, towing="g"), "gun"),
+        (hull(50, 30, "tug", side="red", chassis="car", seats=5, towing="g"), "gun"),
+        (base(50, 30, "tug", towing="g"), "gun"),
+        (hull(50, 30, "tug", side="red", chassis="car", seats=6, towing="g"), "infantry"),
+    ],
+    ids=["car_of_4_seats", "car_of_5_seats", "infantryman", "towing_infantry"],
+)
+def test_ca_artillery_is_towed_by_a_car_of_6_seats_or_a_tractor(tug: dict, towed: str) -> None:
+    """002: «Перевозка артиллерии ведётся на автомашинах, имеющих от 6 посадочных мест, либо на
+    гусеничных тягачах» (artillery is carried by cars with 6 seats or more, or by tracked tractors):
+    a car of 4 or 5 seats, or an infantryman, towing a gun, or anything towing an infantryman, is
+    refused naming models[i].towing; a car of 6 seats, or a vehicle whose card the scene does not
+    give, tows a gun."""
+    gun = hull(50, 50, "g", side="red", unit="gun", type=towed, length_mm=40, width_mm=40)
+    with pytest.raises(SceneError, match=r"models\[1\]\.towing"):
+        scene(CA, [gun, tug])
+    for fine in (hull(50, 30, "tug", side="red", chassis="car", seats=6, towing="g"),
+                 hull(50, 30, "tug", side="red", towing="g")):
+        towed_gun = {**gun, "type": "gun"}
+        assert api.check(scene(CA, [towed_gun, fine]))["guns"]["g"]["towed_by"] == "tug"
