@@ -70,3 +70,26 @@ def test_ca_artillery_is_towed_by_a_car_of_6_seats_or_a_tractor(tug: dict, towed
                  hull(50, 30, "tug", side="red", towing="g")):
         towed_gun = {**gun, "type": "gun"}
         assert api.check(scene(CA, [towed_gun, fine]))["guns"]["g"]["towed_by"] == "tug"
+
+
+@pytest.mark.parametrize("flag", ["disembarked", "carrying_wounded", "recovered"])
+def test_ca_a_fighter_who_may_not_fight_this_turn_neither_fires_a_heavy_mg_nor_blows_up_a_tank(
+    flag: str,
+) -> None:
+    """002: «Во второй ход пехота не может проявлять боевую активность» (infantry dropped off this
+    turn shows no combat activity), «Боец, «переносящий раненого», не может в этот ход проявлять
+    боевой активности», «После выздоровления 1 полный ход раненый пехотинец имеет право только
+    передвигаться» (the carrier of a wounded man does not fight, a recovered man only moves): such
+    a fighter within 1" is not the one a heavy MG needs «для ведения огня», and a prone sapper within
+    2" of a tank does not destroy it («Сапёр может уничтожить любую технику ... сапёр находится в
+    2 дюймах от техники, он получил приказ «залечь»»); a sound one is and does."""
+    mg = hull(50, 50, "g", side="red", unit="mg", type="gun", length_mm=30, width_mm=30, weapons=["hmg"])
+    tank = hull(120, 50, "v", side="blue")
+    fighter = base(50, 50 + 1.5 + 1.6 + 0.5 * INCH, "f", side="red", unit="mg")
+    sapper = base(120 + 10 + 1.6 + INCH, 50, "s", side="red", role="sapper", order="prone")
+    for flags, met in (([flag], False), ([], True)):
+        proximity = api.check(
+            scene(CA, [mg, tank, {**fighter, "flags": flags}, {**sapper, "flags": flags}])
+        )["proximity"]
+        assert proximity["hmg_can_fire"]["g"]["met"] is met
+        assert proximity["sapper_kills_vehicle"]["v"]["met"] is met
