@@ -14,9 +14,10 @@ from rules_core.scene import Scene
 
 def crew_report(scene: Scene) -> dict[str, dict]:
     """Each gun: its crew (`crew_of`), those within the ruleset's crew distance, the one of them
-    leading it where the ruleset needs one (`crew_leader`), the model towing it where a hitched gun
-    holds its fire (`towed_by`), and what that allows (`hits_on`: World at Fire's 4+ / 5+, or a
-    state such as "operational")."""
+    leading it where the ruleset needs one (`crew_leader`; only crewmen without the crew rule's
+    `not_flags` work it and count), the model towing it where a hitched gun holds its fire
+    (`towed_by`), and what that allows (`hits_on`: World at Fire's 4+ / 5+, or a state such as
+    "operational")."""
     rules = scene.ruleset.crew
     fp = scene.footprints
     guns: dict[str, dict] = {}
@@ -31,12 +32,15 @@ def crew_report(scene: Scene) -> dict[str, dict]:
             for k, d in zip(crew, np.atleast_1d(distance), strict=True)
             if rules.distance.holds(float(d), scene.cm_per_unit)
         ]
+        working = [i for i in near if not any(scene.models[scene.index[i]].has(f) for f in rules.not_flags)]
         counts = sorted((int(key) for key in rules.hits), reverse=True)
-        key = next((c for c in counts if len(near) >= c), None)
+        key = next((c for c in counts if len(working) >= c), None)
         hits_on = rules.hits[str(key)] if key is not None else None
         guns[gun.id] = {"crew": [scene.models[k].id for k in crew], "crew_in_range": near}
         if rules.leader_roles:
-            leader = next((i for i in near if scene.models[scene.index[i]].role in rules.leader_roles), None)
+            leader = next(
+                (i for i in working if scene.models[scene.index[i]].role in rules.leader_roles), None
+            )
             guns[gun.id]["crew_leader"] = leader
             hits_on = hits_on if leader is not None else None
         if rules.towed_holds_fire:

@@ -245,6 +245,9 @@ class Crew(_Strict):
     distance: Threshold
     hits: dict[str, str | None] = {}
     leader_roles: list[str] = []
+    # Crewmen in these states are in range but do not work the gun (Combined Arms: a fighter who
+    # «не может проявлять боевую активность» this turn, or wounded, fires no mortar).
+    not_flags: list[str] = []
     # A gun some model tows (`towing`) is hitched and does not fire (Combined Arms: «1 ход – прицепка
     # артиллерии (в этот ход артиллерия не ведёт огня)»).
     towed_holds_fire: bool = False

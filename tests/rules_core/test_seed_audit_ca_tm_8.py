@@ -93,3 +93,27 @@ def test_ca_a_fighter_who_may_not_fight_this_turn_neither_fires_a_heavy_mg_nor_b
         )["proximity"]
         assert proximity["hmg_can_fire"]["g"]["met"] is met
         assert proximity["sapper_kills_vehicle"]["v"]["met"] is met
+
+
+@pytest.mark.parametrize("flag", ["wounded", "disembarked", "carrying_wounded", "recovered"])
+@pytest.mark.parametrize("role", ["mortar_crew", "commander"])
+def test_ca_a_mortarman_who_may_not_fight_this_turn_does_not_work_the_mortar(flag: str, role: str) -> None:
+    """002: «Наличие 1-2 миномётчиков и командира расчёта является обязательным условием для
+    возможности действия миномёта» (1-2 mortarmen and a crew commander are needed for the mortar to
+    act), and «Во второй ход пехота не может проявлять боевую активность», «Боец, «переносящий
+    раненого», не может в этот ход проявлять боевой активности», «После выздоровления 1 полный ход
+    раненый пехотинец имеет право только передвигаться» (infantry dropped off, carrying a wounded
+    man or just recovered does not fight): with the mortarman or the commander so, or wounded, the
+    mortar does not fire and reaches no one; with both sound it does."""
+    mortar = hull(50, 50, "m", side="red", unit="mortar", type="gun", length_mm=40, width_mm=40,
+                  weapons=["light_mortar"])
+    crew = {
+        r: base(50 + 2 + 1.6 + 0.5 * INCH, 50 - 2 + 4 * k, r, unit="mortar", crew_of="m", role=r)
+        for k, r in enumerate(["mortar_crew", "commander"])
+    }
+    foe = base(120, 50, "e", side="blue")
+    for flags, fires in (([flag], False), ([], True)):
+        men = [{**man, "flags": flags if r == role else []} for r, man in crew.items()]
+        table = scene(CA, [mortar, *men, foe])
+        assert api.check(table)["guns"]["m"]["can_fire"] is fires
+        assert api.ranges(table, "m")["targets"][0]["weapons"] == (["light_mortar"] if fires else [])
