@@ -40,14 +40,16 @@ def reaches(
     sight: bool = True,
 ) -> bool:
     """Whether the weapon reaches: range (+ tolerance, height and, for automatic weapons, aimed
-    bonuses), shooter state, target type (the weapon's and the shooter's role's), and a line of
-    sight for the weapons that need one.
+    bonuses), shooter state (and, for the riders' fire, riders aboard), target type (the weapon's
+    and the shooter's role's), and a line of sight for the weapons that need one.
 
     A name the ruleset has no range for (a ruleset without a weapon table) never reaches.
     """
     if weapon is None or not all(shooter.has(flag) for flag in weapon.requires_flags):
         return False
     if any(shooter.has(flag) for flag in (*weapon.not_flags, *scene.ruleset.hold_fire_flags)):
+        return False
+    if weapon.by_passengers and shooter.passengers == 0:
         return False
     if weapon.target_types is not None and target.type not in weapon.target_types:
         return False

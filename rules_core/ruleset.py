@@ -421,6 +421,9 @@ class Weapon(_Strict):
     # лишает возможности для персонажа вести автоматический огонь»).
     not_flags: list[str] = []
     needs_sight: bool = False
+    # Fired by the men a vehicle carries (Combined Arms: «Бойцы танкового десанта могут вести огонь
+    # с техники»), so not from one the scene says carries no one (`passengers` 0).
+    by_passengers: bool = False
     target_types: list[str] | None = None
     bands: list[Band] = []
     note: str = ""

@@ -117,3 +117,15 @@ def test_ca_a_mortarman_who_may_not_fight_this_turn_does_not_work_the_mortar(fla
         table = scene(CA, [mortar, *men, foe])
         assert api.check(table)["guns"]["m"]["can_fire"] is fires
         assert api.ranges(table, "m")["targets"][0]["weapons"] == (["light_mortar"] if fires else [])
+
+
+def test_ca_a_tank_carrying_no_riders_has_no_desant_fire() -> None:
+    """002: «Бойцы танкового десанта могут вести огонь с техники на расстояние до 6 дюймов
+    (высчитывается от КТ техники)» (tank riders may fire from the vehicle up to 6", measured from its
+    КТ): the fire is the riders', so a tank the scene says carries no one (passengers 0) reaches a
+    foe 5" away with nothing, one carrying two, or whose load the scene does not give, with it."""
+    tank = hull(50, 50, "v", side="red", chassis="tank", weapons=["desant_fire"])
+    foe = base(50 + 10 + 1.6 + 5 * INCH, 50, "e", side="blue")
+    loads = (({"passengers": 0}, []), ({"passengers": 2}, ["desant_fire"]), ({}, ["desant_fire"]))
+    for load, weapons in loads:
+        assert api.ranges(scene(CA, [{**tank, **load}, foe]), "v")["targets"][0]["weapons"] == weapons
