@@ -179,7 +179,8 @@ class Pipeline:
         under_hand = None
         if reading.resting_hand is not None:
             under_hand = lambda xy: reading.under_resting_hand(self.calibration.table_to_image(xy))  # noqa: E731
-        changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand)
+        now_differs = lambda xy: reading.covers(self.calibration.table_to_image(xy))  # noqa: E731
+        changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand, now_differs)
         self._in_play = np.zeros_like(reading.changed)
         self._touched = set()
         return changes

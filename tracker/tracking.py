@@ -51,7 +51,7 @@ class Tracker:
         self._counter = {"model": 0, "vehicle": 0}
         self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
         self._under_hand: InPlay | None = None
-        self._in_play: InPlay | None = None
+        self._put_down: InPlay | None = None
 
     def models(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.kind == "model"]
@@ -71,7 +71,7 @@ class Tracker:
 
     def update(self, detections: Detections, model_appearance: Appearance | None = None,
                vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None,
-               under_hand: InPlay | None = None) -> TrackChanges:
+               under_hand: InPlay | None = None, now_differs: InPlay | None = None) -> TrackChanges:
         """A settled frame's detections: re-associate, add the new, retire the gone.
 
         `in_play(xy_cm) -> bool array` says where the picture changed since the last detection
@@ -80,8 +80,11 @@ class Tracker:
         detector's flicker, not the game's. None: everything is in play (the first look).
         `under_hand(xy_cm)`: where a hand resting still (a player measuring) may hide pieces;
         a piece missing there is held unseen, never counted towards its removal.
+        `now_differs(xy_cm)`: where the picture now differs from the last detection's, not
+        counting what hands covered on the way (default: `in_play`): where a piece missing
+        now may have been put, so where it may be found again (see `_revive`).
         """
-        self._under_hand, self._in_play = under_hand, in_play
+        self._under_hand, self._put_down = under_hand, now_differs or in_play
         changes = TrackChanges()
         # Faint bases (see Detections.faint) may keep a track, never start one.
         bases, vehicles = detections.bases_to_track(), detections.vehicles
@@ -174,7 +177,8 @@ class Tracker:
         they moved as one), it is that piece back, not a new one. A detector that missed a model
         twice after it was moved had retired it, and its next sighting started a new id.
         A piece put on the table by a hand is where the picture changed, never found again; a
-        piece the first look missed was not put where it is found (see `_put_there`)."""
+        piece the first look missed was not put where it is found (see `_put_there`), unless
+        it stands where the lost one stood (a piece a hand passed over, missed twice)."""
         gone = [t for t in self.removed.values() if t.kind == kind and t.id not in changes.removed]
         if not gone or not len(xy):
             return []
@@ -183,7 +187,9 @@ class Tracker:
         expected = np.array([t.xy_cm if t.expected_xy is None else t.expected_xy for t in gone])
         along = np.linalg.norm(xy[None, :, :] - expected[:, None, :], axis=2) <= self.weights.slack_cm
         along |= np.array([t.expected_xy is None for t in gone])[:, None]
-        possible = alike(gone)[:, columns] & along & np.array([self._put_there(t, xy) for t in gone])
+        stayed = np.linalg.norm(xy[None, :, :] - stood[:, None, :], axis=2) <= self.still_cm
+        put_there = np.array([self._put_there(t, xy) for t in gone])
+        possible = alike(gone)[:, columns] & ((along & put_there) | stayed)
         cost = match_cost(stood, xy, allowance, [t.appearance for t in gone], look, possible, self.weights,
                           expected - stood)
         pairs, _, _ = assign(cost, self.weights.max_cost)
@@ -199,10 +205,11 @@ class Tracker:
     @staticmethod
     def _put_there(track: Track, xy: np.ndarray) -> np.ndarray:
         """Which of `xy` a hand may have put the track on while it went missing: where the
-        picture changed. A piece the first look missed stands where nothing changed."""
+        picture came to differ. A piece the first look missed stands where nothing did, even
+        when a hand passed over it."""
         there = np.zeros(len(xy), bool)
-        for in_play in track.lost_in:
-            there |= True if in_play is None else in_play(xy)
+        for put_down in track.lost_in:
+            there |= True if put_down is None else put_down(xy)
         return there
 
     def _seen_again(self, xy: np.ndarray, candidates: list[np.ndarray]) -> bool:
@@ -285,7 +292,7 @@ class Tracker:
             if under_hand:
                 continue
             track.missed += 1
-            track.lost_in.append(self._in_play)
+            track.lost_in.append(self._put_down)
             track.expected_xy = went_along.get(track.id, track.expected_xy)
             if track.missed >= self.confirm_missing:
                 self.removed[track.id] = self.tracks.pop(track.id)

@@ -26,7 +26,7 @@ class Track:
     appearance: np.ndarray | None = None
     visible: bool = True
     missed: int = 0
-    # For each detection that missed it, where the picture had changed (None: everywhere):
+    # For each detection that missed it, where the picture came to differ (None: everywhere):
     # where a hand may have put it meanwhile, so where it may be found again.
     lost_in: list = field(default_factory=list)
     # Where the rigid move of the pieces beside it would have put it while it went missing.

@@ -214,6 +214,31 @@ def test_a_piece_the_first_look_missed_beside_a_casualty_is_a_new_piece_not_the_
     assert changes.added == ["m3"] and not changes.returned
 
 
+def test_a_piece_the_first_look_missed_under_the_hand_that_took_a_casualty_is_a_new_piece():
+    """The hand passed over the unseen piece (in play) but left it as it was (the picture
+    there does not differ), so it was not put where it is found."""
+    nothing_changed = near((500.0, 500.0))
+    tracker = Tracker()
+    tracker.update(detections((10, 10), (50, 50)))
+    tracker.update(detections((10, 10)), in_play=near((50, 50), (55, 50), cm=3.0), now_differs=near((50, 50)))
+    assert tracker.update(detections((10, 10)), in_play=nothing_changed).removed == ["m2"]
+    for _ in range(2):
+        changes = tracker.update(detections((10, 10), (55, 50)), in_play=nothing_changed)
+    assert changes.added == ["m3"] and not changes.returned
+
+
+def test_a_piece_a_hand_passed_over_and_the_detector_then_missed_twice_comes_back_where_it_stood():
+    nothing_changed = near((500.0, 500.0))
+    tracker = Tracker()
+    tracker.update(detections((10, 10), (50, 50), (56, 50)))
+    tracker.update(detections((10, 10), (62, 50)), in_play=near((50, 50), (56, 50), (62, 50), cm=3.0),
+                   now_differs=near((56, 50), (62, 50)))
+    assert tracker.update(detections((10, 10), (62, 50)), in_play=nothing_changed).removed == ["m2"]
+    for _ in range(2):
+        changes = tracker.update(detections((10, 10), (62, 50), (50.3, 50)), in_play=nothing_changed)
+    assert changes.returned == ["m2"] and not changes.added
+
+
 def test_a_reinforcement_put_down_where_a_casualty_stood_is_a_new_piece():
     tracker = Tracker()
     tracker.update(detections((10, 10), (50, 50)))
@@ -224,22 +249,23 @@ def test_a_reinforcement_put_down_where_a_casualty_stood_is_a_new_piece():
 
 
 def test_a_piece_lost_in_a_squad_move_is_looked_for_where_the_squad_took_it():
-    """The benchmark's four bases in one hand (ra1-ra4 moved 12 cm right and 3 down), ra1 missed
-    twice, ra5 (missed by the first look, left standing under the hand's path) then seen: by
-    its allowance ra5 could be ra1 coming back, but ra1 went where its squad went."""
+    """The benchmark's four bases in one hand (ra1-ra4 moved 12 cm right and 3 down), ra4 missed
+    by the first look, ra1 by the detections after the move. ra4 then seen where the hand put
+    it: by its allowance it could be ra1 coming back, but ra1 went where its squad went."""
     nothing_changed = near((500.0, 500.0))
+    squad = ("ra1", "ra2", "ra3", "ra4")
     tracker = Tracker()
-    tracker.update(detections(*[GRID[name] for name in ("ra1", "ra2", "ra3", "ra4")]))
+    tracker.update(detections(*[GRID[name] for name in squad[:3]]))
     ids = {xy: track_id for track_id, xy in positions(tracker).items()}
-    after = {name: (x + 12.0, y + 3.0) for name, (x, y) in GRID.items() if name != "ra5"}
-    hand = near(*GRID.values(), *after.values(), cm=4.0)
-    seen = [after[name] for name in ("ra2", "ra3", "ra4")]
+    after = {name: (GRID[name][0] + 12.0, GRID[name][1] + 3.0) for name in squad}
+    hand = near(*[GRID[name] for name in squad], *after.values(), cm=2.0)
+    seen = [after[name] for name in ("ra2", "ra3")]
     tracker.update(detections(*seen), in_play=hand)
     assert tracker.update(detections(*seen), in_play=nothing_changed).removed == [ids[GRID["ra1"]]]
     for _ in range(2):
-        changes = tracker.update(detections(*seen, GRID["ra5"]), in_play=nothing_changed)
+        changes = tracker.update(detections(*seen, after["ra4"]), in_play=nothing_changed)
     assert changes.added and not changes.returned
     for _ in range(2):
-        changes = tracker.update(detections(*seen, GRID["ra5"], after["ra1"]), in_play=nothing_changed)
+        changes = tracker.update(detections(*seen, after["ra4"], after["ra1"]), in_play=nothing_changed)
     assert changes.returned == [ids[GRID["ra1"]]]
     assert positions(tracker)[ids[GRID["ra1"]]] == after["ra1"]
