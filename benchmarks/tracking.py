@@ -1,7 +1,7 @@
 """Tracking through hands on scripted synthetic games: identities, positions, settle time, speed.
 
     python -m benchmarks.tracking [--seed 3] [--fps 5] [--sensor cm3-binned] [--flaky 0.15 --noise-mm 1]
-                                  [--renderer physical [--spp 16]]
+                                  [--still-s 11] [--renderer physical [--spp 16]]
 
 A scripted game (tracker/demo/scenario.py: four bases lifted past a covered marker, a swap, a
 whole squad moved to its allowance, a casualty, a tank driven and turned, a reinforcement,
@@ -154,6 +154,8 @@ def main() -> None:
     parser.add_argument("--noise-mm", type=float, default=0.3, help="tracker alone: position noise (mm)")
     parser.add_argument("--misses-seed", type=int, default=0,
                         help="tracker alone: which pieces are flaky, and when")
+    parser.add_argument("--still-s", type=float, default=0.6,
+                        help="seconds without hands after each move (11: the settled table is re-detected)")
     parser.add_argument("--renderer", default="painter", choices=["painter", "physical"],
                         help="painter: the training renderer; physical: Mitsuba 3 (~30 s a picture)")
     parser.add_argument("--spp", type=int, default=16, help="samples per pixel for --renderer physical")
@@ -166,7 +168,7 @@ def main() -> None:
 
         render = partial(render_physical, spp=args.spp)
 
-    script = benchmark_script()
+    script = benchmark_script(settle_frames=max(1, round(args.still_s * args.fps)))
     camera = rig_camera(args.sensor)
     pipeline = build_pipeline(default_layout("183x122"))
     baseline = NearestNeighbourBaseline()

@@ -168,11 +168,11 @@ class Script:
         return self.still(self.settle_frames, f"{label}: settled")
 
 
-def benchmark_script() -> Script:
+def benchmark_script(settle_frames: int = 3) -> Script:
     """Every hard case once: four bases in one hand past a marker, a swap, a whole squad at the
     allowance, a casualty, a tank driven and turned, a reinforcement, cavalry at 25 cm."""
     pieces, vehicles = two_armies()
-    script = Script(pieces, vehicles).still(2)
+    script = Script(pieces, vehicles, settle_frames).still(2)
     script.shift(["ra1", "ra2", "ra3", "ra4"], 12.0, 3.0, "four bases, hand over marker 0", via=(8.0, 10.0))
     script.swap("ba1", "ba3", "two models swapped")
     script.shift([f"bb{i}" for i in range(1, 6)], -14.5, 0.0, "whole squad at the allowance")
