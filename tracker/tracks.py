@@ -7,6 +7,7 @@ marked not visible. That is what makes a lift-and-place move one clean step for 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,7 +29,7 @@ class Track:
     missed: int = 0
     # For each detection that missed it, where the picture came to differ (None: everywhere):
     # where a hand may have put it meanwhile, so where it may be found again.
-    lost_in: list = field(default_factory=list)
+    lost_in: list[Callable[[np.ndarray], np.ndarray] | None] = field(default_factory=list)
     # Where the rigid move of the pieces beside it would have put it while it went missing.
     expected_xy: np.ndarray | None = None
 
