@@ -1,8 +1,10 @@
 """Objective control: who holds each scenario objective marker.
 
 World at Fire: a side holds an objective when one of its (non-Unique) infantry models is in
-range and no enemy model of any kind is. The reference points and the inclusiveness are the
-ruleset's `objectives.radius` (edge of the marker to edge of the base by default).
+range and no enemy model of any kind is; with `whole_unit`, only a model whose unit is all of
+controller types counts (an infantry unit, not a squadron a dismounted rider walks with). The
+reference points and the inclusiveness are the ruleset's `objectives.radius` (edge of the marker
+to edge of the base by default).
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ def objectives_report(scene: Scene) -> dict[str, dict]:
         ],
         dtype=bool,
     )
+    if rules.whole_unit:
+        of_type = np.isin([m.type for m in scene.models], rules.controller_types)
+        mixed = np.unique(scene.units[~of_type])
+        can_control &= ~np.isin(scene.units, mixed)
     for objective in scene.spec.objectives:
         marker_radius = (objective.diameter_mm or rules.marker_mm) / 20.0
         distance = objective_distances(

@@ -227,6 +227,10 @@ class Objectives(_Strict):
     marker_mm: float = Field(gt=0)
     radius: Threshold
     controller_types: list[str]
+    # Whether a model controls only when every model of its unit is of a controller type: the seed
+    # asks for an infantry unit («его отряд пехоты»), and a rider walking with his squadron is in a
+    # cavalry unit (World at Fire: «спешенный наездник двигается в составе отряда пешком»).
+    whole_unit: bool = False
     excluded_flags: list[str] = []
     blocked_by_any_enemy: bool = True
     no_end_on: bool = True
