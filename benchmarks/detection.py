@@ -19,13 +19,11 @@ so a new verifier or threshold is judged there before the benchmark's own seeds.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import subprocess
 import sys
 import tempfile
 import time
-from functools import partial
 from pathlib import Path
 
 import cv2
@@ -40,6 +38,7 @@ from calibration.table import calibrate
 from models.detections import Bases, Vehicles
 from models.detector import CLASSES_MM, Detector, load_detector, native_px_per_mm, table_size_cm
 from models.scoring import offsets_along, score_bases, score_vehicles
+from models.synth.physical import NEEDS_MITSUBA, path_tracer
 from models.synth.scene import PLACEMENTS, random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
 from models.training import TRAIN_SEED_BASE
@@ -297,13 +296,9 @@ def main() -> None:
     if args.first_seed < 0 or args.first_seed + HARD_SEED_OFFSET + args.scenes > TRAIN_SEED_BASE:
         sys.exit(f"--first-seed must keep both sets between seed 0 and {TRAIN_SEED_BASE:,}: the tables"
                  " from there up are training data")
-    render = render_scene
-    if args.renderer == "physical":
-        if importlib.util.find_spec("mitsuba") is None:
-            sys.exit("--renderer physical needs Mitsuba 3: pip install '.[physical]'")
-        from models.synth.physical import render_physical
-
-        render = partial(render_physical, spp=args.spp)
+    render = path_tracer(args.spp) if args.renderer == "physical" else render_scene
+    if render is None:
+        sys.exit(NEEDS_MITSUBA)
     detector = Detector() if args.classical else load_detector(args.weights)
     verifier = "none (classical thresholds)" if detector.verifier is None else detector.verifier.path
     source = "exact camera of the render" if args.truth_calibration else "calibrate() on the markers"

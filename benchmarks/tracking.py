@@ -27,11 +27,9 @@ hand-free frame after each move.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import time
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 import motmetrics as mm
@@ -45,6 +43,7 @@ from calibration.layout import default_layout
 from calibration.table import calibrate
 from models.detections import Bases, Detections, Vehicles
 from models.detector import load_detector
+from models.synth.physical import NEEDS_MITSUBA, path_tracer
 from tracker.demo.scenario import benchmark_script, encode, painted, render_shots, rig_camera, truth_positions
 from tracker.pipeline import Pipeline, build_pipeline
 
@@ -160,13 +159,9 @@ def main() -> None:
                         help="painter: the training renderer; physical: Mitsuba 3 (~30 s a picture)")
     parser.add_argument("--spp", type=int, default=16, help="samples per pixel for --renderer physical")
     args = parser.parse_args()
-    render = painted
-    if args.renderer == "physical":
-        if importlib.util.find_spec("mitsuba") is None:
-            sys.exit("--renderer physical needs Mitsuba 3: pip install '.[physical]'")
-        from models.synth.physical import render_physical
-
-        render = partial(render_physical, spp=args.spp)
+    render = path_tracer(args.spp) if args.renderer == "physical" else painted
+    if render is None:
+        sys.exit(NEEDS_MITSUBA)
 
     script = benchmark_script(settle_frames=max(1, round(args.still_s * args.fps)))
     camera = rig_camera(args.sensor)

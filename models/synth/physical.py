@@ -12,6 +12,7 @@ benchmarks, not training.
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 from functools import partial
 from pathlib import Path
@@ -508,6 +509,17 @@ def _develop(radiance: np.ndarray, scene: TableScene, camera: Camera, rng: np.ra
     photo = np.round(_srgb(electrons)[..., ::-1] * 255).astype(np.uint8)
     _, buf = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality or 92)])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+NEEDS_MITSUBA = "--renderer physical needs Mitsuba 3: pip install '.[physical]'"
+
+
+def path_tracer(spp: int) -> partial[RenderedScene] | None:
+    """`render_physical` at `spp` samples a pixel, the renderer a benchmark's `--renderer
+    physical` passes on; None where Mitsuba 3 (the `physical` extra) is not installed."""
+    if importlib.util.find_spec("mitsuba") is None:
+        return None
+    return partial(render_physical, spp=spp)
 
 
 def render_physical(scene: TableScene, camera: Camera, seed: int, spp: int = 32) -> RenderedScene:
