@@ -184,7 +184,7 @@ class Tracker:
             return []
         allowance = np.array([self.allowance_cm.get(t.id, self.default_allowance_cm) for t in gone])
         stood = np.array([t.xy_cm for t in gone])
-        expected = np.array([t.xy_cm if t.expected_xy is None else t.expected_xy for t in gone])
+        expected = np.array([t.looked_for_xy for t in gone])
         along = np.linalg.norm(xy[None, :, :] - expected[:, None, :], axis=2) <= self.weights.slack_cm
         along |= np.array([t.expected_xy is None for t in gone])[:, None]
         stayed = np.linalg.norm(xy[None, :, :] - stood[:, None, :], axis=2) <= self.still_cm
@@ -260,10 +260,9 @@ class Tracker:
         out = {}
         for i in lost:
             track = tracks[i]
-            stood = track.xy_cm if track.expected_xy is None else track.expected_xy
-            gap = np.linalg.norm(carried_xy - stood, axis=1)
+            gap = np.linalg.norm(carried_xy - track.looked_for_xy, axis=1)
             if gap.min() <= self.weights.rigid_neighbour_cm:
-                out[track.id] = stood + shifts[carried[int(np.argmin(gap))]]
+                out[track.id] = track.looked_for_xy + shifts[carried[int(np.argmin(gap))]]
         return out
 
     def _follow(self, track: Track, xy: np.ndarray, appearance: np.ndarray | None, changes: TrackChanges,

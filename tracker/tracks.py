@@ -33,6 +33,11 @@ class Track:
     # Where the rigid move of the pieces beside it would have put it while it went missing.
     expected_xy: np.ndarray | None = None
 
+    @property
+    def looked_for_xy(self) -> np.ndarray:
+        """Where a lost track is looked for: where that rigid move took it, else where it stood."""
+        return self.xy_cm if self.expected_xy is None else self.expected_xy
+
     def to_model_json(self) -> dict:
         return {"track_id": self.id, "x_cm": round(float(self.xy_cm[0]), 2),
                 "y_cm": round(float(self.xy_cm[1]), 2), "diameter_mm": _nominal(self.diameter_mm),
