@@ -27,6 +27,20 @@ SENSORS: dict[str, tuple[int, int]] = {
 }
 
 
+# OpenCV 4 names the undistortPoints that takes a stopping rule undistortPointsIter; OpenCV 5
+# folds it into undistortPoints.
+_UNDISTORT_UNTIL = getattr(cv2, "undistortPointsIter", cv2.undistortPoints)
+
+
+def undistort_converged(pixels: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """Distorted -> ideal pixels with the same K, iterated to convergence: cv2.undistortPoints
+    stops after 5 iterations, which leaves strong (wide-angle) distortion up to a pixel off at
+    the frame's corners."""
+    pts = np.asarray(pixels, dtype=np.float64).reshape(-1, 1, 2)
+    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10)
+    return _UNDISTORT_UNTIL(pts, K, dist, R=None, P=K, criteria=criteria).reshape(-1, 2)
+
+
 def _to_camera_frame(points_cm: np.ndarray) -> np.ndarray:
     """(n, 2) or (n, 3) table points (z up) -> (n, 3) right-handed points (z down)."""
     points = np.asarray(points_cm, dtype=np.float64).reshape(-1, points_cm.shape[-1])
@@ -128,14 +142,8 @@ class Camera:
         return H / H[2, 2]
 
     def undistort_pixels(self, pixels: np.ndarray) -> np.ndarray:
-        """Distorted -> ideal pixels (same K), the inverse of the lens model.
-
-        Iterated to convergence: cv2.undistortPoints stops after 5 iterations, which leaves
-        strong (wide-angle) distortion up to a pixel off at the frame's corners.
-        """
-        pts = np.asarray(pixels, dtype=np.float64).reshape(-1, 1, 2)
-        criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10)
-        return cv2.undistortPointsIter(pts, self.K, self.dist, None, self.K, criteria).reshape(-1, 2)
+        """Distorted -> ideal pixels (same K), the inverse of the lens model."""
+        return undistort_converged(pixels, self.K, self.dist)
 
     def with_intrinsics_only(self) -> dict:
         """The CAM.json content of CONTRACTS.md for this camera (K, dist, image_size)."""

@@ -63,13 +63,11 @@ class Intrinsics:
 
     def undistort(self, pixels: np.ndarray) -> np.ndarray:
         """Raw (distorted) pixels -> ideal pinhole pixels with the same K, converged tightly."""
-        import cv2
+        from calibration.camera import undistort_converged
 
-        pts = np.asarray(pixels, dtype=np.float64).reshape(-1, 1, 2)
         if not np.any(self.dist):
-            return pts.reshape(-1, 2).copy()
-        criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10)
-        return cv2.undistortPointsIter(pts, self.K, self.dist, None, self.K, criteria).reshape(-1, 2)
+            return np.asarray(pixels, dtype=np.float64).reshape(-1, 2).copy()
+        return undistort_converged(pixels, self.K, self.dist)
 
     def distort(self, ideal: np.ndarray) -> np.ndarray:
         """Ideal pinhole pixels -> raw pixels (the lens applied), the inverse of `undistort`."""

@@ -75,7 +75,8 @@ def _where(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     found = cv2.findNonZero(mask.view(np.uint8))
     if found is None:
         return np.zeros(0, np.int32), np.zeros(0, np.int32)
-    return found[:, 0, 0], found[:, 0, 1]
+    found = found.reshape(-1, 2)  # (n, 1, 2) from OpenCV 4, (n, 2) from OpenCV 5
+    return found[:, 0], found[:, 1]
 
 
 def vote_map(edges: EdgePixels, radius_px: float) -> np.ndarray:

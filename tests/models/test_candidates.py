@@ -54,3 +54,19 @@ def test_textured_65mm_peaks_leave_room_for_the_32mm_rims():
     assert (found.diameter_mm == 65.0).sum() == 1
     for xy in faint:
         assert _nearest_mm(found, xy) < 2.5
+
+
+def test_edge_pixels_are_listed_alike_from_opencv_4_and_5(monkeypatch):
+    """OpenCV 4 lists findNonZero's points as (n, 1, 2), OpenCV 5 as (n, 2)."""
+    import models.candidates
+
+    mask = np.zeros((40, 60), np.uint8)
+    mask[[3, 3, 17, 39], [5, 50, 0, 59]] = 255
+    ys, xs = np.nonzero(mask)
+    four = models.candidates._where(mask)
+    listed = cv2.findNonZero
+    monkeypatch.setattr(models.candidates.cv2, "findNonZero", lambda m: listed(m).reshape(-1, 2))
+    five = models.candidates._where(mask)
+    for found in (four, five):
+        np.testing.assert_array_equal(found[0], xs)
+        np.testing.assert_array_equal(found[1], ys)
