@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from models.base_map import CLASS_SPLIT_MM, STRIDE, cell_coordinates, normalised
+from models.synth.physical import SCALAR
 
 
 @dataclass
@@ -27,6 +28,7 @@ class BaseMapRecipe:
     # does not draw, where the votes miss most (20-40 s each).
     physical_scenes: int = 32
     physical_spp: int = 16
+    physical_variant: str = SCALAR  # Mitsuba's (models/synth/physical.py VARIANTS)
     hard_share: float = 0.5
     steps: int = 1200
     batch: int = 16
@@ -46,13 +48,13 @@ class MapTable:
     traced: bool
 
 
-def map_table(index: int, hard: bool, spp: int = 0) -> MapTable:
+def map_table(index: int, hard: bool, spp: int = 0, variant: str = SCALAR) -> MapTable:
     """The vote-scale image and bases of the verifier's training table `index`."""
     from models.candidates import vote_image
     from models.detector import rectified
     from models.training import training_table
 
-    rendered, calibration = training_table(index, hard, spp)
+    rendered, calibration = training_table(index, hard, spp, variant)
     rect, ppm = rectified(rendered.image, calibration)
     small, f = vote_image(rect, ppm)
     scale = 10 * ppm * f
@@ -71,7 +73,13 @@ def make_tables(recipe: BaseMapRecipe, log=print, jobs: int = 1) -> list[MapTabl
     tables: list[MapTable] = []
     t0 = time.perf_counter()
     for table in over_tables(
-        map_table, recipe.scenes, recipe.physical_scenes, recipe.physical_spp, recipe.hard_share, jobs
+        map_table,
+        recipe.scenes,
+        recipe.physical_scenes,
+        recipe.physical_spp,
+        recipe.hard_share,
+        jobs,
+        recipe.physical_variant,
     ):
         tables.append(table)
         if len(tables) % 10 == 0 or len(tables) == total:

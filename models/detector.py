@@ -51,7 +51,9 @@ PLAUSIBLE_COVERAGE = 0.25
 # found 2,955 with 27 and the verifier before it 2,924 with 20. Since a doubtful rim's verdict
 # is averaged with its mirror image's (models/verifier.py) the same sets read 2,957 bases with
 # 15 false rims at these bars' old 0.4 / 0.25 (2,951 with 19 on one look), and 2,963 with 18 at
-# 0.35 / 0.22: two bases for each false rim, the trade that chose 0.4 over 0.5 above.
+# 0.35 / 0.22: two bases for each false rim, the trade that chose 0.4 over 0.5 above. Session
+# 40's verifier (353 path-traced tables) on the six sets: 3,664 bases with 33 false rims here,
+# 3,668 with 36 at 0.3 / 0.19 and 3,661 with 31 at 0.42 / 0.26; neither move trades as well.
 ACCEPT_PROBABILITY = 0.35
 # A 65 mm circle of rim-like edges is rare on a mat, in grass or among squads, where 32 mm
 # blobs are common; and a gun's crew and barrel cover much of its ring, so the verifier scores

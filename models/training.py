@@ -21,6 +21,7 @@ import numpy as np
 
 from calibration.output_file import replace_atomically
 from models.detector import Detector
+from models.synth.physical import SCALAR
 from models.synth.scene import RenderedScene, random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
 from models.verifier import rim_patches
@@ -43,12 +44,19 @@ class Recipe:
     scenes: int = 480
     hard_share: float = 0.5
     # Path-traced tables (models/synth/physical.py): crisp contact shadows, shaded flock, grain
-    # and colour bleeding that the painter does not draw. Each takes 20-40 s. With 144 (and the
-    # cosine schedule below) the verifier found 218 of the 271 path-traced hard validation bases
-    # where 48 had found 207, both with 4 false rims.
-    physical_scenes: int = 144
+    # and colour bleeding that the painter does not draw. With 144 (and the cosine schedule
+    # below) the verifier found 218 of the 271 path-traced hard validation bases where 48 had
+    # found 207, both with 4 false rims; with 353 (session 40), on six validation sets of 30
+    # tables, 3,664 bases with 33 false rims where 144 had found 3,647 with 43 (path-traced hard
+    # 559 -> 573 of 636). Traced by Mitsuba's CUDA variant: 2 tables a second with an H200 and 16
+    # CPUs, where the scalar variant takes 20-40 s a table on two cores.
+    physical_scenes: int = 353
     physical_spp: int = 16
-    physical_weight: float = 2.0  # in the loss: the painter's tables still give three quarters of the rims
+    # Mitsuba variant tracing them (models/synth/physical.py VARIANTS): the same light, other noise.
+    physical_variant: str = "cuda_ad_rgb"
+    # In the loss. Now that the path-traced tables give half the rims, 1: at 2 the same tables
+    # found 3,663 validation bases with 47 false rims (path-traced hard 566).
+    physical_weight: float = 1.0
     epochs: int = 30
     batch: int = 256
     learning_rate: float = 2e-3
@@ -71,11 +79,14 @@ def label_candidates(xy_cm: np.ndarray, diameter_mm: np.ndarray, truth) -> np.nd
     return labels
 
 
-def training_table(index: int, hard: bool, spp: int = 0) -> tuple[RenderedScene, CameraCalibration]:
+def training_table(
+    index: int, hard: bool, spp: int = 0, variant: str = SCALAR
+) -> tuple[RenderedScene, CameraCalibration]:
     """One synthetic training frame (seeded by `index`) and its exact calibration.
 
-    `spp` > 0 path-traces the table at that many samples per pixel, on the Camera Module 3's
-    binned mode only: a full-resolution frame would take four times as long.
+    `spp` > 0 path-traces the table at that many samples per pixel through Mitsuba's `variant`,
+    on the Camera Module 3's binned mode only: a full-resolution frame would take four times as
+    long.
     """
     seed = (PHYSICAL_SEED_BASE if spp else TRAIN_SEED_BASE) + index
     rng = np.random.default_rng(seed)
@@ -85,19 +96,21 @@ def training_table(index: int, hard: bool, spp: int = 0) -> tuple[RenderedScene,
     if spp:
         from models.synth.physical import render_physical
 
-        rendered = render_physical(scene, camera, seed, spp=spp)
+        rendered = render_physical(scene, camera, seed, spp=spp, variant=variant)
     else:
         rendered = render_scene(scene, camera, seed)
     return rendered, CameraCalibration(camera, scene.table_cm, scene.markers)
 
 
-def scene_samples(index: int, hard: bool, spp: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def scene_samples(
+    index: int, hard: bool, spp: int = 0, variant: str = SCALAR
+) -> tuple[np.ndarray, np.ndarray]:
     """Polar patches and labels of one synthetic frame (see `training_table`).
 
     The candidates are ranked by their votes alone, as when the shipped verifier was trained:
     a base map's ranking would make this dataset depend on another model's file.
     """
-    rendered, calibration = training_table(index, hard, spp)
+    rendered, calibration = training_table(index, hard, spp, variant)
     c = Detector().fitted_candidates(rendered.image, calibration)
     idx = np.nonzero(c.plausible)[0]
     labels = label_candidates(c.xy_cm[idx], c.diameter_mm[idx], rendered.truth)
@@ -117,8 +130,16 @@ def path_traced_count(physical_scenes: int, spp: int) -> int:
     return physical_scenes if spp > 0 else 0
 
 
-def over_tables(job: Callable, scenes: int, physical_scenes: int, spp: int, hard_share: float, jobs: int = 1):
-    """`job(index, hard, spp)` of every training table, path-traced first, in that order
+def over_tables(
+    job: Callable,
+    scenes: int,
+    physical_scenes: int,
+    spp: int,
+    hard_share: float,
+    jobs: int = 1,
+    variant: str = SCALAR,
+):
+    """`job(index, hard, spp, variant)` of every training table, path-traced first, in that order
     whatever `jobs` is, so what is made of them depends on the recipe only.
 
     Rendering a table takes seconds and the tables are independent, so `jobs` processes share
@@ -129,12 +150,13 @@ def over_tables(job: Callable, scenes: int, physical_scenes: int, spp: int, hard
     indices = [*range(physical), *range(scenes)]
     hard = _hard(physical, hard_share) + _hard(scenes, hard_share)
     samples = [spp] * physical + [0] * scenes
+    variants = [variant] * len(indices)
     with ExitStack() as stack:
         if jobs > 1:
             pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=get_context("spawn")))
-            yield from pool.map(job, indices, hard, samples)
+            yield from pool.map(job, indices, hard, samples, variants)
         else:
-            yield from map(job, indices, hard, samples)
+            yield from map(job, indices, hard, samples, variants)
 
 
 def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -144,7 +166,13 @@ def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, 
     xs, ys, traced = [], [], []
     t0 = time.perf_counter()
     tables = over_tables(
-        scene_samples, recipe.scenes, recipe.physical_scenes, recipe.physical_spp, recipe.hard_share, jobs
+        scene_samples,
+        recipe.scenes,
+        recipe.physical_scenes,
+        recipe.physical_spp,
+        recipe.hard_share,
+        jobs,
+        recipe.physical_variant,
     )
     for i, (x, y) in enumerate(tables):
         xs.append(x)
@@ -211,15 +239,19 @@ def train(x: np.ndarray, y: np.ndarray, traced: np.ndarray, recipe: Recipe, out:
     from models.verifier import ring_part
 
     torch.manual_seed(recipe.seed)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     rng = np.random.default_rng(recipe.seed)
     order = rng.permutation(len(x))
     split = max(1, len(x) // 10)
     val, tr = order[:split], order[split:]
-    net = _network()
+    net = _network().to(device)
     pos = max(1.0, float(y[tr].sum()))
-    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(tr) - pos) / pos), reduction="none")
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    weight = torch.from_numpy(np.where(traced, recipe.physical_weight, 1.0).astype(np.float32))
+    loss_fn = torch.nn.BCEWithLogitsLoss(
+        pos_weight=torch.tensor((len(tr) - pos) / pos, device=device), reduction="none"
+    )
+    xt, yt = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
+    weight = torch.from_numpy(np.where(traced, recipe.physical_weight, 1.0).astype(np.float32)).to(device)
+    log(f"training on {device}: {len(tr)} rims, {len(val)} held out")
     steps = recipe.epochs * -(-len(tr) // recipe.batch)  # batches per net, for the schedule
     for k, (name, part, view) in enumerate([("ring", net.ring, ring_part), ("middle", net.middle, None)]):
         own = np.random.default_rng([recipe.seed, k + 1])
@@ -227,7 +259,7 @@ def train(x: np.ndarray, y: np.ndarray, traced: np.ndarray, recipe: Recipe, out:
         schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
         for epoch in range(recipe.epochs):
             part.train()
-            perm = torch.from_numpy(own.permutation(tr))
+            perm = torch.from_numpy(own.permutation(tr)).to(device)
             for start in range(0, len(perm), recipe.batch):
                 b = perm[start : start + recipe.batch]
                 xb = _augment(xt[b], own)
@@ -254,7 +286,7 @@ def export(net, out: Path) -> None:
 
     from models.verifier import PATCH_SHAPE, RING_OUTPUT, keep_ring_net
 
-    net.eval()
+    net.cpu().eval()
     replace_atomically(out, lambda partial: torch.onnx.export(
         net,
         torch.zeros((1, *PATCH_SHAPE)),
@@ -289,7 +321,8 @@ def _augment(xb, rng: np.random.Generator):
     n = len(xb)
     gain = torch.from_numpy(rng.uniform(*CHANNEL_GAIN, (n, SIZE_CHANNEL, 1, 1)).astype(np.float32))
     noise = torch.from_numpy(rng.uniform(0, NOISE_SIGMA, (n, 1, 1, 1)).astype(np.float32))
-    colours = xb[:, :SIZE_CHANNEL] * gain + torch.randn(xb[:, :SIZE_CHANNEL].shape) * noise
+    grain = torch.randn(xb[:, :SIZE_CHANNEL].shape, device=xb.device)
+    colours = xb[:, :SIZE_CHANNEL] * gain.to(xb.device) + grain * noise.to(xb.device)
     xb = torch.cat([colours, xb[:, SIZE_CHANNEL:]], dim=1)
     return torch.flip(xb, dims=[2]) if rng.random() < 0.5 else xb
 
@@ -301,14 +334,15 @@ def _accuracy(net, xt, yt, idx) -> dict:
     from models.verifier import verdict
 
     net.eval()
+    device = next(net.parameters()).device
 
     def logits_of(patches: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            return net(torch.from_numpy(patches))[0].numpy()
+            return net(torch.from_numpy(patches).to(device))[0].cpu().numpy()
 
-    patches = xt[idx].numpy()
+    patches = xt[idx].cpu().numpy()
     logits = logits_of(patches)
-    y = yt[idx].numpy() > 0.5
+    y = yt[idx].cpu().numpy() > 0.5
 
     def scores(p: np.ndarray) -> dict:
         return {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import cv2
 import numpy as np
 import pytest
@@ -88,3 +90,28 @@ def test_the_detector_finds_the_open_bases_in_a_path_traced_frame(frame):
     assert score.required == 2 and score.found == 2
     assert score.size_right == 2
     assert score.errors_mm.max() < 1.0
+
+
+def test_an_unknown_mitsuba_variant_is_refused_by_name():
+    from models.synth.physical import VARIANTS, render_physical
+
+    camera = Camera.looking_at((30.0, 20.0), 75.0, image_size=(64, 40), focal_px=60.0)
+    with pytest.raises(ValueError, match="cuda_rgb") as refused:
+        render_physical(_scene(), camera, seed=3, spp=1, variant="cuda_rgb")
+    assert all(v in str(refused.value) for v in VARIANTS)
+
+
+@pytest.mark.skipif(
+    not os.path.isfile(os.environ.get("DRJIT_LIBLLVM_PATH", "")),
+    reason="Mitsuba's LLVM variant needs LLVM 17 or later: set DRJIT_LIBLLVM_PATH to its libLLVM.so",
+)
+def test_the_vectorised_variant_renders_the_same_table_and_truth(frame):
+    """The training tables may be traced by the LLVM or CUDA variant, whose truth casts every
+    ray at once: the same light and the same visibility as the scalar renderer's."""
+    from models.synth.physical import render_physical
+
+    scene, camera, scalar = frame
+    vectorised = render_physical(scene, camera, seed=3, spp=4, variant="llvm_ad_rgb")
+    assert vectorised.truth == scalar.truth
+    smooth = [cv2.GaussianBlur(r.image.astype(np.float32), (0, 0), 4) for r in (scalar, vectorised)]
+    assert np.abs(smooth[0] - smooth[1]).mean() < 2.0  # grey levels: only the Monte Carlo noise differs

@@ -55,7 +55,7 @@ def test_the_dataset_is_the_same_whatever_the_number_of_processes():
     pytest.importorskip("mitsuba", reason="needs the train extra (pip install '.[train]')")
     from models.training import make_dataset
 
-    recipe = Recipe(scenes=2, physical_scenes=1, physical_spp=1)
+    recipe = Recipe(scenes=2, physical_scenes=1, physical_spp=1, physical_variant="scalar_rgb")
     x1, y1, traced1 = make_dataset(recipe, log=lambda m: None, jobs=1)
     x2, y2, traced2 = make_dataset(recipe, log=lambda m: None, jobs=2)
     assert traced1[0] and not traced1[-1]  # the path-traced table's rims first, then the painter's
@@ -152,3 +152,58 @@ def test_an_output_that_cannot_be_written_is_refused_before_rendering(tmp_path, 
         out = locked / "new" / "rim.onnx"
     assert main(["train", "--scenes", "1", "--physical-scenes", "0", "-o", str(out)]) == 2
     assert "-o" in capsys.readouterr().err
+
+
+def _which_table(index: int, hard: bool, spp: int, variant: str) -> tuple:
+    return index, hard, spp, variant
+
+
+def test_every_path_traced_table_goes_to_the_variant_asked_for():
+    from models.training import over_tables
+
+    tables = list(over_tables(_which_table, 2, 2, 16, 0.5, variant="cuda_ad_rgb"))
+    assert tables == [
+        (0, False, 16, "cuda_ad_rgb"),
+        (1, True, 16, "cuda_ad_rgb"),
+        (0, False, 0, "cuda_ad_rgb"),  # a painted table: no samples, so nothing is traced
+        (1, True, 0, "cuda_ad_rgb"),
+    ]
+
+
+def test_an_unknown_mitsuba_variant_is_one_line_before_rendering(capsys):
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    from tracker.cli import main
+
+    assert main(["train", "--scenes", "1", "--physical-variant", "optix"]) == 2
+    err = capsys.readouterr().err
+    assert "--physical-variant optix" in err and "cuda_ad_rgb" in err and "Traceback" not in err
+
+
+def test_a_variant_that_cannot_start_here_is_one_line_before_rendering(monkeypatch, capsys):
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    mitsuba = pytest.importorskip("mitsuba", reason="needs the train extra (pip install '.[train]')")
+    from tracker.cli import main
+
+    def no_gpu(variant: str) -> None:
+        raise ImportError("jit_init_thread_state(): the CUDA backend hasn't been initialized")
+
+    monkeypatch.setattr(mitsuba, "set_variant", no_gpu)
+    options = ["--scenes", "1", "--physical-scenes", "1", "--physical-variant", "cuda_ad_rgb"]
+    assert main(["train", *options]) == 2
+    err = capsys.readouterr().err
+    assert "cuda_ad_rgb cannot start here" in err and "--physical-variant llvm_ad_rgb" in err
+
+
+def test_an_llvm_too_old_for_the_vectorised_variant_is_named(monkeypatch, capsys):
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    mitsuba = pytest.importorskip("mitsuba", reason="needs the train extra (pip install '.[train]')")
+    import drjit
+
+    from tracker.cli import main
+
+    monkeypatch.setattr(mitsuba, "set_variant", lambda variant: None)
+    monkeypatch.setattr(drjit.detail, "llvm_version", lambda: (15, 0, 6))
+    options = ["--scenes", "1", "--physical-scenes", "1", "--physical-variant", "llvm_ad_rgb"]
+    assert main(["train", *options]) == 2
+    err = capsys.readouterr().err
+    assert "LLVM 17 or later" in err and "15.0.6" in err and "DRJIT_LIBLLVM_PATH" in err
