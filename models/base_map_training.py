@@ -72,15 +72,7 @@ def make_tables(recipe: BaseMapRecipe, log=print, jobs: int = 1) -> list[MapTabl
     total = physical + recipe.scenes
     tables: list[MapTable] = []
     t0 = time.perf_counter()
-    for table in over_tables(
-        map_table,
-        recipe.scenes,
-        recipe.physical_scenes,
-        recipe.physical_spp,
-        recipe.hard_share,
-        jobs,
-        recipe.physical_variant,
-    ):
+    for table in over_tables(map_table, recipe, jobs):
         tables.append(table)
         if len(tables) % 10 == 0 or len(tables) == total:
             log(f"table {len(tables)}/{total}: {time.perf_counter() - t0:.0f} s")

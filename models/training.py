@@ -130,27 +130,21 @@ def path_traced_count(physical_scenes: int, spp: int) -> int:
     return physical_scenes if spp > 0 else 0
 
 
-def over_tables(
-    job: Callable,
-    scenes: int,
-    physical_scenes: int,
-    spp: int,
-    hard_share: float,
-    jobs: int = 1,
-    variant: str = SCALAR,
-):
-    """`job(index, hard, spp, variant)` of every training table, path-traced first, in that order
-    whatever `jobs` is, so what is made of them depends on the recipe only.
+def over_tables(job: Callable, recipe, jobs: int = 1):
+    """`job(index, hard, spp, variant)` of every table of `recipe` (the verifier's `Recipe` or
+    the base map's: scenes, physical_scenes, physical_spp, physical_variant, hard_share),
+    path-traced first, in that order whatever `jobs` is, so what is made of them depends on the
+    recipe only.
 
     Rendering a table takes seconds and the tables are independent, so `jobs` processes share
     them (spawned, not forked: OpenCV's thread pool does not survive a fork). The path-traced
     tables go first, as they are the slow ones to share out.
     """
-    physical = path_traced_count(physical_scenes, spp)
-    indices = [*range(physical), *range(scenes)]
-    hard = _hard(physical, hard_share) + _hard(scenes, hard_share)
-    samples = [spp] * physical + [0] * scenes
-    variants = [variant] * len(indices)
+    physical = path_traced_count(recipe.physical_scenes, recipe.physical_spp)
+    indices = [*range(physical), *range(recipe.scenes)]
+    hard = _hard(physical, recipe.hard_share) + _hard(recipe.scenes, recipe.hard_share)
+    samples = [recipe.physical_spp] * physical + [0] * recipe.scenes
+    variants = [recipe.physical_variant] * len(indices)
     with ExitStack() as stack:
         if jobs > 1:
             pool = stack.enter_context(ProcessPoolExecutor(jobs, mp_context=get_context("spawn")))
@@ -165,15 +159,7 @@ def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, 
     total = physical + recipe.scenes
     xs, ys, traced = [], [], []
     t0 = time.perf_counter()
-    tables = over_tables(
-        scene_samples,
-        recipe.scenes,
-        recipe.physical_scenes,
-        recipe.physical_spp,
-        recipe.hard_share,
-        jobs,
-        recipe.physical_variant,
-    )
+    tables = over_tables(scene_samples, recipe, jobs)
     for i, (x, y) in enumerate(tables):
         xs.append(x)
         ys.append(y)

@@ -161,7 +161,8 @@ def _which_table(index: int, hard: bool, spp: int, variant: str) -> tuple:
 def test_every_path_traced_table_goes_to_the_variant_asked_for():
     from models.training import over_tables
 
-    tables = list(over_tables(_which_table, 2, 2, 16, 0.5, variant="cuda_ad_rgb"))
+    recipe = Recipe(scenes=2, physical_scenes=2, physical_spp=16, physical_variant="cuda_ad_rgb")
+    tables = list(over_tables(_which_table, recipe))
     assert tables == [
         (0, False, 16, "cuda_ad_rgb"),
         (1, True, 16, "cuda_ad_rgb"),
