@@ -181,20 +181,23 @@ def test_a_rejected_rim_is_refitted_back_from_where_the_shadows_fall(squad_frame
 
 
 def test_bases_whose_shadows_held_their_vote_peaks_off_are_found():
-    """Hard validation table 75,020, under a light 48 degrees off the vertical: the accepted
-    bases tell the way their shadows fall within 20 degrees, and three 32 mm bases with no
-    candidate near them (their shadows and figures pulled the vote peaks along the light) are
-    found from starts back from the fits that stopped there."""
+    """Hard validation table 75,014, under a light 44 degrees off the vertical: the accepted
+    bases tell the way their shadows fall within 20 degrees, and three bases the other stages
+    miss (their shadows and figures pulled the vote peaks along the light) are found from starts
+    back from the fits that stopped there.
+
+    (Until session 40 the table was 75,020 with the camera drawn without the rig's placement:
+    the verifier retrained then reads that table's bases without the retry's help.)"""
     import models.detector
     from models.scoring import score_bases
     from models.shadow import shadow_direction
-    from models.synth.scene import random_camera, random_scene, render_scene
+    from models.synth.scene import PLACEMENTS, random_camera, random_scene, render_scene
 
-    rng = np.random.default_rng(75_020)
+    rng = np.random.default_rng(75_014)
     scene = random_scene(rng, hard=True, table="183x122")
     wide = rng.random() < 0.3  # drawn as the benchmark draws it, to keep the same camera
-    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide)
-    frame = render_scene(scene, camera, 75_020)
+    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide, placement=PLACEMENTS["rig"])
+    frame = render_scene(scene, camera, 75_014)
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     read = []
 
@@ -209,7 +212,7 @@ def test_bases_whose_shadows_held_their_vote_peaks_off_are_found():
     light = np.array(scene.light_dir[:2]) / np.linalg.norm(scene.light_dir[:2])
     assert np.degrees(np.arccos(read[0] @ light)) < 20
     score = score_bases(found.bases, frame.truth)
-    assert {10, 13, 16} <= set(score.matched_truth.tolist())
+    assert {11, 15, 22} <= set(score.matched_truth.tolist())
     assert score.false == 0
 
 
