@@ -9,6 +9,7 @@ own rules (flight.py); where a move may end is end_state.py.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -21,7 +22,7 @@ from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
 from rules_core.footprints import measured
 from rules_core.panic import panic_reasons
-from rules_core.proximity import proximity_report, within
+from rules_core.proximity import buffer_waived, proximity_report, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import Scene
 
@@ -44,6 +45,8 @@ class MoveJudge:
         in_phase = buffer_rule is not None and after.phase in self.rules.enemy_buffer_phases
         self.buffer_cm = after.cm(buffer_rule.value) if in_phase else None
         self.changed = self._changed()
+        # Judged from where a vehicle carried its riders; what moved is seen on the camera's BEFORE.
+        self.before, self.carriers = carried(before, after)
         self.coherency = coherency_groups(after) if self.changed else {}
         self._swept: dict[int, shapely.Geometry] = {}
         self._bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
@@ -174,6 +177,8 @@ class MoveJudge:
             stays_on=lambda polygon: bool(shapely.covers(polygon, self._sweep(a, b))),
         )
         why += terrain_why
+        if a in self.carriers:
+            why.append(f"carried on {self.carriers[a]}: only the walk from where it took him counts")
         if unit_type.terrain_caps_unit:
             allowance, why = self._unit_terrain_cap(a, allowance, why)
         cost = moved
@@ -374,6 +379,8 @@ class MoveJudge:
         reach = mover_r + float(fa.radius.max()) + (self.buffer_cm or 0.0) + TOLERANCE_CM
         near = fa.tree.query(swept, predicate="dwithin", distance=reach)
         near = near[(self.after.units[near] != model.unit) & ~self.flies[near]]
+        if a in self.carriers:  # a rider walks on the deck of the vehicle carrying him, not through it
+            near = near[near != self.after.index[self.carriers[a]]]
         hit_models: list[int] = []
         hit_buffers: list[int] = []
         if len(near):
@@ -381,7 +388,7 @@ class MoveJudge:
             body = gap < -self.rules.contact_tolerance_cm
             hit_models = near[body].tolist()
             if self.buffer_cm is not None:
-                enemy = self.after.sides[near] != model.side
+                enemy = (self.after.sides[near] != model.side) & ~buffer_waived(self.after, a)[near]
                 hit_buffers = near[~body & enemy & (gap < self.buffer_cm - TOLERANCE_CM)].tolist()
         impassable = [
             (piece, polygon)
@@ -427,7 +434,7 @@ class MoveJudge:
         others = np.flatnonzero((self.after.units != model.unit) & ~self.flies)
         shapes: list = []
         if len(others):
-            enemy = self.after.sides[others] != model.side
+            enemy = (self.after.sides[others] != model.side) & ~buffer_waived(self.after, a)[others]
             grow = fa.radius[others] + clearance + np.where(enemy, self.buffer_cm or 0.0, 0.0)
             cores = fa.core[others]
             ellipse = shapely.distance(cores, shapely.Point(start)) + shapely.distance(
@@ -439,6 +446,45 @@ class MoveJudge:
             grown[~rounded] = shapely.buffer(grown[~rounded], grow[near][~rounded], join_style="mitre")
             shapes = list(grown)
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
+
+
+def _stands_on(scene: Scene, rider: int, vehicle: int) -> bool:
+    """The rider stands on the vehicle: above it (`end_state.on_top`), his centre over its hull."""
+    if not end_state.on_top(scene, rider, vehicle):
+        return False
+    fp, model = scene.footprints, scene.models[rider]
+    gap = shapely.distance(fp.core[vehicle], shapely.Point(model.x_cm, model.y_cm)) - fp.radius[vehicle]
+    return bool(gap <= TOLERANCE_CM)
+
+
+def carried(before: Scene, after: Scene) -> tuple[Scene, dict[int, str]]:
+    """BEFORE with each rider put where his vehicle's drive and turn took him, and who carried
+    whom (AFTER index -> vehicle id). A rider stands on a friendly vehicle of a type he may stand on
+    (`stands_on`) in both scenes: he rode it (World at Fire: «передвигаться на броне танков»), so
+    only his walk from there counts against his own move."""
+    models = list(before.models)
+    carriers: dict[int, str] = {}
+    for a, rider in enumerate(after.models):
+        b = before.index.get(rider.id)
+        # Only a model standing above the ground may be on a hull (`end_state.on_top`).
+        if b is None or (rider.z_cm or 0.0) <= TOLERANCE_CM or not after.unit_type(a).stands_on:
+            continue
+        for v, vehicle in enumerate(after.models):
+            w = before.index.get(vehicle.id)
+            if w is None or v == a or vehicle.side != rider.side:
+                continue
+            if not (_stands_on(after, a, v) and _stands_on(before, b, w)):
+                continue
+            old, then = before.models[b], before.models[w]
+            turn = math.radians((vehicle.heading_deg or 0.0) - (then.heading_deg or 0.0))
+            dx, dy = old.x_cm - then.x_cm, old.y_cm - then.y_cm
+            x = vehicle.x_cm + dx * math.cos(turn) - dy * math.sin(turn)
+            y = vehicle.y_cm + dx * math.sin(turn) + dy * math.cos(turn)
+            if math.hypot(x - old.x_cm, y - old.y_cm) > after.ruleset.moved_threshold_cm:
+                models[b] = old.model_copy(update={"x_cm": x, "y_cm": y})
+                carriers[a] = vehicle.id
+            break
+    return (dataclasses.replace(before, models=tuple(models)) if carriers else before), carriers
 
 
 def judge_move(before: Scene, after: Scene) -> dict:

@@ -124,17 +124,36 @@ def _rule_report(scene: Scene, rule: ProximityRule) -> dict[str, dict]:
     """subject id -> met, and the models that satisfy or block each condition, for one rule."""
     subjects = _selection(scene, rule.subject)
     needs = [_matches(scene, subjects, c) for c in rule.needs]
+    either = [_matches(scene, subjects, c) for c in rule.needs_any]
     blockers = [_matches(scene, subjects, c) for c in rule.forbids]
     report: dict[str, dict] = {}
     for row, s in enumerate(subjects):
         met = all(len(ids[row]) >= c.at_least for ids, c in zip(needs, rule.needs, strict=True))
+        met &= not rule.needs_any or any(
+            len(ids[row]) >= c.at_least for ids, c in zip(either, rule.needs_any, strict=True)
+        )
         blocked = any(len(ids[row]) >= c.at_least for ids, c in zip(blockers, rule.forbids, strict=True))
         report[scene.models[s].id] = {
             "met": met and not blocked,
-            "near": sorted({i for ids in needs for i in ids[row]}),
+            "near": sorted({i for ids in [*needs, *either] for i in ids[row]}),
             "blocked_by": sorted({i for ids in blockers for i in ids[row]}),
         }
     return report
+
+
+def buffer_waived(scene: Scene, a: int) -> np.ndarray:
+    """Mask of the enemy models model `a` may come closer to than the enemy buffer: those an
+    enemy condition picks in a rule that waives the buffer (`waives_enemy_buffer`) for its subject
+    (World at Fire: a soldier mounting the enemy's abandoned horse ends in base contact with it)."""
+    model = scene.models[a]
+    waived = np.zeros(len(scene.models), dtype=bool)
+    for rule in scene.ruleset.proximity.values():
+        if not rule.waives_enemy_buffer or not selected(model, rule.subject):
+            continue
+        for condition in [*rule.needs, *rule.needs_any]:
+            if condition.relation == "enemy":
+                waived[_selection(scene, condition)] = True
+    return waived & (scene.sides != model.side)
 
 
 def proximity_report(scene: Scene) -> dict[str, dict[str, dict]]:

@@ -305,7 +305,14 @@ class ProximityRule(_Strict):
 
     subject: Selector
     needs: list[Condition] = []
+    # At least one of these must hold too, where the seed offers alternatives (World at Fire: a
+    # soldier mounts a friendly horse or an abandoned one of the enemy's, «оседланы вашими
+    # пехотинцами или вражескими»).
+    needs_any: list[Condition] = []
     forbids: list[Condition] = []
+    # The subject may come closer than the enemy buffer to the enemy models its enemy conditions
+    # pick (World at Fire: mounting an enemy's abandoned horse means base contact with it).
+    waives_enemy_buffer: bool = False
     # The subject moves only where the rule holds at the end of its move (Combined Arms: a wounded
     # fighter «можно перемещать ... рядом с другим бойцом», a heavy MG with two fighters).
     binds_move: bool = False
@@ -422,7 +429,8 @@ class Weapon(_Strict):
     aliases: list[str] = []
     requires_flags: list[str] = []
     # States that take the weapon out of the shooter's hands (Mobile Infantry: «Ранение в правую руку
-    # лишает возможности для персонажа вести автоматический огонь»).
+    # лишает возможности для персонажа вести автоматический огонь»; Combined Arms: a sapper at his
+    # task «не может атаковать стрелковым оружием либо гранатами», cold steel still his).
     not_flags: list[str] = []
     needs_sight: bool = False
     # Fired by the men a vehicle carries (Combined Arms: «Бойцы танкового десанта могут вести огонь
