@@ -90,24 +90,31 @@ def _heading_reasons(unit_type: UnitType, old: ModelSpec, model: ModelSpec, star
 
 
 def separation_reasons(after: Scene, a: int, flies: np.ndarray) -> list[dict[str, str]]:
-    """Ending too close to an enemy aircraft: shadow edge distance, plus a bonus across altitudes."""
+    """Ending too close to an enemy aircraft: shadow edge distance, plus a bonus across altitudes.
+
+    The bonus never excuses ending over or under it (World at Fire: «закончить движение ближе 5
+    сантиметров или даже под/над вражеским самолетом»): shadows overlapping are too close."""
     unit_type = after.unit_type(a)
     rule = unit_type.separation
     if rule is None:
         return []
     model = after.models[a]
+    tolerance = after.ruleset.contact_tolerance_cm
     reasons = []
     for k, other in enumerate(after.models):
         if other.side == model.side or not flies[k]:
             continue
         gap = float(after.footprints.edge(a, k))
-        if model.altitude is not None and other.altitude is not None and model.altitude != other.altitude:
+        over = bool(after.footprints.overlapping(np.array([a]), np.array([k]), tolerance)[0])
+        apart = model.altitude is not None and other.altitude is not None and model.altitude != other.altitude
+        if apart and not over:
             gap += after.cm(unit_type.altitude_separation_bonus)
         if rule.holds(gap, after.cm_per_unit):
+            where = " (over or under it)" if apart else ""
             reasons.append(
                 reason(
                     "too_close_to_enemy",
-                    f"ends {fmt(gap)} cm from enemy aircraft {other.id}, "
+                    f"ends {fmt(gap)} cm from enemy aircraft {other.id}{where}, "
                     f"must not be closer than {fmt(after.cm(rule.value))} cm",
                 )
             )
