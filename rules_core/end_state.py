@@ -15,7 +15,7 @@ import shapely
 from rules_core.crossing import blocks
 from rules_core.deployment import deployment_problems, inside, zone_of
 from rules_core.footprints import measured
-from rules_core.proximity import buffer_waived, can_attack, within
+from rules_core.proximity import can_attack, held_off_by, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import Scene, TerrainSpec
 
@@ -91,7 +91,7 @@ def near_enemy(after: Scene, a: int, flies: np.ndarray, buffer_cm: float | None)
     fa = after.footprints
     reach = buffer_cm + fa.radius[a] + float(fa.radius.max()) + TOLERANCE_CM
     near = fa.tree.query(fa.core[a], predicate="dwithin", distance=reach)
-    enemies = near[(after.sides[near] != model.side) & ~flies[near] & ~buffer_waived(after, a)[near]]
+    enemies = near[held_off_by(after, a)[near] & ~flies[near]]
     if not len(enemies):
         return []
     gaps = fa.edge(np.full(len(enemies), a), enemies)

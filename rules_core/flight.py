@@ -105,9 +105,8 @@ def separation_reasons(after: Scene, a: int, flies: np.ndarray) -> list[dict[str
         if other.side == model.side or not flies[k]:
             continue
         gap = float(after.footprints.edge(a, k))
-        over = bool(after.footprints.overlapping(np.array([a]), np.array([k]), tolerance)[0])
         apart = model.altitude is not None and other.altitude is not None and model.altitude != other.altitude
-        if apart and not over:
+        if apart and not after.footprints.overlapping(np.array([a]), np.array([k]), tolerance)[0]:
             gap += after.cm(unit_type.altitude_separation_bonus)
         if rule.holds(gap, after.cm_per_unit):
             where = " (over or under it)" if apart else ""

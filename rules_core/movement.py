@@ -22,7 +22,7 @@ from rules_core.errors import SceneError
 from rules_core.flight import judge_flight
 from rules_core.footprints import measured
 from rules_core.panic import panic_reasons
-from rules_core.proximity import buffer_waived, proximity_report, within
+from rules_core.proximity import held_off_by, proximity_report, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import Scene
 
@@ -388,7 +388,7 @@ class MoveJudge:
             body = gap < -self.rules.contact_tolerance_cm
             hit_models = near[body].tolist()
             if self.buffer_cm is not None:
-                enemy = (self.after.sides[near] != model.side) & ~buffer_waived(self.after, a)[near]
+                enemy = held_off_by(self.after, a)[near]
                 hit_buffers = near[~body & enemy & (gap < self.buffer_cm - TOLERANCE_CM)].tolist()
         impassable = [
             (piece, polygon)
@@ -434,7 +434,7 @@ class MoveJudge:
         others = np.flatnonzero((self.after.units != model.unit) & ~self.flies)
         shapes: list = []
         if len(others):
-            enemy = (self.after.sides[others] != model.side) & ~buffer_waived(self.after, a)[others]
+            enemy = held_off_by(self.after, a)[others]
             grow = fa.radius[others] + clearance + np.where(enemy, self.buffer_cm or 0.0, 0.0)
             cores = fa.core[others]
             ellipse = shapely.distance(cores, shapely.Point(start)) + shapely.distance(

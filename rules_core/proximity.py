@@ -141,19 +141,19 @@ def _rule_report(scene: Scene, rule: ProximityRule) -> dict[str, dict]:
     return report
 
 
-def buffer_waived(scene: Scene, a: int) -> np.ndarray:
-    """Mask of the enemy models model `a` may come closer to than the enemy buffer: those an
+def held_off_by(scene: Scene, a: int) -> np.ndarray:
+    """Mask of the models whose enemy buffer model `a` must keep: the enemy's, less those an
     enemy condition picks in a rule that waives the buffer (`waives_enemy_buffer`) for its subject
     (World at Fire: a soldier mounting the enemy's abandoned horse ends in base contact with it)."""
     model = scene.models[a]
-    waived = np.zeros(len(scene.models), dtype=bool)
+    held_off = scene.sides != model.side
     for rule in scene.ruleset.proximity.values():
         if not rule.waives_enemy_buffer or not selected(model, rule.subject):
             continue
         for condition in [*rule.needs, *rule.needs_any]:
             if condition.relation == "enemy":
-                waived[_selection(scene, condition)] = True
-    return waived & (scene.sides != model.side)
+                held_off[_selection(scene, condition)] = False
+    return held_off
 
 
 def proximity_report(scene: Scene) -> dict[str, dict[str, dict]]:
