@@ -182,7 +182,7 @@ class Tracker:
         gone = [t for t in self.removed.values() if t.kind == kind and t.id not in changes.removed]
         if not gone or not len(xy):
             return []
-        allowance = np.array([self.allowance_cm.get(t.id, self.default_allowance_cm) for t in gone])
+        allowance = self._allowances(gone)
         stood = np.array([t.xy_cm for t in gone])
         expected = np.array([t.looked_for_xy for t in gone])
         along = np.linalg.norm(xy[None, :, :] - expected[:, None, :], axis=2) <= self.weights.slack_cm
@@ -227,7 +227,7 @@ class Tracker:
         if not tracks or not len(new_xy):
             return [], list(range(len(tracks))), None
         old_xy = np.array([t.xy_cm for t in tracks])
-        allowance = np.array([self.allowance_cm.get(t.id, self.default_allowance_cm) for t in tracks])
+        allowance = self._allowances(tracks)
         old_appearance = [t.appearance for t in tracks]
         groups = [self.unit_of.get(t.id) for t in tracks]
 
@@ -244,6 +244,10 @@ class Tracker:
         readings = rigid_readings(old_xy, new_xy, groups, reach, self.weights)
         solved = [solve(shifts) for shifts in readings] or [solve(None)]
         return min(solved, key=lambda solution: solution[3])[:3]
+
+    def _allowances(self, tracks: list[Track]) -> np.ndarray:
+        """How far each piece may have moved since it was last seen (cm)."""
+        return np.array([self.allowance_cm.get(t.id, self.default_allowance_cm) for t in tracks])
 
     def _went_along(self, tracks: list[Track], pairs: list[tuple[int, int]], lost: list[int],
                     shifts: np.ndarray | None) -> dict[str, np.ndarray]:
