@@ -40,13 +40,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "-o",
         "--output",
         help="where to write the ONNX model (default: the shipped one's file, "
-        "models/weights/rim_verifier.onnx or, with --base-map, models/weights/base_map.onnx)",
+        "models/weights/rim_verifier.onnx or, with --base-map or --centring, models/weights/base_map.onnx "
+        "or models/weights/base_centring.onnx)",
     )
     t.add_argument(
         "--base-map",
         action="store_true",
         help="train the base map that ranks the candidates instead of the rim verifier "
         "(its own recipe: 94 painted and 32 path-traced tables)",
+    )
+    t.add_argument(
+        "--centring",
+        action="store_true",
+        help="train the net that places each accepted base's centre instead of the rim verifier "
+        "(its own recipe: 400 painted and 200 path-traced tables)",
     )
     t.add_argument("--scenes", type=int, help="synthetic frames to render (default: the shipped recipe)")
     t.add_argument(
@@ -154,10 +161,14 @@ def _train(args: argparse.Namespace) -> int:
         ) from error
     import numpy as np
 
+    if args.base_map and args.centring:
+        raise TablesightError("--base-map and --centring each train another model", "give one of them")
     if args.base_map:
         return _train_base_map(args)
+    if args.centring:
+        return _train_centring(args)
     if args.steps is not None:
-        raise TablesightError("--steps is the base map's", "add --base-map, or give the verifier --epochs")
+        raise TablesightError("--steps is the base map's", "add --base-map, or give the model --epochs")
     from models.detector import SHIPPED_WEIGHTS
     from models.training import Recipe, make_dataset, train
     from models.verifier import PATCH_SHAPE
@@ -304,3 +315,61 @@ def _train_base_map(args: argparse.Namespace) -> int:
     report = train_base_map(tables, recipe, Path(output), log=_log)
     print(json.dumps({"model": output, **report}))
     return 0
+
+
+def _train_centring(args: argparse.Namespace) -> int:
+    """`tablesight train --centring`: the verifier's options apply but --steps; --dataset
+    caches the views (patches and offsets) instead of the rims."""
+    import numpy as np
+
+    from models.centring import SHIPPED_CENTRING
+    from models.centring_training import CentringRecipe, make_views, train_centring
+    from models.verifier import PATCH_SHAPE
+
+    if args.steps is not None:
+        raise TablesightError("--steps is the base map's", "give the centring net --epochs")
+    shipped = CentringRecipe()
+    scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
+    recipe = CentringRecipe(
+        scenes=scenes,
+        physical_scenes=physical,
+        physical_variant=_variant(args, shipped.physical_variant),
+        epochs=args.epochs or shipped.epochs,
+    )
+    output = _writable(args.output or str(SHIPPED_CENTRING), "-o")
+    cache = Path(args.dataset) if args.dataset else None
+    if cache is not None and cache.exists():
+        x, y = _cached_views(cache)
+        if x.shape[1:] != PATCH_SHAPE:
+            raise TablesightError(
+                f"the views cached in {cache} are {x.shape[1:]} patches; this net takes {PATCH_SHAPE}",
+                "delete the cache (or give another --dataset path) to render the tables again",
+            )
+    else:
+        _need_mitsuba(recipe.physical_scenes, recipe.physical_variant)
+        if cache is not None:
+            _writable(str(cache), "--dataset")
+        x, y = make_views(recipe, log=_log, jobs=args.jobs)
+        if cache is not None:
+            np.savez(cache, x=x, y=y)
+    report = train_centring(x, y, recipe, Path(output), log=_log)
+    print(json.dumps({"model": output, **report}))
+    return 0
+
+
+def _cached_views(cache: Path):
+    """The views `tablesight train --centring --dataset` saved: patches and offsets."""
+    import zipfile
+
+    import numpy as np
+
+    fix = "delete it (or give another --dataset path) to render the tables again"
+    try:
+        data = np.load(cache)
+        if not isinstance(data, np.lib.npyio.NpzFile) or set(data.files) != {"x", "y"} or data["y"].ndim != 2:
+            raise TablesightError(
+                f"--dataset {cache} is not a view cache that `tablesight train --centring` saved", fix
+            )
+        return data["x"], data["y"]
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise TablesightError(f"--dataset {cache} cannot be read as a view cache ({error})", fix) from None

@@ -2,9 +2,10 @@
 
 It works on the rectified top-down image, where a 32 mm base is always the same size. Stages:
 candidates (circle votes at the known radii), the parallax-aware rim fit that gives the
-millimetres and the measured diameter, non-maximum suppression in table space (two bases can
-never overlap), and vehicle footprints. Per-stage timings are kept on the detector for the
-benchmark, because the whole frame has a budget of ~250 ms.
+millimetres and the measured diameter, the centring net's last word on each accepted centre,
+non-maximum suppression in table space (two bases can never overlap), and vehicle footprints.
+Per-stage timings are kept on the detector for the benchmark, because the whole frame has a
+budget of ~250 ms.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rules_core.errors import TablesightError
 
 if TYPE_CHECKING:
     from models.base_map import BaseMap
+    from models.centring import Centring
     from models.rim_fit import RimFit
 
 _Net = TypeVar("_Net")
@@ -189,12 +191,19 @@ class Detector:
     """Finds bases (and vehicles) on one frame; holds no state between frames but timings.
 
     With a `verifier` (the shipped ONNX model) a small CNN accepts or rejects each fitted rim;
-    without one, fixed thresholds on rim coverage and contrast do (the classical fallback).
+    without one, fixed thresholds on rim coverage and contrast do (the classical fallback). With
+    a `centring` net the accepted rims are moved where it says their centres lie.
     """
 
-    def __init__(self, verifier: RimVerifier | None = None, base_map: BaseMap | None = None) -> None:
+    def __init__(
+        self,
+        verifier: RimVerifier | None = None,
+        base_map: BaseMap | None = None,
+        centring: Centring | None = None,
+    ) -> None:
         self.verifier = verifier
         self.base_map = base_map
+        self.centring = centring
         self.timings_ms: dict[str, float] = {}
 
     def fitted_candidates(self, image: np.ndarray, calibration) -> FittedCandidates:
@@ -305,6 +314,11 @@ class Detector:
             ))
             ok = _right_size(c.measured(radius), c.diameter_mm[idx])  # else keep the verified fit
             c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
+            if self.centring is not None:
+                c.centres_px[idx] = self.centring.centred(
+                    c.rect, c.centres_px[idx], c.nominal_radius_px[idx], c.nadir_px, c.diameter_mm[idx],
+                    c.px_per_mm,
+                )
         # Only accepted and faint rims contend: all ~400 candidates' overlaps took ~10 ms.
         contest = np.nonzero(keep | faint)[0]
         overlap = _overlaps(c.centres_px[contest], c.nominal_radius_px[contest])
@@ -565,26 +579,33 @@ SHIPPED_WEIGHTS = Path(__file__).parent / "weights" / "rim_verifier.onnx"
 
 
 def load_detector(weights: str | None = None) -> Detector:
-    """The detector with its rim verifier and base map; `weights` names the verifier's ONNX
-    file (None: the shipped one). The base map is always the shipped one: it ranks candidates
-    for any verifier.
+    """The detector with its rim verifier, base map and centring net; `weights` names the
+    verifier's ONNX file (None: the shipped one). The base map and the centring net are always
+    the shipped ones: they rank and place the rims of any verifier.
 
     Should a shipped file be absent (a source checkout without weights), the classical
-    thresholds run instead of the verifier and the votes alone rank the candidates; a file the
-    user names must exist and load.
+    thresholds run instead of the verifier, the votes alone rank the candidates and the rim fit
+    alone places them; a file the user names must exist and load.
     """
     from models.base_map import SHIPPED_BASE_MAP, BaseMap
+    from models.centring import SHIPPED_CENTRING, Centring
 
-    base_map = None
+    base_map = centring = None
     if SHIPPED_BASE_MAP.exists():
         base_map = _loaded(
             BaseMap, SHIPPED_BASE_MAP, f"the base map {SHIPPED_BASE_MAP} is not a usable ONNX model",
             "restore it from the repository (git checkout -- models/weights), or re-create it with "
             "`tablesight train --base-map`",
         )
+    if SHIPPED_CENTRING.exists():
+        centring = _loaded(
+            Centring, SHIPPED_CENTRING, f"the centring net {SHIPPED_CENTRING} is not a usable ONNX model",
+            "restore it from the repository (git checkout -- models/weights), or re-create it with "
+            "`tablesight train --centring`",
+        )
     path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
     if weights is None and not path.exists():
-        return Detector(base_map=base_map)
+        return Detector(base_map=base_map, centring=centring)
     if path.is_dir():
         # The folder the weights ship in is the likelier mistake: the file inside must be named.
         raise TablesightError(
@@ -600,7 +621,7 @@ def load_detector(weights: str | None = None) -> Detector:
         RimVerifier, path, f"model file {path} is not a usable rim-verifier ONNX model",
         "re-create it with `tablesight train`, or leave the option out to use the shipped model",
     )
-    return Detector(verifier, base_map)
+    return Detector(verifier, base_map, centring)
 
 
 def _loaded(load: Callable[[Path], _Net], path: Path, problem: str, fix: str) -> _Net:
