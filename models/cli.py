@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from calibration.seed_tables import LAYOUT_HELP
@@ -171,35 +172,43 @@ def _train(args: argparse.Namespace) -> int:
         raise TablesightError("--steps is the base map's", "add --base-map, or give the model --epochs")
     from models.detector import SHIPPED_WEIGHTS
     from models.training import Recipe, make_dataset, train
-    from models.verifier import PATCH_SHAPE
 
     output = _writable(args.output or str(SHIPPED_WEIGHTS), "-o")
-    shipped = Recipe()
-    scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
-    recipe = Recipe(
-        scenes=scenes,
-        physical_scenes=physical,
-        physical_variant=_variant(args, shipped.physical_variant),
-        epochs=args.epochs or shipped.epochs,
+    recipe = _recipe(args, Recipe, "epochs")
+    x, y, traced = _samples(
+        args.dataset, recipe, "rims", _cached_rims,
+        lambda: make_dataset(recipe, log=_log, jobs=args.jobs),
+        lambda cache, rims: np.savez_compressed(cache, x=rims[0], y=rims[1], traced=rims[2]),
     )
-    cache = Path(args.dataset) if args.dataset else None
-    if cache is not None and cache.exists():
-        x, y, traced = _cached_rims(cache)
-        if x.shape[1:] != PATCH_SHAPE:
-            raise TablesightError(
-                f"the rims cached in {cache} are {x.shape[1:]} patches; this verifier takes {PATCH_SHAPE}",
-                "delete the cache (or give another --dataset path) to render the tables again",
-            )
-    else:
-        _need_mitsuba(recipe.physical_scenes, recipe.physical_variant)
-        if cache is not None:
-            _writable(str(cache), "--dataset")
-        x, y, traced = make_dataset(recipe, log=_log, jobs=args.jobs)
-        if cache is not None:
-            np.savez_compressed(cache, x=x, y=y, traced=traced)
     report = train(x, y, traced, recipe, Path(output), log=_log)
     print(json.dumps({"model": output, "rims": len(y), "bases": int(y.sum()), "validation": report}))
     return 0
+
+
+def _samples(
+    dataset: str | None, recipe, what: str, cached: Callable, make: Callable, save: Callable
+) -> tuple:
+    """A training's samples (patches first): from the `--dataset` cache where it exists, else
+    made from the recipe's tables (Mitsuba checked first) and saved there when one is named."""
+    from models.verifier import PATCH_SHAPE
+
+    cache = Path(dataset) if dataset else None
+    if cache is not None and cache.exists():
+        samples = cached(cache)
+        shape = samples[0].shape[1:]
+        if shape != PATCH_SHAPE:
+            raise TablesightError(
+                f"the {what} cached in {cache} are {shape} patches; this model takes {PATCH_SHAPE}",
+                "delete the cache (or give another --dataset path) to render the tables again",
+            )
+        return samples
+    _need_mitsuba(recipe.physical_scenes, recipe.physical_variant)
+    if cache is not None:
+        _writable(str(cache), "--dataset")
+    samples = make()
+    if cache is not None:
+        save(cache, samples)
+    return samples
 
 
 def _cached_rims(cache: Path):
@@ -237,6 +246,19 @@ def _writable(path: str, option: str) -> str:
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def _recipe(args: argparse.Namespace, kind: type, length: str):
+    """The shipped recipe of `kind` with the options' tables, Mitsuba variant and training
+    `length` (its epochs or steps) where given."""
+    shipped = kind()
+    scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
+    return kind(
+        scenes=scenes,
+        physical_scenes=physical,
+        physical_variant=_variant(args, shipped.physical_variant),
+        **{length: getattr(args, length) or getattr(shipped, length)},
+    )
 
 
 def _table_counts(args: argparse.Namespace, scenes: int, physical: int) -> tuple[int, int]:
@@ -301,14 +323,7 @@ def _train_base_map(args: argparse.Namespace) -> int:
             "--epochs and --dataset are the rim verifier's; the base map trains for a number of --steps",
             "leave them out with --base-map",
         )
-    shipped = BaseMapRecipe()
-    scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
-    recipe = BaseMapRecipe(
-        scenes=scenes,
-        physical_scenes=physical,
-        physical_variant=_variant(args, shipped.physical_variant),
-        steps=args.steps or shipped.steps,
-    )
+    recipe = _recipe(args, BaseMapRecipe, "steps")
     _need_mitsuba(recipe.physical_scenes, recipe.physical_variant)
     output = _writable(args.output or str(SHIPPED_BASE_MAP), "-o")
     tables = make_tables(recipe, log=_log, jobs=args.jobs)
@@ -324,34 +339,16 @@ def _train_centring(args: argparse.Namespace) -> int:
 
     from models.centring import SHIPPED_CENTRING
     from models.centring_training import CentringRecipe, make_views, train_centring
-    from models.verifier import PATCH_SHAPE
 
     if args.steps is not None:
         raise TablesightError("--steps is the base map's", "give the centring net --epochs")
-    shipped = CentringRecipe()
-    scenes, physical = _table_counts(args, shipped.scenes, shipped.physical_scenes)
-    recipe = CentringRecipe(
-        scenes=scenes,
-        physical_scenes=physical,
-        physical_variant=_variant(args, shipped.physical_variant),
-        epochs=args.epochs or shipped.epochs,
-    )
+    recipe = _recipe(args, CentringRecipe, "epochs")
     output = _writable(args.output or str(SHIPPED_CENTRING), "-o")
-    cache = Path(args.dataset) if args.dataset else None
-    if cache is not None and cache.exists():
-        x, y = _cached_views(cache)
-        if x.shape[1:] != PATCH_SHAPE:
-            raise TablesightError(
-                f"the views cached in {cache} are {x.shape[1:]} patches; this net takes {PATCH_SHAPE}",
-                "delete the cache (or give another --dataset path) to render the tables again",
-            )
-    else:
-        _need_mitsuba(recipe.physical_scenes, recipe.physical_variant)
-        if cache is not None:
-            _writable(str(cache), "--dataset")
-        x, y = make_views(recipe, log=_log, jobs=args.jobs)
-        if cache is not None:
-            np.savez(cache, x=x, y=y)
+    x, y = _samples(
+        args.dataset, recipe, "views", _cached_views,
+        lambda: make_views(recipe, log=_log, jobs=args.jobs),
+        lambda cache, views: np.savez(cache, x=views[0], y=views[1]),
+    )
     report = train_centring(x, y, recipe, Path(output), log=_log)
     print(json.dumps({"model": output, **report}))
     return 0

@@ -13,7 +13,6 @@ from models.candidates import MAPPED_SHARE, VOTE_PX_PER_MM, find_candidates, vot
 from models.detector import rectified
 from models.synth.scene import random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
-from rules_core.errors import TablesightError
 
 
 @pytest.fixture(scope="module")
@@ -108,26 +107,6 @@ def test_targets_peak_at_visible_bases_and_leave_hidden_ones_alone():
     assert ignore[0, 10, 5] == 0 and ignore[0, 2, 2] == 0
     between, _ = targets(np.array([[43.5 + 0.45 * STRIDE, 83.5, 32.0, 1.0]]), (256, 256), recipe)
     assert between[0, 10, 5] == 1.0 and between[0, 10, 6] < 1.0  # its nearest cell is its peak
-
-
-def test_a_corrupt_base_map_is_one_clear_line_at_load(monkeypatch, tmp_path):
-    import models.base_map
-    from models.detector import load_detector
-
-    broken = tmp_path / "base_map.onnx"
-    broken.write_bytes(b"not a model")
-    monkeypatch.setattr(models.base_map, "SHIPPED_BASE_MAP", broken)
-    with pytest.raises(TablesightError) as error:
-        load_detector()
-    assert str(broken) in error.value.problem and "--base-map" in error.value.fix
-
-
-def test_without_a_base_map_the_votes_alone_rank(monkeypatch, tmp_path):
-    import models.base_map
-    from models.detector import load_detector
-
-    monkeypatch.setattr(models.base_map, "SHIPPED_BASE_MAP", tmp_path / "absent.onnx")
-    assert load_detector().base_map is None
 
 
 @pytest.mark.slow

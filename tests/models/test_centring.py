@@ -81,18 +81,6 @@ def test_the_detector_runs_the_shipped_centring_net():
     assert isinstance(load_detector().centring, Centring)
 
 
-def test_a_corrupt_centring_net_is_one_clear_line_at_load(monkeypatch, tmp_path):
-    import models.centring
-    from models.detector import load_detector
-
-    broken = tmp_path / "base_centring.onnx"
-    broken.write_bytes(b"not a model")
-    monkeypatch.setattr(models.centring, "SHIPPED_CENTRING", broken)
-    with pytest.raises(TablesightError) as error:
-        load_detector()
-    assert str(broken) in error.value.problem and "--centring" in error.value.fix
-
-
 def test_another_model_in_the_centring_nets_place_is_refused(monkeypatch):
     import models.centring
     from models.base_map import SHIPPED_BASE_MAP
@@ -102,14 +90,6 @@ def test_another_model_in_the_centring_nets_place_is_refused(monkeypatch):
     with pytest.raises(TablesightError) as error:
         load_detector()
     assert "not a base-centring model" in error.value.problem
-
-
-def test_without_a_centring_net_the_rim_fit_alone_places_the_bases(monkeypatch, tmp_path):
-    import models.centring
-    from models.detector import load_detector
-
-    monkeypatch.setattr(models.centring, "SHIPPED_CENTRING", tmp_path / "absent.onnx")
-    assert load_detector().centring is None
 
 
 @pytest.mark.slow

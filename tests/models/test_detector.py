@@ -278,6 +278,36 @@ def test_a_corrupt_model_file_says_how_to_fix_it(tmp_path):
         load_detector(str(bad))
 
 
+SHIPPED_NETS = [  # module, its path's name, the detector's attribute, the option that re-creates it
+    ("models.base_map", "SHIPPED_BASE_MAP", "base_map", "--base-map"),
+    ("models.centring", "SHIPPED_CENTRING", "centring", "--centring"),
+]
+
+
+@pytest.mark.parametrize("net", SHIPPED_NETS)
+def test_a_corrupt_shipped_net_is_one_clear_line_at_load(monkeypatch, tmp_path, net):
+    import importlib
+
+    module, name, _, option = net
+    broken = tmp_path / "net.onnx"
+    broken.write_bytes(b"not a model")
+    monkeypatch.setattr(importlib.import_module(module), name, broken)
+    with pytest.raises(TablesightError) as error:
+        load_detector()
+    assert str(broken) in error.value.problem and option in error.value.fix
+
+
+@pytest.mark.parametrize("net", SHIPPED_NETS)
+def test_without_a_shipped_net_the_detector_does_without_it(monkeypatch, tmp_path, net):
+    """The votes alone rank the candidates without the base map; the rim fit alone places the
+    bases without the centring net."""
+    import importlib
+
+    module, name, attribute, _ = net
+    monkeypatch.setattr(importlib.import_module(module), name, tmp_path / "absent.onnx")
+    assert getattr(load_detector(), attribute) is None
+
+
 def _two_disc_image(shift_px: float, wall: int) -> tuple[np.ndarray, np.ndarray, float]:
     """A base drawn exactly: bottom disc, then the top disc scaled about the nadir (8x supersampled)."""
     import cv2
