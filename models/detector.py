@@ -276,6 +276,7 @@ class Detector:
             self._retry_doubtful(c, score)
             self._retry_far(c, score, markers)
             self._retry_against_the_shadows(c, score, markers)
+            self._retry_centred(c, score)
             keep = score >= _accept_bar(c.diameter_mm)
             faint = c.plausible & ~keep & (score >= FAINT_PROBABILITY)
         else:
@@ -455,6 +456,35 @@ class Detector:
         better = _right_size(c.measured(radius), c.diameter_mm[idx]) & (again > score[idx])
         j = idx[better]
         c.centres_px[j], c.radius_px[j], score[j] = centres[better], radius[better], again[better]
+
+
+    def _retry_centred(self, c: FittedCandidates, score: np.ndarray) -> None:
+        """Show the verifier the rims it still rejects where the centring net puts them; keep the
+        move where it likes the rim more, accepting at FAR_ACCEPT_PROBABILITY as the far refits do.
+
+        A rim fitted a few millimetres off its base looks off-centre to the verifier, which
+        learned bases from fits within 2 mm. On the eight validation sets (4,854 bases found)
+        this found 20 more with 7 more false rims (path-traced hard 577 -> 584 of 636, no false
+        rim more); accepting at the class's bar instead, 30 more with 19 more false rims.
+        Updates `c` and `score` in place.
+        """
+        from models.verifier import rim_patches
+
+        if self.centring is None:
+            return
+        bar = _accept_bar(c.diameter_mm)
+        idx = _unclaimed(c, score, c.plausible & (score >= RETRY_PROBABILITY) & (score < bar))
+        if not len(idx):
+            return
+        centres = self.centring.centred(
+            c.rect, c.centres_px[idx], c.nominal_radius_px[idx], c.nadir_px, c.diameter_mm[idx], c.px_per_mm
+        )
+        again = self.verifier.probability(
+            rim_patches(c.rect, centres, c.radius_px[idx], c.nadir_px, c.diameter_mm[idx])
+        )
+        better = (again > score[idx]) & ((again >= FAR_ACCEPT_PROBABILITY) | (again < bar[idx]))
+        j = idx[better]
+        c.centres_px[j], score[j] = centres[better], again[better]
 
 
 def _unclaimed(c: FittedCandidates, score: np.ndarray, wanted: np.ndarray) -> np.ndarray:

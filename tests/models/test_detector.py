@@ -154,6 +154,32 @@ def test_a_far_refit_needs_more_than_the_class_bar_to_be_accepted(squad_frame, d
     assert np.array_equal(one.centres_px, held_off) != kept
 
 
+@pytest.mark.parametrize("verdict, kept", [(0.8, True), (0.5, False), (0.25, True), (0.15, False)])
+def test_a_rejected_rim_is_shown_again_where_the_centring_net_puts_it(squad_frame, detector, verdict, kept):
+    """A rim held 4.5 mm off its base, scored 0.2: the centring net brings it back onto the base
+    and the verifier sees it there. Liked more and past the far bar, it is accepted; between
+    the class's bar and the far bar, dropped as a flattered second look; liked more under the
+    class's bar, kept (it may be reported faint); liked less, left as it was."""
+    from dataclasses import replace
+
+    from models.centring import SHIPPED_CENTRING, Centring
+    from models.detector import ACCEPT_PROBABILITY, FAR_ACCEPT_PROBABILITY, Detector
+
+    assert 0.2 < 0.25 < ACCEPT_PROBABILITY < 0.5 < FAR_ACCEPT_PROBABILITY < 0.8
+    one, truth_cm, _ = _held_off_rim(squad_frame, detector, 0.0)
+    one = replace(one, plausible=np.ones(1, bool))
+    held_off, score = one.centres_px.copy(), np.full(1, 0.2)
+    Detector(_FixedVerifier(verdict), centring=Centring(SHIPPED_CENTRING))._retry_centred(one, score)
+    assert score[0] == (verdict if kept else 0.2)
+    if kept:
+        assert np.linalg.norm(one.xy_cm[0] - truth_cm) * 10 < 1.0
+    else:
+        assert np.array_equal(one.centres_px, held_off)
+    score[0] = 0.2
+    Detector(_FixedVerifier(0.8))._retry_centred(one, score)  # without the net: nothing to show
+    assert score[0] == 0.2
+
+
 def _shadows_falling(monkeypatch, toward: np.ndarray | None) -> None:
     """The accepted bases read as if their shadows fell `toward` (None: no agreed direction)."""
     import models.shadow
