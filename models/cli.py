@@ -32,10 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     t = subparsers.add_parser(
         "train",
-        help="train the detector's rim verifier on synthetic tables (needs the train extra)",
+        help="train the detector's rim verifier, base map or centring net on synthetic tables "
+        "(needs the train extra)",
         description="Render synthetic tables, run the detector's candidate and rim-fit stages on them, "
         "label every fitted rim from the exact truth, train the small CNN and export ONNX. "
-        "The defaults reproduce the shipped models/weights/rim_verifier.onnx.",
+        "The defaults reproduce the shipped models/weights/rim_verifier.onnx; --base-map and "
+        "--centring train the detector's other two nets, each to its own recipe.",
     )
     t.add_argument(
         "-o",
