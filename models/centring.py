@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.verifier import PATCH_SHAPE, RAYS, WRAP, cpu_session, rim_patches
+from models.verifier import PATCH_SHAPE, RAYS, WRAP, batched_output, cpu_session, rim_patches
 
 SHIPPED_CENTRING = Path(__file__).parent / "weights" / "base_centring.onnx"
 OUTPUT = "offset"
@@ -78,9 +78,7 @@ class Centring:
         if not len(patches):
             return np.zeros((0, 2))
         both = np.concatenate([patches, np.ascontiguousarray(patches[:, :, MIRRORED_ROWS])])
-        answer = np.concatenate([
-            self.session.run(None, {self.input: both[i : i + 128]})[0] for i in range(0, len(both), 128)
-        ]).astype(np.float64)
+        answer = batched_output(self.session, None, self.input, both).astype(np.float64)
         first, mirrored = answer[: len(patches)], answer[len(patches) :]
         return (first + mirrored * [1.0, -1.0]) / 2
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from models.centring import MIRRORED_ROWS, OUTPUT, in_patch_frame
+from models.synth.physical import SCALAR
 from models.verifier import PATCH_SHAPE, SIZE_CHANNEL, rim_patches
 
 MIN_VISIBLE = 0.5  # the bases the detector is judged on
@@ -39,7 +40,9 @@ class CentringRecipe:
     seed: int = 0
 
 
-def centring_samples(index: int, hard: bool, spp: int = 0, variant: str = "scalar_rgb", starts: int = 6):
+def centring_samples(
+    index: int, hard: bool, spp: int = 0, variant: str = SCALAR, starts: int = CentringRecipe.starts
+):
     """Views (float16) of one training table's bases from starts around their truth, and the
     offsets (radii, view frame) back to it."""
     from models.detector import rectified
@@ -115,6 +118,8 @@ def train_centring(x: np.ndarray, y: np.ndarray, recipe: CentringRecipe, out: Pa
     import torch
     from torch import nn
 
+    from models.training import colour_cast
+
     torch.manual_seed(recipe.seed)
     rng = np.random.default_rng(recipe.seed)
     order = rng.permutation(len(x))
@@ -136,12 +141,8 @@ def train_centring(x: np.ndarray, y: np.ndarray, recipe: CentringRecipe, out: Pa
         for start in range(0, batches * recipe.batch, recipe.batch):
             b = torch.from_numpy(perm[start : start + recipe.batch])
             xb, yb = xt[b].float(), yt[b].clone()
-            n = len(b)
-            gain = torch.from_numpy(rng.uniform(0.75, 1.25, (n, SIZE_CHANNEL, 1, 1)).astype(np.float32))
-            grain = torch.from_numpy(rng.uniform(0, 0.15, (n, 1, 1, 1)).astype(np.float32))
-            colours = xb[:, :SIZE_CHANNEL]
-            xb[:, :SIZE_CHANNEL] = colours * gain + torch.randn_like(colours) * grain
-            flip = torch.from_numpy(rng.random(n) < 0.5)
+            xb[:, :SIZE_CHANNEL] = colour_cast(xb, rng)
+            flip = torch.from_numpy(rng.random(len(b)) < 0.5)
             xb[flip] = xb[flip][:, :, mirror]
             yb[flip, 1] = -yb[flip, 1]
             radius = _radius_mm(xb)

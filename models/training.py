@@ -304,13 +304,23 @@ def _augment(xb, rng: np.random.Generator):
 
     from models.verifier import SIZE_CHANNEL
 
+    xb = torch.cat([colour_cast(xb, rng), xb[:, SIZE_CHANNEL:]], dim=1)
+    return torch.flip(xb, dims=[2]) if rng.random() < 0.5 else xb
+
+
+def colour_cast(xb, rng: np.random.Generator):
+    """The colour channels of a batch of patches with each patch's own cast (a gain per channel)
+    and grain: what a real camera's colour balance and noise vary (the centring net's training
+    casts its views alike)."""
+    import torch
+
+    from models.verifier import SIZE_CHANNEL
+
     n = len(xb)
     gain = torch.from_numpy(rng.uniform(*CHANNEL_GAIN, (n, SIZE_CHANNEL, 1, 1)).astype(np.float32))
     noise = torch.from_numpy(rng.uniform(0, NOISE_SIGMA, (n, 1, 1, 1)).astype(np.float32))
     grain = torch.randn(xb[:, :SIZE_CHANNEL].shape, device=xb.device)
-    colours = xb[:, :SIZE_CHANNEL] * gain.to(xb.device) + grain * noise.to(xb.device)
-    xb = torch.cat([colours, xb[:, SIZE_CHANNEL:]], dim=1)
-    return torch.flip(xb, dims=[2]) if rng.random() < 0.5 else xb
+    return xb[:, :SIZE_CHANNEL] * gain.to(xb.device) + grain * noise.to(xb.device)
 
 
 def _accuracy(net, xt, yt, idx) -> dict:

@@ -183,7 +183,7 @@ class RimVerifier:
         return verdict(self._logits(patches), patches, self._logits)
 
     def _logits(self, patches: np.ndarray) -> np.ndarray:
-        return _batched(self.session, [self.output], self.input, patches)
+        return batched_output(self.session, [self.output], self.input, patches)
 
     def ring_probability(self, patches: np.ndarray) -> np.ndarray:
         """The ring net's probability alone (the pair's, for a model without a ring output)."""
@@ -191,11 +191,11 @@ class RimVerifier:
             return self.probability(patches)
         if not len(patches):
             return np.zeros(0)
-        return combined_probability(_batched(self.ring_session, None, self.input, patches))
+        return combined_probability(batched_output(self.ring_session, None, self.input, patches))
 
 
-def _batched(session, outputs: list[str] | None, input_name: str, patches: np.ndarray) -> np.ndarray:
-    """The session's first output for `patches`, BATCH at a time."""
+def batched_output(session, outputs: list[str] | None, input_name: str, patches: np.ndarray) -> np.ndarray:
+    """The session's first output for `patches`, BATCH at a time (the centring net's runs too)."""
     return np.concatenate(
         [session.run(outputs, {input_name: patches[i : i + BATCH]})[0] for i in range(0, len(patches), BATCH)]
     )
