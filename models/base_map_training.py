@@ -66,17 +66,9 @@ def map_table(index: int, hard: bool, spp: int = 0, variant: str = SCALAR) -> Ma
 
 def make_tables(recipe: BaseMapRecipe, log=print, jobs: int = 1) -> list[MapTable]:
     """Every table of the recipe (`models.training.over_tables`: path-traced first)."""
-    from models.training import over_tables, path_traced_count
+    from models.training import collect_tables
 
-    physical = path_traced_count(recipe.physical_scenes, recipe.physical_spp)
-    total = physical + recipe.scenes
-    tables: list[MapTable] = []
-    t0 = time.perf_counter()
-    for table in over_tables(map_table, recipe, jobs):
-        tables.append(table)
-        if len(tables) % 10 == 0 or len(tables) == total:
-            log(f"table {len(tables)}/{total}: {time.perf_counter() - t0:.0f} s")
-    return tables
+    return collect_tables(map_table, recipe, log, jobs)
 
 
 def targets(
@@ -178,22 +170,7 @@ def train_base_map(tables: list[MapTable], recipe: BaseMapRecipe, out: Path, log
         if (step + 1) % 100 == 0 or step + 1 == recipe.steps:
             seconds = time.perf_counter() - t0
             log(f"base map, step {step + 1}/{recipe.steps}: loss {np.mean(recent):.3f}, {seconds:.0f} s")
-    export(net, out)
+    from models.training import export_onnx
+
+    export_onnx(net, out, (1, 3, 256, 256), {"table": {2: "h", 3: "w"}, "logits": {2: "gh", 3: "gw"}})
     return {"loss": round(float(np.mean(recent)), 4), "tables": len(tables)}
-
-
-def export(net, out: Path) -> None:
-    import torch
-
-    from calibration.output_file import replace_atomically
-
-    net.eval()
-    replace_atomically(out, lambda partial: torch.onnx.export(
-        net,
-        torch.zeros((1, 3, 256, 256)),
-        str(partial),
-        input_names=["table"],
-        output_names=["logits"],
-        dynamic_axes={"table": {2: "h", 3: "w"}, "logits": {2: "gh", 3: "gw"}},
-        dynamo=False,
-    ))

@@ -154,7 +154,9 @@ def train_centring(x: np.ndarray, y: np.ndarray, recipe: CentringRecipe, out: Pa
         report = _held_out(net, xt, yt, held)
         log(f"centring, epoch {epoch + 1}/{recipe.epochs}: loss {loss.item():.3f}, held out {report}, "
             f"{time.perf_counter() - t0:.0f} s")
-    export(net, out)
+    from models.training import export_onnx
+
+    export_onnx(net, out, (1, *PATCH_SHAPE), {"rims": {0: "n"}, OUTPUT: {0: "n"}})
     return {**_held_out(net, xt, yt, held), "views": len(x)}
 
 
@@ -176,20 +178,3 @@ def _held_out(net, xt, yt, held: np.ndarray) -> dict:
         "start_mm": [round(float(np.median(start_mm)), 3), round(float(np.percentile(start_mm, 95)), 3)],
         "after_mm": [round(float(np.median(left_mm)), 3), round(float(np.percentile(left_mm, 95)), 3)],
     }
-
-
-def export(net, out: Path) -> None:
-    import torch
-
-    from calibration.output_file import replace_atomically
-
-    net.eval()
-    replace_atomically(out, lambda partial: torch.onnx.export(
-        net,
-        torch.zeros((1, *PATCH_SHAPE)),
-        str(partial),
-        input_names=["rims"],
-        output_names=[OUTPUT],
-        dynamic_axes={"rims": {0: "n"}, OUTPUT: {0: "n"}},
-        dynamo=False,
-    ))

@@ -32,19 +32,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     t = subparsers.add_parser(
         "train",
-        help="train the detector's rim verifier, base map or centring net on synthetic tables "
-        "(needs the train extra)",
+        help="train the detector's rim verifier, base map, centring net or hull map on synthetic "
+        "tables (needs the train extra)",
         description="Render synthetic tables, run the detector's candidate and rim-fit stages on them, "
         "label every fitted rim from the exact truth, train the small CNN and export ONNX. "
-        "The defaults reproduce the shipped models/weights/rim_verifier.onnx; --base-map and "
-        "--centring train the detector's other two nets, each to its own recipe.",
+        "The defaults reproduce the shipped models/weights/rim_verifier.onnx; --base-map, "
+        "--centring and --hull-map train the detector's other three nets, each to its own recipe.",
     )
     t.add_argument(
         "-o",
         "--output",
         help="where to write the ONNX model (default: the shipped one's file, "
-        "models/weights/rim_verifier.onnx or, with --base-map or --centring, models/weights/base_map.onnx "
-        "or models/weights/base_centring.onnx)",
+        "models/weights/rim_verifier.onnx or, with --base-map, --centring or --hull-map, "
+        "models/weights/base_map.onnx, base_centring.onnx or hull_map.onnx)",
     )
     t.add_argument(
         "--base-map",
@@ -57,6 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="train the net that places each accepted base's centre instead of the rim verifier "
         "(its own recipe: 400 painted and 200 path-traced tables)",
+    )
+    t.add_argument(
+        "--hull-map",
+        action="store_true",
+        help="train the map that draws the vehicles' footprints instead of the rim verifier "
+        "(its own recipe: 1,200 painted and 40 path-traced tables)",
     )
     t.add_argument("--scenes", type=int, help="synthetic frames to render (default: the shipped recipe)")
     t.add_argument(
@@ -72,7 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     t.add_argument("--epochs", type=_positive, help="passes over the rims (default: the shipped recipe)")
     t.add_argument(
-        "--steps", type=_positive, help="with --base-map: batches to train on (default: its recipe)"
+        "--steps",
+        type=_positive,
+        help="with --base-map or --hull-map: batches to train on (default: its recipe)",
     )
     t.add_argument(
         "--jobs",
@@ -164,14 +172,21 @@ def _train(args: argparse.Namespace) -> int:
         ) from error
     import numpy as np
 
-    if args.base_map and args.centring:
-        raise TablesightError("--base-map and --centring each train another model", "give one of them")
+    chosen = [flag for flag, on in (("--base-map", args.base_map), ("--centring", args.centring),
+                                    ("--hull-map", args.hull_map)) if on]
+    if len(chosen) > 1:
+        raise TablesightError(f"{' and '.join(chosen)} each train another model", "give one of them")
     if args.base_map:
         return _train_base_map(args)
     if args.centring:
         return _train_centring(args)
+    if args.hull_map:
+        return _train_hull_map(args)
     if args.steps is not None:
-        raise TablesightError("--steps is the base map's", "add --base-map, or give the model --epochs")
+        raise TablesightError(
+            "--steps is the base map's and the hull map's",
+            "add --base-map or --hull-map, or give the model --epochs",
+        )
     from models.detector import SHIPPED_WEIGHTS
     from models.training import Recipe, make_dataset, train
 
@@ -315,21 +330,41 @@ def _need_mitsuba(physical: int, variant: str) -> None:
 
 
 def _train_base_map(args: argparse.Namespace) -> int:
-    """`tablesight train --base-map`: the verifier's options that fit it (--scenes,
-    --physical-scenes, --jobs) apply; --epochs and --dataset belong to the verifier's rims."""
+    from models import base_map_training
     from models.base_map import SHIPPED_BASE_MAP
-    from models.base_map_training import BaseMapRecipe, make_tables, train_base_map
 
+    def train(tables, recipe, out, log, jobs):  # its small crops are cut in the training process
+        return base_map_training.train_base_map(tables, recipe, out, log=log)
+
+    return _train_map(args, "--base-map", "the base map", SHIPPED_BASE_MAP, base_map_training.BaseMapRecipe,
+                      base_map_training.make_tables, train)
+
+
+def _train_hull_map(args: argparse.Namespace) -> int:
+    from models import hull_map_training
+    from models.hull_map import SHIPPED_HULL_MAP
+
+    return _train_map(args, "--hull-map", "the hull map", SHIPPED_HULL_MAP, hull_map_training.HullMapRecipe,
+                      hull_map_training.make_tables, hull_map_training.train_hull_map)
+
+
+def _train_map(
+    args: argparse.Namespace, flag: str, name: str, shipped: Path, recipe_class, make_tables: Callable,
+    train: Callable,
+) -> int:
+    """`tablesight train --base-map` or `--hull-map`: the verifier's options that fit a map
+    (--scenes, --physical-scenes, --physical-variant, --jobs) apply; --epochs and --dataset
+    belong to the verifier's rims."""
     if args.epochs is not None or args.dataset is not None:
         raise TablesightError(
-            "--epochs and --dataset are the rim verifier's; the base map trains for a number of --steps",
-            "leave them out with --base-map",
+            f"--epochs and --dataset are the rim verifier's; {name} trains for a number of --steps",
+            f"leave them out with {flag}",
         )
-    recipe = _recipe(args, BaseMapRecipe, "steps")
+    recipe = _recipe(args, recipe_class, "steps")
     _need_mitsuba(recipe.physical_scenes, recipe.physical_variant)
-    output = _writable(args.output or str(SHIPPED_BASE_MAP), "-o")
+    output = _writable(args.output or str(shipped), "-o")
     tables = make_tables(recipe, log=_log, jobs=args.jobs)
-    report = train_base_map(tables, recipe, Path(output), log=_log)
+    report = train(tables, recipe, Path(output), _log, args.jobs)
     print(json.dumps({"model": output, **report}))
     return 0
 
@@ -343,7 +378,7 @@ def _train_centring(args: argparse.Namespace) -> int:
     from models.centring_training import CentringRecipe, make_views, train_centring
 
     if args.steps is not None:
-        raise TablesightError("--steps is the base map's", "give the centring net --epochs")
+        raise TablesightError("--steps is for --base-map and --hull-map", "give the centring net --epochs")
     recipe = _recipe(args, CentringRecipe, "epochs")
     output = _writable(args.output or str(SHIPPED_CENTRING), "-o")
     x, y = _samples(

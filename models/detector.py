@@ -3,7 +3,8 @@
 It works on the rectified top-down image, where a 32 mm base is always the same size. Stages:
 candidates (circle votes at the known radii), the parallax-aware rim fit that gives the
 millimetres and the measured diameter, the centring net's last word on each accepted centre,
-non-maximum suppression in table space (two bases can never overlap), and vehicle footprints.
+non-maximum suppression in table space (two bases can never overlap), and vehicle footprints
+(the hull map's proposals among them, measured like the rest).
 Per-stage timings are kept on the detector for the benchmark, because the whole frame has a
 budget of ~250 ms.
 """
@@ -26,6 +27,7 @@ from rules_core.errors import TablesightError
 if TYPE_CHECKING:
     from models.base_map import BaseMap
     from models.centring import Centring
+    from models.hull_map import HullMap
     from models.rim_fit import RimFit
 
 _Net = TypeVar("_Net")
@@ -200,10 +202,12 @@ class Detector:
         verifier: RimVerifier | None = None,
         base_map: BaseMap | None = None,
         centring: Centring | None = None,
+        hull_map: HullMap | None = None,
     ) -> None:
         self.verifier = verifier
         self.base_map = base_map
         self.centring = centring
+        self.hull_map = hull_map
         self.timings_ms: dict[str, float] = {}
 
     def fitted_candidates(self, image: np.ndarray, calibration) -> FittedCandidates:
@@ -338,7 +342,7 @@ class Detector:
         t1 = time.perf_counter()
         # A turret ring looks like a base, but nothing stands on a hull; a blob holding several
         # bases, though, is a squad standing close, not a vehicle.
-        view = foreground(c.rect, c.px_per_mm, markers)
+        view = foreground(c.rect, c.px_per_mm, markers, self.hull_map, c.camera_cm)
         hulls = find_vehicles(view, c.camera_cm, Bases.empty(), refine=False)
         on_hull = np.zeros(len(bases), bool)
         for i in range(len(hulls)):
@@ -619,8 +623,9 @@ def load_detector(weights: str | None = None) -> Detector:
     """
     from models.base_map import SHIPPED_BASE_MAP, BaseMap
     from models.centring import SHIPPED_CENTRING, Centring
+    from models.hull_map import SHIPPED_HULL_MAP, HullMap
 
-    base_map = centring = None
+    base_map = centring = hull_map = None
     if SHIPPED_BASE_MAP.exists():
         base_map = _loaded(
             BaseMap, SHIPPED_BASE_MAP, f"the base map {SHIPPED_BASE_MAP} is not a usable ONNX model",
@@ -633,9 +638,15 @@ def load_detector(weights: str | None = None) -> Detector:
             "restore it from the repository (git checkout -- models/weights), or re-create it with "
             "`tablesight train --centring`",
         )
+    if SHIPPED_HULL_MAP.exists():
+        hull_map = _loaded(
+            HullMap, SHIPPED_HULL_MAP, f"the hull map {SHIPPED_HULL_MAP} is not a usable ONNX model",
+            "restore it from the repository (git checkout -- models/weights), or re-create it with "
+            "`tablesight train --hull-map`",
+        )
     path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
     if weights is None and not path.exists():
-        return Detector(base_map=base_map, centring=centring)
+        return Detector(base_map=base_map, centring=centring, hull_map=hull_map)
     if path.is_dir():
         # The folder the weights ship in is the likelier mistake: the file inside must be named.
         raise TablesightError(
@@ -651,7 +662,7 @@ def load_detector(weights: str | None = None) -> Detector:
         RimVerifier, path, f"model file {path} is not a usable rim-verifier ONNX model",
         "re-create it with `tablesight train`, or leave the option out to use the shipped model",
     )
-    return Detector(verifier, base_map, centring)
+    return Detector(verifier, base_map, centring, hull_map)
 
 
 def _loaded(load: Callable[[Path], _Net], path: Path, problem: str, fix: str) -> _Net:

@@ -153,6 +153,19 @@ def over_tables(job: Callable, recipe, jobs: int = 1):
             yield from map(job, indices, hard, samples, variants)
 
 
+def collect_tables(job: Callable, recipe, log=print, jobs: int = 1, every: int = 10) -> list:
+    """What `job` makes of every table of the recipe (`over_tables`), progress logged every
+    `every` tables: the maps' datasets are their tables whole."""
+    total = path_traced_count(recipe.physical_scenes, recipe.physical_spp) + recipe.scenes
+    tables = []
+    t0 = time.perf_counter()
+    for table in over_tables(job, recipe, jobs):
+        tables.append(table)
+        if len(tables) % every == 0 or len(tables) == total:
+            log(f"table {len(tables)}/{total}: {time.perf_counter() - t0:.0f} s")
+    return tables
+
+
 def make_dataset(recipe: Recipe, log=print, jobs: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every scene's rims and whether each came from a path-traced table (`over_tables`)."""
     physical = path_traced_count(recipe.physical_scenes, recipe.physical_spp)
@@ -268,21 +281,23 @@ def export(net, out: Path) -> None:
     """Write the nets to one ONNX file: the pair's `logits`, and the ring net's own logit as a
     second output, which the runtime screens with (models/verifier.py); the ring net cut from
     it is kept beside it, so the runtime need not cut it at every start."""
-    import torch
-
     from models.verifier import PATCH_SHAPE, RING_OUTPUT, keep_ring_net
 
+    export_onnx(net, out, (1, *PATCH_SHAPE), {"rims": {0: "n"}, "logits": {0: "n"}, RING_OUTPUT: {0: "n"}})
+    keep_ring_net(out)
+
+
+def export_onnx(net, out: Path, example: tuple[int, ...], axes: dict[str, dict[int, str]]) -> None:
+    """Any of the detector's trained nets to `out` as ONNX, atomically (a failed export leaves the
+    file as it was). `axes` names the input, then each output, with the axes that vary."""
+    import torch
+
+    first, *rest = axes
     net.cpu().eval()
     replace_atomically(out, lambda partial: torch.onnx.export(
-        net,
-        torch.zeros((1, *PATCH_SHAPE)),
-        str(partial),
-        input_names=["rims"],
-        output_names=["logits", RING_OUTPUT],
-        dynamic_axes={"rims": {0: "n"}, "logits": {0: "n"}, RING_OUTPUT: {0: "n"}},
-        dynamo=False,
+        net, torch.zeros(example), str(partial), input_names=[first], output_names=rest,
+        dynamic_axes=axes, dynamo=False,
     ))
-    keep_ring_net(out)
 
 
 def _report(net, xt, yt, val: np.ndarray, traced: np.ndarray) -> dict:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -38,6 +39,9 @@ from shapely.geometry import Polygon
 from calibration.marker_sheet import SHEET_SCALE
 from models.detections import Bases, Vehicles
 from models.medians import row_median
+
+if TYPE_CHECKING:
+    from models.hull_map import HullMap
 
 # What a hull is: 28 mm-scale vehicles 12-30 cm long; real hulls run 1.75-2.5 times as long as
 # wide (Tiger 1.77, StuG 1.83, Sherman and T-34 2.2, armoured cars to 2.5, half-tracks and
@@ -93,6 +97,10 @@ BASE_OVERLAP_CM = 0.4
 # radius), is the hull's own edge or turret, which the detector drops: a base standing against
 # a hull is centred a whole radius out.
 ON_A_HULL_CM = 0.4
+# The hull map's mean probability over a footprint: a hull the masks found needs some (a tree,
+# a building or a painted patch of the mat it has learned are none), one it proposed much.
+MIN_SUPPORT = 0.2
+LEARNED_SUPPORT = 0.6
 COARSE_SLACK_CM = 1.5  # the coarse blob's sides may be this far off the measured ones
 
 # Sides at full resolution.
@@ -177,6 +185,7 @@ class TableView:
     mat: np.ndarray  # the mat's median shading-free colour
     mat_threshold: float  # how far from it (see _ground) a colour is unlike the mat
     coarse: np.ndarray  # shading-free colour at PX_PER_CM, lightness weighted as in the masks
+    hulls: np.ndarray | None = None  # the hull map's probability at PX_PER_CM (models/hull_map.py)
 
 
 def _shading_free(bgr: np.ndarray) -> np.ndarray:
@@ -262,14 +271,21 @@ def _enclosed(edges: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return cv2.dilate(regions, np.ones((3, 3), np.uint8))  # out over the ring of edge pixels
 
 
-def foreground(rect: np.ndarray, px_per_mm: float, markers: Sequence[np.ndarray] = ()) -> TableView:
+def foreground(
+    rect: np.ndarray,
+    px_per_mm: float,
+    markers: Sequence[np.ndarray] = (),
+    hull_map: HullMap | None = None,
+    camera_cm: np.ndarray | None = None,
+) -> TableView:
     """The table view with its coarse masks and the mat's texture (computed once per frame).
 
     `markers` are the calibration markers' squares (corners in table cm): their paper is no
     hull, and a hull beside a marker at the table's edge would otherwise join it into one blob
-    reaching the view's frame, which is how an arm looks.
+    reaching the view's frame, which is how an arm looks. With a `hull_map` (which needs the
+    camera's centre) the view holds its probability too.
     """
-    small = _shrunk(rect, PX_PER_CM / (10 * px_per_mm))
+    small = coarse_table(rect, px_per_mm)
     rows = _shading_free(rect[:: TEXTURE_ROW_STEP])
     rows[..., 0] *= LIGHTNESS_WEIGHT
     step = _colour_distance(np.diff(cv2.GaussianBlur(rows, (3, 1), 0), axis=1))
@@ -278,7 +294,10 @@ def foreground(rect: np.ndarray, px_per_mm: float, markers: Sequence[np.ndarray]
     masks, mat, threshold, coarse = _foreground(small)
     paper = _paper(markers, small.shape[:2]) & _grey(small)
     masks = tuple(np.where(paper, np.uint8(0), mask) for mask in masks)
-    return TableView(rect, px_per_mm, masks, texture, _off_table(small), mat, threshold, coarse)
+    hulls = None
+    if hull_map is not None and camera_cm is not None:
+        hulls = hull_map.probability(small, camera_cm, PX_PER_CM)
+    return TableView(rect, px_per_mm, masks, texture, _off_table(small), mat, threshold, coarse, hulls)
 
 
 def _paper(markers: Sequence[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
@@ -306,14 +325,15 @@ def _grey(small: np.ndarray) -> np.ndarray:
     return (channels.max(axis=-1) - channels.min(axis=-1)) < PAPER_CHROMA
 
 
-def _shrunk(rect: np.ndarray, factor: float) -> np.ndarray:
-    """The table at the coarse scale, each pixel a mean of several, at a fraction of area resizing's cost.
+def coarse_table(rect: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The rectified table at PX_PER_CM, each pixel a mean of several, at a fraction of area resizing's cost.
 
     Area resizing by an odd factor averages every pixel but is slow; resizing linearly to twice
     the size and then halving by area (a fast whole-number case) averages enough pixels to
     keep the mat's noise below the masks' thresholds (nearest pixels alone do not: dim scenes
     lose hulls).
     """
+    factor = PX_PER_CM / (10 * px_per_mm)
     h, w = rect.shape[:2]
     size = (round(w * factor), round(h * factor))
     picked = cv2.resize(rect, (2 * size[0], 2 * size[1]), interpolation=cv2.INTER_LINEAR)
@@ -932,10 +952,51 @@ def find_vehicles(view: TableView, camera_cm: np.ndarray, bases: Bases, refine: 
             hull = _measured(view, blob, camera_cm)
             if hull is not None and not _over_a_whole_hull(hull, found):
                 found.append(_clear_of_bases(hull, bases))
+        for blob in _learned_blobs(view, camera_cm):
+            if _on_found(blob, found):
+                continue
+            hull = _measured(view, blob, camera_cm)
+            if hull is not None and _map_support(view, hull) >= LEARNED_SUPPORT:
+                found.append(_clear_of_bases(hull, bases))
+        if view.hulls is not None:
+            found = [hull for hull in found if _map_support(view, hull) >= MIN_SUPPORT]
     if not found:
         return Vehicles.empty()
     vehicles = _as_vehicles(found)
     return vehicles[_distinct(vehicles)]
+
+
+def _map_support(view: TableView, hull: tuple) -> float:
+    """The hull map's mean probability over a measured footprint."""
+    corners = _as_vehicles([hull]).corners_cm()[0] * PX_PER_CM - 0.5
+    box = cv2.boundingRect(np.round(corners).astype(np.int32))
+    x0, y0 = max(0, box[0]), max(0, box[1])
+    window = view.hulls[y0 : box[1] + box[3] + 1, x0 : box[0] + box[2] + 1]
+    inside = np.zeros(window.shape, np.uint8)
+    cv2.fillPoly(inside, [np.round(corners - [x0, y0]).astype(np.int32)], 1)
+    return float(window[inside > 0].mean()) if inside.any() else 0.0
+
+
+def _learned_blobs(view: TableView, camera_cm: np.ndarray) -> list[_Blob]:
+    """The hull map's footprints as blobs to measure: each seen as the masks see a hull, its far
+    sides pushed out by a typical roof's parallax (which measuring takes back off)."""
+    if view.hulls is None:
+        return []
+    from models.hull_map import footprints
+
+    scale = camera_cm[2] / (camera_cm[2] - HULL_HEIGHT_CM)
+    blobs = []
+    for centre, length, width, heading in footprints(view.hulls, PX_PER_CM):
+        if not (LENGTH_CM[0] * 0.9 <= length <= LENGTH_CM[1] and WIDTH_CM[0] * 0.9 <= width <= WIDTH_CM[1]):
+            continue
+        axes = _axes(heading)
+        middle, nadir = axes @ centre, axes @ camera_cm[:2]
+        half = np.array([length / 2, width / 2])
+        extent = np.stack([middle - half, middle + half], axis=1)
+        far = np.stack([extent[:, 0] < nadir, extent[:, 1] > nadir], axis=1)
+        extent = np.where(far, nadir[:, None] + (extent - nadir[:, None]) * scale, extent)
+        blobs.append(_Blob(heading, axes, extent, 1.0))
+    return blobs
 
 
 def _as_vehicles(found: list[tuple]) -> Vehicles:

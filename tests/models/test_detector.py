@@ -307,6 +307,7 @@ def test_a_corrupt_model_file_says_how_to_fix_it(tmp_path):
 SHIPPED_NETS = [  # module, its path's name, the detector's attribute, the option that re-creates it
     ("models.base_map", "SHIPPED_BASE_MAP", "base_map", "--base-map"),
     ("models.centring", "SHIPPED_CENTRING", "centring", "--centring"),
+    ("models.hull_map", "SHIPPED_HULL_MAP", "hull_map", "--hull-map"),
 ]
 
 

@@ -13,6 +13,7 @@ from calibration.synthetic import Look
 from calibration.table import calibrate
 from models.detections import Bases, Vehicles
 from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, marker_squares_cm, native_px_per_mm, rectified
+from models.hull_map import SHIPPED_HULL_MAP, HullMap
 from models.scoring import score_vehicles
 from models.synth.painter import box_corners
 from models.synth.randomize import random_camera, random_scene, table_markers
@@ -41,7 +42,9 @@ from models.vehicles import (
     _colour_distance,
     _footprint,
     _ground_in_shadow,
+    _hull,
     _in_the_shade,
+    _learned_blobs,
     _median_colours,
     _shading_free,
     _shadowed,
@@ -231,9 +234,11 @@ def _placed(found: Vehicles, tank: VehicleSpec) -> bool:
     return distance[i] * 10 <= 5.0 and abs((found.heading_deg[i] - tank.heading_deg + 90) % 180 - 90) <= 2.0
 
 
-def _found_on_validation_table(seed: int, hard: bool = True) -> tuple[TableScene, Vehicles]:
+def _found_on_validation_table(
+    seed: int, hard: bool = True, hull_map: HullMap | None = None
+) -> tuple[TableScene, Vehicles]:
     """A validation table's scene and the vehicles found on it, its camera drawn as the
-    benchmark draws it and its exact calibration."""
+    benchmark draws it and its exact calibration (with the `hull_map`'s view, if given)."""
     rng = np.random.default_rng(seed)
     scene = random_scene(rng, hard=hard, table="183x122")
     wide = hard and rng.random() < 0.3  # drawn as the benchmark draws it, to keep the same camera
@@ -241,7 +246,8 @@ def _found_on_validation_table(seed: int, hard: bool = True) -> tuple[TableScene
     frame = render_scene(scene, camera, seed)
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     rect, ppm = rectified(frame.image, calibration)
-    found = find_vehicles(foreground(rect, ppm), np.asarray(calibration.camera_centre_cm), Bases.empty())
+    centre = np.asarray(calibration.camera_centre_cm)
+    found = find_vehicles(foreground(rect, ppm, (), hull_map, centre), centre, Bases.empty())
     return scene, found
 
 
@@ -1003,3 +1009,52 @@ def test_hulls_measured_before_their_bases_came_back_are_cleared_of_them_each_on
 def test_a_hull_that_moving_its_end_would_make_too_short_is_kept_as_measured():
     hull = _hull_tuple(length=10.5, width=5.0)
     assert _clear_of_bases(hull, _base_at(-(5.25 + 0.2), 0.0))[1] == 10.5
+
+
+def _map_of(view, hulls: Vehicles) -> np.ndarray:
+    """A hull map that is sure of these footprints and of nothing else, on the view's coarse grid."""
+    rows, cols = view.masks[0].shape
+    fine = np.zeros((rows * 8, cols * 8), np.float32)  # drawn 8x finer: each pixel its share covered
+    for corners in hulls.corners_cm():
+        cv2.fillPoly(fine, [np.round(corners * PX_PER_CM * 8 - 0.5).astype(np.int32)], 1.0)
+    return cv2.resize(fine, (cols, rows), interpolation=cv2.INTER_AREA)
+
+
+def test_a_footprint_the_map_proposes_is_measured_back_to_itself():
+    """The map draws footprints; a blob is what the masks see (far sides out by the roof's
+    parallax), and measuring takes that back off."""
+    camera = np.array([90.0, 60.0, 180.0])
+    view = foreground(np.full((600, 900, 3), 120, np.uint8), 0.5)
+    hull = _as_vehicles([((150.0, 25.0), 22.0, 11.0, 30.0, 1.0)])
+    view.hulls = cv2.GaussianBlur(_map_of(view, hull), (0, 0), 1.0)
+    (blob,) = _learned_blobs(view, camera)
+    centre, length, width = _hull(blob, camera)
+    np.testing.assert_allclose(centre, [150.0, 25.0], atol=0.1)
+    assert length == pytest.approx(22.0, abs=0.3) and width == pytest.approx(11.0, abs=0.3)
+    assert np.all(blob.size_cm > [22.0, 11.0])  # the roof, pushed outward
+
+
+def test_a_hull_the_masks_find_but_the_map_does_not_is_dropped():
+    """The map has seen buildings, cards and patches of mat the masks take for hulls."""
+    scene = TableScene(TABLE, *table_markers("183x122"), Mat("sand", (120, 165, 195), 12.0), vehicles=TANKS)
+    camera = rig_camera()
+    frame = render_scene(scene, camera, seed=11)
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    rect, ppm = rectified(frame.image, calibration)
+    view = foreground(rect, ppm)
+    centre = np.asarray(calibration.camera_centre_cm)
+    truth = _as_vehicles([((t.x_cm, t.y_cm), t.length_cm, t.width_cm, t.heading_deg, 1.0) for t in TANKS])
+    view.hulls = _map_of(view, truth[:1])
+    found = find_vehicles(view, centre, Bases.empty())
+    assert len(found) == 1 and _placed(found, TANKS[0])
+    view.hulls = _map_of(view, truth)
+    assert len(find_vehicles(view, centre, Bases.empty())) == 2
+
+
+def test_a_hull_painted_like_its_mat_under_an_arm_is_placed_on_the_hull_maps_proposal():
+    """Hard validation table 76,014: a blue tank on a blue mat with an arm across it makes no
+    hull-shaped blob in any mask; the map draws it, and its sides are measured."""
+    scene, plain = _found_on_validation_table(76014)
+    _, mapped = _found_on_validation_table(76014, hull_map=HullMap(SHIPPED_HULL_MAP))
+    assert not _placed(plain, scene.vehicles[1])
+    assert all(_placed(mapped, tank) for tank in scene.vehicles)
