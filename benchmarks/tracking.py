@@ -75,11 +75,7 @@ class TruthDetector:
         xy = np.array([[p.base.x_cm, p.base.y_cm] for p in pieces]).reshape(-1, 2)
         xy = xy + self.rng.normal(0, self.noise_cm, xy.shape)
         bases = Bases(xy, np.array([p.base.diameter_mm for p in pieces]), np.ones(len(pieces)))
-        hulls = [v for _, v in vehicles]
-        found = Vehicles(np.array([[v.x_cm, v.y_cm] for v in hulls]).reshape(-1, 2),
-                         np.array([v.length_cm for v in hulls]), np.array([v.width_cm for v in hulls]),
-                         np.array([v.heading_deg for v in hulls]), np.ones(len(hulls)))
-        return Detections(bases=bases, vehicles=found)
+        return Detections(bases=bases, vehicles=Vehicles.placed([v for _, v in vehicles]))
 
 
 class NearestNeighbourBaseline:

@@ -9,7 +9,6 @@ only (the `train` extra).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -150,27 +149,13 @@ def train_base_map(tables: list[MapTable], recipe: BaseMapRecipe, out: Path, log
     """Fit the net on random crops of the tables and export it to `out`; the last steps' loss."""
     import torch
 
+    from models.training import export_onnx, fit_steps
+
     torch.manual_seed(recipe.seed)
     rng = np.random.default_rng(recipe.seed)
     ready = [(normalised(t.image), t.bases) for t in tables]
     net = _network()
-    opt = torch.optim.AdamW(net.parameters(), recipe.learning_rate, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, recipe.learning_rate, total_steps=recipe.steps)
-    recent: list[float] = []
-    t0 = time.perf_counter()
-    for step in range(recipe.steps):
-        net.train()
-        x, target, ignore = _crops(ready, recipe, rng)
-        loss = focal_loss(net(x), target, ignore)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        schedule.step()
-        recent = [*recent[-49:], loss.item()]
-        if (step + 1) % 100 == 0 or step + 1 == recipe.steps:
-            seconds = time.perf_counter() - t0
-            log(f"base map, step {step + 1}/{recipe.steps}: loss {np.mean(recent):.3f}, {seconds:.0f} s")
-    from models.training import export_onnx
-
+    batches = (tuple(_crops(ready, recipe, rng)) for _ in range(recipe.steps))
+    loss = fit_steps(net, batches, lambda net, b: focal_loss(net(b[0]), b[1], b[2]), recipe, "base map", log)
     export_onnx(net, out, (1, 3, 256, 256), {"table": {2: "h", 3: "w"}, "logits": {2: "gh", 3: "gw"}})
-    return {"loss": round(float(np.mean(recent)), 4), "tables": len(tables)}
+    return {"loss": round(loss, 4), "tables": len(tables)}

@@ -12,6 +12,7 @@ point; everything downstream (tracker, rules, web UI) reads table cm.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -106,6 +107,18 @@ class Vehicles:
     @classmethod
     def empty(cls) -> Vehicles:
         return cls(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
+
+    @classmethod
+    def placed(cls, hulls: Sequence) -> Vehicles:
+        """Vehicles standing exactly as `hulls` say (a scene's specs or a render's truth: each
+        with x_cm, y_cm, length_cm, width_cm and heading_deg), each sure."""
+        return cls(
+            np.array([[h.x_cm, h.y_cm] for h in hulls]).reshape(-1, 2),
+            np.array([h.length_cm for h in hulls], dtype=np.float64),
+            np.array([h.width_cm for h in hulls], dtype=np.float64),
+            np.array([h.heading_deg for h in hulls], dtype=np.float64),
+            np.ones(len(hulls)),
+        )
 
     @classmethod
     def merge(cls, parts: list[Vehicles]) -> Vehicles:

@@ -79,10 +79,10 @@ def footprints(probability: np.ndarray, px_per_cm: float, threshold: float = 0.5
     outline at a threshold moves with the blur.
     """
     count, labels, stats, _ = cv2.connectedComponentsWithStats((probability > threshold).astype(np.uint8))
+    rows, cols = probability.shape
     found = []
     for i in range(1, count):
         x, y, w, h = stats[i, :4]
-        rows, cols = probability.shape
         window = (slice(max(0, y - 2), min(rows, y + h + 2)), slice(max(0, x - 2), min(cols, x + w + 2)))
         own = cv2.dilate((labels[window] == i).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         p = np.where(own, probability[window], 0).astype(np.float64)

@@ -9,7 +9,6 @@ most crops are drawn around one. torch is imported here only (the `train` extra)
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,14 +63,7 @@ def hull_table(index: int, hard: bool, spp: int = 0, variant: str = SCALAR) -> H
     rendered, calibration = training_table(index, hard, spp, variant)
     rect, ppm = rectified(rendered.image, calibration)
     truth = rendered.truth.vehicles
-    hulls = Vehicles(
-        np.array([[v.x_cm, v.y_cm] for v in truth]).reshape(-1, 2),
-        np.array([v.length_cm for v in truth]),
-        np.array([v.width_cm for v in truth]),
-        np.array([v.heading_deg for v in truth]),
-        np.ones(len(truth)),
-    )
-    corners = hulls.corners_cm().reshape(-1, 4, 2) * PX_PER_CM - 0.5
+    corners = Vehicles.placed(truth).corners_cm().reshape(-1, 4, 2) * PX_PER_CM - 0.5
     visible = np.array([v.visible for v in truth])
     camera = np.asarray(calibration.camera_centre_cm, np.float64)
     return HullTable(coarse_table(rect, ppm), camera, corners, visible)
@@ -238,31 +230,20 @@ def train_hull_map(
     import torch
     import torch.nn.functional as F
 
+    from models.training import export_onnx, fit_steps
+
     if recipe.crop_px % ALIGN:
         raise ValueError(f"crop_px must be a multiple of {ALIGN}")
     torch.manual_seed(recipe.seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     net = _network().to(device)
-    opt = torch.optim.AdamW(net.parameters(), recipe.learning_rate, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, recipe.learning_rate, total_steps=recipe.steps)
-    recent: list[float] = []
-    t0 = time.perf_counter()
-    for step, batch in enumerate(batches(tables, recipe, jobs)):
-        net.train()
-        x, target, ignore = (torch.from_numpy(a).to(device) for a in batch)
-        logits = net(x)
-        weight = 1 - ignore
-        loss = F.binary_cross_entropy_with_logits(logits, target, reduction="none")
-        loss = (loss * weight).sum() / weight.sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        schedule.step()
-        recent = [*recent[-49:], loss.item()]
-        if (step + 1) % 100 == 0 or step + 1 == recipe.steps:
-            seconds = time.perf_counter() - t0
-            log(f"hull map, step {step + 1}/{recipe.steps}: loss {np.mean(recent):.4f}, {seconds:.0f} s")
-    from models.training import export_onnx
 
+    def loss_of(net, batch):  # binary cross-entropy over the cells not left out
+        x, target, ignore = (torch.from_numpy(a).to(device) for a in batch)
+        weight = 1 - ignore
+        loss = F.binary_cross_entropy_with_logits(net(x), target, reduction="none")
+        return (loss * weight).sum() / weight.sum()
+
+    loss = fit_steps(net, batches(tables, recipe, jobs), loss_of, recipe, "hull map", log, digits=4)
     export_onnx(net, out, (1, 5, 160, 160), {"table": {2: "h", 3: "w"}, "logits": {2: "gh", 3: "gw"}})
-    return {"loss": round(float(np.mean(recent)), 5), "tables": len(tables)}
+    return {"loss": round(loss, 5), "tables": len(tables)}

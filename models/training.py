@@ -10,7 +10,7 @@ here only (the `train` extra); the runtime needs onnxruntime alone.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -151,6 +151,32 @@ def over_tables(job: Callable, recipe, jobs: int = 1):
             yield from pool.map(job, indices, hard, samples, variants)
         else:
             yield from map(job, indices, hard, samples, variants)
+
+
+def fit_steps(
+    net, batches: Iterable, loss_of: Callable, recipe, name: str, log=print, digits: int = 3
+) -> float:
+    """The maps' training: AdamW (weight decay 1e-4) along a one-cycle schedule peaking at the
+    recipe's learning rate, one step per batch (`recipe.steps` of them), the loss of a batch
+    being `loss_of(net, batch)`; logged every 100 steps. The last 50 steps' mean loss."""
+    import torch
+
+    opt = torch.optim.AdamW(net.parameters(), recipe.learning_rate, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, recipe.learning_rate, total_steps=recipe.steps)
+    recent: list[float] = []
+    t0 = time.perf_counter()
+    for step, batch in enumerate(batches):
+        net.train()
+        loss = loss_of(net, batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        schedule.step()
+        recent = [*recent[-49:], loss.item()]
+        if (step + 1) % 100 == 0 or step + 1 == recipe.steps:
+            seconds = time.perf_counter() - t0
+            log(f"{name}, step {step + 1}/{recipe.steps}: loss {np.mean(recent):.{digits}f}, {seconds:.0f} s")
+    return float(np.mean(recent))
 
 
 def collect_tables(job: Callable, recipe, log=print, jobs: int = 1, every: int = 10) -> list:

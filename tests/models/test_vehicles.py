@@ -1043,7 +1043,7 @@ def test_a_hull_the_masks_find_but_the_map_does_not_is_dropped():
     rect, ppm = rectified(frame.image, calibration)
     view = foreground(rect, ppm)
     centre = np.asarray(calibration.camera_centre_cm)
-    truth = _as_vehicles([((t.x_cm, t.y_cm), t.length_cm, t.width_cm, t.heading_deg, 1.0) for t in TANKS])
+    truth = Vehicles.placed(TANKS)
     view.hulls = _map_of(view, truth[:1])
     found = find_vehicles(view, centre, Bases.empty())
     assert len(found) == 1 and _placed(found, TANKS[0])
