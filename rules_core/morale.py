@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from rules_core.reach import sight_lines
+from rules_core.reach import height_level, sight_lines
 from rules_core.scene import Scene
 
 
 def leader_sight_report(scene: Scene) -> dict[str, dict]:
     """Every model of a unit that has a leader: the leaders that see it (centre to centre, no
-    sight-blocking piece between) and whether any does. Units without a leader are left out."""
+    sight-blocking piece between, and on his height level where the ruleset asks it) and whether
+    any does. Units without a leader are left out."""
     rule = scene.ruleset.leader_sight
     blockers = [
         shapely.Polygon(t.polygon_cm)
@@ -32,7 +33,15 @@ def leader_sight_report(scene: Scene) -> dict[str, dict]:
         if not len(leaders) or not len(troopers):
             continue
         seen = sight_lines(blockers, scene.xy[leaders], scene.xy[troopers])
+        if rule.same_level:
+            seen &= _levels(scene, leaders)[:, None] == _levels(scene, troopers)[None, :]
         for column, k in enumerate(troopers):
             seen_by = [scene.models[leaders[row]].id for row in np.flatnonzero(seen[:, column])]
             report[scene.models[k].id] = {"in_leader_sight": bool(seen_by), "seen_by": seen_by}
     return report
+
+
+def _levels(scene: Scene, models: np.ndarray) -> np.ndarray:
+    """Each model's height level: sight is only «при условии нахождения на одинаковом уровне по
+    высоте»."""
+    return np.array([height_level(scene, scene.models[k]) for k in models], dtype=int)

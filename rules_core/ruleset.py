@@ -334,6 +334,9 @@ class LeaderSight(_Strict):
     """Models in their unit leader's direct line of sight (sight-blocking terrain between breaks it)."""
 
     leader_roles: list[str]
+    # Only models on the leader's own height level are in his sight (Mobile Infantry: the field of
+    # view is a clear view «при условии нахождения на одинаковом уровне по высоте»).
+    same_level: bool = False
     note: str = ""
 
 
