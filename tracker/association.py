@@ -5,10 +5,13 @@ One Hungarian assignment (scipy `linear_sum_assignment`) on a combined cost:
 - distance, as a fraction of the piece's move allowance and *squared*, so a group moved
   together keeps its order (for a rigid shift the identity mapping minimises the sum of squares);
   a piece that stayed put costs nearly nothing;
-- appearance (colour histogram of the top-down crop): decides between two models that swapped
-  places in one hand move, where distance alone would keep the ids on the positions. Only
-  the part above `appearance_floor` counts: below it, two crops differ no more than one model
-  differs from itself after being picked up and put down, and distance should decide;
+- appearance (colour histogram and lightness of the top-down crop, `tracker.appearance`):
+  decides between two models that swapped places in one hand move, where distance alone would
+  keep the ids on the positions. Only the part above `appearance_floor` and
+  `lightness_floor` counts: below them, two crops differ no more than one model differs from
+  itself after being picked up and put down, and distance should decide. The lightness's
+  share is capped at `lightness_cap`: a model carried into a building's shadow darkens far
+  more than two shades of one paint differ, and is still the same model;
 - a rigid move: pieces lifted together are set down as they stood, so the displacement most
   of a unit's pieces share (or of the unit-less pieces') is found by its support (how many
   pieces it carries onto a detection), not from a first matching, and a piece matched along
@@ -28,7 +31,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial import cKDTree
 
-from tracker.appearance import appearance_distance
+from tracker.appearance import Look, colour_distance, lightness_difference
 
 INFEASIBLE = 1e6
 
@@ -41,6 +44,9 @@ class Weights:
     appearance: float = 2.0
     appearance_floor: float = 0.15
     appearance_gate: float = 0.75
+    lightness: float = 40.0
+    lightness_floor: float = 0.04
+    lightness_cap: float = 1.0
     heading: float = 0.3
     allowance_slack: float = 1.25
     slack_cm: float = 3.0
@@ -74,7 +80,7 @@ def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], li
 
 
 def match_cost(old_xy: np.ndarray, new_xy: np.ndarray, allowance_cm: np.ndarray,
-               old_appearance: list[np.ndarray | None], new_appearance: list[np.ndarray | None],
+               old_appearance: list[Look | None], new_appearance: list[Look | None],
                same_class: np.ndarray, weights: Weights, shift_cm: np.ndarray | None = None) -> np.ndarray:
     """(tracks x detections) cost; `shift_cm` (tracks x 2) is each track's rigid move, zero
     for none: a detection along it costs by the residual as a share of `slack_cm`, or as any
@@ -90,8 +96,10 @@ def match_cost(old_xy: np.ndarray, new_xy: np.ndarray, allowance_cm: np.ndarray,
     for i, a in enumerate(old_appearance):
         for j, b in enumerate(new_appearance):
             if a is not None and b is not None:
-                seen = appearance_distance(a, b)
-                cost[i, j] += weights.appearance * max(seen - weights.appearance_floor, 0.0)
+                seen = colour_distance(a, b)
+                shade = weights.lightness * max(lightness_difference(a, b) - weights.lightness_floor, 0.0)
+                cost[i, j] += (weights.appearance * max(seen - weights.appearance_floor, 0.0)
+                               + min(shade, weights.lightness_cap))
                 if seen > weights.appearance_gate:
                     cost[i, j] = INFEASIBLE
     cost[~same_class] = INFEASIBLE

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from models.detections import Detections
-from tracker.appearance import blend
+from tracker.appearance import Look, blend
 from tracker.association import Weights, assign, heading_cost, match_cost, rigid_readings
 from tracker.tracks import Track, TrackChanges
 
-Appearance = Sequence[np.ndarray | None]
+Appearance = Sequence[Look | None]
 InPlay = Callable[[np.ndarray], np.ndarray]
 Alike = Callable[[list[Track]], np.ndarray]
 
@@ -269,7 +269,7 @@ class Tracker:
                 out[track.id] = track.looked_for_xy + shifts[carried[int(np.argmin(gap))]]
         return out
 
-    def _follow(self, track: Track, xy: np.ndarray, appearance: np.ndarray | None, changes: TrackChanges,
+    def _follow(self, track: Track, xy: np.ndarray, appearance: Look | None, changes: TrackChanges,
                 headings: np.ndarray | None = None, j: int = 0) -> None:
         # Modulo 180: the detector knows a hull's front only when it sees the gun, so a heading
         # flipping by 180 degrees between frames is the same pose, not a turn.
@@ -301,7 +301,7 @@ class Tracker:
                 self.removed[track.id] = self.tracks.pop(track.id)
                 changes.removed.append(track.id)
 
-    def _new(self, kind: str, xy: np.ndarray, appearance: np.ndarray | None,
+    def _new(self, kind: str, xy: np.ndarray, appearance: Look | None,
              changes: TrackChanges) -> Track:
         self._counter[kind] += 1
         track_id = f"{'m' if kind == 'model' else 'v'}{self._counter[kind]}"

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tracker.appearance import Look
+
 
 @dataclass
 class Track:
@@ -24,7 +26,7 @@ class Track:
     length_cm: float = 0.0
     width_cm: float = 0.0
     heading_deg: float = 0.0
-    appearance: np.ndarray | None = None
+    appearance: Look | None = None
     visible: bool = True
     missed: int = 0
     # For each detection that missed it, where the picture came to differ (None: everywhere):

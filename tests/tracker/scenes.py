@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.detections import Bases, Detections, Vehicles
+from tracker.appearance import Look
 
 
 def bases(*xy: tuple[float, float], diameter_mm: float = 32.0) -> Bases:
@@ -22,8 +23,8 @@ def vehicles(*poses: tuple[float, float, float]) -> Vehicles:
     return Vehicles(poses_arr[:, :2], np.full(n, 20.0), np.full(n, 10.0), poses_arr[:, 2], np.full(n, 0.9))
 
 
-def colour(hue_bin: int, bins: int = 48) -> np.ndarray:
-    """A histogram that is all one hue: a model painted in one colour."""
+def colour(hue_bin: int, bins: int = 48, lightness: float = 0.0) -> Look:
+    """The look of a model painted all in one hue, `lightness` (log) lighter than the mat."""
     hist = np.full(bins, 1e-3)
     hist[hue_bin] = 1.0
-    return hist / hist.sum()
+    return Look(hist / hist.sum(), lightness)

@@ -58,3 +58,25 @@ def test_a_hand_resting_still_over_a_model_never_makes_it_a_casualty():
     assert any(r.settled and r.detected for r in results[1:17])  # the hand stayed still for 3 s
     assert not [t for r in results for t in r.changes.removed]
     assert by_id(results[-1])["m1"]["visible"] and sorted(by_id(results[-1])) == ["m1", "m2"]
+
+
+def test_two_shades_of_one_paint_swapped_by_a_hand_keep_their_ids_though_the_exposure_changed():
+    """Alike hue histograms; only their lightness against the frame tells them apart, and the
+    camera's exposure dropping by 15 % after the swap must not."""
+    import cv2
+
+    from hardware.source import Frame
+    from tests.tracker.flat import Piece, render
+
+    dark, light = (150, 45, 30), (200, 60, 40)
+    before = [Piece(40, 40, dark), Piece(50, 40, light)]
+    after = [Piece(40, 40, light), Piece(50, 40, dark)]
+    scenes = [(before, None), (before, None), (before, (42, 42)), ([], (45, 42)), (after, (48, 42)),
+              *[(after, None)] * 14]  # a picture changed all over settles once still for 2 s
+    pictures = [render(pieces, hand, seed=i) for i, (pieces, hand) in enumerate(scenes)]
+    pictures[5:] = [cv2.convertScaleAbs(image, alpha=0.85) for image in pictures[5:]]
+    pipeline = flat_pipeline()
+    results = [pipeline.process(Frame(image, i, 0.2 * i, f"{i}")) for i, image in enumerate(pictures)]
+    placed = by_id(results[-1])
+    assert (placed["m1"]["x_cm"], placed["m1"]["y_cm"]) == (50.0, 40.0)
+    assert (placed["m2"]["x_cm"], placed["m2"]["y_cm"]) == (40.0, 40.0)

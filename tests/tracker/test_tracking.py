@@ -45,6 +45,30 @@ def test_two_models_swapped_in_one_hand_move_keep_their_ids_by_appearance():
     assert positions(tracker) == {"m1": (34.0, 30.0), "m2": (30.0, 30.0)}
 
 
+def test_two_shades_of_one_paint_swapped_keep_their_ids_by_lightness():
+    """The benchmark's swapped blues, path-traced: alike hue histograms, lightness 0.07 apart."""
+    tracker = Tracker(default_allowance_cm=15.0)
+    dark, light = colour(0, lightness=0.01), colour(0, lightness=0.08)
+    tracker.update(detections((30, 30), (39.2, 30)), [dark, light])
+    tracker.update(detections((30, 30), (39.2, 30)), [colour(0, lightness=0.085), colour(0, lightness=0.012)])
+    assert positions(tracker) == {"m1": (39.2, 30.0), "m2": (30.0, 30.0)}
+
+
+def test_a_model_carried_into_a_shadow_keeps_its_id_though_much_darker():
+    tracker = Tracker(default_allowance_cm=15.0)
+    tracker.update(detections((30, 30), (60, 60)), [colour(0, lightness=0.3), colour(20)])
+    changes = tracker.update(detections((42, 30), (60, 60)), [colour(0, lightness=-0.6), colour(20)])
+    assert positions(tracker) == {"m1": (42.0, 30.0), "m2": (60.0, 60.0)}
+    assert not changes.added and not changes.removed
+
+
+def test_lightness_within_the_floor_does_not_swap_two_models_that_stood_still():
+    tracker = Tracker()
+    tracker.update(detections((30, 30), (34, 30)), [colour(0, lightness=0.0), colour(0, lightness=0.02)])
+    tracker.update(detections((30, 30), (34, 30)), [colour(0, lightness=0.02), colour(0, lightness=0.0)])
+    assert positions(tracker) == {"m1": (30.0, 30.0), "m2": (34.0, 30.0)}
+
+
 def test_a_model_taken_off_is_removed_after_confirmation_not_swapped():
     tracker = Tracker()
     tracker.update(detections((30, 30), (34, 30), (38, 30)))
