@@ -613,37 +613,22 @@ SHIPPED_WEIGHTS = Path(__file__).parent / "weights" / "rim_verifier.onnx"
 
 
 def load_detector(weights: str | None = None) -> Detector:
-    """The detector with its rim verifier, base map and centring net; `weights` names the
-    verifier's ONNX file (None: the shipped one). The base map and the centring net are always
-    the shipped ones: they rank and place the rims of any verifier.
+    """The detector with its rim verifier, base map, centring net and hull map; `weights` names
+    the verifier's ONNX file (None: the shipped one). The other three are always the shipped
+    ones: they rank and place the rims of any verifier, and draw the hulls.
 
     Should a shipped file be absent (a source checkout without weights), the classical
-    thresholds run instead of the verifier, the votes alone rank the candidates and the rim fit
-    alone places them; a file the user names must exist and load.
+    thresholds run instead of the verifier, the votes alone rank the candidates, the rim fit
+    alone places them and the masks alone find the hulls; a file the user names must exist and
+    load.
     """
     from models.base_map import SHIPPED_BASE_MAP, BaseMap
     from models.centring import SHIPPED_CENTRING, Centring
     from models.hull_map import SHIPPED_HULL_MAP, HullMap
 
-    base_map = centring = hull_map = None
-    if SHIPPED_BASE_MAP.exists():
-        base_map = _loaded(
-            BaseMap, SHIPPED_BASE_MAP, f"the base map {SHIPPED_BASE_MAP} is not a usable ONNX model",
-            "restore it from the repository (git checkout -- models/weights), or re-create it with "
-            "`tablesight train --base-map`",
-        )
-    if SHIPPED_CENTRING.exists():
-        centring = _loaded(
-            Centring, SHIPPED_CENTRING, f"the centring net {SHIPPED_CENTRING} is not a usable ONNX model",
-            "restore it from the repository (git checkout -- models/weights), or re-create it with "
-            "`tablesight train --centring`",
-        )
-    if SHIPPED_HULL_MAP.exists():
-        hull_map = _loaded(
-            HullMap, SHIPPED_HULL_MAP, f"the hull map {SHIPPED_HULL_MAP} is not a usable ONNX model",
-            "restore it from the repository (git checkout -- models/weights), or re-create it with "
-            "`tablesight train --hull-map`",
-        )
+    base_map = _shipped_net(BaseMap, SHIPPED_BASE_MAP, "the base map", "--base-map")
+    centring = _shipped_net(Centring, SHIPPED_CENTRING, "the centring net", "--centring")
+    hull_map = _shipped_net(HullMap, SHIPPED_HULL_MAP, "the hull map", "--hull-map")
     path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
     if weights is None and not path.exists():
         return Detector(base_map=base_map, centring=centring, hull_map=hull_map)
@@ -663,6 +648,18 @@ def load_detector(weights: str | None = None) -> Detector:
         "re-create it with `tablesight train`, or leave the option out to use the shipped model",
     )
     return Detector(verifier, base_map, centring, hull_map)
+
+
+def _shipped_net(load: Callable[[Path], _Net], path: Path, name: str, option: str) -> _Net | None:
+    """A net the detector ships beside the verifier, None where its file is absent (a source
+    checkout without weights); a file that is there must load."""
+    if not path.exists():
+        return None
+    return _loaded(
+        load, path, f"{name} {path} is not a usable ONNX model",
+        "restore it from the repository (git checkout -- models/weights), or re-create it with "
+        f"`tablesight train {option}`",
+    )
 
 
 def _loaded(load: Callable[[Path], _Net], path: Path, problem: str, fix: str) -> _Net:
