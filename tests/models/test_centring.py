@@ -12,7 +12,6 @@ from models.centring_training import centring_samples
 from models.detector import rectified
 from models.synth.truth_calibration import CameraCalibration
 from models.verifier import RADIUS_CHANNEL, SIZE_CHANNEL, rim_patches
-from rules_core.errors import TablesightError
 
 
 def test_offsets_go_into_the_views_frame_and_back():
@@ -79,17 +78,6 @@ def test_the_detector_runs_the_shipped_centring_net():
     from models.detector import load_detector
 
     assert isinstance(load_detector().centring, Centring)
-
-
-def test_another_model_in_the_centring_nets_place_is_refused(monkeypatch):
-    import models.centring
-    from models.base_map import SHIPPED_BASE_MAP
-    from models.detector import load_detector
-
-    monkeypatch.setattr(models.centring, "SHIPPED_CENTRING", SHIPPED_BASE_MAP)
-    with pytest.raises(TablesightError) as error:
-        load_detector()
-    assert "not a base-centring model" in error.value.problem
 
 
 @pytest.mark.slow

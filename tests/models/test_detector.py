@@ -335,6 +335,25 @@ def test_without_a_shipped_net_the_detector_does_without_it(monkeypatch, tmp_pat
     assert getattr(load_detector(), attribute) is None
 
 
+WRONG_NETS = [  # a shipped net, and what its loader says of the base map's file in its place
+    (SHIPPED_NETS[1], "not a base-centring model"),
+    (SHIPPED_NETS[2], "not a hull map"),
+]
+
+
+@pytest.mark.parametrize(("net", "said"), WRONG_NETS)
+def test_another_model_in_a_shipped_nets_place_is_refused(monkeypatch, net, said):
+    import importlib
+
+    from models.base_map import SHIPPED_BASE_MAP
+
+    module, name, _, option = net
+    monkeypatch.setattr(importlib.import_module(module), name, SHIPPED_BASE_MAP)
+    with pytest.raises(TablesightError) as error:
+        load_detector()
+    assert said in error.value.problem and option in error.value.fix
+
+
 def _two_disc_image(shift_px: float, wall: int) -> tuple[np.ndarray, np.ndarray, float]:
     """A base drawn exactly: bottom disc, then the top disc scaled about the nadir (8x supersampled)."""
     import cv2
