@@ -461,7 +461,6 @@ class Detector:
         j = idx[better]
         c.centres_px[j], c.radius_px[j], score[j] = centres[better], radius[better], again[better]
 
-
     def _retry_centred(self, c: FittedCandidates, score: np.ndarray) -> None:
         """Show the verifier the rims it still rejects where the centring net puts them; keep the
         move where it likes the rim more, accepting at FAR_ACCEPT_PROBABILITY as the far refits do.

@@ -19,7 +19,7 @@ import numpy as np
 from hardware.source import Frame
 from models.detections import Detections
 from rules_core.errors import TablesightError
-from tracker.appearance import describe, frame_brightness
+from tracker.appearance import HsvFrame, describe, seen
 from tracker.motion import MotionGate
 from tracker.tracking import Tracker
 from tracker.tracks import FrameResult, TrackChanges
@@ -170,9 +170,9 @@ class Pipeline:
         bases, vehicles = detections.bases_to_track(), detections.vehicles
         # The inner 60 % of the base: the miniature's paint, not the rim and base top that a
         # whole army shares (measured on benchmark renders: 2.4x the contrast between models).
-        brightness = frame_brightness(image)
-        model_look = self._appearance(image, bases.xy_cm, 0.6 * bases.diameter_mm / 20.0, brightness)
-        vehicle_look = self._appearance(image, vehicles.xy_cm, vehicles.width_cm / 2.0, brightness)
+        frame = seen(image)
+        model_look = self._appearance(frame, bases.xy_cm, 0.6 * bases.diameter_mm / 20.0)
+        vehicle_look = self._appearance(frame, vehicles.xy_cm, vehicles.width_cm / 2.0)
         in_play = None
         if self._in_play is not None:
             played = replace(reading, changed=self._in_play)
@@ -186,13 +186,12 @@ class Pipeline:
         self._touched = set()
         return changes
 
-    def _appearance(self, image: np.ndarray, xy_cm: np.ndarray, radius_cm: np.ndarray,
-                    brightness: float) -> list:
+    def _appearance(self, frame: HsvFrame, xy_cm: np.ndarray, radius_cm: np.ndarray) -> list:
         if not len(xy_cm):
             return []
         centres = self.calibration.table_to_image(xy_cm)
         rims = self.calibration.table_to_image(xy_cm + np.stack([radius_cm, np.zeros_like(radius_cm)], 1))
-        return describe(image, centres, np.linalg.norm(rims - centres, axis=1), brightness)
+        return describe(frame, centres, np.linalg.norm(rims - centres, axis=1))
 
 
 def build_pipeline(layout: Any = None, intrinsics: Any = None, table: str = "183x122") -> Pipeline:

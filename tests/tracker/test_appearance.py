@@ -2,7 +2,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tracker.appearance import Look, blend, colour_distance, describe, frame_brightness, lightness_difference
+from tracker.appearance import Look, blend, colour_distance, describe, lightness_difference, seen
 
 
 def table(mat=(90, 110, 100), paints=((170, 80, 40), (200, 94, 47)), gain=1.0) -> np.ndarray:
@@ -16,8 +16,7 @@ def table(mat=(90, 110, 100), paints=((170, 80, 40), (200, 94, 47)), gain=1.0) -
 
 
 def looks(image: np.ndarray) -> list[Look]:
-    found = describe(image, np.array([[80.0, 120.0], [240.0, 120.0]]), np.array([12.0, 12.0]),
-                     frame_brightness(image))
+    found = describe(seen(image), np.array([[80.0, 120.0], [240.0, 120.0]]), np.array([12.0, 12.0]))
     assert all(look is not None for look in found)
     return found
 
@@ -38,7 +37,7 @@ def test_lightness_is_taken_against_the_frame_so_exposure_does_not_move_it(gain)
 
 def test_a_disc_off_the_image_has_no_look():
     image = table()
-    assert describe(image, np.array([[5.0, 5.0]]), np.array([12.0]), frame_brightness(image)) == [None]
+    assert describe(seen(image), np.array([[5.0, 5.0]]), np.array([12.0])) == [None]
 
 
 def test_blend_moves_both_parts_towards_the_new_look():
