@@ -47,6 +47,18 @@ def cell_coordinates(points_px: np.ndarray) -> np.ndarray:
     return ((points_px + 0.5) / STRIDE - 0.5).astype(np.float32)
 
 
+def map_peaks(probability: np.ndarray, bar: float) -> tuple[np.ndarray, np.ndarray]:
+    """The cells where a channel of a map (`BaseMap.probabilities`) reaches `bar` and none of
+    their 8 neighbours is higher: (n, 2) their centres in the read image's pixels and (n,)
+    their channels."""
+    centres, channels = [], []
+    for channel, plane in enumerate(probability):
+        ys, xs = np.nonzero((plane == cv2.dilate(plane, np.ones((3, 3), np.uint8))) & (plane >= bar))
+        centres.append((np.column_stack([xs, ys]) + 0.5) * STRIDE - 0.5)
+        channels.append(np.full(len(xs), channel))
+    return np.vstack(centres).astype(np.float64), np.concatenate(channels)
+
+
 class BaseMap:
     """An ONNX base map: (1, 3, h, w) normalised image in, (1, 2, h/8, w/8) logits out."""
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from models.base_map import BaseMap, likelihood_at
+from models.base_map import CLASS_SPLIT_MM, BaseMap, likelihood_at, map_peaks
 from models.medians import row_median
 
 
@@ -118,6 +118,19 @@ LARGER_SHARE = 0.125
 # all 400 / 300 / 250 / 200 / 150 (the votes alone: 2,963 with 19 at 400); at 150 the
 # path-traced hard tables lost 3. Half the candidates also halve the rim fit's work.
 MAPPED_SHARE = 0.5
+# The base map's own peaks join the candidates where no kept vote peak of their class lies
+# within MAP_PEAK_AWAY_MM: a base flocked like its mat, or blurred, raises no vote peak (30 of
+# the 52 path-traced hard validation misses had none of their class within 5 mm), but its
+# figure and its shadow show on the map (65 of the 75 path-traced hard bases without a
+# candidate had a map peak of 0.4 or more within a cell). A cell's centre lies up to 11 mm from
+# the base, and the far refits start around it (`models/detector.py`). On the eight validation
+# sets (5,075 bases) 4,894 -> 4,927 bases, false rims 47 -> 50 (path-traced hard 589 -> 597
+# with 3). A kept peak farther than 5 mm seldom reaches its base: away 8 mm, 4,910 with 48;
+# 3 mm, 4 more on the six hard sets for 3 more false rims. Placed within its cell by a
+# parabola through its neighbours (away 8 mm), a peak did no better than the cell's centre
+# (4,911 / 47 from 0.5, 4,916 / 50 from 0.4, 4,908 / 48 from 0.6).
+MAP_PEAK_LIKELIHOOD = 0.5
+MAP_PEAK_AWAY_MM = 5.0
 
 
 def vote_image(image: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, float]:
@@ -137,7 +150,9 @@ def find_candidates(
     """Vote-map peaks for every size class, in `image` pixels (the rim fit refines them).
 
     With a `base_map` the peaks are ranked by their votes times the square root of its
-    likelihood there for their class (`models/base_map.py`), and `MAPPED_SHARE` of `limit` kept.
+    likelihood there for their class (`models/base_map.py`), and `MAPPED_SHARE` of `limit` kept;
+    after them come the map's own peaks that no kept peak of their class stands near
+    (`MAP_PEAK_LIKELIHOOD`, `MAP_PEAK_AWAY_MM`).
     """
     small, f = vote_image(image, px_per_mm)
     vote_ppm = px_per_mm * f
@@ -146,10 +161,11 @@ def find_candidates(
     valid = sample[sample > 0]
     threshold = float(max(10.0, EDGE_THRESHOLD * row_median(valid))) if len(valid) else 10.0
     edges = edge_pixels(gx, gy, mag, threshold)
-    found_px, classes, scores = [], [], []
+    found_px, classes, scores, maps = [], [], [], []
     for diameter in classes_mm:
         radius = diameter / 2 * vote_ppm
         votes = vote_map(edges, radius)
+        maps.append(votes)
         size = int(2 * round(radius * PEAK_SPACING) + 1)
         peaks = (votes == cv2.dilate(votes, np.ones((size, size), np.uint8))) & (votes > min_votes)
         xs, ys = _where(peaks)
@@ -167,4 +183,33 @@ def find_candidates(
     order = np.argsort(-rank, kind="stable")
     larger = classes[order] > min(classes_mm)
     best = order[~(larger & (np.cumsum(larger) > LARGER_SHARE * limit))][:limit]
-    return Candidates((peak_px[best] + 0.5) / f - 0.5, classes[best], votes[best], probability, f)
+    peak_px, classes, votes = peak_px[best], classes[best], votes[best]
+    if probability is not None:
+        unvoted, unvoted_mm = _unvoted_peaks(probability, peak_px, classes, classes_mm, vote_ppm)
+        peak_px, classes = np.vstack([peak_px, unvoted]), np.concatenate([classes, unvoted_mm])
+        at = np.clip(np.rint(unvoted).astype(np.int64), 0, np.array(small.shape[1::-1]) - 1)
+        unvoted_votes = [maps[classes_mm.index(d)][y, x] for (x, y), d in zip(at, unvoted_mm, strict=True)]
+        votes = np.concatenate([votes, np.asarray(unvoted_votes, np.float64)])
+    return Candidates((peak_px + 0.5) / f - 0.5, classes, votes, probability, f)
+
+
+def _unvoted_peaks(
+    probability: np.ndarray,
+    kept_px: np.ndarray,
+    kept_mm: np.ndarray,
+    classes_mm: tuple[float, ...],
+    vote_ppm: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The base map's peaks (MAP_PEAK_LIKELIHOOD and up) farther than MAP_PEAK_AWAY_MM from every
+    kept peak of their class: (n, 2) vote-image pixels and (n,) classes."""
+    centres, channels = map_peaks(probability, MAP_PEAK_LIKELIHOOD)
+    chosen_px, chosen_mm = [np.zeros((0, 2))], [np.zeros(0)]
+    for diameter in classes_mm:
+        mine = centres[channels == int(diameter > CLASS_SPLIT_MM)]
+        kept = kept_px[kept_mm == diameter]
+        if len(mine) and len(kept):
+            gap = np.linalg.norm(mine[:, None] - kept[None], axis=-1).min(1) / vote_ppm
+            mine = mine[gap > MAP_PEAK_AWAY_MM]
+        chosen_px.append(mine)
+        chosen_mm.append(np.full(len(mine), diameter))
+    return np.vstack(chosen_px), np.concatenate(chosen_mm)

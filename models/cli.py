@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--base-map",
         action="store_true",
         help="train the base map that ranks the candidates instead of the rim verifier "
-        "(its own recipe: 94 painted and 32 path-traced tables)",
+        "(its own recipe: 400 painted and 200 path-traced tables)",
     )
     t.add_argument(
         "--centring",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from models.candidates import find_candidates
+from models.base_map import STRIDE, map_peaks
+from models.candidates import MAP_PEAK_LIKELIHOOD, VOTE_PX_PER_MM, find_candidates
 
 PPM = 1.0  # rectified pixels per millimetre
 
@@ -70,3 +71,49 @@ def test_edge_pixels_are_listed_alike_from_opencv_4_and_5(monkeypatch):
     for found in (four, five):
         np.testing.assert_array_equal(found[0], xs)
         np.testing.assert_array_equal(found[1], ys)
+
+
+class _Map:
+    """A base map that says what it is told: `probabilities` returns a fixed (2, h/8, w/8) map."""
+
+    def __init__(self, probability: np.ndarray) -> None:
+        self.probability = probability
+
+    def probabilities(self, image: np.ndarray) -> np.ndarray:
+        assert image.shape[:2] == (self.probability.shape[1] * STRIDE, self.probability.shape[2] * STRIDE)
+        return self.probability
+
+
+def test_the_maps_peaks_are_its_local_maxima_over_the_bar():
+    probability = np.zeros((2, 6, 8), np.float32)
+    probability[0, 2, 3], probability[0, 2, 4] = 0.8, 0.6  # a peak and its lower neighbour
+    probability[0, 4, 6] = MAP_PEAK_LIKELIHOOD - 0.01  # under the bar
+    probability[1, 1, 1] = 0.9
+    centres, channels = map_peaks(probability, MAP_PEAK_LIKELIHOOD)
+    np.testing.assert_allclose(centres, [[3.5 * STRIDE - 0.5, 2.5 * STRIDE - 0.5], [1.5 * STRIDE - 0.5] * 2])
+    np.testing.assert_array_equal(channels, [0, 1])
+
+
+def test_a_base_the_map_sees_but_no_vote_does_becomes_a_candidate():
+    """A flocked base on a mat of its colour draws no rim to vote for, only its figure and shadow
+    for the map: where the map peaks away from every kept vote peak of that class, the peak's
+    cell joins the candidates; where a vote peak of the class is kept nearby, it does not."""
+    size_mm = 320
+    image = _grainy_mat(int(size_mm * VOTE_PX_PER_MM))  # at the vote scale: no shrinking
+    ring_mm = (71.0, 71.0)  # the centre of the map's cell (4, 4)
+    cv2.circle(image, (142, 142), 32, (20, 20, 20), 1, cv2.LINE_AA, shift=2)  # its 32 mm rim
+    probability = np.zeros((2, image.shape[0] // STRIDE, image.shape[1] // STRIDE), np.float32)
+    probability[0, 4, 4] = 0.9  # over the ring: its vote peak is kept already
+    probability[0, 14, 10] = 0.7  # an unvoted 32 mm base near (168, 232) mm
+    probability[1, 14, 10] = 0.6  # and a 65 mm one at the same spot: its own class
+    probability[1, 2, 14] = MAP_PEAK_LIKELIHOOD / 2  # too unlikely
+    found = find_candidates(image, VOTE_PX_PER_MM, limit=40, base_map=_Map(probability))
+
+    def at_cell(column: int, row: int) -> np.ndarray:  # the classes of the candidates there
+        cell_px = (np.array([column, row]) + 0.5) * STRIDE - 0.5
+        return found.diameter_mm[np.all(found.centres_px == cell_px, axis=1)]
+
+    np.testing.assert_array_equal(at_cell(10, 14), [32.0, 65.0])
+    assert len(at_cell(14, 2)) == len(at_cell(4, 4)) == 0
+    near_ring = np.linalg.norm(found.centres_px / VOTE_PX_PER_MM - ring_mm, axis=1) < 8
+    assert (near_ring & (found.diameter_mm == 32.0)).sum() == 1  # the vote peak, not the map's too
