@@ -387,6 +387,10 @@ class Detector:
             return
         bar = _accept_bar(c.diameter_mm)
         accepted = np.nonzero(score >= bar)[0]
+        # One look at each base: a vote peak's rim and a map peak's on one base would count its
+        # shadow twice, the worse-fitted one's crescent askew.
+        overlap = _overlaps(c.centres_px[accepted], c.nominal_radius_px[accepted])
+        accepted = accepted[_non_overlapping(overlap, score[accepted], np.ones(len(accepted), bool))]
         falling = shadow_direction(c.rect, c.centres_px[accepted], c.radius_px[accepted], c.px_per_mm)
         if falling is None:
             return
