@@ -185,11 +185,11 @@ def find_candidates(
     best = order[~(larger & (np.cumsum(larger) > LARGER_SHARE * limit))][:limit]
     peak_px, classes, votes = peak_px[best], classes[best], votes[best]
     if probability is not None:
-        unvoted, unvoted_mm = _unvoted_peaks(probability, peak_px, classes, classes_mm, vote_ppm)
+        unvoted, unvoted_mm, unvoted_votes = _unvoted_peaks(
+            probability, peak_px, classes, dict(zip(classes_mm, maps, strict=True)), vote_ppm
+        )
         peak_px, classes = np.vstack([peak_px, unvoted]), np.concatenate([classes, unvoted_mm])
-        at = np.clip(np.rint(unvoted).astype(np.int64), 0, np.array(small.shape[1::-1]) - 1)
-        unvoted_votes = [maps[classes_mm.index(d)][y, x] for (x, y), d in zip(at, unvoted_mm, strict=True)]
-        votes = np.concatenate([votes, np.asarray(unvoted_votes, np.float64)])
+        votes = np.concatenate([votes, unvoted_votes])
     return Candidates((peak_px + 0.5) / f - 0.5, classes, votes, probability, f)
 
 
@@ -197,19 +197,23 @@ def _unvoted_peaks(
     probability: np.ndarray,
     kept_px: np.ndarray,
     kept_mm: np.ndarray,
-    classes_mm: tuple[float, ...],
+    vote_maps: dict[float, np.ndarray],
     vote_ppm: float,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The base map's peaks (MAP_PEAK_LIKELIHOOD and up) farther than MAP_PEAK_AWAY_MM from every
-    kept peak of their class: (n, 2) vote-image pixels and (n,) classes."""
+    kept peak of their class: (n, 2) vote-image pixels, (n,) classes and the votes there (each
+    class's vote map, by diameter, in `vote_maps`)."""
     centres, channels = map_peaks(probability, MAP_PEAK_LIKELIHOOD)
-    chosen_px, chosen_mm = [np.zeros((0, 2))], [np.zeros(0)]
-    for diameter in classes_mm:
+    chosen_px, chosen_mm, chosen_votes = [np.zeros((0, 2))], [np.zeros(0)], [np.zeros(0)]
+    for diameter, votes in vote_maps.items():
         mine = centres[channels == int(diameter > CLASS_SPLIT_MM)]
         kept = kept_px[kept_mm == diameter]
         if len(mine) and len(kept):
             gap = np.linalg.norm(mine[:, None] - kept[None], axis=-1).min(1) / vote_ppm
             mine = mine[gap > MAP_PEAK_AWAY_MM]
+        # The map's last row and column of cells may reach a few pixels past the image's edge.
+        at = np.clip(np.rint(mine).astype(np.int64), 0, np.array(votes.shape[::-1]) - 1)
         chosen_px.append(mine)
         chosen_mm.append(np.full(len(mine), diameter))
-    return np.vstack(chosen_px), np.concatenate(chosen_mm)
+        chosen_votes.append(votes[at[:, 1], at[:, 0]].astype(np.float64))
+    return np.vstack(chosen_px), np.concatenate(chosen_mm), np.concatenate(chosen_votes)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -78,24 +77,23 @@ def test_ranked_with_the_map_more_bases_reach_the_rim_fit():
     rect, ppm = rectified(rendered.image, CameraCalibration(camera, scene.table_cm, scene.markers))
     visible = [b for b in rendered.truth.bases if b.rim_visible >= 0.5]
 
-    def places(candidates) -> np.ndarray:
-        """Each visible base's best-ranked candidate of its class within 5 mm (its place in the
-        list), or infinity where none reaches it."""
-        xy = (candidates.centres_px + 0.5) / (10 * ppm)
+    def places(candidates, ranked: int) -> np.ndarray:
+        """Each visible base's best-ranked candidate of its class within 5 mm among the first
+        `ranked` (its place in the list), or infinity where none reaches it."""
+        xy = (candidates.centres_px[:ranked] + 0.5) / (10 * ppm)
         found = []
         for b in visible:
             close = np.linalg.norm(xy - [b.x_cm, b.y_cm], axis=1) < 0.5
-            near = close & (candidates.diameter_mm == b.diameter_mm)
+            near = close & (candidates.diameter_mm[:ranked] == b.diameter_mm)
             found.append(np.argmax(near) if near.any() else np.inf)
         return np.array(found)
 
     mapped_candidates = find_candidates(rect, ppm, base_map=BaseMap(SHIPPED_BASE_MAP))
     voted_candidates = find_candidates(rect, ppm)
-    # The map's best-ranked vote peaks, then its own peaks that no kept vote peak stands near.
-    mapped_candidates = replace(mapped_candidates, centres_px=mapped_candidates.centres_px[:200],
-                                diameter_mm=mapped_candidates.diameter_mm[:200])
-    assert MAPPED_SHARE * len(voted_candidates.votes) == 200
-    mapped, voted = places(mapped_candidates), places(voted_candidates)
+    ranked = round(MAPPED_SHARE * len(voted_candidates.votes))
+    assert ranked == 200
+    # The vote peaks the map ranked come first; after them, the map's own peaks that none stands near.
+    mapped, voted = places(mapped_candidates, ranked), places(voted_candidates, len(voted_candidates.votes))
     assert np.isfinite(mapped).sum() > np.isfinite(voted).sum()  # with half the candidates
     assert np.median(mapped) < np.median(voted)
 
