@@ -231,6 +231,20 @@ def _samples(
 def _cached_rims(cache: Path):
     """The rims `tablesight train --dataset` saved: patches, labels and which came from
     path-traced tables (a cache from before those tables holds painted rims only)."""
+    import numpy as np
+
+    def read(data):
+        if not {"x", "y"} <= set(data.files):
+            return None
+        traced = data["traced"] if "traced" in data.files else np.zeros(len(data["y"]), bool)
+        return data["x"], data["y"], traced
+
+    return _cached(cache, "rim", "tablesight train", read)
+
+
+def _cached(cache: Path, what: str, saved_by: str, read: Callable):
+    """What `read` takes from a `--dataset` npz (None: not such a cache), or one line saying
+    the file is not one or cannot be read. The arrays load lazily, so `read` is guarded too."""
     import zipfile
 
     import numpy as np
@@ -238,13 +252,12 @@ def _cached_rims(cache: Path):
     fix = "delete it (or give another --dataset path) to render the tables again"
     try:
         data = np.load(cache)
-        if not isinstance(data, np.lib.npyio.NpzFile) or not {"x", "y"} <= set(data.files):
-            raise TablesightError(f"--dataset {cache} is not a rim cache that `tablesight train` saved", fix)
-        x, y = data["x"], data["y"]
-        traced = data["traced"] if "traced" in data.files else np.zeros(len(y), bool)
+        samples = read(data) if isinstance(data, np.lib.npyio.NpzFile) else None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        raise TablesightError(f"--dataset {cache} cannot be read as a rim cache ({error})", fix) from None
-    return x, y, traced
+        raise TablesightError(f"--dataset {cache} cannot be read as a {what} cache ({error})", fix) from None
+    if samples is None:
+        raise TablesightError(f"--dataset {cache} is not a {what} cache that `{saved_by}` saved", fix)
+    return samples
 
 
 def _writable(path: str, option: str) -> str:
@@ -393,17 +406,10 @@ def _train_centring(args: argparse.Namespace) -> int:
 
 def _cached_views(cache: Path):
     """The views `tablesight train --centring --dataset` saved: patches and offsets."""
-    import zipfile
 
-    import numpy as np
-
-    fix = "delete it (or give another --dataset path) to render the tables again"
-    try:
-        data = np.load(cache)
-        if not isinstance(data, np.lib.npyio.NpzFile) or set(data.files) != {"x", "y"} or data["y"].ndim != 2:
-            raise TablesightError(
-                f"--dataset {cache} is not a view cache that `tablesight train --centring` saved", fix
-            )
+    def read(data):
+        if set(data.files) != {"x", "y"} or data["y"].ndim != 2:
+            return None
         return data["x"], data["y"]
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        raise TablesightError(f"--dataset {cache} cannot be read as a view cache ({error})", fix) from None
+
+    return _cached(cache, "view", "tablesight train --centring", read)

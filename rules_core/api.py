@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules_core import library
+from rules_core import API, library
 from rules_core.checks import check_report
 from rules_core.deployment import deployment_zones as _zones
 from rules_core.errors import RulesetError, SceneError
@@ -97,21 +97,7 @@ def under_template(scene: Scene, kind: str, x_cm: float, y_cm: float, **params: 
     return under_template_report(scene, kind, x_cm, y_cm, **params)
 
 
-__all__ = [
-    "SceneError",
-    "check",
-    "deployment_zones",
-    "grenade_scatter",
-    "hex_centre",
-    "list_rulesets",
-    "load_ruleset",
-    "measure",
-    "move",
-    "parse_scene",
-    "ranges",
-    "ruleset_dict",
-    "under_template",
-]
+__all__ = ["SceneError", *API]  # the names the package re-exports lazily, and the scene's error
 
 
 def grenade_scatter(scene: Scene, thrower_id: str, target_id: str, roll: int, kind: str = "grenade") -> dict:

@@ -36,7 +36,7 @@ class MoveJudge:
                 f"after.ruleset: {after.ruleset.id!r} differs from before.ruleset {before.ruleset.id!r}",
                 "compare two scenes of the same game",
             )
-        self.before, self.after = before, after
+        self.after = after
         self.rules = after.ruleset
         self.terrain = [(t, shapely.Polygon(t.polygon_cm)) for t in after.spec.terrain]
         self.types = [after.unit_type(k) for k in range(len(after.models))]
@@ -44,24 +44,25 @@ class MoveJudge:
         buffer_rule = self.rules.enemy_buffer
         in_phase = buffer_rule is not None and after.phase in self.rules.enemy_buffer_phases
         self.buffer_cm = after.cm(buffer_rule.value) if in_phase else None
-        self.changed = self._changed()
-        # Judged from where a vehicle carried its riders; what moved is seen on the camera's BEFORE.
+        # What moved is seen on the camera's BEFORE; it is judged from where a vehicle carried its riders.
+        self.changed = self._changed(before)
         self.before, self.carriers = carried(before, after)
         self.coherency = coherency_groups(after) if self.changed else {}
         self._swept: dict[int, shapely.Geometry] = {}
         self._bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
         self._company: dict[str, dict[str, dict]] | None = None
 
-    def _changed(self) -> list[int]:
-        """Models whose position or heading changed, and, while deploying, models newly placed."""
+    def _changed(self, before: Scene) -> list[int]:
+        """Models whose position or heading changed since `before`, and, while deploying, models
+        newly placed."""
         changed = []
         for a, model in enumerate(self.after.models):
-            b = self.before.index.get(model.id)
+            b = before.index.get(model.id)
             if b is None:
                 if self.after.phase == "deployment" or self._arrives(a):
                     changed.append(a)
                 continue
-            old = self.before.models[b]
+            old = before.models[b]
             turned = (
                 model.heading_deg is not None
                 and old.heading_deg is not None
