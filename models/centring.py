@@ -101,6 +101,23 @@ class Centring:
             moved[far] = self._looked_at(image, moved[far], radius[far], nadir_px, diameter[far])
         return moved
 
+    def followed(
+        self,
+        image: np.ndarray,
+        centres_px: np.ndarray,
+        radius_px: np.ndarray,
+        nadir_px: np.ndarray,
+        diameter_mm: np.ndarray,
+        looks: int,
+    ) -> np.ndarray:
+        """(n, 2) centres after `looks` looks, each from where the last one landed: from farther
+        off than the net learned (5 mm) a look comes part of the way, and the next from nearer."""
+        centres = np.asarray(centres_px, np.float64).reshape(-1, 2)
+        radius, diameter = np.asarray(radius_px, np.float64), np.asarray(diameter_mm, np.float64)
+        for _ in range(looks):
+            centres = self._looked_at(image, centres, radius, nadir_px, diameter)
+        return centres
+
     def _looked_at(
         self,
         image: np.ndarray,

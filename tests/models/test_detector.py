@@ -180,6 +180,60 @@ def test_a_rejected_rim_is_shown_again_where_the_centring_net_puts_it(squad_fram
     assert score[0] == 0.2
 
 
+def test_bases_no_rim_fit_holds_are_found_by_following_the_net_from_the_maps_peaks(squad_frame, detector):
+    """Every rim rejected, as on a squad flocked like its mat: from the base map's peaks the
+    centring net leads the verifier onto each base, taken by one candidate of its class, to
+    the millimetre. A base already accepted keeps its rim and gains no second one; without the
+    net nothing moves."""
+    from models.detector import _accept_bar
+
+    scene, camera, frame = squad_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    fitted = detector.fitted_candidates(frame.image, calibration)
+    truth = np.array([[b.x_cm, b.y_cm] for b in frame.truth.bases])
+    sizes = np.array([b.diameter_mm for b in frame.truth.bases])
+    held = int(np.argmin(np.linalg.norm(fitted.xy_cm - truth[-1], axis=1)))  # a 65 mm base's rim
+    score = np.zeros(len(fitted.coverage))
+    score[held] = 1.0
+    before = fitted.centres_px.copy()
+    Detector(detector.verifier, detector.base_map)._retry_mapped(fitted, score)
+    assert np.count_nonzero(score) == 1 and np.array_equal(fitted.centres_px, before)
+
+    detector._retry_mapped(fitted, score)
+    accepted = score >= _accept_bar(fitted.diameter_mm)
+    assert np.array_equal(fitted.centres_px[held], before[held])
+    assert accepted.sum() == len(truth)
+    errors = np.linalg.norm(fitted.xy_cm[accepted][:, None] - truth[None], axis=-1).min(0) * 10
+    nearest = np.linalg.norm(fitted.xy_cm[accepted][:, None] - truth[None], axis=-1).argmin(0)
+    assert errors.max() < 0.5 and np.array_equal(fitted.diameter_mm[accepted][nearest], sizes)
+
+
+class _LeadsTo:
+    """A centring net that leads every start to one point (rectified pixels)."""
+
+    def __init__(self, point: np.ndarray) -> None:
+        self.point = point
+
+    def followed(self, image, centres_px, radius_px, nadir_px, diameter_mm, looks) -> np.ndarray:
+        return np.repeat(self.point[None], len(centres_px), axis=0)
+
+
+@pytest.mark.parametrize("off_mm, found", [(10.0, 1), (60.0, 2)])
+def test_peaks_led_onto_an_accepted_base_find_no_second_one(squad_frame, detector, off_mm, found):
+    """Peaks led into an accepted base (10 mm from its centre) add nothing; led clear of it,
+    only the first peak's candidate takes the spot, the others would stand in it."""
+    scene, camera, frame = squad_frame
+    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
+    fitted = detector.fitted_candidates(frame.image, calibration)
+    base = frame.truth.bases[-1]
+    held = int(np.argmin(np.linalg.norm(fitted.xy_cm - [base.x_cm, base.y_cm], axis=1)))
+    score = np.zeros(len(fitted.coverage))
+    score[held] = 1.0
+    point = fitted.centres_px[held] + [off_mm * fitted.px_per_mm, 0.0]
+    Detector(_FixedVerifier(0.9), detector.base_map, _LeadsTo(point))._retry_mapped(fitted, score)
+    assert np.count_nonzero(score) == found
+
+
 def _shadows_falling(monkeypatch, toward: np.ndarray | None) -> None:
     """The accepted bases read as if their shadows fell `toward` (None: no agreed direction)."""
     import models.shadow
