@@ -36,6 +36,12 @@ MIRRORED_ROWS = (-(np.arange(RAYS + 2 * WRAP) - WRAP)) % RAYS + WRAP
 # base 0.27 / 0.67, 0.53 / 1.82, 0.21 / 0.58 and 0.34 / 0.97; a second for those moved past 1 mm
 # 0.26 / 0.62, 0.54 / 1.85, 0.19 / 0.49 and 0.32 / 0.96.
 SECOND_LOOK_MM = 1.0
+# ... and again while a look still moves it that far, up to this many looks: a rim settled on a
+# figure or a shadow 8-14 mm off its base comes part of the way each look (as the base map's
+# peaks do, `Detector._retry_mapped`). Eight validation sets (with the map's peaks followed):
+# two looks at most 4,946 bases and 54 false rims, three 4,950 / 51, four 4,952 / 50, six
+# 4,952 / 49; medians within 0.003 mm, painted hard 76,000+ P95 1.33 -> 1.26 mm.
+MOST_LOOKS = 4
 
 
 def patch_axes(centres_px: np.ndarray, nadir_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -97,8 +103,13 @@ class Centring:
         radius, diameter = np.asarray(radius_px, np.float64), np.asarray(diameter_mm, np.float64)
         moved = self._looked_at(image, centres, radius, nadir_px, diameter)
         far = np.linalg.norm(moved - centres, axis=1) > SECOND_LOOK_MM * px_per_mm
-        if far.any():
-            moved[far] = self._looked_at(image, moved[far], radius[far], nadir_px, diameter[far])
+        for _ in range(MOST_LOOKS - 1):
+            if not far.any():
+                break
+            again = moved.copy()
+            again[far] = self._looked_at(image, moved[far], radius[far], nadir_px, diameter[far])
+            far &= np.linalg.norm(again - moved, axis=1) > SECOND_LOOK_MM * px_per_mm
+            moved = again
         return moved
 
     def followed(

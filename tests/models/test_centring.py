@@ -74,6 +74,25 @@ def test_the_shipped_net_brings_fits_that_are_off_back_to_their_bases(squad_view
     assert np.median(np.linalg.norm(stay - truth, axis=1)) / ppm < 0.4  # a centred fit stays put
 
 
+def test_a_fit_farther_off_than_the_net_learned_comes_home_look_by_look(squad_view, monkeypatch):
+    """10 mm off, twice what the net learned: each look comes part of the way, and while one
+    still moves a base it looks again (up to MOST_LOOKS); two looks leave most of them off."""
+    import models.centring as centring
+
+    rect, ppm, nadir, truth, diameter = squad_view
+    angle = np.linspace(0, 2 * np.pi, len(truth), endpoint=False)
+    off = truth + 10.0 * ppm * np.stack([np.cos(angle), np.sin(angle)], 1)
+    net = Centring(SHIPPED_CENTRING)
+
+    def home() -> int:
+        moved = net.centred(rect, off, diameter / 2 * ppm, nadir, diameter, ppm)
+        return int(np.sum(np.linalg.norm(moved - truth, axis=1) / ppm < 1.0))
+
+    assert centring.MOST_LOOKS >= 4 and home() >= len(truth) - 2
+    monkeypatch.setattr(centring, "MOST_LOOKS", 2)
+    assert home() <= len(truth) // 2
+
+
 def test_the_detector_runs_the_shipped_centring_net():
     from models.detector import load_detector
 
