@@ -99,34 +99,28 @@ class Centring:
     ) -> np.ndarray:
         """(n, 2) centres moved where the net says the bases' true centres lie; `radius_px` is
         each size class's nominal radius, as the net learned the views."""
-        centres = np.asarray(centres_px, np.float64).reshape(-1, 2)
-        radius, diameter = np.asarray(radius_px, np.float64), np.asarray(diameter_mm, np.float64)
-        moved = self._looked_at(image, centres, radius, nadir_px, diameter)
-        far = np.linalg.norm(moved - centres, axis=1) > SECOND_LOOK_MM * px_per_mm
-        for _ in range(MOST_LOOKS - 1):
-            if not far.any():
-                break
-            again = moved.copy()
-            again[far] = self._looked_at(image, moved[far], radius[far], nadir_px, diameter[far])
-            far &= np.linalg.norm(again - moved, axis=1) > SECOND_LOOK_MM * px_per_mm
-            moved = again
-        return moved
+        return self.followed(
+            image, centres_px, radius_px, nadir_px, diameter_mm, MOST_LOOKS, SECOND_LOOK_MM * px_per_mm
+        )
 
     def followed(
-        self,
-        image: np.ndarray,
-        centres_px: np.ndarray,
-        radius_px: np.ndarray,
-        nadir_px: np.ndarray,
-        diameter_mm: np.ndarray,
-        looks: int,
+        self, image: np.ndarray, centres_px: np.ndarray, radius_px: np.ndarray, nadir_px: np.ndarray,
+        diameter_mm: np.ndarray, looks: int, still_px: float = 0.0,
     ) -> np.ndarray:
-        """(n, 2) centres after `looks` looks, each from where the last one landed: from farther
-        off than the net learned (5 mm) a look comes part of the way, and the next from nearer."""
+        """(n, 2) centres after up to `looks` looks, each from where the last one landed, at the
+        bases the last look still moved farther than `still_px`: from farther off than the net
+        learned (5 mm) a look comes part of the way, and the next from nearer."""
         centres = np.asarray(centres_px, np.float64).reshape(-1, 2)
         radius, diameter = np.asarray(radius_px, np.float64), np.asarray(diameter_mm, np.float64)
+        moving = np.ones(len(centres), bool)
         for _ in range(looks):
-            centres = self._looked_at(image, centres, radius, nadir_px, diameter)
+            if not moving.any():
+                break
+            again = centres.copy()
+            at = centres[moving]
+            again[moving] = self._looked_at(image, at, radius[moving], nadir_px, diameter[moving])
+            moving &= np.linalg.norm(again - centres, axis=1) > still_px
+            centres = again
         return centres
 
     def _looked_at(
