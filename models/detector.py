@@ -527,7 +527,8 @@ class Detector:
         accepted = np.nonzero(score >= bar)[0]
         if len(accepted):  # a peak with an accepted rim's centre within its radius is that base's
             gap = np.linalg.norm(start[:, None] - c.centres_px[None, accepted], axis=-1).min(1)
-            start, diameter, radius = start[gap > radius], diameter[gap > radius], radius[gap > radius]
+            free = gap > radius
+            start, diameter, radius = start[free], diameter[free], radius[free]
         if not len(start):
             return
         centres = self.centring.followed(c.rect, start, radius, c.nadir_px, diameter, MAPPED_LOOKS)
