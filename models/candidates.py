@@ -32,6 +32,14 @@ class Candidates:
             return None
         return likelihood_at(self.map_probability, (centres_px + 0.5) * self.vote_scale - 0.5, diameter_mm)
 
+    def map_peaks(self, bar: float) -> tuple[np.ndarray, np.ndarray]:
+        """The base map's peaks from `bar` (`map_peaks`) in the rectified image's pixels, and
+        their channels; none without a map."""
+        if self.map_probability is None:
+            return np.zeros((0, 2)), np.zeros(0, np.int64)
+        peaks, channels = map_peaks(self.map_probability, bar)
+        return (peaks + 0.5) / self.vote_scale - 0.5, channels
+
 
 def colour_gradient(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pixel, the gradient (gx, gy, magnitude) of whichever colour channel changes most."""

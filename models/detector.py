@@ -512,25 +512,20 @@ class Detector:
         own, or the vote peak within MAP_PEAK_AWAY_MM that stood for it). See MAPPED_LOOKS.
         Updates `c` and `score` in place.
         """
-        from models.base_map import map_peaks
         from models.candidates import MAP_PEAK_LIKELIHOOD
         from models.verifier import rim_patches
 
         cands = c.candidates
-        if self.centring is None or cands is None or cands.map_probability is None:
+        if self.centring is None or cands is None:
             return
-        peaks, channels = map_peaks(cands.map_probability, MAP_PEAK_LIKELIHOOD)
-        start = (peaks + 0.5) / cands.vote_scale - 0.5
+        start, channels = cands.map_peaks(MAP_PEAK_LIKELIHOOD)
         diameter = np.asarray(CLASSES_MM)[channels]
         radius = diameter / 2 * c.px_per_mm
-        bar = _accept_bar(c.diameter_mm)
-        accepted = np.nonzero(score >= bar)[0]
-        if len(accepted):  # a peak with an accepted rim's centre within its radius is that base's
-            gap = np.linalg.norm(start[:, None] - c.centres_px[None, accepted], axis=-1).min(1)
-            free = gap > radius
-            start, diameter, radius = start[free], diameter[free], radius[free]
+        free = _unclaimed_points(c, score, start, radius)
+        start, diameter, radius = start[free], diameter[free], radius[free]
         if not len(start):
             return
+        bar = _accept_bar(c.diameter_mm)
         centres = self.centring.followed(c.rect, start, radius, c.nadir_px, diameter, MAPPED_LOOKS)
         again = self.verifier.probability(rim_patches(c.rect, centres, radius, c.nadir_px, diameter))
         for i in np.nonzero(again >= _accept_bar(diameter))[0]:
@@ -545,14 +540,21 @@ class Detector:
 
 
 def _unclaimed(c: FittedCandidates, score: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """The rims in `wanted` farther than their own radius from every accepted one: a rim beside
-    an accepted rim is that base's, found already."""
+    """The rims in `wanted` farther than their own radius from every accepted one."""
     idx = np.nonzero(wanted)[0]
+    return idx[_unclaimed_points(c, score, c.centres_px[idx], c.nominal_radius_px[idx])]
+
+
+def _unclaimed_points(
+    c: FittedCandidates, score: np.ndarray, points_px: np.ndarray, radius_px: np.ndarray
+) -> np.ndarray:
+    """Which points lie farther than their radius from every accepted rim's centre: a point
+    beside an accepted rim is that base's, found already."""
     accepted = np.nonzero(score >= _accept_bar(c.diameter_mm))[0]
-    if len(idx) and len(accepted):
-        gap = np.linalg.norm(c.centres_px[idx, None] - c.centres_px[None, accepted], axis=-1).min(1)
-        idx = idx[gap > c.nominal_radius_px[idx]]
-    return idx
+    if not len(points_px) or not len(accepted):
+        return np.ones(len(points_px), bool)
+    gap = np.linalg.norm(points_px[:, None] - c.centres_px[None, accepted], axis=-1).min(1)
+    return gap > radius_px
 
 
 def _accept_bar(diameter_mm: np.ndarray) -> np.ndarray:
