@@ -32,19 +32,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     t = subparsers.add_parser(
         "train",
-        help="train the detector's rim verifier, base map, centring net or hull map on synthetic "
-        "tables (needs the train extra)",
+        help="train the detector's rim verifier, base map, centring net, hull map or hull-fit net on "
+        "synthetic tables (needs the train extra)",
         description="Render synthetic tables, run the detector's candidate and rim-fit stages on them, "
         "label every fitted rim from the exact truth, train the small CNN and export ONNX. "
         "The defaults reproduce the shipped models/weights/rim_verifier.onnx; --base-map, "
-        "--centring and --hull-map train the detector's other three nets, each to its own recipe.",
+        "--centring, --hull-map and --hull-fit train the detector's other four nets, each to its own recipe.",
     )
     t.add_argument(
         "-o",
         "--output",
         help="where to write the ONNX model (default: the shipped one's file, "
-        "models/weights/rim_verifier.onnx or, with --base-map, --centring or --hull-map, "
-        "models/weights/base_map.onnx, base_centring.onnx or hull_map.onnx)",
+        "models/weights/rim_verifier.onnx or, with --base-map, --centring, --hull-map or --hull-fit, "
+        "models/weights/base_map.onnx, base_centring.onnx, hull_map.onnx or hull_fit.onnx)",
     )
     t.add_argument(
         "--base-map",
@@ -64,6 +64,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="train the map that draws the vehicles' footprints instead of the rim verifier "
         "(its own recipe: 1,200 painted and 40 path-traced tables)",
     )
+    t.add_argument(
+        "--hull-fit",
+        action="store_true",
+        help="train the net that places each measured hull's footprint instead of the rim verifier "
+        "(its own recipe: 1,200 painted and 200 path-traced tables)",
+    )
     t.add_argument("--scenes", type=int, help="synthetic frames to render (default: the shipped recipe)")
     t.add_argument(
         "--physical-scenes",
@@ -80,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument(
         "--steps",
         type=_positive,
-        help="with --base-map or --hull-map: batches to train on (default: its recipe)",
+        help="with --base-map, --hull-map or --hull-fit: batches to train on (default: its recipe)",
     )
     t.add_argument(
         "--jobs",
@@ -173,7 +179,7 @@ def _train(args: argparse.Namespace) -> int:
     import numpy as np
 
     chosen = [flag for flag, on in (("--base-map", args.base_map), ("--centring", args.centring),
-                                    ("--hull-map", args.hull_map)) if on]
+                                    ("--hull-map", args.hull_map), ("--hull-fit", args.hull_fit)) if on]
     if len(chosen) > 1:
         raise TablesightError(f"{' and '.join(chosen)} each train another model", "give one of them")
     if args.base_map:
@@ -182,10 +188,12 @@ def _train(args: argparse.Namespace) -> int:
         return _train_centring(args)
     if args.hull_map:
         return _train_hull_map(args)
+    if args.hull_fit:
+        return _train_hull_fit(args)
     if args.steps is not None:
         raise TablesightError(
-            "--steps is the base map's and the hull map's",
-            "add --base-map or --hull-map, or give the model --epochs",
+            "--steps is the base map's, the hull map's and the hull-fit net's",
+            "add --base-map, --hull-map or --hull-fit, or give the model --epochs",
         )
     from models.detector import SHIPPED_WEIGHTS
     from models.training import Recipe, make_dataset, train
@@ -361,11 +369,22 @@ def _train_hull_map(args: argparse.Namespace) -> int:
                       hull_map_training.make_tables, hull_map_training.train_hull_map)
 
 
+def _train_hull_fit(args: argparse.Namespace) -> int:
+    from models import hull_fit_training
+    from models.hull_fit import SHIPPED_HULL_FIT
+
+    def train(tables, recipe, out, log, jobs):  # its views are cut in the training process
+        return hull_fit_training.train_hull_fit(tables, recipe, out, log=log)
+
+    return _train_map(args, "--hull-fit", "the hull-fit net", SHIPPED_HULL_FIT,
+                      hull_fit_training.HullFitRecipe, hull_fit_training.make_windows, train)
+
+
 def _train_map(
     args: argparse.Namespace, flag: str, name: str, shipped: Path, recipe_class, make_tables: Callable,
     train: Callable,
 ) -> int:
-    """`tablesight train --base-map` or `--hull-map`: the verifier's options that fit a map
+    """`tablesight train --base-map`, `--hull-map` or `--hull-fit`: the verifier's options that fit a map
     (--scenes, --physical-scenes, --physical-variant, --jobs) apply; --epochs and --dataset
     belong to the verifier's rims."""
     if args.epochs is not None or args.dataset is not None:
@@ -391,7 +410,9 @@ def _train_centring(args: argparse.Namespace) -> int:
     from models.centring_training import CentringRecipe, make_views, train_centring
 
     if args.steps is not None:
-        raise TablesightError("--steps is for --base-map and --hull-map", "give the centring net --epochs")
+        raise TablesightError(
+            "--steps is for --base-map, --hull-map and --hull-fit", "give the centring net --epochs"
+        )
     recipe = _recipe(args, CentringRecipe, "epochs")
     output = _writable(args.output or str(SHIPPED_CENTRING), "-o")
     x, y = _samples(

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from models.base_map import BaseMap
     from models.candidates import Candidates
     from models.centring import Centring
+    from models.hull_fit import HullFit
     from models.hull_map import HullMap
     from models.rim_fit import RimFit
 
@@ -204,7 +205,8 @@ class Detector:
 
     With a `verifier` (the shipped ONNX model) a small CNN accepts or rejects each fitted rim;
     without one, fixed thresholds on rim coverage and contrast do (the classical fallback). With
-    a `centring` net the accepted rims are moved where it says their centres lie.
+    a `centring` net the accepted rims are moved where it says their centres lie, and with a
+    `hull_fit` net the measured hulls' sides it places elsewhere.
     """
 
     def __init__(
@@ -213,11 +215,13 @@ class Detector:
         base_map: BaseMap | None = None,
         centring: Centring | None = None,
         hull_map: HullMap | None = None,
+        hull_fit: HullFit | None = None,
     ) -> None:
         self.verifier = verifier
         self.base_map = base_map
         self.centring = centring
         self.hull_map = hull_map
+        self.hull_fit = hull_fit
         self.timings_ms: dict[str, float] = {}
 
     def fitted_candidates(self, image: np.ndarray, calibration) -> FittedCandidates:
@@ -363,6 +367,8 @@ class Detector:
                 on_hull |= inside
         faint_bases = faint_bases[~_on_vehicles(faint_bases.xy_cm, hulls)]
         vehicles = find_vehicles(view, c.camera_cm, bases[~on_hull])
+        if self.hull_fit is not None:
+            vehicles = self.hull_fit.fitted(c.rect, c.px_per_mm, c.camera_cm, vehicles)
         # A rough blob is not yet a hull: a base it swallowed (a gun's crew beside a wall, a
         # squad in a sharpened frame) comes back unless a measured vehicle stands on it.
         on_hull &= _on_vehicles(bases.xy_cm, vehicles)
@@ -674,25 +680,27 @@ SHIPPED_WEIGHTS = Path(__file__).parent / "weights" / "rim_verifier.onnx"
 
 
 def load_detector(weights: str | None = None) -> Detector:
-    """The detector with its rim verifier, base map, centring net and hull map; `weights` names
-    the verifier's ONNX file (None: the shipped one). The other three are always the shipped
-    ones: they rank and place the rims of any verifier, and draw the hulls.
+    """The detector with its rim verifier, base map, centring net, hull map and hull-fit net;
+    `weights` names the verifier's ONNX file (None: the shipped one). The other four are always
+    the shipped ones: they rank and place the rims of any verifier, and draw and place the hulls.
 
     Should a shipped file be absent (a source checkout without weights), the classical
     thresholds run instead of the verifier, the votes alone rank the candidates, the rim fit
-    alone places them and the masks alone find the hulls; a file the user names must exist and
-    load.
+    alone places them, the masks alone find the hulls and their measured sides stand; a file
+    the user names must exist and load.
     """
     from models.base_map import SHIPPED_BASE_MAP, BaseMap
     from models.centring import SHIPPED_CENTRING, Centring
+    from models.hull_fit import SHIPPED_HULL_FIT, HullFit
     from models.hull_map import SHIPPED_HULL_MAP, HullMap
 
     base_map = _shipped_net(BaseMap, SHIPPED_BASE_MAP, "the base map", "--base-map")
     centring = _shipped_net(Centring, SHIPPED_CENTRING, "the centring net", "--centring")
     hull_map = _shipped_net(HullMap, SHIPPED_HULL_MAP, "the hull map", "--hull-map")
+    hull_fit = _shipped_net(HullFit, SHIPPED_HULL_FIT, "the hull-fit net", "--hull-fit")
     path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
     if weights is None and not path.exists():
-        return Detector(base_map=base_map, centring=centring, hull_map=hull_map)
+        return Detector(base_map=base_map, centring=centring, hull_map=hull_map, hull_fit=hull_fit)
     if path.is_dir():
         # The folder the weights ship in is the likelier mistake: the file inside must be named.
         raise TablesightError(
@@ -708,7 +716,7 @@ def load_detector(weights: str | None = None) -> Detector:
         RimVerifier, path, f"model file {path} is not a usable rim-verifier ONNX model",
         "re-create it with `tablesight train`, or leave the option out to use the shipped model",
     )
-    return Detector(verifier, base_map, centring, hull_map)
+    return Detector(verifier, base_map, centring, hull_map, hull_fit)
 
 
 def _shipped_net(load: Callable[[Path], _Net], path: Path, name: str, option: str) -> _Net | None:

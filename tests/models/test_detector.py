@@ -386,6 +386,7 @@ SHIPPED_NETS = [  # module, its path's name, the detector's attribute, the optio
     ("models.base_map", "SHIPPED_BASE_MAP", "base_map", "--base-map"),
     ("models.centring", "SHIPPED_CENTRING", "centring", "--centring"),
     ("models.hull_map", "SHIPPED_HULL_MAP", "hull_map", "--hull-map"),
+    ("models.hull_fit", "SHIPPED_HULL_FIT", "hull_fit", "--hull-fit"),
 ]
 
 
@@ -416,6 +417,7 @@ def test_without_a_shipped_net_the_detector_does_without_it(monkeypatch, tmp_pat
 WRONG_NETS = [  # a shipped net, and what its loader says of the base map's file in its place
     (SHIPPED_NETS[1], "not a base-centring model"),
     (SHIPPED_NETS[2], "not a hull map"),
+    (SHIPPED_NETS[3], "not a hull-fit model"),
 ]
 
 
