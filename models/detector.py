@@ -206,7 +206,7 @@ class Detector:
     With a `verifier` (the shipped ONNX model) a small CNN accepts or rejects each fitted rim;
     without one, fixed thresholds on rim coverage and contrast do (the classical fallback). With
     a `centring` net the accepted rims are moved where it says their centres lie, and with a
-    `hull_fit` net the measured hulls' sides it places elsewhere.
+    `hull_fit` net each measured hull's sides halfway to where it places them.
     """
 
     def __init__(
