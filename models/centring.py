@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.verifier import PATCH_SHAPE, RAYS, WRAP, batched_output, cpu_session, rim_patches
+from models.verifier import PATCH_SHAPE, RAYS, WRAP, batched_output, checked_session, rim_patches
 
 SHIPPED_CENTRING = Path(__file__).parent / "weights" / "base_centring.onnx"
 OUTPUT = "offset"
@@ -72,12 +72,7 @@ class Centring:
     """An ONNX model mapping rim views (n, *PATCH_SHAPE) to (n, 2) offsets of the true centre."""
 
     def __init__(self, path: str | Path) -> None:
-        self.session = cpu_session(str(path))
-        self.input = self.session.get_inputs()[0].name
-        shape = tuple(self.session.get_inputs()[0].shape[1:])
-        outputs = [o.name for o in self.session.get_outputs()]
-        if shape != PATCH_SHAPE or outputs != [OUTPUT]:
-            raise ValueError(f"takes {shape} and gives {outputs}: not a base-centring model")
+        self.session, self.input = checked_session(path, PATCH_SHAPE, OUTPUT, "base-centring")
 
     def offsets(self, patches: np.ndarray) -> np.ndarray:
         """(n, 2) offsets in radii, each the mean of the view's and its mirror image's answer."""

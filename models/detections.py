@@ -18,6 +18,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def heading_axes(heading_deg: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors along a heading and a quarter turn on (table +x towards +y): (2,) each for one
+    heading, (n, 2) for n. Every frame a hull is measured in is these two."""
+    theta = np.radians(heading_deg)
+    along = np.stack([np.cos(theta), np.sin(theta)], axis=-1)
+    return along, np.stack([-along[..., 1], along[..., 0]], axis=-1)
+
+
 def _check(name: str, array: np.ndarray, shape: tuple[int, ...]) -> None:
     if array.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {array.shape}")
@@ -96,9 +104,7 @@ class Vehicles:
 
     def corners_cm(self) -> np.ndarray:
         """(n, 4, 2) hull corners: front-left, front-right, rear-right, rear-left."""
-        theta = np.radians(self.heading_deg)
-        along = np.stack([np.cos(theta), np.sin(theta)], axis=1)
-        across = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
+        along, across = heading_axes(self.heading_deg)
         half_l = (self.length_cm / 2)[:, None]
         half_w = (self.width_cm / 2)[:, None]
         signs = ((1, -1), (1, 1), (-1, 1), (-1, -1))

@@ -24,13 +24,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.detections import Vehicles
-from models.verifier import cpu_session
+from models.detections import Vehicles, heading_axes
+from models.verifier import checked_session
 
 SHIPPED_HULL_FIT = Path(__file__).parent / "weights" / "hull_fit.onnx"
 PX_PER_CM = 5.0  # 2 mm a pixel: a side's step is a pixel or two wide
 CROP_CM = (40.0, 28.0)  # along and across the hull: the longest (30 cm) and widest with their shadows
 CROP_PX = (round(CROP_CM[1] * PX_PER_CM), round(CROP_CM[0] * PX_PER_CM))  # rows, cols
+VIEW_REACH_CM = float(np.hypot(*CROP_CM)) / 2  # a view's corner from its centre, at any heading
 CHANNELS = 5  # the normalised colours, and the lean along and across the hull
 OUTPUT = "footprint"
 # The net's answer: the centre's offset along and across the measured axis (cm), the length and
@@ -93,8 +94,7 @@ def view(
 ) -> np.ndarray:
     """(CHANNELS, *CROP_PX) float32: the hull's view cut from a `window`, its columns along the
     heading and its rows across it, normalised, with each pixel's lean in the view's frame."""
-    theta = np.radians(heading_deg)
-    along, across = np.array([np.cos(theta), np.sin(theta)]), np.array([-np.sin(theta), np.cos(theta)])
+    along, across = heading_axes(heading_deg)
     rows, cols = CROP_PX
     # A view pixel's centre in table cm, then in the window's pixels.
     start = np.asarray(centre_cm, np.float64) - along * CROP_CM[0] / 2 - across * CROP_CM[1] / 2
@@ -139,12 +139,7 @@ class HullFit:
     """An ONNX model mapping hull views (n, CHANNELS, *CROP_PX) to (n, ANSWERS) footprints."""
 
     def __init__(self, path: str | Path) -> None:
-        self.session = cpu_session(str(path))
-        self.input = self.session.get_inputs()[0].name
-        shape = tuple(self.session.get_inputs()[0].shape[1:])
-        outputs = [o.name for o in self.session.get_outputs()]
-        if shape != (CHANNELS, *CROP_PX) or outputs != [OUTPUT]:
-            raise ValueError(f"takes {shape} and gives {outputs}: not a hull-fit model")
+        self.session, self.input = checked_session(path, (CHANNELS, *CROP_PX), OUTPUT, "hull-fit")
 
     def answers(self, views: np.ndarray) -> np.ndarray:
         """(n, ANSWERS), each the mean over the view and its mirror images: a hull seen mirrored
@@ -161,19 +156,16 @@ class HullFit:
         if not len(vehicles):
             return vehicles
         statistics = table_statistics(rect)
-        half = float(np.hypot(*CROP_CM)) / 2 + 1.0
         views = []
         for centre, heading in zip(vehicles.xy_cm, vehicles.heading_deg, strict=True):
-            piece, origin = window(rect, px_per_mm, centre, half)
+            piece, origin = window(rect, px_per_mm, centre, VIEW_REACH_CM + 1.0)
             views.append(view(piece, origin, centre, float(heading), camera_cm, statistics))
         answer = self.answers(np.stack(views))
         zero = np.zeros(len(vehicles))
         measured = _sides(zero, zero, vehicles.length_cm, vehicles.width_cm)
         seen = _sides(answer[:, 0], answer[:, 1], answer[:, 2], answer[:, 3])
         sides = measured + NET_SHARE * (seen - measured)
-        theta = np.radians(vehicles.heading_deg)
-        along = np.stack([np.cos(theta), np.sin(theta)], 1)
-        across = np.stack([-np.sin(theta), np.cos(theta)], 1)
+        along, across = heading_axes(vehicles.heading_deg)
         middle = np.stack([sides[:, 0] + sides[:, 1], sides[:, 2] + sides[:, 3]], 1) / 2
         return Vehicles(
             vehicles.xy_cm + middle[:, :1] * along + middle[:, 1:] * across,

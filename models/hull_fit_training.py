@@ -15,13 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
+from models.detections import heading_axes
 from models.hull_fit import (
     ANSWERS,
     CHANNELS,
-    CROP_CM,
     CROP_PX,
     MIRRORED_SIGNS,
     OUTPUT,
+    VIEW_REACH_CM,
     mirrored,
     table_statistics,
     view,
@@ -34,7 +35,7 @@ OFF_CM = 1.0  # the measured centre's spread around the truth, each way
 MOST_OFF_CM = 3.0
 TURN_DEG = 1.5  # ... and its heading's
 MOST_TURN_DEG = 5.0
-WINDOW_CM = float(np.hypot(*CROP_CM)) / 2 + MOST_OFF_CM + 1.0
+WINDOW_CM = VIEW_REACH_CM + MOST_OFF_CM + 1.0
 ANSWER_SCALE = np.array([1.0, 1.0, 1.0, 1.0, 0.3], np.float32)  # a degree counts as 3 mm in the loss
 
 
@@ -101,8 +102,7 @@ def sample(table: HullWindows, i: int, rng: np.random.Generator) -> tuple[np.nda
     off = np.clip(rng.normal(0, OFF_CM, 2), -MOST_OFF_CM, MOST_OFF_CM)
     turn = float(np.clip(rng.normal(0, TURN_DEG), -MOST_TURN_DEG, MOST_TURN_DEG))
     measured = heading + turn + 180.0 * rng.integers(2)  # either end may be taken as the front
-    theta = np.radians(measured)
-    along, across = np.array([np.cos(theta), np.sin(theta)]), np.array([-np.sin(theta), np.cos(theta)])
+    along, across = heading_axes(measured)
     centre = np.array([x, y]) + off
     seen = view(table.windows[i], table.origins[i], centre, measured, table.camera_cm, table.statistics)
     back = -off

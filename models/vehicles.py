@@ -37,7 +37,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from calibration.marker_sheet import SHEET_SCALE
-from models.detections import Bases, Vehicles
+from models.detections import Bases, Vehicles, heading_axes
 from models.medians import row_median
 
 if TYPE_CHECKING:
@@ -534,8 +534,7 @@ def _neck(outline: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]] | None
 
 
 def _axes(heading_deg: float) -> np.ndarray:
-    t = np.radians(heading_deg)
-    return np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
+    return np.array(heading_axes(heading_deg))
 
 
 def _side_offsets(

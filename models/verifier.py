@@ -248,6 +248,18 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def checked_session(path: str | Path, shape: tuple[int, ...], output: str, kind: str):
+    """A `cpu_session` and its input's name, for a net taking (n, *shape) and giving the one
+    output `output` (the centring net, the hull fit); another model in its file is refused as
+    not a `kind` model, before it could answer nonsense."""
+    session = cpu_session(str(path))
+    given = tuple(session.get_inputs()[0].shape[1:])
+    outputs = [o.name for o in session.get_outputs()]
+    if given != shape or outputs != [output]:
+        raise ValueError(f"takes {given} and gives {outputs}: not a {kind} model")
+    return session, session.get_inputs()[0].name
+
+
 def cpu_session(model: str | bytes):
     """An onnxruntime session on the CPU, from a model's path or its bytes: the detector's
     every net (the pair, the ring net, the base map) runs in one of these."""

@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from models import hull_fit
-from models.detections import Vehicles
+from models.detections import Vehicles, heading_axes
 from models.detector import rectified
 from models.hull_fit import (
     CROP_CM,
     CROP_PX,
     PX_PER_CM,
     SHIPPED_HULL_FIT,
+    VIEW_REACH_CM,
     HullFit,
     mirrored,
     table_statistics,
@@ -42,7 +43,7 @@ def _table_with_a_hull(centre, length, width, heading_deg, mark: bool = False) -
 
 
 def _view(rect, centre, heading_deg):
-    piece, origin = window(rect, PPM, np.array(centre), float(np.hypot(*CROP_CM)) / 2 + 1)
+    piece, origin = window(rect, PPM, np.array(centre), VIEW_REACH_CM + 1)
     return view(piece, origin, np.array(centre), heading_deg, CAMERA, table_statistics(rect))
 
 
@@ -117,8 +118,7 @@ def test_the_shipped_net_reads_the_footprint_from_a_hull_measured_off(squad_tabl
     rect, ppm, camera, truth = squad_table
     (tank,) = truth.vehicles
     true = Vehicles.placed([tank])
-    theta = np.radians(tank.heading_deg)
-    along, across = np.array([np.cos(theta), np.sin(theta)]), np.array([-np.sin(theta), np.cos(theta)])
+    along, across = heading_axes(tank.heading_deg)
     for front, side in ((-2.0, -1.0), (1.5, 0.0), (-2.5, 1.0), (0.0, 0.0)):
         off = Vehicles(
             true.xy_cm + front / 2 * along + side / 2 * across, true.length_cm + front,
