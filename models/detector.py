@@ -366,7 +366,7 @@ class Detector:
             if inside.sum() <= MAX_BASES_ON_A_HULL:
                 on_hull |= inside
         faint_bases = faint_bases[~_on_vehicles(faint_bases.xy_cm, hulls)]
-        vehicles = find_vehicles(view, c.camera_cm, bases[~on_hull])
+        vehicles = find_vehicles(view, c.camera_cm, bases[~on_hull], hull_fit=self.hull_fit)
         if self.hull_fit is not None:
             vehicles = self.hull_fit.fitted(c.rect, c.px_per_mm, c.camera_cm, vehicles)
         # A rough blob is not yet a hull: a base it swallowed (a gun's crew beside a wall, a

@@ -9,7 +9,8 @@ in shade, the shadow and the ground at once) and says where the footprint's cent
 way it points and how long and wide it is; trained on pictures cut a little off the truth of
 synthetic tables (`models/hull_fit_training.py`), it answers the same for a measured hull.
 Its sides and the measured ones miss in different places, so each side ends halfway between
-the two (NET_SHARE).
+the two (NET_SHARE). Where the measuring refuses a blob the hull map is sure of (no straight
+side shows), the net places that hull alone (`HullFit.placed`, used by `models.vehicles`).
 
 Its view is a fixed piece of table (CROP_CM at PX_PER_CM) around the hull, so sizes are read in
 centimetres; beside the colours it reads each pixel's lean (`models/hull_map.lean`: the offset
@@ -35,9 +36,9 @@ VIEW_REACH_CM = float(np.hypot(*CROP_CM)) / 2  # a view's corner from its centre
 CHANNELS = 5  # the normalised colours, and the lean along and across the hull
 OUTPUT = "footprint"
 # The net's answer: the centre's offset along and across the measured axis (cm), the length and
-# width (cm) and the turn from the measured heading (degrees). The turn is learned beside the
-# rest but not used: the measured heading is the finer (0.17 degrees off in the validation
-# median, the net's held-out 0.21).
+# width (cm) and the turn from the measured heading (degrees). A measured hull keeps its own
+# heading, the finer (0.17 degrees off in the validation median, the net's held-out 0.21); the
+# turn heads only the hulls the net places alone (`HullFit.placed`).
 ANSWERS = 5
 # Mirroring the view along or across the hull mirrors the footprint: these answers change sign.
 MIRRORED_SIGNS = {
@@ -51,6 +52,10 @@ MIRRORED_SIGNS = {
 # 329 measured and 327 by the net alone (shares 0.25 and 0.75: 333 and 329); taking the net's
 # side only where the two differ by more than 4-8 mm, 326-327.
 NET_SHARE = 0.5
+# Placing a hull the measuring refused, the net looks again from where it first put it, turned
+# by its own turn: it learned from views cut within a few centimetres and degrees of the truth,
+# and a hull map's footprint starts further off (validation: 3-5 degrees).
+PLACING_LOOKS = 2
 TABLE_SAMPLE = 4  # the table's colour statistics are read from every 4th pixel each way
 
 
@@ -171,6 +176,24 @@ class HullFit:
             vehicles.xy_cm + middle[:, :1] * along + middle[:, 1:] * across,
             sides[:, 0] - sides[:, 1], sides[:, 2] - sides[:, 3], vehicles.heading_deg, vehicles.confidence,
         )
+
+
+    def placed(
+        self, rect: np.ndarray, px_per_mm: float, camera_cm: np.ndarray, centre_cm: np.ndarray,
+        heading_deg: float,
+    ) -> tuple[np.ndarray, float, float, float]:
+        """The footprint the net alone gives a hull seen near `centre_cm` along `heading_deg`
+        (mod 180): its centre (table cm), length, width and heading (its own turn taken)."""
+        statistics = table_statistics(rect)
+        centre, heading = np.asarray(centre_cm, np.float64), float(heading_deg)
+        for _ in range(PLACING_LOOKS):
+            piece, origin = window(rect, px_per_mm, centre, VIEW_REACH_CM + 1.0)
+            answer = self.answers(view(piece, origin, centre, heading, camera_cm, statistics)[None])[0]
+            along, across = heading_axes(heading)
+            centre = centre + answer[0] * along + answer[1] * across
+            length, width = float(answer[2]), float(answer[3])
+            heading += float(answer[4])
+        return centre, length, width, heading % 180
 
 
 def _sides(along: np.ndarray, across: np.ndarray, length: np.ndarray, width: np.ndarray) -> np.ndarray:

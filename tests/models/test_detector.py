@@ -732,11 +732,11 @@ def test_a_base_in_a_rough_blob_stays_unless_a_measured_hull_is_on_it(squad_fram
     blob = Vehicles(np.array([target]), np.array([16.0]), np.array([10.0]), np.array([0.0]), np.array([1.0]))
     measure = vehicles.find_vehicles
 
-    def blob_not_confirmed(view, camera_cm, bases, refine=True):
-        return measure(view, camera_cm, bases, refine) if refine else blob
+    def blob_not_confirmed(view, camera_cm, bases, refine=True, hull_fit=None):
+        return measure(view, camera_cm, bases, refine, hull_fit) if refine else blob
 
-    def blob_confirmed(view, camera_cm, bases, refine=True):
-        return Vehicles.merge([measure(view, camera_cm, bases, refine), blob]) if refine else blob
+    def blob_confirmed(view, camera_cm, bases, refine=True, hull_fit=None):
+        return Vehicles.merge([measure(view, camera_cm, bases, refine, hull_fit), blob]) if refine else blob
 
     monkeypatch.setattr(vehicles, "find_vehicles", blob_not_confirmed)
     kept = detector.detect(frame.image, calibration).bases
@@ -816,8 +816,10 @@ def test_a_rim_centred_on_a_measured_hulls_side_is_the_hulls_own(
     hull = Vehicles(centre[None], *np.array([[16.0], [10.0], [0.0], [1.0]]))
     measure = vehicles.find_vehicles
 
-    def measured_beside(view, camera_cm, bases, refine=True):
-        return Vehicles.merge([measure(view, camera_cm, bases, refine), hull]) if refine else Vehicles.empty()
+    def measured_beside(view, camera_cm, bases, refine=True, hull_fit=None):
+        if not refine:
+            return Vehicles.empty()
+        return Vehicles.merge([measure(view, camera_cm, bases, refine, hull_fit), hull])
 
     monkeypatch.setattr(vehicles, "find_vehicles", measured_beside)
     found = detector.detect(frame.image, calibration).bases

@@ -145,6 +145,37 @@ def test_each_side_ends_halfway_between_the_measured_one_and_the_nets():
     assert len(fit.fitted(rect, PPM, CAMERA, Vehicles.empty())) == 0
 
 
+def test_the_shipped_net_places_a_hull_alone_from_a_rough_start(squad_table):
+    """From a start 1-1.5 cm and 3 degrees off (a hull map's footprint), looking twice: within 3
+    mm and 1 degree of the tank, its sizes within 5 mm."""
+    rect, ppm, camera, truth = squad_table
+    (tank,) = truth.vehicles
+    along, across = heading_axes(tank.heading_deg)
+    for ahead, aside, turn in ((1.5, 0.0, 3.0), (-1.0, 1.0, -3.0), (0.0, -1.0, 2.0)):
+        start = np.array([tank.x_cm, tank.y_cm]) + ahead * along + aside * across
+        centre, length, width, heading = HullFit(SHIPPED_HULL_FIT).placed(
+            rect, ppm, camera, start, (tank.heading_deg + turn) % 180
+        )
+        assert np.linalg.norm(centre - [tank.x_cm, tank.y_cm]) * 10 < 3.0
+        assert abs((heading - tank.heading_deg + 90) % 180 - 90) < 1.0 and 0 <= heading < 180
+        assert abs(length - tank.length_cm) * 10 < 5.0 and abs(width - tank.width_cm) * 10 < 5.0
+
+
+def test_placing_looks_again_from_where_the_net_put_the_hull():
+    """A stub net that always says 1 cm ahead, 0.5 cm to the side and 2 degrees turned: the
+    second look starts from the first's answer, in its turned frame."""
+    rect = _table_with_a_hull((60.0, 40.0), 20.0, 10.0, 90.0)
+    fit = HullFit.__new__(HullFit)
+    fit.answers = lambda views: np.tile([1.0, 0.5, 21.0, 9.4, 2.0], (len(views), 1))
+    centre, length, width, heading = fit.placed(rect, PPM, CAMERA, np.array([60.0, 40.0]), 179.0)
+    expected = np.array([60.0, 40.0])
+    for looked_along in (179.0, 181.0):
+        along = np.array([np.cos(np.radians(looked_along)), np.sin(np.radians(looked_along))])
+        expected = expected + along + 0.5 * np.array([-along[1], along[0]])
+    np.testing.assert_allclose(centre, expected, atol=1e-9)
+    assert (length, width) == (21.0, 9.4) and heading == pytest.approx(3.0)
+
+
 def test_the_detector_runs_the_shipped_hull_fit():
     from models.detector import load_detector
 

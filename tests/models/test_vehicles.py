@@ -71,8 +71,9 @@ def _terrain(kind: str, centre, length: float, width: float, heading: float, hei
 
 
 @pytest.fixture(scope="module")
-def found():
-    """Two tanks and a gunless hull 50-70 cm off the nadir, a building and a wall, on sand."""
+def sand_table():
+    """Two tanks and a gunless hull 50-70 cm off the nadir, a building and a wall, on sand: the
+    vehicle stage's view of it and the camera's centre."""
     dictionary, markers = table_markers("183x122")
     scene = TableScene(
         TABLE,
@@ -91,7 +92,12 @@ def found():
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     ppm = float(np.clip(native_px_per_mm(calibration, TABLE), MIN_PX_PER_MM, MAX_PX_PER_MM))
     view = foreground(calibration.rectify(frame.image, ppm), ppm)
-    return find_vehicles(view, calibration.camera_centre_cm, Bases.empty())
+    return view, np.asarray(calibration.camera_centre_cm)
+
+
+@pytest.fixture(scope="module")
+def found(sand_table):
+    return find_vehicles(*sand_table, Bases.empty())
 
 
 def _nearest(found, xy) -> int:
@@ -119,6 +125,66 @@ def test_a_building_and_a_wall_are_not_vehicles(found):
     assert len(found) == len(TANKS) + 1
     for xy in (BUILDING, WALL):
         assert np.linalg.norm(found.xy_cm - xy, axis=1).min() > 10.0
+
+
+BUILDING_AS_A_HULL = VehicleTruth(*BUILDING, 20.0, 11.0, 20.0, 1.0)  # 12 cm tall: a net fooled
+
+
+def _footprint_truth(v) -> VehicleTruth:
+    return VehicleTruth(v.x_cm, v.y_cm, v.length_cm, v.width_cm, v.heading_deg, 1.0)
+
+
+class _PlacingNet:
+    """A hull-fit net that places whatever it is shown at the nearest of these footprints."""
+
+    def __init__(self, footprints: list[VehicleTruth]) -> None:
+        self.footprints = footprints
+        self.shown: list[np.ndarray] = []
+
+    def placed(self, rect, px_per_mm, camera_cm, centre_cm, heading_deg):
+        self.shown.append(np.asarray(centre_cm))
+        hull = min(self.footprints, key=lambda v: np.hypot(v.x_cm - centre_cm[0], v.y_cm - centre_cm[1]))
+        return np.array([hull.x_cm, hull.y_cm]), hull.length_cm, hull.width_cm, hull.heading_deg % 180
+
+
+def _mapped(view, sure: float):
+    """The view with a hull map `sure` of every vehicle's and the building's footprint."""
+    from dataclasses import replace
+
+    drawn = np.zeros(view.masks[0].shape, np.float32)
+    for v in [*TANKS, HULL, BUILDING_AS_A_HULL]:
+        corners = Vehicles.placed([_footprint_truth(v)])
+        cv2.fillPoly(drawn, [np.round(corners.corners_cm()[0] * PX_PER_CM - 0.5).astype(np.int32)], sure)
+    return replace(view, hulls=drawn)
+
+
+def test_hulls_the_measuring_refuses_are_placed_by_the_net_where_the_map_is_sure(sand_table, monkeypatch):
+    """Every blob refused (as a hull with no straight side would be): the net places the three
+    vehicles, their guns forward, and the building it took for a hull fails the wall test."""
+    import models.vehicles as stage
+
+    view, camera = sand_table
+    monkeypatch.setattr(stage, "_measured", lambda *args: None)
+    truths = [_footprint_truth(v) for v in [*TANKS, HULL]]
+    net = _PlacingNet([*truths, BUILDING_AS_A_HULL])
+    placed = find_vehicles(_mapped(view, 0.95), camera, Bases.empty(), hull_fit=net)
+    assert len(placed) == 3
+    assert np.linalg.norm(np.array(net.shown) - BUILDING, axis=1).min() < 5.0  # the building was shown
+    for tank in TANKS:
+        i = _nearest(placed, [tank.x_cm, tank.y_cm])
+        assert abs((placed.heading_deg[i] - tank.heading_deg + 180) % 360 - 180) < 1e-6
+    assert np.all(placed.confidence > 0.9)
+
+
+def test_no_hull_is_placed_by_the_net_where_the_map_is_unsure_or_without_the_net(sand_table, monkeypatch):
+    import models.vehicles as stage
+
+    view, camera = sand_table
+    monkeypatch.setattr(stage, "_measured", lambda *args: None)
+    truths = [_footprint_truth(v) for v in [*TANKS, HULL]]
+    assert len(find_vehicles(_mapped(view, 0.7), camera, Bases.empty(), hull_fit=_PlacingNet(truths))) == 0
+    assert len(find_vehicles(_mapped(view, 0.95), camera, Bases.empty())) == 0
+    assert len(find_vehicles(view, camera, Bases.empty(), hull_fit=_PlacingNet(truths))) == 0
 
 
 def test_a_tall_building_beside_the_nadir_is_not_a_vehicle():
