@@ -161,10 +161,10 @@ class HullFit:
         if not len(vehicles):
             return vehicles
         statistics = table_statistics(rect)
-        views = []
-        for centre, heading in zip(vehicles.xy_cm, vehicles.heading_deg, strict=True):
-            piece, origin = window(rect, px_per_mm, centre, VIEW_REACH_CM + 1.0)
-            views.append(view(piece, origin, centre, float(heading), camera_cm, statistics))
+        views = [
+            _hull_view(rect, px_per_mm, centre, float(heading), camera_cm, statistics)
+            for centre, heading in zip(vehicles.xy_cm, vehicles.heading_deg, strict=True)
+        ]
         answer = self.answers(np.stack(views))
         zero = np.zeros(len(vehicles))
         measured = _sides(zero, zero, vehicles.length_cm, vehicles.width_cm)
@@ -187,13 +187,22 @@ class HullFit:
         statistics = table_statistics(rect)
         centre, heading = np.asarray(centre_cm, np.float64), float(heading_deg)
         for _ in range(PLACING_LOOKS):
-            piece, origin = window(rect, px_per_mm, centre, VIEW_REACH_CM + 1.0)
-            answer = self.answers(view(piece, origin, centre, heading, camera_cm, statistics)[None])[0]
+            seen = _hull_view(rect, px_per_mm, centre, heading, camera_cm, statistics)
+            answer = self.answers(seen[None])[0]
             along, across = heading_axes(heading)
             centre = centre + answer[0] * along + answer[1] * across
             length, width = float(answer[2]), float(answer[3])
             heading += float(answer[4])
         return centre, length, width, heading % 180
+
+
+def _hull_view(
+    rect: np.ndarray, px_per_mm: float, centre_cm: np.ndarray, heading_deg: float, camera_cm: np.ndarray,
+    statistics: tuple[np.ndarray, float],
+) -> np.ndarray:
+    """A hull's `view`, cut from a `window` just wide enough for it at any heading."""
+    piece, origin = window(rect, px_per_mm, centre_cm, VIEW_REACH_CM + 1.0)
+    return view(piece, origin, centre_cm, heading_deg, camera_cm, statistics)
 
 
 def _sides(along: np.ndarray, across: np.ndarray, length: np.ndarray, width: np.ndarray) -> np.ndarray:

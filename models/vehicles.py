@@ -1013,18 +1013,13 @@ def _placed_by_the_net(
     centre, length, width, heading = hull_fit.placed(
         view.rect, view.px_per_mm, camera_cm, coarse[0], blob.heading_deg
     )
-    if not (
-        LENGTH_CM[0] <= length <= LENGTH_CM[1]
-        and WIDTH_CM[0] <= width <= WIDTH_CM[1]
-        and ASPECT[0] <= length / width <= ASPECT[1]
-    ):
+    placed = _roof_blob(centre, length, width, heading, camera_cm, 1.0)
+    if _hull(placed, camera_cm) is None:
         return None
     support = _map_support(view, (centre, length, width, heading, 1.0))
     if support < NET_PLACED_SUPPORT:
         return None
-    placed = _roof_blob(centre, length, width, heading, camera_cm, support)
-    walls = _walls(view, placed, camera_cm)
-    if _too_tall(walls, camera_cm[2], view.px_per_mm) or _roof_over_a_tall_wall(view, placed, camera_cm):
+    if _a_building(view, placed, camera_cm):
         return None
     front = heading + (180.0 if _gun_end(view, placed) < 0 else 0.0)
     return centre, length, width, front % 360, support
@@ -1082,8 +1077,7 @@ def _measured(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> tuple | No
         return None
     if blob.cut and _ground_in_shadow(view, blob):
         return None
-    walls = _walls(view, blob, camera_cm)
-    if _too_tall(walls, camera_cm[2], view.px_per_mm) or _roof_over_a_tall_wall(view, blob, camera_cm):
+    if _a_building(view, blob, camera_cm):
         return None
     heading = blob.heading_deg + (180.0 if _gun_end(view, blob) < 0 else 0.0)
     return (*hull, heading % 360, blob.fill)
@@ -1403,6 +1397,12 @@ def _wall_lines(
             break
         foot, bands = bands[0], bands[1:]
     return (np.array(bands, dtype=np.float64) - foot) * cm_per_px, d + foot * cm_per_px
+
+
+def _a_building(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> bool:
+    """Whether either wall test finds a building where the blob's roof stands."""
+    walls = _walls(view, blob, camera_cm)
+    return _too_tall(walls, camera_cm[2], view.px_per_mm) or _roof_over_a_tall_wall(view, blob, camera_cm)
 
 
 def _walls(view: TableView, blob: _Blob, camera_cm: np.ndarray) -> list[tuple[np.ndarray, float]]:

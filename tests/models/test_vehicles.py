@@ -130,14 +130,11 @@ def test_a_building_and_a_wall_are_not_vehicles(found):
 BUILDING_AS_A_HULL = VehicleTruth(*BUILDING, 20.0, 11.0, 20.0, 1.0)  # 12 cm tall: a net fooled
 
 
-def _footprint_truth(v) -> VehicleTruth:
-    return VehicleTruth(v.x_cm, v.y_cm, v.length_cm, v.width_cm, v.heading_deg, 1.0)
-
-
 class _PlacingNet:
-    """A hull-fit net that places whatever it is shown at the nearest of these footprints."""
+    """A hull-fit net that places whatever it is shown at the nearest of these footprints (specs
+    or truths)."""
 
-    def __init__(self, footprints: list[VehicleTruth]) -> None:
+    def __init__(self, footprints: list) -> None:
         self.footprints = footprints
         self.shown: list[np.ndarray] = []
 
@@ -152,9 +149,8 @@ def _mapped(view, sure: float):
     from dataclasses import replace
 
     drawn = np.zeros(view.masks[0].shape, np.float32)
-    for v in [*TANKS, HULL, BUILDING_AS_A_HULL]:
-        corners = Vehicles.placed([_footprint_truth(v)])
-        cv2.fillPoly(drawn, [np.round(corners.corners_cm()[0] * PX_PER_CM - 0.5).astype(np.int32)], sure)
+    for corners in Vehicles.placed([*TANKS, HULL, BUILDING_AS_A_HULL]).corners_cm():
+        cv2.fillPoly(drawn, [np.round(corners * PX_PER_CM - 0.5).astype(np.int32)], sure)
     return replace(view, hulls=drawn)
 
 
@@ -165,8 +161,7 @@ def test_hulls_the_measuring_refuses_are_placed_by_the_net_where_the_map_is_sure
 
     view, camera = sand_table
     monkeypatch.setattr(stage, "_measured", lambda *args: None)
-    truths = [_footprint_truth(v) for v in [*TANKS, HULL]]
-    net = _PlacingNet([*truths, BUILDING_AS_A_HULL])
+    net = _PlacingNet([*TANKS, HULL, BUILDING_AS_A_HULL])
     placed = find_vehicles(_mapped(view, 0.95), camera, Bases.empty(), hull_fit=net)
     assert len(placed) == 3
     assert np.linalg.norm(np.array(net.shown) - BUILDING, axis=1).min() < 5.0  # the building was shown
@@ -181,10 +176,10 @@ def test_no_hull_is_placed_by_the_net_where_the_map_is_unsure_or_without_the_net
 
     view, camera = sand_table
     monkeypatch.setattr(stage, "_measured", lambda *args: None)
-    truths = [_footprint_truth(v) for v in [*TANKS, HULL]]
-    assert len(find_vehicles(_mapped(view, 0.7), camera, Bases.empty(), hull_fit=_PlacingNet(truths))) == 0
+    vehicles = [*TANKS, HULL]
+    assert len(find_vehicles(_mapped(view, 0.7), camera, Bases.empty(), hull_fit=_PlacingNet(vehicles))) == 0
     assert len(find_vehicles(_mapped(view, 0.95), camera, Bases.empty())) == 0
-    assert len(find_vehicles(view, camera, Bases.empty(), hull_fit=_PlacingNet(truths))) == 0
+    assert len(find_vehicles(view, camera, Bases.empty(), hull_fit=_PlacingNet(vehicles))) == 0
 
 
 def test_a_tall_building_beside_the_nadir_is_not_a_vehicle():
