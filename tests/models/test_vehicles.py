@@ -34,6 +34,7 @@ from models.vehicles import (
     BASE_OVERLAP_CM,
     NEAR_SIDE_WEIGHT,
     ON_A_HULL_CM,
+    PAPER_CHROMA,
     PX_PER_CM,
     _as_vehicles,
     _axes,
@@ -41,6 +42,7 @@ from models.vehicles import (
     _clear_of_bases,
     _colour_distance,
     _footprint,
+    _grey,
     _ground_in_shadow,
     _hull,
     _in_the_shade,
@@ -1119,3 +1121,17 @@ def test_a_hull_painted_like_its_mat_under_an_arm_is_placed_on_the_hull_maps_pro
     _, mapped = _found_on_validation_table(76014, hull_map=HullMap(SHIPPED_HULL_MAP))
     assert not _placed(plain, scene.vehicles[1])
     assert all(_placed(mapped, tank) for tank in scene.vehicles)
+
+
+def test_grey_is_paper_and_print_not_a_pale_sleeve():
+    """A marker's white-balanced paper and print differ across the channels by a few levels; a
+    pale pink sleeve (benchmark table 50,011) by 69, and the spread is the same whichever
+    channel is brightest."""
+    pixels = np.array(
+        [[[236, 240, 229], [22, 30, 25], [180, 196, 249], [249, 196, 180], [0, 0, PAPER_CHROMA]]], np.uint8
+    )
+    assert _grey(pixels).tolist() == [[True, True, False, False, False]]
+    rng = np.random.default_rng(4)
+    image = rng.integers(0, 256, (40, 50, 3)).astype(np.uint8)
+    spread = image.max(axis=-1).astype(int) - image.min(axis=-1)
+    assert np.array_equal(_grey(image), spread < PAPER_CHROMA)
