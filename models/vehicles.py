@@ -327,7 +327,7 @@ def _grey(small: np.ndarray) -> np.ndarray:
     the grain of the black print as much.
     """
     b, g, r = cv2.split(small)  # numpy's max over an axis of three took 6 ms a frame, this 0.2
-    return cv2.absdiff(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)) < PAPER_CHROMA
+    return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)) < PAPER_CHROMA
 
 
 def coarse_table(rect: np.ndarray, px_per_mm: float) -> np.ndarray:
