@@ -307,45 +307,18 @@ class Detector:
         bare = kept[~carries_a_miniature(c.rect, c.centres_px[kept], c.radius_px[kept])]
         keep[bare] = faint[bare] = False
         if keep.any():
-            # Only accepted rims are settled, so the few extra fits cost little. Only they see
-            # the deblurred frame: the verifier and the screening learned the frame as it is.
-            from models.focus import deblurred, measure_blur
-            from models.rim_fit import best_supported, refits, settling_moves, settling_reach, settling_start
-            from models.shadow import shadow_offset
-
-            blur = measure_blur(c.rect, markers, c.px_per_mm)
-            idx = np.nonzero(keep)[0]
-            height_mm = c.camera_cm[2] * 10
-            cast = shadow_offset(
-                c.rect, c.centres_px[idx], c.radius_px[idx], c.nominal_radius_px[idx], c.nadir_px, height_mm,
-                c.px_per_mm,
-            )
-            start = settling_start(c.centres_px[idx], c.nadir_px, height_mm)
-            moves = settling_moves(start, c.nadir_px, c.px_per_mm)
-            reach = settling_reach(c.radius_px[idx], c.px_per_mm)
-            shadow = None
-            if cast is not None:  # each base's shadow fitted as its own circle, and a start back from it
-                shadow = np.broadcast_to(cast, (len(idx), 2))
-                moves = np.concatenate([moves, -shadow[None]])
-                reach = reach + float(np.linalg.norm(cast))
-            sharpened = deblurred(c.rect, blur, start, reach)
-            centres, radius = best_supported(*refits(
-                sharpened, start, c.radius_px[idx], c.nominal_radius_px[idx],
-                c.nadir_px, height_mm, c.px_per_mm, moves, shadow,
-            ))
-            ok = _right_size(c.measured(radius), c.diameter_mm[idx])  # else keep the verified fit
-            c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
-            if self.centring is not None:
-                c.centres_px[idx] = self.centring.centred(
-                    c.rect, c.centres_px[idx], c.nominal_radius_px[idx], c.nadir_px, c.diameter_mm[idx],
-                    c.px_per_mm,
-                )
+            self._settle(c, np.nonzero(keep)[0], markers)
         # Only accepted and faint rims contend: all ~400 candidates' overlaps took ~10 ms.
         contest = np.nonzero(keep | faint)[0]
         overlap = _overlaps(c.centres_px[contest], c.nominal_radius_px[contest])
         won = _non_overlapping(overlap, score[contest], keep[contest])
         gaps = _in_the_gaps(overlap, score[contest], faint[contest], won)
         chosen, faint_chosen = contest[won], contest[gaps]
+        if self.verifier is not None:
+            joined = self._squad_mates(c, chosen, faint_chosen)
+            if joined.any():
+                self._settle(c, faint_chosen[joined], markers, shadows_of=chosen)
+                chosen, faint_chosen = np.concatenate([chosen, faint_chosen[joined]]), faint_chosen[~joined]
         bases, faint_bases = (
             Bases(
                 c.xy_cm[i],
@@ -382,6 +355,64 @@ class Detector:
         vehicles = clear_of_bases(vehicles, bases)
         self.timings_ms.update(verify=(t1 - t0) * 1000, vehicles=(time.perf_counter() - t1) * 1000)
         return Detections(bases=bases, vehicles=vehicles, faint=faint_bases)
+
+    def _settle(
+        self,
+        c: FittedCandidates,
+        idx: np.ndarray,
+        markers: list[np.ndarray],
+        shadows_of: np.ndarray | None = None,
+    ) -> None:
+        """Settle rims `idx` on their bottom discs, the way the shadows fall read beside them (or
+        beside the rims `shadows_of`), and centre them with a centring net. Updates `c` in place.
+
+        Only accepted rims are settled, so the few extra fits cost little. Only they see the
+        deblurred frame: the verifier and the screening learned the frame as it is.
+        """
+        from models.focus import deblurred, measure_blur
+        from models.rim_fit import best_supported, refits, settling_moves, settling_reach, settling_start
+        from models.shadow import shadow_offset
+
+        blur = measure_blur(c.rect, markers, c.px_per_mm)
+        height_mm = c.camera_cm[2] * 10
+        lit = idx if shadows_of is None else shadows_of
+        cast = shadow_offset(
+            c.rect, c.centres_px[lit], c.radius_px[lit], c.nominal_radius_px[lit], c.nadir_px, height_mm,
+            c.px_per_mm,
+        )
+        start = settling_start(c.centres_px[idx], c.nadir_px, height_mm)
+        moves = settling_moves(start, c.nadir_px, c.px_per_mm)
+        reach = settling_reach(c.radius_px[idx], c.px_per_mm)
+        shadow = None
+        if cast is not None:  # each base's shadow fitted as its own circle, and a start back from it
+            shadow = np.broadcast_to(cast, (len(idx), 2))
+            moves = np.concatenate([moves, -shadow[None]])
+            reach = reach + float(np.linalg.norm(cast))
+        sharpened = deblurred(c.rect, blur, start, reach)
+        centres, radius = best_supported(*refits(
+            sharpened, start, c.radius_px[idx], c.nominal_radius_px[idx],
+            c.nadir_px, height_mm, c.px_per_mm, moves, shadow,
+        ))
+        ok = _right_size(c.measured(radius), c.diameter_mm[idx])  # else keep the verified fit
+        c.centres_px[idx[ok]], c.radius_px[idx[ok]] = centres[ok], radius[ok]
+        if self.centring is not None:
+            c.centres_px[idx] = self.centring.centred(
+                c.rect, c.centres_px[idx], c.nominal_radius_px[idx], c.nadir_px, c.diameter_mm[idx],
+                c.px_per_mm,
+            )
+
+    def _squad_mates(self, c: FittedCandidates, chosen: np.ndarray, faint: np.ndarray) -> np.ndarray:
+        """(len(faint),) which faint rims stand among their squad (`models/squad.py`): bases the
+        verifier doubts beside an accepted base of their size and paint."""
+        from models.squad import among_its_squad
+
+        if c.candidates is None or c.candidates.map_probability is None:
+            return np.zeros(len(faint), bool)
+        return among_its_squad(
+            c.rect, c.px_per_mm, c.centres_px[faint], c.diameter_mm[faint],
+            c.candidates.likelihood(c.centres_px[faint], c.diameter_mm[faint]),
+            c.centres_px[chosen], c.diameter_mm[chosen],
+        )
 
     def _retry_far(self, c: FittedCandidates, score: np.ndarray, markers: list[np.ndarray]) -> None:
         """Refit the rims the verifier rejects where the base map expects a base, from starts
