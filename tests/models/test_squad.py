@@ -3,6 +3,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from models import squad
 from models.squad import SQUAD_GAP_MM, SQUAD_LIKELIHOOD, among_its_squad, rim_paint
 
 PX_PER_MM = 1.0
@@ -69,3 +70,19 @@ def test_nothing_accepted_nothing_joins():
     image = _table([((140, 100), 32, PAINT)])
     assert _judged(image, [((140, 100), 32)], []) == [False]
     assert _judged(image, [], [((140, 100), 32)]) == []
+
+
+def test_a_ring_on_the_bare_mat_beside_a_squad_flocked_like_the_mat_does_not_join(monkeypatch):
+    # An accepted base flocked like the mat: its ring is the mat's colour, and so is a ring
+    # fitted on the bare mat beside it. Only standing off the mat tells them apart.
+    image = _table([((100, 100), 32, MAT)], grain=2.0)
+    assert _judged(image, [((140, 100), 32)], [((100, 100), 32)]) == [False]
+    monkeypatch.setattr(squad, "OFF_THE_MAT", 0.0)
+    assert _judged(image, [((140, 100), 32)], [((100, 100), 32)]) == [True]
+
+
+def test_bases_flocked_like_the_mat_join_by_their_rims():
+    image = _table([((100, 100), 32, MAT), ((140, 100), 32, MAT)], grain=2.0)
+    for x in (100, 140):
+        cv2.circle(image, (x, 100), 14, (30, 60, 70), 4)  # the rim and its shadow, darker than the flock
+    assert _judged(image, [((140, 100), 32)], [((100, 100), 32)]) == [True]
