@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from models.base_map import BaseMap
     from models.candidates import Candidates
     from models.centring import Centring
+    from models.focus import FrameBlur
     from models.hull_fit import HullFit
     from models.hull_map import HullMap
     from models.rim_fit import RimFit
@@ -306,19 +307,22 @@ class Detector:
         kept = np.nonzero(keep | faint)[0]
         bare = kept[~carries_a_miniature(c.rect, c.centres_px[kept], c.radius_px[kept])]
         keep[bare] = faint[bare] = False
+        blur = None
         if keep.any():
-            self._settle(c, np.nonzero(keep)[0], markers)
+            from models.focus import measure_blur
+
+            blur = measure_blur(c.rect, markers, c.px_per_mm)
+            self._settle(c, np.nonzero(keep)[0], blur)
         # Only accepted and faint rims contend: all ~400 candidates' overlaps took ~10 ms.
         contest = np.nonzero(keep | faint)[0]
         overlap = _overlaps(c.centres_px[contest], c.nominal_radius_px[contest])
         won = _non_overlapping(overlap, score[contest], keep[contest])
         gaps = _in_the_gaps(overlap, score[contest], faint[contest], won)
         chosen, faint_chosen = contest[won], contest[gaps]
-        if self.verifier is not None:
-            joined = self._squad_mates(c, chosen, faint_chosen)
-            if joined.any():
-                self._settle(c, faint_chosen[joined], markers, shadows_of=chosen)
-                chosen, faint_chosen = np.concatenate([chosen, faint_chosen[joined]]), faint_chosen[~joined]
+        joined = self._squad_mates(c, chosen, faint_chosen)
+        if joined.any():  # then some rim was accepted, and `blur` read for it
+            self._settle(c, faint_chosen[joined], blur, shadows_of=chosen)
+            chosen, faint_chosen = np.concatenate([chosen, faint_chosen[joined]]), faint_chosen[~joined]
         bases, faint_bases = (
             Bases(
                 c.xy_cm[i],
@@ -360,20 +364,20 @@ class Detector:
         self,
         c: FittedCandidates,
         idx: np.ndarray,
-        markers: list[np.ndarray],
+        blur: FrameBlur | None,
         shadows_of: np.ndarray | None = None,
     ) -> None:
-        """Settle rims `idx` on their bottom discs, the way the shadows fall read beside them (or
-        beside the rims `shadows_of`), and centre them with a centring net. Updates `c` in place.
+        """Settle rims `idx` on their bottom discs, sharpened against the frame's `blur`
+        (`models.focus.measure_blur`), the way the shadows fall read beside them (or beside the
+        rims `shadows_of`), and centre them with a centring net. Updates `c` in place.
 
         Only accepted rims are settled, so the few extra fits cost little. Only they see the
         deblurred frame: the verifier and the screening learned the frame as it is.
         """
-        from models.focus import deblurred, measure_blur
+        from models.focus import deblurred
         from models.rim_fit import best_supported, refits, settling_moves, settling_reach, settling_start
         from models.shadow import shadow_offset
 
-        blur = measure_blur(c.rect, markers, c.px_per_mm)
         height_mm = c.camera_cm[2] * 10
         lit = idx if shadows_of is None else shadows_of
         cast = shadow_offset(
@@ -406,11 +410,12 @@ class Detector:
         verifier doubts beside an accepted base of their size and paint."""
         from models.squad import among_its_squad
 
-        if c.candidates is None or c.candidates.map_probability is None:
+        cands = c.candidates
+        likelihood = None if cands is None else cands.likelihood(c.centres_px[faint], c.diameter_mm[faint])
+        if likelihood is None:  # no base map: nothing vouches for the place
             return np.zeros(len(faint), bool)
         return among_its_squad(
-            c.rect, c.px_per_mm, c.centres_px[faint], c.diameter_mm[faint],
-            c.candidates.likelihood(c.centres_px[faint], c.diameter_mm[faint]),
+            c.rect, c.px_per_mm, c.centres_px[faint], c.diameter_mm[faint], likelihood,
             c.centres_px[chosen], c.diameter_mm[chosen],
         )
 
