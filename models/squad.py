@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from models.medians import row_median
 from models.verifier import polar_view
 
 RAYS = 48
@@ -44,7 +45,7 @@ def rim_paint(
         return np.zeros((0, 3))
     angles = np.broadcast_to(np.linspace(0, 2 * np.pi, RAYS, endpoint=False), (n, RAYS))
     ring = polar_view(image, centres_px, radius_px, angles, fractions)
-    return np.median(ring.reshape(n, -1, 3).astype(np.float64), axis=1)
+    return row_median(ring.reshape(n, -1, 3).astype(np.float64), axis=1)
 
 
 def among_its_squad(
