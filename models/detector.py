@@ -278,8 +278,9 @@ class Detector:
         return out
 
     def detect(self, image: np.ndarray, calibration) -> Detections:
+        from models.hull_view import foreground
         from models.miniature import carries_a_miniature
-        from models.vehicles import ON_A_HULL_CM, clear_of_bases, find_vehicles, foreground
+        from models.vehicles import ON_A_HULL_CM, clear_of_bases, find_vehicles
 
         c = self.fitted_candidates(image, calibration)
         markers = marker_squares_cm(calibration)
@@ -653,7 +654,7 @@ def _against(bases: Bases, hull: Vehicles, camera_cm: np.ndarray) -> np.ndarray:
     turret rings: seen where a ring on the roof would stand on the footprint (the parallax of
     a roof's height undone), their centres lie within EDGE_RADII of their radius inside the
     outline, where a turret ring sits a radius and a half in (it spans 0.64 of the width)."""
-    from models.vehicles import HULL_HEIGHT_CM
+    from models.hull_shape import HULL_HEIGHT_CM
 
     nadir = camera_cm[:2]
     on_roof = nadir + (bases.xy_cm - nadir) * (camera_cm[2] - HULL_HEIGHT_CM) / camera_cm[2]

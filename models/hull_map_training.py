@@ -17,8 +17,8 @@ import numpy as np
 
 from models.base_map import normalised
 from models.hull_map import ALIGN, STRIDE, lean
+from models.hull_view import PX_PER_CM
 from models.synth.physical import SCALAR
-from models.vehicles import PX_PER_CM
 
 SUPERSAMPLE = 8  # footprints are drawn this much finer than the map's cells (1 mm), then averaged
 
@@ -57,8 +57,8 @@ def hull_table(index: int, hard: bool, spp: int = 0, variant: str = SCALAR) -> H
     """The coarse image and hulls of the verifier's training table `index`."""
     from models.detections import Vehicles
     from models.detector import rectified
+    from models.hull_view import coarse_table
     from models.training import training_table
-    from models.vehicles import coarse_table
 
     rendered, calibration = training_table(index, hard, spp, variant)
     rect, ppm = rectified(rendered.image, calibration)

@@ -12,8 +12,8 @@ from models.detections import Vehicles
 from models.detector import rectified
 from models.hull_map import SHIPPED_HULL_MAP, STRIDE, HullMap, footprints, lean
 from models.hull_map_training import HullMapRecipe, HullTable, _turned, batches, targets
+from models.hull_view import PX_PER_CM, coarse_table
 from models.synth.truth_calibration import CameraCalibration
-from models.vehicles import PX_PER_CM, coarse_table
 
 
 def _corners_px(x_cm, y_cm, length_cm, width_cm, heading_deg) -> np.ndarray:

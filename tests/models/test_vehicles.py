@@ -14,6 +14,8 @@ from calibration.table import calibrate
 from models.detections import Bases, Vehicles
 from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, marker_squares_cm, native_px_per_mm, rectified
 from models.hull_map import SHIPPED_HULL_MAP, HullMap
+from models.hull_shape import Blob, axes_of, hull_footprint
+from models.hull_view import PX_PER_CM, foreground
 from models.scoring import score_vehicles
 from models.synth.painter import box_corners
 from models.synth.randomize import random_camera, random_scene, table_markers
@@ -34,26 +36,12 @@ from models.vehicles import (
     BASE_OVERLAP_CM,
     NEAR_SIDE_WEIGHT,
     ON_A_HULL_CM,
-    PAPER_CHROMA,
-    PX_PER_CM,
     _as_vehicles,
-    _axes,
-    _Blob,
     _clear_of_bases,
-    _colour_distance,
-    _footprint,
-    _grey,
-    _ground_in_shadow,
-    _hull,
-    _in_the_shade,
     _learned_blobs,
-    _median_colours,
-    _shading_free,
-    _shadowed,
     _turn_deg,
     clear_of_bases,
     find_vehicles,
-    foreground,
 )
 from tests.models.conftest import TABLE, rig_camera
 
@@ -208,13 +196,6 @@ def test_an_empty_mat_has_no_vehicles(empty_frame):
     assert len(find_vehicles(view, calibration.camera_centre_cm, Bases.empty())) == 0
 
 
-def test_only_the_sides_away_from_the_nadir_lose_the_roofs_parallax():
-    # Nadir left of the hull: its left side is the footprint's edge, the right one the roof's.
-    assert _footprint((10.0, 33.0), 0.0, 1.1) == pytest.approx((10.0, 30.0))
-    # Nadir inside: both sides are roof edges, pulled back towards the nadir.
-    assert _footprint((-11.0, 22.0), 0.0, 1.1) == pytest.approx((-10.0, 20.0))
-
-
 def test_the_score_counts_a_turned_round_hull_as_placed_but_front_wrong_and_a_stray_as_false():
     seen = VehicleTruth(50.0, 50.0, 20.0, 10.0, 30.0, 1.0)
     hidden = VehicleTruth(100.0, 50.0, 20.0, 10.0, 0.0, 0.3)
@@ -230,22 +211,6 @@ def test_the_score_counts_a_turned_round_hull_as_placed_but_front_wrong_and_a_st
     # The hidden hull is not required, and finding it is not false; the stray one is.
     assert (score.required, score.matched, score.good, score.front_right) == (1, 1, 1, 0)
     assert (score.detections, score.false) == (3, 1)
-
-
-def test_a_roof_split_by_its_gun_barrel_is_one_hull():
-    import cv2
-
-    from models.vehicles import PX_PER_CM, _enclosed
-
-    outline = np.zeros((120, 160), np.uint8)
-    length, width = round(20 * PX_PER_CM), round(10 * PX_PER_CM)
-    cv2.rectangle(outline, (30, 30), (30 + length, 30 + width), 1, 1)
-    for y in (41, 44):  # the two sides of an 8 mm barrel running over the whole roof
-        cv2.line(outline, (30, y), (30 + length, y), 1, 1)
-    roof = _enclosed(outline > 0, np.ones(outline.shape, bool)) > 0
-    count, _ = cv2.connectedComponents(roof.astype(np.uint8))
-    assert count - 1 == 1
-    assert roof[35, 60] and roof[50, 60]  # both sides of the barrel
 
 
 def test_a_tank_the_mats_colour_is_found_though_its_far_end_shows_no_edge():
@@ -372,20 +337,6 @@ def test_dark_tracks_whose_top_is_a_faint_line_are_the_foot_of_a_tall_near_wall(
     assert abs(found.width_cm[i] - tank.width_cm) < 0.5
 
 
-def test_only_a_line_deep_within_the_shade_is_a_dark_thing_in_it():
-    """Shading-free log colours (lightness, two chroma) as 72,021 and 71,020 measured them: a
-    line between the mat's deep shade and darker tracks is in the shade; a shadow's edge on a
-    lit blotch a third darker than the mat's median, or grain within the shade, is not."""
-    mat = np.array([8.75, -0.06, -0.19])
-    shade, tracks = np.array([7.66, -0.07, -0.16]), np.array([6.12, -0.01, -0.07])
-    assert _in_the_shade(mat, shade, tracks)
-    assert not _in_the_shade(None, shade, tracks)
-    sand = np.array([8.24, -0.25, -0.26])
-    blotch, its_shadow = np.array([7.91, -0.26, -0.26]), np.array([7.06, -0.3, -0.29])
-    assert not _in_the_shade(sand, blotch, its_shadow)
-    assert not _in_the_shade(mat, shade, shade - [0.2, 0, 0])
-
-
 def test_a_ragged_end_does_not_turn_a_hull_whose_long_sides_agree():
     """Hard validation table 71,013: a 12 cm hull's end came out at 10.5 degrees, its long sides
     at 0 and -0.3, and the mean weighted by the sides' lengths turned the hull 1.9 degrees; the
@@ -451,15 +402,6 @@ def test_a_building_measured_by_its_roof_is_not_a_hull():
     scene, found = _found_on_validation_table(22_020, hard=False)
     assert not scene.vehicles and any(t.kind == "building" and t.height_cm > 15 for t in scene.terrain)
     assert len(found) == 0
-
-
-def test_a_shadow_darkens_the_ground_by_one_factor_and_dark_tracks_are_no_shadow():
-    mat = (50.0, 120.0, 40.0)  # green felt
-    lit, shaded = (_shading_free(np.array([[c]], np.uint8))[0, 0] for c in (mat, [0.45 * v for v in mat]))
-    track = _shading_free(np.array([[(30, 30, 32)]], np.uint8))[0, 0]
-    assert _shadowed(lit, shaded)
-    assert not _shadowed(lit, track)
-    assert not _shadowed(shaded, lit)  # lighter is no shadow
 
 
 def test_a_hull_whose_long_shadow_the_coarse_blob_takes_in_is_placed_by_its_roof():
@@ -625,20 +567,6 @@ def test_two_blocks_of_one_paint_with_bare_mat_between_are_not_pieced_into_a_hul
     assert not len(_found_in(TableScene(TABLE, dictionary, markers, grass, terrain=blocks, look=look)))
 
 
-def test_a_piece_that_is_the_ground_darkened_is_a_shadow_and_a_dark_grey_roof_is_not():
-    """A piece cut off a tall building may be its shadow: inside, the felt around it scaled
-    darker. A dark grey roof on the same felt has its own hue."""
-    felt = np.array([60, 130, 70], np.float64)  # BGR green felt
-    rng = np.random.default_rng(3)
-    rect = np.clip(felt + rng.normal(0, 3, (600, 600, 3)), 0, 255)
-    piece = _Blob(0.0, _axes(0.0), np.array([[20.0, 40.0], [25.0, 35.0]]), 1.0, cut=True)
-    shadowed, roofed = rect.copy(), rect.copy()
-    shadowed[250:350, 200:400] *= 0.45
-    roofed[250:350, 200:400] = (55, 55, 60)
-    assert _ground_in_shadow(foreground(shadowed.astype(np.uint8), 1.0), piece)
-    assert not _ground_in_shadow(foreground(roofed.astype(np.uint8), 1.0), piece)
-
-
 def test_tall_hulls_far_off_the_nadir_are_placed_by_the_foot_of_their_near_wall():
     """5.5 cm hulls near the table's corners, 60-80 cm off the nadir: their near walls show as
     2 cm bands that the masks may leave out, so a near side is sought past the band of the
@@ -749,7 +677,7 @@ def test_a_far_side_the_outline_stands_in_for_leaves_a_solid_hull_above_the_conf
     rect[150:250, 100:300] = (fade[100:300] * roof + (1 - fade[100:300]) * mat)[None]
     rect = np.clip(rect + rng.normal(0, 2, rect.shape), 0, 255).astype(np.uint8)
     view = foreground(rect, 1.0)
-    blob = _Blob(0.0, _axes(0.0), np.array([[10.0, 30.0], [15.0, 25.0]]), 0.9)
+    blob = Blob(0.0, axes_of(0.0), np.array([[10.0, 30.0], [15.0, 25.0]]), 0.9)
     refined = _refined(view, blob, np.array([-30.0, 20.0, 150.0]))  # the low end faces the camera
     assert refined is not None and refined.fill >= MIN_CONFIDENCE
     assert np.allclose(refined.extent[:, 0], [10.0, 15.0], atol=0.2)
@@ -765,9 +693,9 @@ def test_sides_less_straight_on_the_turned_axes_leave_the_hull_where_first_measu
     first = [(0.0, -0.02, 1.0), (20.0, -0.02, 1.0), (0.0, 0.02, 1.0), (10.0, 0.02, 1.0)]
     second = [(-3.0, 0.0, 0.6), (20.0, 0.0, 0.8), (0.0, 0.0, 0.8), (10.0, 0.0, 0.8)]
     rounds = iter([*first, *second])
-    monkeypatch.setattr(vehicles, "_side_offsets", lambda *args, **kwargs: (None, None))
-    monkeypatch.setattr(vehicles, "_fit_side", lambda along, offsets: next(rounds))
-    blob = _Blob(0.0, _axes(0.0), np.array([[0.0, 20.0], [0.0, 10.0]]), 1.0)
+    monkeypatch.setattr(vehicles, "side_offsets", lambda *args, **kwargs: (None, None))
+    monkeypatch.setattr(vehicles, "fit_side", lambda along, offsets: next(rounds))
+    blob = Blob(0.0, axes_of(0.0), np.array([[0.0, 20.0], [0.0, 10.0]]), 1.0)
     refined = vehicles._refined(None, blob, np.array([10.0, 5.0, 180.0]))  # the nadir over the hull
     assert abs(refined.heading_deg - np.degrees(np.arctan(0.02))) < 1e-6
     assert np.allclose(refined.extent[:, 1] - refined.extent[:, 0], [20.0, 10.0])
@@ -818,7 +746,7 @@ def _top_down_hull(
         image[_roof_px(y0, cy) : _roof_px(y1, cy), _roof_px(x0, cx) : _roof_px(x1, cx)] = hull
     image += np.random.default_rng(0).normal(0.0, grain, image.shape)
     image = np.clip(cv2.GaussianBlur(image, (0, 0), blur_px), 0, 255).astype(np.uint8)
-    return _refined(foreground(image, 1.0), _Blob(0.0, _axes(0.0), coarse, 0.95), TOP_DOWN_CAMERA)
+    return _refined(foreground(image, 1.0), Blob(0.0, axes_of(0.0), coarse, 0.95), TOP_DOWN_CAMERA)
 
 
 def _blotchy(colour, size: tuple[int, int] = (700, 900)) -> np.ndarray:
@@ -930,7 +858,7 @@ def test_a_near_side_on_a_roof_over_a_wall_taller_than_a_hulls_is_a_building(
     """A box 20 cm from the nadir whose near side was measured at its roof's edge, the wall
     below it (in shade) out to its foot on the mat: a wall 10-15 cm tall is a building's, a
     4 cm one a hull's. Measured at its foot, a hull has the ground outside, its shadow too."""
-    from models.vehicles import _roof_over_a_tall_wall
+    from models.hull_walls import _roof_over_a_tall_wall
 
     x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
     cx, cy = TOP_DOWN_CAMERA[:2]
@@ -944,36 +872,8 @@ def test_a_near_side_on_a_roof_over_a_wall_taller_than_a_hulls_is_a_building(
     image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
     near = roof_near if measured_at == "roof" else y0
     extent = np.array([[x0 / 10, x1 / 10], [near / 10, _roof_px(y1, cy) / 10]])
-    blob = _Blob(0.0, _axes(0.0), extent, 0.95)
+    blob = Blob(0.0, axes_of(0.0), extent, 0.95)
     assert _roof_over_a_tall_wall(foreground(image, 1.0), blob, TOP_DOWN_CAMERA) is building
-
-
-def test_a_roof_a_pixel_short_of_the_views_frame_is_on_the_table_and_an_arm_into_it_is_not():
-    """The frame of the view is off the table, and so is whatever the camera does not see and the
-    pixel around it; the pixel inside the frame is not (a hull's roof may end there)."""
-    from models.vehicles import _off_table
-
-    small = np.full((40, 60, 3), 120, np.uint8)
-    small[:, 50:] = 0  # past the camera's view
-    off = _off_table(small)
-    assert off[0].all() and off[-1].all() and off[:, 0].all()
-    assert off[:, 49].all() and not off[1:-1, 48].any()  # the unseen part and one pixel around it
-    assert not off[1, 1:48].any() and not off[1:-1, 1].any()  # a pixel inside the frame
-
-
-def test_colour_distance_is_numpys_norm_bit_for_bit():
-    difference = np.random.default_rng(3).normal(0, 0.2, (40, 33, 3)).astype(np.float32)
-    assert np.array_equal(_colour_distance(difference), np.linalg.norm(difference, axis=-1))
-
-
-def test_median_colours_of_stretches_of_any_width_are_each_stretchs_own():
-    profiles = np.random.default_rng(4).normal(0, 0.3, (25, 30, 3)).astype(np.float32)
-    stretches = [(0, 4), (27, 30), (29, 30), (10, 14), (3, 6)]
-    colours = _median_colours(profiles, stretches, 0.5)
-    for (start, stop), colour in zip(stretches, colours, strict=True):
-        own = np.median(profiles[:, start:stop].mean(axis=1), axis=0)
-        own[0] /= 0.5
-        assert np.array_equal(colour, own)
 
 
 @pytest.mark.parametrize("heading", [100.0, 110.0])
@@ -981,7 +881,7 @@ def test_a_hull_with_bases_standing_against_its_ends_is_not_measured_over_them(h
     """Black-rimmed bases touching both ends: at these headings one end was measured on a
     base's rim, the hull 0.6-0.9 cm long and placed 4.4 and 6.9 mm off."""
     tank = _tank(120.0, 80.0, 16.0, 7.5, heading, 4.0, (40, 90, 60))
-    axis = _axes(heading)[0]
+    axis = axes_of(heading)[0]
     centres = [np.array([tank.x_cm, tank.y_cm]) + end * axis * (tank.length_cm / 2 + 1.65) for end in (1, -1)]
     figure = Figure("trooper", 0.0, 0.0, 4.0, (40, 60, 120))
     dictionary, markers = table_markers("183x122")
@@ -1011,7 +911,7 @@ def _hull_tuple(length: float = 20.0, width: float = 10.0, heading: float = 30.0
 
 def _base_at(along_cm: float, across_cm: float, heading: float = 30.0) -> Bases:
     """One 32 mm base at hull-axis coordinates of `_hull_tuple`'s hull."""
-    xy = np.array([100.0, 60.0]) + _axes(heading).T @ np.array([along_cm, across_cm])
+    xy = np.array([100.0, 60.0]) + axes_of(heading).T @ np.array([along_cm, across_cm])
     return Bases(xy[None], np.array([32.0]), np.ones(1))
 
 
@@ -1021,7 +921,7 @@ def test_an_end_over_a_base_moves_back_to_touch_it_and_the_centre_moves_half_as_
     assert length == pytest.approx(20.0 - 0.7)
     assert width == pytest.approx(10.0)
     assert (heading, confidence) == (30.0, 0.9)
-    np.testing.assert_allclose(_axes(heading) @ (xy - hull[0]), [0.35, 0.0], atol=1e-9)
+    np.testing.assert_allclose(axes_of(heading) @ (xy - hull[0]), [0.35, 0.0], atol=1e-9)
 
 
 def test_a_long_side_over_a_base_moves_back_too():
@@ -1091,7 +991,7 @@ def test_a_footprint_the_map_proposes_is_measured_back_to_itself():
     hull = _as_vehicles([((150.0, 25.0), 22.0, 11.0, 30.0, 1.0)])
     view.hulls = cv2.GaussianBlur(_map_of(view, hull), (0, 0), 1.0)
     (blob,) = _learned_blobs(view, camera)
-    centre, length, width = _hull(blob, camera)
+    centre, length, width = hull_footprint(blob, camera)
     np.testing.assert_allclose(centre, [150.0, 25.0], atol=0.1)
     assert length == pytest.approx(22.0, abs=0.3) and width == pytest.approx(11.0, abs=0.3)
     assert np.all(blob.size_cm > [22.0, 11.0])  # the roof, pushed outward
@@ -1123,15 +1023,3 @@ def test_a_hull_painted_like_its_mat_under_an_arm_is_placed_on_the_hull_maps_pro
     assert all(_placed(mapped, tank) for tank in scene.vehicles)
 
 
-def test_grey_is_paper_and_print_not_a_pale_sleeve():
-    """A marker's white-balanced paper and print differ across the channels by a few levels; a
-    pale pink sleeve (benchmark table 50,011) by 69, and the spread is the same whichever
-    channel is brightest."""
-    pixels = np.array(
-        [[[236, 240, 229], [22, 30, 25], [180, 196, 249], [249, 196, 180], [0, 0, PAPER_CHROMA]]], np.uint8
-    )
-    assert _grey(pixels).tolist() == [[True, True, False, False, False]]
-    rng = np.random.default_rng(4)
-    image = rng.integers(0, 256, (40, 50, 3)).astype(np.uint8)
-    spread = image.max(axis=-1).astype(int) - image.min(axis=-1)
-    assert np.array_equal(_grey(image), spread < PAPER_CHROMA)
