@@ -44,6 +44,7 @@ from models.vehicles import (
     find_vehicles,
 )
 from tests.models.conftest import TABLE, rig_camera
+from tests.models.top_down import TOP_DOWN_CAMERA, TOP_DOWN_FOOTPRINT, blotchy, roof_px
 
 TANKS = [
     VehicleSpec(35.0, 95.0, 24.0, 12.0, 130.0, 4.5, (60, 100, 80)),
@@ -721,13 +722,6 @@ def test_hulls_whose_roofs_end_a_centimetre_short_of_the_table_edge_are_placed_b
 
 # A top-down table at 1 px/mm seen from this camera (cm), with a 20 x 10 cm hull 4 cm tall on
 # this footprint (mm: x0, x1, y0, y1); its near side y0 faces the nadir, its far side y1 away.
-TOP_DOWN_CAMERA = np.array([45.0, 10.0, 180.0])
-TOP_DOWN_FOOTPRINT = (300, 500, 300, 400)
-
-
-def _roof_px(mm: float, nadir_cm: float) -> int:
-    """Where an edge of the 4 cm roof above a footprint edge at `mm` shows, along one axis."""
-    return round(nadir_cm * 10 + (mm - nadir_cm * 10) * TOP_DOWN_CAMERA[2] / (TOP_DOWN_CAMERA[2] - 4.0))
 
 
 def _top_down_hull(
@@ -742,17 +736,11 @@ def _top_down_hull(
     cx, cy = TOP_DOWN_CAMERA[:2]
     image = ground.copy()
     if hull is not None:
-        image[y0 : _roof_px(y0, cy), x0:x1] = 0.6 * hull
-        image[_roof_px(y0, cy) : _roof_px(y1, cy), _roof_px(x0, cx) : _roof_px(x1, cx)] = hull
+        image[y0 : roof_px(y0, cy), x0:x1] = 0.6 * hull
+        image[roof_px(y0, cy) : roof_px(y1, cy), roof_px(x0, cx) : roof_px(x1, cx)] = hull
     image += np.random.default_rng(0).normal(0.0, grain, image.shape)
     image = np.clip(cv2.GaussianBlur(image, (0, 0), blur_px), 0, 255).astype(np.uint8)
     return _refined(foreground(image, 1.0), Blob(0.0, axes_of(0.0), coarse, 0.95), TOP_DOWN_CAMERA)
-
-
-def _blotchy(colour, size: tuple[int, int] = (700, 900)) -> np.ndarray:
-    """A mat of one colour, its lightness varying by 6 % over blotches a few centimetres wide."""
-    blot = cv2.GaussianBlur(np.random.default_rng(1).normal(0.0, 1.0, size), (0, 0), 8)
-    return np.array(colour, float) * (1 + 0.06 * blot / blot.std())[..., None]
 
 
 @pytest.mark.parametrize("grain", [2.0, 4.0])
@@ -761,9 +749,9 @@ def test_a_dim_hull_whose_sides_blur_over_a_few_pixels_is_measured(grain):
     the grain's bar, but the step over two pixels does, on every profile; its near side is
     placed to 2 mm (a hard validation table's plain hull was lost so)."""
     x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
-    roof_end = _roof_px(y1, TOP_DOWN_CAMERA[1]) / 10
+    roof_end = roof_px(y1, TOP_DOWN_CAMERA[1]) / 10
     coarse = np.array([[x0 / 10 - 0.4, x1 / 10 + 0.4], [y0 / 10 - 0.4, roof_end + 0.4]])
-    refined = _top_down_hull(_blotchy((40, 62, 48)), np.array((62.0, 72.0, 66.0)), coarse, 3.0, grain)
+    refined = _top_down_hull(blotchy((40, 62, 48)), np.array((62.0, 72.0, 66.0)), coarse, 3.0, grain)
     assert refined is not None
     assert abs(refined.extent[1, 0] - y0 / 10) * 10 <= 2.0
 
@@ -773,7 +761,7 @@ def test_a_blurred_shadow_the_shape_of_a_hull_is_no_hull(mat):
     """A hull-sized patch of mat at 0.55 of its light, blurred by 3 px: its soft sides are straight
     on every profile, but across each the ground only darkens, so none is a hull's side."""
     x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
-    ground = _blotchy(mat)
+    ground = blotchy(mat)
     ground[y0:y1, x0:x1] *= 0.55
     coarse = np.array([[x0 / 10 - 0.4, x1 / 10 + 0.4], [y0 / 10 - 0.4, y1 / 10 + 0.4]])
     assert _top_down_hull(ground, None, coarse, 3.0, 2.0) is None
@@ -800,7 +788,7 @@ def test_a_far_side_with_a_terrains_shadow_just_beyond_it_is_placed_by_the_roof(
     """A strip of lit mat, then a building's shadow, beyond a hull's far side: the shadow's
     edge is the outermost line in the side's window, but the ground darkens outward across
     it, so the roof's edge inside it is the side."""
-    roof_end = _roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
+    roof_end = roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
     ground = np.full((700, 900, 3), 150.0)
     ground[roof_end + round(gap_cm * 10) :] *= depth
     coarse = np.array([[29.6, 50.4], [30.0, roof_end / 10 + 0.4]])
@@ -817,8 +805,8 @@ def test_a_far_side_with_a_marker_or_a_building_just_beyond_it_is_placed_by_the_
     side: that thing's edge is the outermost and strongest line in the side's window, but the
     ground lies between it and the roof, so the roof's edge is the side (hard validation table
     71,004's far end was placed on a marker 1.4 cm past it)."""
-    roof_end = _roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
-    ground = _blotchy((50, 110, 60))
+    roof_end = roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
+    ground = blotchy((50, 110, 60))
     ground[roof_end + round(gap_cm * 10) :] = beyond
     coarse = np.array([[29.6, 50.4], [29.6, roof_end / 10 + 0.4]])
     refined = _top_down_hull(ground, np.array((90.0, 150.0, 190.0)), coarse, 1.5)
@@ -832,48 +820,15 @@ def test_a_far_side_whose_coarse_blob_ran_over_a_shadow_onto_a_building_is_sough
     takes it in, so its far end is the building's foot and the roof's edge lies deeper than the
     side's window reaches: the one line in the window has the ground in shade inside it and the
     building outside, so the roof is sought further in (hard validation table 73,012)."""
-    roof_end = _roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
+    roof_end = roof_px(TOP_DOWN_FOOTPRINT[3], TOP_DOWN_CAMERA[1])
     foot = roof_end + round(shade_cm * 10)
-    ground = _blotchy((150, 140, 160))
+    ground = blotchy((150, 140, 160))
     ground[roof_end:foot] *= 0.5
     ground[foot:] = (170, 90, 200)
     coarse = np.array([[29.6, 50.4], [29.6, foot / 10 + 0.2]])
     refined = _top_down_hull(ground, np.array((110.0, 30.0, 150.0)), coarse, 1.5)
     assert refined is not None
     assert abs(refined.extent[1, 1] - roof_end / 10) * 10 <= 2.0
-
-
-@pytest.mark.parametrize(
-    ("wall_cm", "measured_at", "shade", "building"),
-    [
-        (15.0, "roof", 0.0, True),
-        (10.0, "roof", 0.0, True),
-        (4.0, "roof", 0.0, False),
-        (4.0, "foot", 2.0, False),
-    ],
-)
-def test_a_near_side_on_a_roof_over_a_wall_taller_than_a_hulls_is_a_building(
-    wall_cm, measured_at, shade, building
-):
-    """A box 20 cm from the nadir whose near side was measured at its roof's edge, the wall
-    below it (in shade) out to its foot on the mat: a wall 10-15 cm tall is a building's, a
-    4 cm one a hull's. Measured at its foot, a hull has the ground outside, its shadow too."""
-    from models.hull_walls import _roof_over_a_tall_wall
-
-    x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
-    cx, cy = TOP_DOWN_CAMERA[:2]
-    height = TOP_DOWN_CAMERA[2]
-    roof_near = round(cy * 10 + (y0 - cy * 10) * height / (height - wall_cm))
-    image = _blotchy((60, 110, 70))
-    image[y0 - round(shade * 10) : y0, x0:x1] *= 0.5
-    image[y0:roof_near, x0:x1] = (40, 60, 140)
-    image[roof_near : _roof_px(y1, cy), _roof_px(x0, cx) : _roof_px(x1, cx)] = (60, 90, 200)
-    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
-    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
-    near = roof_near if measured_at == "roof" else y0
-    extent = np.array([[x0 / 10, x1 / 10], [near / 10, _roof_px(y1, cy) / 10]])
-    blob = Blob(0.0, axes_of(0.0), extent, 0.95)
-    assert _roof_over_a_tall_wall(foreground(image, 1.0), blob, TOP_DOWN_CAMERA) is building
 
 
 @pytest.mark.parametrize("heading", [100.0, 110.0])
