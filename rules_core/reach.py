@@ -177,7 +177,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     """Every enemy model, nearest first: its distance from the nearest shooter, the weapons of any
     shooter that reach it (none of a gun its crew cannot work, nor of a model a `holds_fire`
     rule keeps from firing), and where the ruleset says so its
-    cover, sight line and effects."""
+    cover, sight line and effects (each weapon's from the nearest shooter it reaches from)."""
     shooters = shooters_of(scene, from_id)
     side = scene.models[shooters[0]].side
     targets = np.flatnonzero(scene.sides != side)
@@ -205,7 +205,9 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         effects: dict[str, str] = {}
         thrown: dict[str, dict] = {}
         seen = False
-        for row, s in enumerate(shooters):
+        # Nearest shooter first: a weapon's effect (a shotgun's band) is the nearest reaching one's.
+        for row in np.argsort(edge[:, column], kind="stable"):
+            s = shooters[row]
             shooter = scene.models[s]
             seen |= bool(sight[row, column])
             for name in weapons_of(scene, s) if s not in unworked else []:
