@@ -51,6 +51,7 @@ class MoveJudge:
         self._swept: dict[int, shapely.Geometry] = {}
         self._bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
         self._company: dict[str, dict[str, dict]] | None = None
+        self._ordered: dict[str, set[str]] | None = None
 
     def _changed(self, before: Scene) -> list[int]:
         """Models whose position or heading changed since `before`, and, while deploying, models
@@ -284,16 +285,36 @@ class MoveJudge:
             if not self._company[name].get(model_id, {"met": True})["met"]
         ]
 
+    def _ordered_with(self, model_id: str) -> set[str] | None:
+        """The ids of the coherency group the model stood in before the move (None where no
+        coherency rule binds it): Tankomaster gives an order to a group, and «Отдельным солдатам,
+        находящимся на расстоянии более 5 см от ближайшего бойца своей части, следует отдавать
+        отдельный приказ» (a soldier more than 5 cm from his nearest squad-mate gets an order of
+        his own), so a squad split in battle moves as separate groups."""
+        if self._ordered is None:
+            self._ordered = {
+                member: set(group)
+                for unit in coherency_groups(self.before).values()
+                if unit["applies"]
+                for group in unit["groups"]
+                for member in group
+            }
+        return self._ordered.get(model_id)
+
     def _unit_terrain_cap(
         self, a: int, allowance: float | None, why: list[str]
     ) -> tuple[float | None, list[str]]:
         """Tankomaster: «Если в ходе движения оно [подразделение] пересекает какие-либо препятствия, то
-        передвигается только на 8 см»: the unit crosses, so a moved unit-mate's terrain cap binds it too."""
+        передвигается только на 8 см»: the unit crosses, so a moved unit-mate's terrain cap binds it too,
+        if they took one order (see `_ordered_with`)."""
         unit = self.after.models[a].unit
+        together = self._ordered_with(self.after.models[a].id)
         for k in self.changed:
             other = self.after.models[k]
             b = self.before.index.get(other.id)
             if k == a or b is None or other.unit != unit or not self.types[k].terrain_caps_unit:
+                continue
+            if together is not None and other.id not in together:
                 continue
             cap, _, _ = terrain_allowance(
                 self.after, k, lambda polygon, k=k, b=b: self._crosses(k, b, polygon), self.terrain, None

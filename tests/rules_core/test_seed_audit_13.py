@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, scene
+from tests.rules_core.builders import base, codes, moved, scene, strip
 
 CA = "combined-arms"
+TM = "tankomaster"
 INCH = 2.54
 
 
@@ -28,3 +29,19 @@ def test_ca_a_squads_shotgun_band_is_its_nearest_shotgunners(far_first: bool) ->
     (row,) = api.ranges(scene(CA, [*shooters, enemy]), "sq")["targets"]
     assert row["edge_in_ruleset_units"] == pytest.approx(2.0)
     assert row["effects"] == {"shotgun": "kills"}
+
+
+def test_tm_a_soldier_standing_apart_from_his_squad_is_not_slowed_by_its_crossing() -> None:
+    """003: «Если в ходе движения оно пересекает какие-либо препятствия, то передвигается только на
+    8 см» (if the unit crosses an obstacle it moves only 8 cm), but «Отдельным солдатам,
+    находящимся на расстоянии более 5 см от ближайшего бойца своей части, следует отдавать
+    отдельный приказ» (a soldier more than 5 cm from his nearest squad-mate gets an order of his
+    own): a squad-mate 50 cm away walking 12 cm in the open keeps his 16 cm (he was held to 8),
+    while one standing beside the soldier who crossed is held to 8 cm."""
+    fence = strip("fence", 24, 0.5, y1=32)
+    before = [base(20, 30, "a"), base(20, 80, "apart"), base(20, 36, "beside")]
+    after = [base(27, 30, "a"), base(32, 80, "apart"), base(32, 36, "beside")]
+    report = moved(TM, before, after, terrain=[fence])
+    assert report["a"]["legal"] is True
+    assert (report["apart"]["allowance_cm"], report["apart"]["legal"]) == (16.0, True)
+    assert report["beside"]["allowance_cm"] == 8.0 and codes(report["beside"]) == ["too_far"]
