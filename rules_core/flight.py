@@ -60,6 +60,33 @@ def judge_flight(
     return moved, allowance, ({"min_cm": round(shortest, 4)} if shortest is not None else {}), reasons
 
 
+def no_flight_stays_on(before: Scene, after: Scene, a: int, b: int) -> bool:
+    """Whether every flight the aircraft may make (its turn, its shortest to longest distance) ends
+    with its stand at least partly off the table. Flying off is then no foul: World at Fire, «если
+    по какой-то причине самолету ничего не остается, как вылететь за край стола, то он должен
+    будет пропустить один ход и появиться на противоположном краю поля» (if a plane has no choice
+    but to fly off the edge, it misses a turn and comes back at the opposite edge). The flights
+    are sampled every quarter degree and every centimetre or so."""
+    model, old = after.models[a], before.models[b]
+    unit_type = after.unit_type(a)
+    if unit_type.move is None:
+        return False
+    cost, _ = altitude_cost(unit_type, old, model, after.cm_per_unit)
+    longest = max(after.cm(unit_type.move) - cost, 0.0)
+    least = 0.0 if unit_type.min_move is None else after.cm(unit_type.min_move) - cost
+    shortest = min(max(least, 0.0), longest)
+    free = old.heading_deg is None or unit_type.max_turn_deg is None
+    turn = 180.0 if free else unit_type.max_turn_deg
+    angles = np.radians((0.0 if free else old.heading_deg) + np.arange(-turn, turn + 0.125, 0.25))
+    distances = np.linspace(shortest, longest, max(2, math.ceil(longest - shortest) + 1))
+    x = old.x_cm + distances[:, None] * np.cos(angles)[None, :]
+    y = old.y_cm + distances[:, None] * np.sin(angles)[None, :]
+    r = float(after.footprints.radius[a]) - TOLERANCE_CM
+    table = after.table
+    on = (x >= r) & (x <= table.width_cm - r) & (y >= r) & (y <= table.depth_cm - r)
+    return not on.any()
+
+
 def _heading_reasons(unit_type: UnitType, old: ModelSpec, model: ModelSpec, start: tuple, end: tuple) -> list:
     travel = math.degrees(math.atan2(end[1] - start[1], end[0] - start[0])) % 360.0
     reasons = []

@@ -19,7 +19,7 @@ from rules_core import crossing, end_state, pathing
 from rules_core.allowance import climb_limit, flag_limits, terrain_allowance, towed_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
-from rules_core.flight import judge_flight
+from rules_core.flight import judge_flight, no_flight_stays_on
 from rules_core.footprints import measured
 from rules_core.panic import panic_reasons
 from rules_core.proximity import held_off_by, proximity_report, within
@@ -121,6 +121,7 @@ class MoveJudge:
         model = self.after.models[a]
         b = self.before.index.get(model.id)
         reasons: list[dict[str, str]] = []
+        forced_off = False
         if b is None:
             moved, allowance, extra = None, None, {}
             if self._arrives(a):
@@ -131,9 +132,16 @@ class MoveJudge:
             extra = {"allowance_notes": ["deployment: models are placed, not moved, so no allowance applies"]}
         elif self.types[a].movement == "aircraft":
             moved, allowance, extra, reasons = judge_flight(self.before, self.after, a, b, self.flies)
+            off = bool(end_state.off_table(self.after, a))
+            forced_off = off and no_flight_stays_on(self.before, self.after, a, b)
+            if forced_off:
+                extra.setdefault("allowance_notes", []).append(
+                    "no flight it may make ends on the table: "
+                    "it misses a turn and comes back at the opposite edge"
+                )
         else:
             moved, allowance, extra, reasons = self._ground(a, b)
-        reasons += self._end_state(a)
+        reasons += self._end_state(a, forced_off)
         contacts = end_state.contacts_after(self.after, a)
         if contacts is not None:
             extra["contacts"] = contacts
@@ -150,10 +158,10 @@ class MoveJudge:
             **extra,
         }
 
-    def _end_state(self, a: int) -> list:
+    def _end_state(self, a: int, forced_off: bool = False) -> list:
         after = self.after
         deserting = after.ruleset.panic_heading_tolerance_deg is not None and after.models[a].has("panicked")
-        reasons = [] if deserting else end_state.off_table(after, a)
+        reasons = [] if deserting or forced_off else end_state.off_table(after, a)
         if not self.flies[a]:
             reasons += end_state.overlaps(after, a, self.flies)
             reasons += end_state.near_enemy(after, a, self.flies, self.buffer_cm)

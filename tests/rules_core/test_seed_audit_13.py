@@ -6,12 +6,15 @@ translated in the docstring.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from rules_core import api
 from tests.rules_core.builders import base, codes, moved, scene, strip
 
 CA = "combined-arms"
+WAF = "world-at-fire"
 TM = "tankomaster"
 INCH = 2.54
 
@@ -45,3 +48,23 @@ def test_tm_a_soldier_standing_apart_from_his_squad_is_not_slowed_by_its_crossin
     assert report["a"]["legal"] is True
     assert (report["apart"]["allowance_cm"], report["apart"]["legal"]) == (16.0, True)
     assert report["beside"]["allowance_cm"] == 8.0 and codes(report["beside"]) == ["too_far"]
+
+
+def _flown(x: float, y: float, heading: float, distance: float) -> dict:
+    """A plane's report after flying `distance` cm straight along `heading` from (x, y)."""
+    plane = base(x, y, "p", type="aircraft", diameter_mm=65, heading_deg=heading)
+    angle = math.radians(heading)
+    after = {**plane, "x_cm": x + distance * math.cos(angle), "y_cm": y + distance * math.sin(angle)}
+    return moved(WAF, [plane], [after])["p"]
+
+
+def test_waf_a_plane_with_no_flight_left_on_the_table_may_fly_off_it() -> None:
+    """000: «если по какой-то причине самолету ничего не остается, как вылететь за край стола, то
+    он должен будет пропустить один ход и появиться на противоположном краю поля» (if a plane has
+    no choice but to fly off the table's edge, it misses a turn and comes back at the opposite
+    edge). In a corner facing out (every flight of 60 cm or more within 90 degrees of its heading
+    leaves the table) flying off is no foul; facing in, with room to fly, it still is."""
+    cornered = _flown(170, 110, 45.0, 60)
+    assert cornered["legal"] is True
+    assert any("opposite edge" in note for note in cornered["allowance_notes"])
+    assert codes(_flown(100, 60, 0.0, 100)) == ["off_table"]
