@@ -21,6 +21,7 @@ from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight, no_flight_stays_on
 from rules_core.footprints import measured
+from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import held_off_by, proximity_report, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
@@ -52,6 +53,7 @@ class MoveJudge:
         self._bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
         self._company: dict[str, dict[str, dict]] | None = None
         self._ordered: dict[str, set[str]] | None = None
+        self._intercepting: dict[str, dict] | None = None
 
     def _changed(self, before: Scene) -> list[int]:
         """Models whose position or heading changed since `before`, and, while deploying, models
@@ -175,6 +177,9 @@ class MoveJudge:
         moved = math.dist(start, end)
         extra: dict = {}
         allowance, why = unit_allowance(self.after, a, self.types)
+        if self._waiting(old.id):
+            allowance = 0.0
+            why = [*why, f"its {old.order} order holds it until an enemy enters its front fire zone"]
         towed = towed_allowance(self.before, self.after, a)
         if towed is not None:
             allowance, why = towed[0], [towed[1]]
@@ -292,6 +297,18 @@ class MoveJudge:
             for name, rule in self._bound.items()
             if not self._company[name].get(model_id, {"met": True})["met"]
         ]
+
+    def _waiting(self, model_id: str) -> bool:
+        """Whether the model stood under an interception order no enemy had triggered (Mobile
+        Infantry: «фигура остается на своем месте до тех пор, пока в зоне ее эффективного огня по
+        фронту не появляется фигура противника»; once triggered it may take any action). Judged
+        on the BEFORE scene, where it waited; without a heading its front is unknown."""
+        rule = self.rules.interception
+        if rule is None or self.before.models[self.before.index[model_id]].order != rule.order:
+            return False
+        if self._intercepting is None:
+            self._intercepting = interception_report(self.before)
+        return self._intercepting[model_id]["triggered_by"] == []
 
     def _ordered_with(self, model_id: str) -> set[str] | None:
         """The ids of the coherency group the model stood in before the move (None where no

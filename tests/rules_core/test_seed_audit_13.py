@@ -15,6 +15,7 @@ from tests.rules_core.builders import base, codes, moved, scene, strip
 
 CA = "combined-arms"
 WAF = "world-at-fire"
+MI = "mobile-infantry"
 TM = "tankomaster"
 INCH = 2.54
 
@@ -68,3 +69,21 @@ def test_waf_a_plane_with_no_flight_left_on_the_table_may_fly_off_it() -> None:
     assert cornered["legal"] is True
     assert any("opposite edge" in note for note in cornered["allowance_notes"])
     assert codes(_flown(100, 60, 0.0, 100)) == ["off_table"]
+
+
+@pytest.mark.parametrize(("enemy_x", "legal"), [(50 + 3.2 + 10, True), (150, False)])
+def test_mi_a_trooper_waiting_on_interception_moves_only_once_an_enemy_is_in_its_fire(
+    enemy_x: float, legal: bool
+) -> None:
+    """001: «После назначения данного приказа фигура остается на своем месте до тех пор, пока в
+    зоне ее эффективного огня по фронту не появляется фигура противника ... Данный приказ позволяет
+    производить любые действия после его активации» (under this order the figure stays where it is
+    until an enemy appears in its effective fire zone to its front; once triggered it may take any
+    action). A trooper with an assault rifle facing a bug 10 cm in front may walk 4 cm; facing
+    one a metre off, it may not (it walked its full speed either way)."""
+    trooper = base(50, 50, "t", type="trooper", weapons=["assault_rifle"], order="interception",
+                   heading_deg=0.0, speed=50)
+    bug = base(enemy_x, 50, "b", side="blue", type="bug")
+    report = moved(MI, [trooper, bug], [{**trooper, "y_cm": 54}, bug])["t"]
+    assert report["legal"] is legal
+    assert codes(report) == ([] if legal else ["too_far"])
