@@ -87,3 +87,16 @@ def test_mi_a_trooper_waiting_on_interception_moves_only_once_an_enemy_is_in_its
     report = moved(MI, [trooper, bug], [{**trooper, "y_cm": 54}, bug])["t"]
     assert report["legal"] is legal
     assert codes(report) == ([] if legal else ["too_far"])
+
+
+def test_ca_the_anti_tank_grenade_launcher_answers_to_the_contracts_rocket_launcher() -> None:
+    """002: «Противотанковый гранатомёт. Имеет характеристики орудия класса 6, при дистанции
+    стрельбы до 12 дюймов» (the anti-tank grenade launcher: a class-6 gun, range up to 12
+    inches). CONTRACTS.md's shared weapon names call it `rocket_launcher`, which the scene
+    refused for Combined Arms; it now means the same weapon, 12" inclusive (reported under the
+    scene's own name)."""
+    enemy = base(60, 50, "e", side="blue", unit="b")
+    for inches, reaches in ((12.0, True), (12.05, False)):
+        shooter = base(60 - 3.2 - inches * INCH, 50, "s", unit="sq", weapons=["rocket_launcher"])
+        (row,) = api.ranges(scene(CA, [shooter, enemy]), "s")["targets"]
+        assert row["weapons"] == (["rocket_launcher"] if reaches else [])
