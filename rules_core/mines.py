@@ -1,8 +1,11 @@
-"""Hidden mines and charges: which ones an enemy sapper has come close enough to be told of.
+"""Hidden mines and charges: which ones an enemy sapper has come close enough to be told of, and
+which mines an enemy has set off.
 
 Combined Arms hides mine positions from the opponent until one of his sappers stands within 5"
 of a mine or charge; then its owner must reveal it. The camera cannot see a hidden mine, so
-the owner enters them in the scene (`mines`), and the check says which must now be shown.
+the owner enters them in the scene (`mines`), and the check says which must now be shown. A
+mine goes off once an enemy stands within 3" of it («Мины срабатывают, если противник находится
+в радиусе 3 дюймов от метки мины»); what it does to him (infantry or vehicles by its kind) is dice.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from rules_core.scene import Scene
 
 
 def mines_report(scene: Scene) -> dict[str, dict]:
-    """mine id -> whether it must be revealed, and the enemy detectors (sappers) within distance.
+    """mine id -> whether it must be revealed, and the enemy detectors (sappers) within distance;
+    with the rule's `trigger`, the enemy ground models a mine's radius reaches (`triggered_by`,
+    None for a charge).
 
-    The distance runs from the sapper's base edge to the mine's point (a mine is a marker, not
+    Distances run from a model's base or hull edge to the mine's point (a mine is a marker, not
     a model with a footprint)."""
     rule = scene.ruleset.mine_detection
     mines = scene.spec.mines
@@ -27,8 +32,14 @@ def mines_report(scene: Scene) -> dict[str, dict]:
         return report
     points = shapely.points([[mine.x_cm, mine.y_cm] for mine in mines])
     fp = scene.footprints
-    gap = shapely.distance(fp.core[detectors][:, None], points[None, :]) - fp.radius[detectors][:, None]
-    close = rule.distance.holds(np.maximum(gap, 0.0), scene.cm_per_unit)
+    gap = np.maximum(shapely.distance(fp.core[:, None], points[None, :]) - fp.radius[:, None], 0.0)
+    close = rule.distance.holds(gap[detectors], scene.cm_per_unit)
+    ground = np.array([not scene.unit_type(k).flies for k in range(len(scene.models))], dtype=bool)
+    reached = (
+        rule.trigger.holds(gap, scene.cm_per_unit) & ground[:, None]
+        if rule.trigger is not None
+        else np.zeros(gap.shape, dtype=bool)
+    )
     for column, mine in enumerate(mines):
         sappers = [
             scene.models[k].id
@@ -41,4 +52,14 @@ def mines_report(scene: Scene) -> dict[str, dict]:
             "revealed": bool(sappers),
             "sappers": sappers,
         }
+        if rule.trigger is not None:
+            report[mine.id]["triggered_by"] = (
+                [
+                    model.id
+                    for k, model in enumerate(scene.models)
+                    if reached[k, column] and model.side != mine.side
+                ]
+                if mine.kind == "mine"
+                else None
+            )
     return report

@@ -323,10 +323,12 @@ class ProximityRule(_Strict):
 
 
 class MineDetection(_Strict):
-    """Hidden mines and charges a detector (a sapper) must be told of once within a distance of them."""
+    """Hidden mines and charges a detector (a sapper) must be told of once within a distance of them;
+    with `trigger`, the distance within which an enemy sets a mine off (charges are blown by hand)."""
 
     detector_roles: list[str]
     distance: Threshold
+    trigger: Threshold | None = None
     note: str = ""
 
 

@@ -27,6 +27,7 @@ def test_enemy_sapper_within_5_inches_reveals_a_mine(gap_in: float, revealed: bo
         "side": "red",
         "revealed": revealed,
         "sappers": ["s"] if revealed else [],
+        "triggered_by": [],
     }
 
 

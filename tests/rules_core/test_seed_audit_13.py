@@ -100,3 +100,17 @@ def test_ca_the_anti_tank_grenade_launcher_answers_to_the_contracts_rocket_launc
         shooter = base(60 - 3.2 - inches * INCH, 50, "s", unit="sq", weapons=["rocket_launcher"])
         (row,) = api.ranges(scene(CA, [shooter, enemy]), "s")["targets"]
         assert row["weapons"] == (["rocket_launcher"] if reaches else [])
+
+
+@pytest.mark.parametrize(("gap_in", "triggered"), [(3.0, True), (3.05, False)])
+def test_ca_an_enemy_within_3_inches_sets_a_mine_off(gap_in: float, triggered: bool) -> None:
+    """002: «Мины срабатывают, если противник находится в радиусе 3 дюймов от метки мины» (a mine
+    goes off when an enemy is within 3 inches of its marker). An enemy base whose edge is 3" from
+    the mine's point sets it off, one 3.05" away does not, a friendly one beside it never; a
+    demolition charge is blown by its sapper, so nothing sets it off (None)."""
+    mine = {"id": "m1", "side": "red", "x_cm": 20, "y_cm": 30}
+    charge = {"id": "c1", "side": "red", "x_cm": 20, "y_cm": 30, "kind": "charge"}
+    models = [base(20 + 1.6 + gap_in * INCH, 30, "foe", side="blue"), base(20, 32, "own", side="red")]
+    report = api.check(scene(CA, models, mines=[mine, charge]))["mines"]
+    assert report["m1"]["triggered_by"] == (["foe"] if triggered else [])
+    assert report["c1"]["triggered_by"] is None
