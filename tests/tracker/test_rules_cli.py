@@ -66,7 +66,9 @@ def test_check_reveals_a_mine_an_enemy_sapper_reached(
     path = write(tmp_path, "s.json", scene_data("combined-arms", [sapper], mines=[mine]))
     code, result, _ = run(capsys, "check", path)
     assert code == 0
-    assert result["mines"]["m1"] == {"kind": "mine", "side": "red", "revealed": True, "sappers": ["s"]}
+    assert result["mines"]["m1"] == {
+        "kind": "mine", "side": "red", "revealed": True, "sappers": ["s"], "triggered_by": []
+    }
 
 
 def test_move(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
