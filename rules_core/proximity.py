@@ -66,13 +66,18 @@ def _selection(scene: Scene, selector: Selector) -> np.ndarray:
 
 def _terrain_matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[list[str]]:
     pieces = [t for t in scene.spec.terrain if condition.types is None or t.kind in condition.types]
-    if not pieces:
+    ids = [t.id for t in pieces]
+    shapes = [shapely.Polygon(t.polygon_cm) for t in pieces]
+    if condition.with_mines:
+        ids += [mine.id for mine in scene.spec.mines]
+        shapes += [shapely.Point(mine.x_cm, mine.y_cm) for mine in scene.spec.mines]
+    if not shapes:
         return [[] for _ in subjects]
-    polygons = np.array([shapely.Polygon(t.polygon_cm) for t in pieces], dtype=object)
+    objects = np.array(shapes, dtype=object)
     fp = scene.footprints
-    gap = shapely.distance(fp.core[subjects][:, None], polygons[None, :]) - fp.radius[subjects][:, None]
+    gap = shapely.distance(fp.core[subjects][:, None], objects[None, :]) - fp.radius[subjects][:, None]
     hits = within(scene, condition.distance, np.maximum(gap, 0.0))
-    return [[pieces[k].id for k in np.flatnonzero(row)] for row in hits]
+    return [[ids[k] for k in np.flatnonzero(row)] for row in hits]
 
 
 def _matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[list[str]]:

@@ -298,6 +298,9 @@ class Condition(Selector):
     distance: Threshold
     at_least: int = Field(default=1, ge=1)
     free_of: Condition | None = None
+    # With relation terrain, the scene's mines and charges (points) count as objects too (Combined
+    # Arms: a sapper stops within 4" of the charge he places or removes).
+    with_mines: bool = False
 
 
 class ProximityRule(_Strict):

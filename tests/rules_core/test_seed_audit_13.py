@@ -114,3 +114,16 @@ def test_ca_an_enemy_within_3_inches_sets_a_mine_off(gap_in: float, triggered: b
     report = api.check(scene(CA, models, mines=[mine, charge]))["mines"]
     assert report["m1"]["triggered_by"] == (["foe"] if triggered else [])
     assert report["c1"]["triggered_by"] is None
+
+
+@pytest.mark.parametrize(("gap_in", "met"), [(4.0, True), (4.05, False)])
+def test_ca_a_sapper_within_4_inches_of_a_charge_is_at_work(gap_in: float, met: bool) -> None:
+    """002: «разместить или снять подрывной заряд по следующей схеме: 1-й ход – сапёр передвигается
+    и останавливается в 4 дюймах от выбранного объекта» (to place or remove a demolition charge,
+    the sapper first stops within 4 inches of the chosen object). An enemy charge in the scene's
+    `mines` is such an object, as a terrain piece is: 4" from it the sapper is at work (he was
+    not: only terrain counted), 4.05" not."""
+    charge = {"id": "c1", "side": "red", "x_cm": 20, "y_cm": 30, "kind": "charge"}
+    sapper = base(20 + 1.6 + gap_in * INCH, 30, "s", side="blue", role="sapper")
+    report = api.check(scene(CA, [sapper], mines=[charge]))["proximity"]["sapper_at_work"]["s"]
+    assert (report["met"], report["near"]) == ((True, ["c1"]) if met else (False, []))
