@@ -127,3 +127,18 @@ def test_ca_a_sapper_within_4_inches_of_a_charge_is_at_work(gap_in: float, met: 
     sapper = base(20 + 1.6 + gap_in * INCH, 30, "s", side="blue", role="sapper")
     report = api.check(scene(CA, [sapper], mines=[charge]))["proximity"]["sapper_at_work"]["s"]
     assert (report["met"], report["near"]) == ((True, ["c1"]) if met else (False, []))
+
+
+@pytest.mark.parametrize(("between", "reaches"), [(True, False), (False, True)])
+def test_ca_a_grenade_needs_sight_of_the_enemy(between: bool, reaches: bool) -> None:
+    """002: «Дистанция броска гранаты - 4 дюйма, необходим визуальный контакт с врагом» (a grenade
+    is thrown 4 inches and needs visual contact with the enemy). A building standing between
+    thrower and target 3" apart leaves the grenade out of the weapons that reach (it was in);
+    the rifle, which the seed does not tie to sight here, still reaches."""
+    thrower = base(20, 30, "s", unit="sq", weapons=["grenade", "rifle"])
+    enemy = base(20 + 3.2 + 3 * INCH, 30, "e", side="blue", unit="b")
+    house = {"id": "h", "kind": "building", "polygon_cm": [[24, 20], [26, 20], [26, 40], [24, 40]]}
+    terrain = [house] if between else [{**house, "polygon_cm": [[24, 50], [26, 50], [26, 60], [24, 60]]}]
+    (row,) = api.ranges(scene(CA, [thrower, enemy], terrain=terrain), "s")["targets"]
+    assert row["weapons"] == (["grenade", "rifle"] if reaches else ["rifle"])
+    assert row["line_of_sight"] is reaches
