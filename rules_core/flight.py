@@ -30,6 +30,17 @@ def altitude_cost(
     return cost, f"{'dive' if diving else 'altitude change'} costs {fmt(cost)} cm"
 
 
+def flight_limits(
+    after: Scene, unit_type: UnitType, old: ModelSpec, model: ModelSpec
+) -> tuple[float | None, float | None, str]:
+    """The shortest and longest flight (cm; None where the type gives none), its altitude change
+    paid out of both, and what that change cost."""
+    cost, why = altitude_cost(unit_type, old, model, after.cm_per_unit)
+    longest = None if unit_type.move is None else max(after.cm(unit_type.move) - cost, 0.0)
+    shortest = None if unit_type.min_move is None else max(after.cm(unit_type.min_move) - cost, 0.0)
+    return shortest, longest, why
+
+
 def judge_flight(
     before: Scene, after: Scene, a: int, b: int, flies: np.ndarray
 ) -> tuple[float, float | None, dict, list[dict[str, str]]]:
@@ -38,10 +49,8 @@ def judge_flight(
     unit_type = after.unit_type(a)
     start, end = (old.x_cm, old.y_cm), (model.x_cm, model.y_cm)
     moved = math.dist(start, end)
-    cost, why = altitude_cost(unit_type, old, model, after.cm_per_unit)
+    shortest, allowance, why = flight_limits(after, unit_type, old, model)
     suffix = f" ({why})" if why else ""
-    allowance = None if unit_type.move is None else max(after.cm(unit_type.move) - cost, 0.0)
-    shortest = None if unit_type.min_move is None else max(after.cm(unit_type.min_move) - cost, 0.0)
     reasons = []
     if allowance is not None and moved > allowance + TOLERANCE_CM:
         reasons.append(
@@ -67,14 +76,12 @@ def no_flight_stays_on(before: Scene, after: Scene, a: int, b: int) -> bool:
     будет пропустить один ход и появиться на противоположном краю поля» (if a plane has no choice
     but to fly off the edge, it misses a turn and comes back at the opposite edge). The flights
     are sampled every quarter degree and every centimetre or so."""
-    model, old = after.models[a], before.models[b]
+    old = before.models[b]
     unit_type = after.unit_type(a)
-    if unit_type.move is None:
+    least, longest, _ = flight_limits(after, unit_type, old, after.models[a])
+    if longest is None:
         return False
-    cost, _ = altitude_cost(unit_type, old, model, after.cm_per_unit)
-    longest = max(after.cm(unit_type.move) - cost, 0.0)
-    least = 0.0 if unit_type.min_move is None else after.cm(unit_type.min_move) - cost
-    shortest = min(max(least, 0.0), longest)
+    shortest = min(least or 0.0, longest)
     free = old.heading_deg is None or unit_type.max_turn_deg is None
     turn = 180.0 if free else unit_type.max_turn_deg
     angles = np.radians((0.0 if free else old.heading_deg) + np.arange(-turn, turn + 0.125, 0.25))

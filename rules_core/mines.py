@@ -34,12 +34,9 @@ def mines_report(scene: Scene) -> dict[str, dict]:
     fp = scene.footprints
     gap = np.maximum(shapely.distance(fp.core[:, None], points[None, :]) - fp.radius[:, None], 0.0)
     close = rule.distance.holds(gap[detectors], scene.cm_per_unit)
-    ground = np.array([not scene.unit_type(k).flies for k in range(len(scene.models))], dtype=bool)
-    reached = (
-        rule.trigger.holds(gap, scene.cm_per_unit) & ground[:, None]
-        if rule.trigger is not None
-        else np.zeros(gap.shape, dtype=bool)
-    )
+    if rule.trigger is not None:
+        ground = np.array([not scene.unit_type(k).flies for k in range(len(scene.models))], dtype=bool)
+        reached = rule.trigger.holds(gap, scene.cm_per_unit) & ground[:, None]
     for column, mine in enumerate(mines):
         sappers = [
             scene.models[k].id

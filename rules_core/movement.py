@@ -25,7 +25,7 @@ from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import held_off_by, proximity_report, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
-from rules_core.scene import Scene
+from rules_core.scene import ModelSpec, Scene
 
 
 class MoveJudge:
@@ -177,7 +177,7 @@ class MoveJudge:
         moved = math.dist(start, end)
         extra: dict = {}
         allowance, why = unit_allowance(self.after, a, self.types)
-        if self._waiting(old.id):
+        if self._waiting(old):
             allowance = 0.0
             why = [*why, f"its {old.order} order holds it until an enemy enters its front fire zone"]
         towed = towed_allowance(self.before, self.after, a)
@@ -298,17 +298,18 @@ class MoveJudge:
             if not self._company[name].get(model_id, {"met": True})["met"]
         ]
 
-    def _waiting(self, model_id: str) -> bool:
-        """Whether the model stood under an interception order no enemy had triggered (Mobile
-        Infantry: «фигура остается на своем месте до тех пор, пока в зоне ее эффективного огня по
-        фронту не появляется фигура противника»; once triggered it may take any action). Judged
-        on the BEFORE scene, where it waited; without a heading its front is unknown."""
+    def _waiting(self, old: ModelSpec) -> bool:
+        """Whether the model, as BEFORE has it, waited under an interception order no enemy had
+        triggered (Mobile Infantry: «фигура остается на своем месте до тех пор, пока в зоне ее
+        эффективного огня по фронту не появляется фигура противника»; once triggered it may take
+        any action). Judged on the BEFORE scene, where it waited; without a heading its front is
+        unknown."""
         rule = self.rules.interception
-        if rule is None or self.before.models[self.before.index[model_id]].order != rule.order:
+        if rule is None or old.order != rule.order:
             return False
         if self._intercepting is None:
             self._intercepting = interception_report(self.before)
-        return self._intercepting[model_id]["triggered_by"] == []
+        return self._intercepting[old.id]["triggered_by"] == []
 
     def _ordered_with(self, model_id: str) -> set[str] | None:
         """The ids of the coherency group the model stood in before the move (None where no
