@@ -103,3 +103,15 @@ def nearest_errors_mm(found_xy: np.ndarray, truth_xy: np.ndarray) -> np.ndarray:
     if not len(found_xy):
         return np.full(len(truth_xy), np.inf)
     return np.linalg.norm(truth_xy[:, None] - found_xy[None], axis=-1).min(1) * 10
+
+
+class FixedVerifier:
+    """A verifier that gives every rim the same verdict, for tests that decide what it likes."""
+
+    def __init__(self, probability: float) -> None:
+        self.value = probability
+
+    def probability(self, patches: np.ndarray) -> np.ndarray:
+        return np.full(len(patches), self.value)
+
+    ring_probability = probability

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.detector import FAINT_PROBABILITY, SHIPPED_WEIGHTS, Detector, load_detector, marker_squares_cm
+from models.detector import SHIPPED_WEIGHTS, Detector, load_detector
 from models.rim_fit import (
     RimFit,
     best_supported,
@@ -17,7 +17,7 @@ from models.rim_fit import (
 )
 from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
-from tests.models.conftest import nearest_errors_mm
+from tests.models.conftest import FixedVerifier, nearest_errors_mm
 
 
 def test_the_shipped_model_loads():
@@ -49,8 +49,6 @@ class _MisledVerifier:
 
 
 def test_clear_rims_with_miniatures_are_kept_when_the_verifier_rejects_them(squad_frame):
-    from models.detector import Detector
-
     scene, camera, frame = squad_frame
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
     found = Detector(_MisledVerifier()).detect(frame.image, calibration)
@@ -60,267 +58,7 @@ def test_clear_rims_with_miniatures_are_kept_when_the_verifier_rejects_them(squa
     assert len(found.bases) <= len(truth)
 
 
-class _FixedVerifier:
-    def __init__(self, probability: float) -> None:
-        self.value = probability
-
-    def probability(self, patches: np.ndarray) -> np.ndarray:
-        return np.full(len(patches), self.value)
-
-    ring_probability = probability
-
-
-@pytest.mark.parametrize("kept", [True, False])
-def test_a_doubtful_rim_keeps_its_refit_only_if_the_verifier_likes_it_more(squad_frame, kept):
-    from models.detector import ACCEPT_PROBABILITY, RETRY_PROBABILITY, Detector
-
-    scene, camera, frame = squad_frame
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    fitted = Detector(_FixedVerifier(1.0)).fitted_candidates(frame.image, calibration)
-    small = np.nonzero(fitted.plausible & (fitted.diameter_mm == 32.0))[0]
-    doubtful, unsure = small[:6], small[6]
-    doubt = (RETRY_PROBABILITY + ACCEPT_PROBABILITY) / 2
-    refit_scores = ACCEPT_PROBABILITY if kept else RETRY_PROBABILITY
-    score = np.zeros(len(fitted.coverage))
-    score[doubtful] = doubt
-    score[unsure] = RETRY_PROBABILITY / 2  # too unlikely to be worth a refit
-    before = fitted.centres_px.copy()
-    Detector(_FixedVerifier(refit_scores))._retry_doubtful(fitted, score)
-    assert np.all(score[doubtful] == (refit_scores if kept else doubt))
-    assert score[unsure] == RETRY_PROBABILITY / 2
-    assert np.array_equal(fitted.centres_px[unsure], before[unsure])
-    if not kept:
-        assert np.array_equal(fitted.centres_px, before)
-
-
-def _held_off_rim(squad_frame, detector, likelihood: float):
-    """One fit held 4.5 mm off a clear 32 mm rim (by a figure or a shadow, say), out of reach
-    of the fit and of the doubtful rims' restarts; and that base's true centre (cm)."""
-    from dataclasses import replace
-
-    scene, camera, frame = squad_frame
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    fitted = detector.fitted_candidates(frame.image, calibration)
-    base = next(b for b in frame.truth.bases if b.diameter_mm == 32.0)
-    i = int(np.argmin(np.linalg.norm(fitted.xy_cm - [base.x_cm, base.y_cm], axis=1)))
-    ppm = fitted.px_per_mm
-    one = replace(
-        fitted,
-        centres_px=np.array([[base.x_cm * 10 * ppm - 0.5 + 4.5 * ppm, base.y_cm * 10 * ppm - 0.5]]),
-        radius_px=fitted.radius_px[[i]],
-        diameter_mm=fitted.diameter_mm[[i]],
-        coverage=fitted.coverage[[i]],
-        contrast=fitted.contrast[[i]],
-        plausible=np.zeros(1, bool),
-        likelihood=np.array([likelihood]),
-    )
-    return one, np.array([base.x_cm, base.y_cm]), marker_squares_cm(calibration)
-
-
-def _assert_brought_back(
-    one, score: np.ndarray, truth_cm: np.ndarray, held_off: np.ndarray, moved: bool
-) -> None:
-    """A refit rim is accepted on its base to the millimetre; a rim not refit is as it was."""
-    from models.detector import FAR_ACCEPT_PROBABILITY
-
-    if moved:
-        assert score[0] >= FAR_ACCEPT_PROBABILITY and one.plausible[0]
-        assert np.linalg.norm(one.xy_cm[0] - truth_cm) * 10 < 1.0
-    else:
-        assert score[0] == 0 and np.array_equal(one.centres_px, held_off)
-
-
-def test_a_rejected_rim_is_refitted_from_afar_where_the_map_expects_a_base(squad_frame, detector):
-    from models.detector import FAR_RETRY_LIKELIHOOD
-
-    for likelihood, moved in ((FAR_RETRY_LIKELIHOOD + 0.1, True), (FAR_RETRY_LIKELIHOOD - 0.1, False)):
-        one, truth_cm, markers = _held_off_rim(squad_frame, detector, likelihood)
-        held_off, score = one.centres_px.copy(), np.zeros(1)
-        detector._retry_far(one, score, markers)
-        _assert_brought_back(one, score, truth_cm, held_off, moved)
-
-
-@pytest.mark.parametrize("verdict, kept", [(0.5, False), (0.2, True)])
-def test_a_far_refit_needs_more_than_the_class_bar_to_be_accepted(squad_frame, detector, verdict, kept):
-    """The best of nine verdicts flatters: between the class's bar and the far bar a refit is
-    dropped; under the class's bar it is kept, and may be reported faint."""
-    from models.detector import ACCEPT_PROBABILITY, FAR_ACCEPT_PROBABILITY, FAR_RETRY_LIKELIHOOD, Detector
-
-    assert FAINT_PROBABILITY <= 0.2 < ACCEPT_PROBABILITY < 0.5 < FAR_ACCEPT_PROBABILITY
-    one, _, markers = _held_off_rim(squad_frame, detector, FAR_RETRY_LIKELIHOOD + 0.1)
-    held_off, score = one.centres_px.copy(), np.zeros(1)
-    Detector(_FixedVerifier(verdict))._retry_far(one, score, markers)
-    assert score[0] == (verdict if kept else 0.0) and one.plausible[0] == kept
-    assert np.array_equal(one.centres_px, held_off) != kept
-
-
-@pytest.mark.parametrize("verdict, kept", [(0.8, True), (0.5, False), (0.25, True), (0.15, False)])
-def test_a_rejected_rim_is_shown_again_where_the_centring_net_puts_it(squad_frame, detector, verdict, kept):
-    """A rim held 4.5 mm off its base, scored 0.2: the centring net brings it back onto the base
-    and the verifier sees it there. Liked more and past the far bar, it is accepted; between
-    the class's bar and the far bar, dropped as a flattered second look; liked more under the
-    class's bar, kept (it may be reported faint); liked less, left as it was."""
-    from dataclasses import replace
-
-    from models.centring import SHIPPED_CENTRING, Centring
-    from models.detector import ACCEPT_PROBABILITY, FAR_ACCEPT_PROBABILITY, Detector
-
-    assert 0.2 < 0.25 < ACCEPT_PROBABILITY < 0.5 < FAR_ACCEPT_PROBABILITY < 0.8
-    one, truth_cm, _ = _held_off_rim(squad_frame, detector, 0.0)
-    one = replace(one, plausible=np.ones(1, bool))
-    held_off, score = one.centres_px.copy(), np.full(1, 0.2)
-    Detector(_FixedVerifier(verdict), centring=Centring(SHIPPED_CENTRING))._retry_centred(one, score)
-    assert score[0] == (verdict if kept else 0.2)
-    if kept:
-        assert np.linalg.norm(one.xy_cm[0] - truth_cm) * 10 < 1.0
-    else:
-        assert np.array_equal(one.centres_px, held_off)
-    score[0] = 0.2
-    Detector(_FixedVerifier(0.8))._retry_centred(one, score)  # without the net: nothing to show
-    assert score[0] == 0.2
-
-
-def test_bases_no_rim_fit_holds_are_found_by_following_the_net_from_the_maps_peaks(squad_frame, detector):
-    """Every rim rejected, as on a squad flocked like its mat: from the base map's peaks the
-    centring net leads the verifier onto each base, taken by one candidate of its class, to
-    the millimetre. A base already accepted keeps its rim and gains no second one; without the
-    net nothing moves."""
-    from models.detector import _accept_bar
-
-    scene, camera, frame = squad_frame
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    fitted = detector.fitted_candidates(frame.image, calibration)
-    truth = np.array([[b.x_cm, b.y_cm] for b in frame.truth.bases])
-    sizes = np.array([b.diameter_mm for b in frame.truth.bases])
-    held = int(np.argmin(np.linalg.norm(fitted.xy_cm - truth[-1], axis=1)))  # a 65 mm base's rim
-    score = np.zeros(len(fitted.coverage))
-    score[held] = 1.0
-    before = fitted.centres_px.copy()
-    Detector(detector.verifier, detector.base_map)._retry_mapped(fitted, score)
-    assert np.count_nonzero(score) == 1 and np.array_equal(fitted.centres_px, before)
-
-    detector._retry_mapped(fitted, score)
-    accepted = score >= _accept_bar(fitted.diameter_mm)
-    assert np.array_equal(fitted.centres_px[held], before[held])
-    assert accepted.sum() == len(truth)
-    gaps_cm = np.linalg.norm(fitted.xy_cm[accepted][:, None] - truth[None], axis=-1)
-    nearest = gaps_cm.argmin(0)
-    assert gaps_cm.min(0).max() * 10 < 0.5 and np.array_equal(fitted.diameter_mm[accepted][nearest], sizes)
-
-
-class _LeadsTo:
-    """A centring net that leads every start to one point (rectified pixels)."""
-
-    def __init__(self, point: np.ndarray) -> None:
-        self.point = point
-
-    def followed(self, image, centres_px, radius_px, nadir_px, diameter_mm, looks) -> np.ndarray:
-        return np.repeat(self.point[None], len(centres_px), axis=0)
-
-
-@pytest.mark.parametrize("off_mm, found", [(10.0, 1), (60.0, 2)])
-def test_peaks_led_onto_an_accepted_base_find_no_second_one(squad_frame, detector, off_mm, found):
-    """Peaks led into an accepted base (10 mm from its centre) add nothing; led clear of it,
-    only the first peak's candidate takes the spot, the others would stand in it."""
-    scene, camera, frame = squad_frame
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    fitted = detector.fitted_candidates(frame.image, calibration)
-    base = frame.truth.bases[-1]
-    held = int(np.argmin(np.linalg.norm(fitted.xy_cm - [base.x_cm, base.y_cm], axis=1)))
-    score = np.zeros(len(fitted.coverage))
-    score[held] = 1.0
-    point = fitted.centres_px[held] + [off_mm * fitted.px_per_mm, 0.0]
-    Detector(_FixedVerifier(0.9), detector.base_map, _LeadsTo(point))._retry_mapped(fitted, score)
-    assert np.count_nonzero(score) == found
-
-
-def _shadows_falling(monkeypatch, toward: np.ndarray | None) -> None:
-    """The accepted bases read as if their shadows fell `toward` (None: no agreed direction)."""
-    import models.shadow
-
-    monkeypatch.setattr(models.shadow, "shadow_direction", lambda *args: toward)
-
-
-def test_a_rejected_rim_is_refitted_back_from_where_the_shadows_fall(squad_frame, detector, monkeypatch):
-    """A fit held 4.5 mm off its rim, along +x: when the bases' shadows fall along +x, a start
-    back from it reaches the rim; too little likely for the base map, or no agreed direction
-    from the bases, and it is left."""
-    from models.detector import SHADOW_RETRY_LIKELIHOOD
-
-    cases = (
-        (SHADOW_RETRY_LIKELIHOOD + 0.05, np.array([1.0, 0.0]), True),
-        (SHADOW_RETRY_LIKELIHOOD - 0.05, np.array([1.0, 0.0]), False),
-        (SHADOW_RETRY_LIKELIHOOD + 0.05, None, False),
-    )
-    for likelihood, toward, moved in cases:
-        _shadows_falling(monkeypatch, toward)
-        one, truth_cm, markers = _held_off_rim(squad_frame, detector, likelihood)
-        held_off, score = one.centres_px.copy(), np.zeros(1)
-        detector._retry_against_the_shadows(one, score, markers)
-        _assert_brought_back(one, score, truth_cm, held_off, moved)
-
-
-def _shadowed_table():
-    """Hard validation table 75,014, under a light 44 degrees off the vertical."""
-    from models.synth.scene import PLACEMENTS, random_camera, random_scene, render_scene
-
-    rng = np.random.default_rng(75_014)
-    scene = random_scene(rng, hard=True, table="183x122")
-    wide = rng.random() < 0.3  # drawn as the benchmark draws it, to keep the same camera
-    camera = random_camera(rng, scene.table_cm, sensor="cm3-binned", wide=wide, placement=PLACEMENTS["rig"])
-    frame = render_scene(scene, camera, 75_014)
-    light = np.array(scene.light_dir[:2]) / np.linalg.norm(scene.light_dir[:2])
-    return frame, CameraCalibration(camera, scene.table_cm, scene.markers), light
-
-
-def _reading_the_shadows(monkeypatch) -> list:
-    """The ways `shadow_direction` reads, in order (the retry against the shadows reads first)."""
-    import models.shadow
-
-    read = []
-    shadow_direction = models.shadow.shadow_direction
-
-    def reading(*args):
-        read.append(shadow_direction(*args))
-        return read[-1]
-
-    monkeypatch.setattr(models.shadow, "shadow_direction", reading)
-    return read
-
-
-def test_bases_whose_shadows_held_their_vote_peaks_off_are_found(monkeypatch):
-    """On 75,014 the accepted bases tell the way their shadows fall within 20 degrees, and a base
-    the other stages miss (its shadow and figure pulled the vote peaks along the light) is found
-    from starts back from the fit that stopped there.
-
-    (Until session 40 the table was 75,020 with the camera drawn without the rig's placement:
-    the verifier retrained then reads that table's bases without the retry's help. Since session
-    44 the base map's own peaks reach that base first, so they are left out here.)"""
-    import models.candidates
-    from models.scoring import score_bases
-
-    frame, calibration, light = _shadowed_table()
-    read = _reading_the_shadows(monkeypatch)
-    monkeypatch.setattr(models.candidates, "MAP_PEAK_LIKELIHOOD", 2.0)
-    shipped = load_detector()
-    found = Detector(shipped.verifier, shipped.base_map).detect(frame.image, calibration)
-    assert read[0] is not None and np.degrees(np.arccos(read[0] @ light)) < 20
-    score = score_bases(found.bases, frame.truth)
-    assert {11, 15, 22} <= set(score.matched_truth.tolist())
-    assert score.false == 0
-
-
-def test_a_base_holding_two_rims_counts_its_shadow_once(monkeypatch):
-    """With the base map's own peaks, three bases of 75,014 hold two accepted rims each when the
-    shadows are read (a vote peak's and a map peak's): counted twice, the worse-fitted rims'
-    askew crescents left the bases disagreeing on the way (0.47 against the 0.5 asked)."""
-    frame, calibration, light = _shadowed_table()
-    read = _reading_the_shadows(monkeypatch)
-    load_detector().detect(frame.image, calibration)
-    assert read[0] is not None and np.degrees(np.arccos(read[0] @ light)) < 20
-
-
-class _RingDoubts(_FixedVerifier):
+class _RingDoubts(FixedVerifier):
     """The pair would accept every rim; the ring net alone screens them all out."""
 
     def ring_probability(self, patches: np.ndarray) -> np.ndarray:
@@ -331,21 +69,22 @@ def test_the_screening_asks_the_ring_net_alone(squad_frame, monkeypatch):
     import models.detector as detector_module
 
     scene, camera, frame = squad_frame
-    monkeypatch.setattr(detector_module, "_sure", lambda fit: np.zeros(len(fit.coverage), bool))
+    monkeypatch.setattr(detector_module, "sure", lambda fit: np.zeros(len(fit.coverage), bool))
     calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    assert len(detector_module.Detector(_FixedVerifier(1.0)).detect(frame.image, calibration).bases) > 0
+    assert len(detector_module.Detector(FixedVerifier(1.0)).detect(frame.image, calibration).bases) > 0
     screened_out = detector_module.Detector(_RingDoubts(1.0)).fitted_candidates(frame.image, calibration)
     assert not screened_out.plausible.any()
 
 
 def test_a_65mm_rim_needs_less_of_the_verifier_than_a_32mm_one(squad_frame, monkeypatch):
     import models.detector as detector_module
+    from models.fitted import ACCEPT_PROBABILITY, ACCEPT_PROBABILITY_65
 
     scene, camera, frame = squad_frame
-    monkeypatch.setattr(detector_module, "_sure", lambda fit: np.zeros(len(fit.coverage), bool))
-    between = (detector_module.ACCEPT_PROBABILITY_65 + detector_module.ACCEPT_PROBABILITY) / 2
+    monkeypatch.setattr(detector_module, "sure", lambda fit: np.zeros(len(fit.coverage), bool))
+    between = (ACCEPT_PROBABILITY_65 + ACCEPT_PROBABILITY) / 2
     assert between >= detector_module.FAINT_PROBABILITY
-    found = detector_module.Detector(_FixedVerifier(between)).detect(
+    found = detector_module.Detector(FixedVerifier(between)).detect(
         frame.image, CameraCalibration(camera, scene.table_cm, scene.markers)
     )
     big = np.array([[b.x_cm, b.y_cm] for b in frame.truth.bases if b.diameter_mm == 65.0])
@@ -679,148 +418,3 @@ def test_settling_starts_half_a_parallax_shift_towards_the_nadir():
     start = settling_start(centre, nadir, H)  # the top disc sits 800 * 3.5 / 1800 = 1.56 px out
     assert np.allclose(start, [[900.0 - 0.5 * 800 * 3.5 / 1800, 100.0]], atol=1e-3)
     assert np.allclose(settling_start(nadir[None], nadir, H), [nadir])
-
-
-def _circle_choice(xy_mm: list[tuple[float, float]], diameter_mm: list[float], score: list[float]) -> list:
-    from models.detector import _non_overlapping, _overlaps
-
-    overlap = _overlaps(np.array(xy_mm, float), np.array(diameter_mm) / 2)
-    return sorted(_non_overlapping(overlap, np.array(score), np.ones(len(score), bool)))
-
-
-def test_a_big_circle_through_a_squad_loses_to_the_bases_it_covers():
-    # Two touching 32 mm bases and a 65 mm "base" whose circle runs round both of them.
-    chosen = _circle_choice([(0, 0), (32, 0), (16, 0)], [32, 32, 65], [0.9, 0.8, 1.0])
-    assert chosen == [0, 1]
-
-
-def test_a_circle_in_the_gap_loses_to_the_touching_bases_around_it():
-    gap = (16, 9)  # touches three bases in a triangle, overlapping two of them
-    chosen = _circle_choice([(0, 0), (32, 0), gap], [32, 32, 32], [0.7, 0.7, 0.95])
-    assert chosen == [0, 1]
-
-
-def test_a_single_overlapping_rim_is_decided_by_score_alone():
-    # One rim inside another is no squad: the likelier of the two stays, the other goes.
-    assert _circle_choice([(0, 0), (10, 0)], [65, 32], [1.0, 0.8]) == [0]
-    assert _circle_choice([(0, 0), (10, 0)], [65, 32], [0.8, 1.0]) == [1]
-
-
-def test_faint_rims_fill_only_the_gaps_the_accepted_bases_leave():
-    from models.detector import _in_the_gaps, _overlaps
-
-    centres = np.array([[0, 0], [5, 0], [40, 0], [43, 0]], float)  # px; 32 mm rims at 1 px/mm
-    radius = np.full(4, 16.0)
-    score = np.array([0.95, 0.6, 0.5, 0.4])
-    faint = np.array([False, True, True, True])
-    assert list(_in_the_gaps(_overlaps(centres, radius), score, faint, np.array([0]))) == [2]
-
-
-def test_a_base_in_a_rough_blob_stays_unless_a_measured_hull_is_on_it(squad_frame, detector, monkeypatch):
-    """The first, rough hull search makes blobs of anything big enough; only a vehicle that the
-    measuring pass confirms may take a base away as a turret ring."""
-    import models.vehicles as vehicles
-    from models.detections import Vehicles
-
-    scene, camera, frame = squad_frame
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    everything = detector.detect(frame.image, calibration)
-    xy = everything.bases.xy_cm
-    gaps = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
-    target = xy[np.argmax(gaps.min(axis=1))]  # a base the blob covers alone, not a squad
-    # A rough hull deep enough around it that, its roof parallax undone, the base is not against its edge.
-    blob = Vehicles(np.array([target]), np.array([16.0]), np.array([10.0]), np.array([0.0]), np.array([1.0]))
-    measure = vehicles.find_vehicles
-
-    def blob_not_confirmed(view, camera_cm, bases, refine=True, hull_fit=None):
-        return measure(view, camera_cm, bases, refine, hull_fit) if refine else blob
-
-    def blob_confirmed(view, camera_cm, bases, refine=True, hull_fit=None):
-        return Vehicles.merge([measure(view, camera_cm, bases, refine, hull_fit), blob]) if refine else blob
-
-    monkeypatch.setattr(vehicles, "find_vehicles", blob_not_confirmed)
-    kept = detector.detect(frame.image, calibration).bases
-    assert len(kept) == len(everything.bases)
-    monkeypatch.setattr(vehicles, "find_vehicles", blob_confirmed)
-    taken = detector.detect(frame.image, calibration).bases
-    assert len(taken) == len(everything.bases) - 1
-    assert np.linalg.norm(taken.xy_cm - target, axis=1).min() > 1.0
-
-
-def test_bases_standing_against_a_tank_are_bases_not_turret_rings(detector):
-    """Two pairs of 32 mm bases rimmed in their tank's paint, standing against the end of a tank
-    each: the rough hull search takes them into the tank's blob, and as at most two bases on a
-    hull they were taken for turret rings, left in the masks, measured into the hull and dropped
-    with it (path-traced validation tables 300,017 and 300,024). Every base is found, and the
-    tank whose near end they stand at is placed (the other's far end is still measured 7 mm out)."""
-    from calibration.synthetic import Look
-    from models.synth.randomize import table_markers
-    from models.synth.scene import BaseSpec, Figure, Mat, TableScene, VehicleSpec, render_scene
-    from tests.models.conftest import TABLE, rig_camera
-
-    paint = (60, 110, 70)
-    tanks, against = [], []
-    for x, y, heading, end in ((60.0, 30.0, 90.0, -1), (40.0, 90.0, 20.0, 1)):
-        tanks.append(VehicleSpec(x, y, 20.0, 10.0, heading, 4.0, paint, turret_color=(66, 121, 77)))
-        along = np.array([np.cos(np.radians(heading)), np.sin(np.radians(heading))])
-        across = np.array([-along[1], along[0]])
-        against += [np.array([x, y]) + end * 11.65 * along + side * 1.65 * across for side in (-1, 1)]
-    trooper = Figure("trooper", 0.1, -0.1, 3.5, (40, 40, 200), 6.0, 45.0)
-    bases = [BaseSpec(x, y, 32.0, 3.5, paint, paint, figures=(trooper,)) for x, y in against]
-    dictionary, markers = table_markers("183x122")
-    sand = Mat("sand", (120, 165, 195), 12.0)
-    scene = TableScene(TABLE, dictionary, markers, sand, bases=bases, vehicles=tanks,
-                       look=Look(noise_sigma=2.0, jpeg_quality=90))
-    camera = rig_camera()
-    found = detector.detect(render_scene(scene, camera, seed=5).image,
-                            CameraCalibration(camera, scene.table_cm, scene.markers))
-    assert np.all(nearest_errors_mm(found.bases.xy_cm, np.array(against)) < 1.0)
-    near = np.linalg.norm(found.vehicles.xy_cm - [60.0, 30.0], axis=1)
-    assert near.min() * 10 <= 5.0
-    assert abs((found.vehicles.heading_deg[np.argmin(near)] - 90.0 + 90) % 180 - 90) <= 2.0
-
-
-def test_a_turret_ring_far_from_the_nadir_is_on_its_roof_not_against_its_edge():
-    """Validation table 21,029: a small hull 97 cm from the nadir, its turret's top carried
-    outward by parallax to near the rough hull's outline, is a turret ring where the roof's
-    parallax is undone; a base against the hull's end is against it either way."""
-    from models.detections import Bases, Vehicles
-    from models.detector import _against
-
-    camera = np.array([80.0, 45.0, 186.0])
-    hull = Vehicles(np.array([[170.0, 90.0]]), *np.array([[12.5], [6.4], [0.0], [1.0]]))
-    ring_on_roof = np.array([169.0, 90.0])
-    seen = camera[:2] + (ring_on_roof - camera[:2]) * camera[2] / (camera[2] - 5.5)  # a 5.5 cm turret top
-    against = np.array([170.0 + 6.25 + 1.6, 90.0])
-    bases = Bases(np.array([seen, against]), np.array([32.0, 32.0]), np.ones(2))
-    assert list(_against(bases, hull, camera)) == [False, True]
-
-
-@pytest.mark.parametrize(("gap_cm", "kept"), [(0.2, False), (1.6, True)])
-def test_a_rim_centred_on_a_measured_hulls_side_is_the_hulls_own(
-    squad_frame, detector, monkeypatch, gap_cm, kept
-):
-    """The tracking benchmark's seed 3: a tank's far side read as a 32 mm rim, centred 2 mm past
-    the measured side, where the rough blob had not reached; it became a phantom piece beside
-    the tank. A base standing against the hull is centred a whole radius out and stays."""
-    import models.vehicles as vehicles
-    from models.detections import Vehicles
-
-    scene, camera, frame = squad_frame
-    calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
-    everything = detector.detect(frame.image, calibration)
-    xy = everything.bases.xy_cm
-    gaps = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
-    target = xy[np.argmax(gaps.min(axis=1))]  # a base with no other beside it
-    centre = target + np.array([0.0, 5.0 + gap_cm])
-    hull = Vehicles(centre[None], *np.array([[16.0], [10.0], [0.0], [1.0]]))
-    measure = vehicles.find_vehicles
-
-    def measured_beside(view, camera_cm, bases, refine=True, hull_fit=None):
-        if not refine:
-            return Vehicles.empty()
-        return Vehicles.merge([measure(view, camera_cm, bases, refine, hull_fit), hull])
-
-    monkeypatch.setattr(vehicles, "find_vehicles", measured_beside)
-    found = detector.detect(frame.image, calibration).bases
-    assert bool(np.linalg.norm(found.xy_cm - target, axis=1).min() < 0.1) == kept

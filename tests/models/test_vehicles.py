@@ -12,10 +12,11 @@ from calibration.layout import default_layout
 from calibration.synthetic import Look
 from calibration.table import calibrate
 from models.detections import Bases, Vehicles
-from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, marker_squares_cm, native_px_per_mm, rectified
+from models.detector import MAX_PX_PER_MM, MIN_PX_PER_MM, native_px_per_mm, rectified
 from models.hull_map import SHIPPED_HULL_MAP, HullMap
 from models.hull_shape import Blob, axes_of, hull_footprint
 from models.hull_view import PX_PER_CM, foreground
+from models.marker_squares import marker_squares_cm
 from models.scoring import score_vehicles
 from models.synth.painter import box_corners
 from models.synth.randomize import random_camera, random_scene, table_markers

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.detector import Detector, marker_squares_cm
+from models.detector import Detector
+from models.marker_squares import marker_squares_cm
 from models.synth.truth_calibration import CameraCalibration
 from models.white_balance import balanced, paper_white
 
