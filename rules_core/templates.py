@@ -28,12 +28,7 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
     fp = scene.footprints
     result: dict = {"kind": kind, "shape": template.shape, "x_cm": x_cm, "y_cm": y_cm}
     if template.shape == "circle":
-        radius_units = params.get("radius", template.radius)
-        if radius_units is None:
-            raise SceneError(
-                f"template {kind}: radius missing (the seed gives none)",
-                "pass the radius (--radius, or radius=) in ruleset units",
-            )
+        radius_units = _radius(scene, kind, template.radius, params.get("radius"))
         radius = scene.cm(radius_units)
         distance = distance_to_point(fp, x_cm, y_cm)
         result["radius_cm"] = round(radius, 4)
@@ -65,6 +60,29 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
     models.sort(key=lambda m: (m["distance_cm"], m["id"]))
     result["models"] = models
     return result
+
+
+def _radius(scene: Scene, kind: str, seeds: float | None, given: float | None) -> float:
+    """The blast's radius in ruleset units: the seed's where it gives one («в радиусе 1 дюйма»),
+    which a radius given with it may repeat but not change; otherwise the one given, above 0."""
+    unit = scene.ruleset.unit
+    if given is not None and not given > 0:
+        raise SceneError(
+            f"template {kind}: radius {given:g} {unit} is not a blast",
+            "give a radius above 0, or leave it out",
+        )
+    if seeds is not None and given is not None and abs(given - seeds) > 1e-9:
+        raise SceneError(
+            f"template {kind}: {scene.ruleset.id} fixes its radius at {seeds:g} {unit}, not {given:g}",
+            "leave the radius (--radius) out",
+        )
+    radius = seeds if seeds is not None else given
+    if radius is None:
+        raise SceneError(
+            f"template {kind}: radius missing (the seed gives none)",
+            "pass the radius (--radius, or radius=) in ruleset units",
+        )
+    return radius
 
 
 def scatter_report(scene: Scene, kind: str, thrower_id: str, target_id: str, roll: int) -> dict:
