@@ -324,6 +324,10 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
             raise _fail(
                 f"models[{i}].towing", f"unknown model id {model.towing!r}", "name the towed model's id"
             )
+        if model.crew_of is not None:
+            _check_crew(model, models[index[model.crew_of]], f"models[{i}].crew_of")
+        if model.towing is not None:
+            _check_hitch(models, model, models[index[model.towing]], f"models[{i}].towing")
         if model.towing is not None and ruleset.tow is not None:
             _check_tow(ruleset.tow, model, models[index[model.towing]], f"models[{i}].towing")
     for i, mine in enumerate(spec.mines):
@@ -335,6 +339,42 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
             )
     _check_ids_and_terrain(spec, ruleset, set(index))
     return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)
+
+
+def _check_crew(crewman: ModelSpec, gun: ModelSpec, where: str) -> None:
+    """A crewman serves another model of his own side: a gun is not its own crew, and the enemy's
+    gun is one to capture, not to man."""
+    if gun.id == crewman.id:
+        raise _fail(where, f"model {crewman.id!r} names itself as its gun", "name the gun's model id")
+    if gun.side != crewman.side:
+        raise _fail(
+            where,
+            f"model {crewman.id!r} ({crewman.side}) crews {gun.id!r}, a gun of side {gun.side!r}",
+            "name a gun of the crewman's own side",
+        )
+
+
+def _check_hitch(models: list[ModelSpec], tug: ModelSpec, towed: ModelSpec, where: str) -> None:
+    """One tug, one load: every seed's tow is a vehicle pulling another model («может буксировать
+    другие боевые машины или мобильные орудия»), so a model towing itself, one towed by two tugs,
+    and a tug that is itself towed (a chain, or two models towing each other, which lent each
+    the other's move) are refused."""
+    if towed.id == tug.id:
+        raise _fail(where, f"model {tug.id!r} tows itself", "name another model, or leave towing out")
+    tugs = [m.id for m in models if m.towing == towed.id]
+    if len(tugs) > 1:
+        raise _fail(
+            where,
+            f"model {towed.id!r} is towed by {' and '.join(repr(t) for t in tugs)}",
+            "give it one tug",
+        )
+    pulled_by = next((m.id for m in models if m.towing == tug.id), None)
+    if pulled_by is not None:
+        raise _fail(
+            where,
+            f"model {tug.id!r} tows {towed.id!r} while {pulled_by!r} tows it",
+            "a tug is not towed: keep one of the two towing fields",
+        )
 
 
 def _check_tow(tow: Tow, tug: ModelSpec, towed: ModelSpec, where: str) -> None:

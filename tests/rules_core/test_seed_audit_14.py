@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, scene
+from tests.rules_core.builders import base, hull, scene
 
 CA = "combined-arms"
 BP = "bronepehota"
@@ -43,3 +43,48 @@ def test_a_blast_keeps_the_seeds_radius_and_a_given_one_is_above_zero(
     if ruleset == CA and kind == "grenade":
         seeds = api.under_template(scene(ruleset, [fighter]), kind, 50.0, 50.0, radius=1.0)
         assert seeds["radius_cm"] == pytest.approx(INCH) and seeds["models"] == []
+
+
+def _helix(id: str, x: float, **extra) -> dict:
+    return hull(
+        x, 50, id, side="red", unit="red-v", role="helix", speed=4, length_mm=100, width_mm=50, **extra
+    )
+
+
+def _gun() -> dict:
+    return hull(30, 80, "g", side="red", type="gun")
+
+
+@pytest.mark.parametrize(
+    ("models", "said"),
+    [
+        ([_helix("h", 20, towing="h")], "'h' tows itself"),
+        ([_helix("h", 20, towing="h2"), _helix("h2", 40, towing="h")], "while 'h2' tows it"),
+        (
+            [_helix("h", 20, towing="g"), _helix("h2", 40, towing="g"), _gun()],
+            "towed by 'h' and 'h2'",
+        ),
+    ],
+)
+def test_bp_a_tug_tows_another_model_and_is_not_towed_itself(models: list[dict], said: str) -> None:
+    """004: «боевая машина HELIX ... может буксировать другие боевые машины или мобильные орудия»
+    (a HELIX may tow other vehicles or mobile guns), «Скорость передвижения транспортной машины
+    при этом не изменяется» (the tug keeps its speed). A HELIX naming itself in `towing`, or two
+    naming each other, moved 50 cm against its 10 cm as "towed by" itself; such a scene, and a
+    load with two tugs, is refused."""
+    with pytest.raises(api.SceneError, match=said):
+        scene(BP, models, table={"width_cm": 120, "depth_cm": 120})
+
+
+@pytest.mark.parametrize(
+    ("gun_side", "crew_of", "said"), [("red", "a", "names itself"), ("blue", "g", "side 'blue'")]
+)
+def test_a_crewman_serves_a_gun_of_his_own_side(gun_side: str, crew_of: str, said: str) -> None:
+    """000: «Расстояние же между тяжелым орудием ... и двумя операторами орудия должно быть менее
+    5 см» (the heavy gun and its two operators stand under 5 cm apart): the operators are the
+    gun's own. A crewman naming himself, or the enemy's gun, as his gun was taken (the enemy's
+    gun then counted him as its crew)."""
+    gun = hull(40, 50, "g", side=gun_side, type="heavy_gun", length_mm=60, width_mm=40)
+    crewman = base(40, 56, "a", crew_of=crew_of)
+    with pytest.raises(api.SceneError, match=said):
+        scene("world-at-fire", [gun, crewman])
