@@ -1,10 +1,10 @@
 """Judging a move from two scenes: before and after, as the camera saw them.
 
 A move is the displacement of the same point of the model (its centre; turning is free in
-every seed that allows it), against an allowance from the ruleset (allowance.py). The camera
-sees no path, so a move only `passes_through_model` (or too near an enemy, or across
-impassable terrain) when no way round fits in the allowance (pathing.py). Aircraft have their
-own rules (flight.py); where a move may end is end_state.py.
+every seed that allows it, but not for a hull that may not move at all), against an allowance
+from the ruleset (allowance.py). The camera sees no path, so a move only `passes_through_model`
+(or too near an enemy, or across impassable terrain) when no way round fits in the allowance
+(pathing.py). Aircraft have their own rules (flight.py); where a move may end is end_state.py.
 """
 
 from __future__ import annotations
@@ -241,6 +241,7 @@ class MoveJudge:
                 reverse = self.after.cm(unit_type.reverse_move)
                 allowance = reverse if allowance is None else min(allowance, reverse)
                 code = "moved_backwards_too_far"
+            reasons += self._pivoted_immobile(given, extra["direction"], allowance, why)
         # Only a move on the table is judged by eye; a march on the map goes hex to hex.
         slack = self.after.cm(self.rules.move_tolerance) if self.after.phase != "map" else 0.0
         if allowance is not None and slack > 0:
@@ -385,6 +386,24 @@ class MoveJudge:
             and self._crosses(a, b, polygon)
         ]
         return 2 * sum(tops) - z_start - z_end if tops else 0.0
+
+    def _pivoted_immobile(
+        self,
+        given: tuple[float | None, float | None],
+        direction: str,
+        allowance: float | None,
+        why: list[str],
+    ) -> list:
+        """A hull that may not move at all may not pivot either: its turn is free only within a
+        move (Combined Arms: running gear damaged, «техника теряет возможность движения до конца
+        игры»; World at Fire: abandoned or without a driver)."""
+        if direction != "turn" or allowance is None or allowance > TOLERANCE_CM or None in given:
+            return []
+        turned = angle_between(given[0], given[1])
+        if turned <= self.rules.turned_threshold_deg:
+            return []
+        because = f" ({'; '.join(why)})" if why else ""
+        return [reason("too_far", f"turned {fmt(turned)} deg in place, but may not move at all{because}")]
 
     def _direction(self, given: tuple[float | None, float | None], start: tuple, end: tuple) -> str:
         """Forward unless it runs against both the start and the end heading: pivot-then-drive is forward.

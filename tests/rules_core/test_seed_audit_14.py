@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, hull, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene
 
 CA = "combined-arms"
 BP = "bronepehota"
@@ -88,3 +88,17 @@ def test_a_crewman_serves_a_gun_of_his_own_side(gun_side: str, crew_of: str, sai
     crewman = base(40, 56, "a", crew_of=crew_of)
     with pytest.raises(api.SceneError, match=said):
         scene("world-at-fire", [gun, crewman])
+
+
+@pytest.mark.parametrize(("turn", "legal"), [(90.0, False), (0.0, True)])
+def test_ca_a_vehicle_whose_running_gear_is_damaged_does_not_even_pivot(turn: float, legal: bool) -> None:
+    """002: «Особое повреждение- «повреждение ходовой части» ... При этом техника теряет
+    возможность движения до конца игры» (with its running gear damaged a vehicle loses the
+    ability to move for the rest of the game): turned 90 degrees where it stands it is not
+    legal (it was: turning is free within a move, and it had none); left as it was, it is."""
+    before = hull(50, 50, "v", side="red", flags=["running_gear_damaged"])
+    report = moved(CA, [before], [{**before, "heading_deg": turn}])
+    if legal:
+        assert "v" not in report  # nothing changed, nothing to judge
+    else:
+        assert report["v"]["legal"] is False and codes(report["v"]) == ["too_far"]
