@@ -30,6 +30,17 @@ def transport_report(scene: Scene) -> dict[str, dict]:
             "chassis": model.chassis,
             "passengers": model.passengers,
             "seats": seats,
-            "within_capacity": None if seats is None else model.passengers <= seats,
+            "within_capacity": _fits(model.passengers, seats, span),
         }
     return report
+
+
+def _fits(passengers: int, seats: int | None, span: tuple[int, int] | None) -> bool | None:
+    """Whether the fighters fit: against the seats, or, for a car whose card the scene does not
+    give, against the span every car's card lies in (up to 4 fit any car, over 16 none); None
+    where it hangs on the card."""
+    if seats is not None:
+        return passengers <= seats
+    if span is None or span[0] < passengers <= span[1]:
+        return None
+    return passengers <= span[0]

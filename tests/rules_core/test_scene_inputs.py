@@ -97,7 +97,7 @@ def test_level_2_barrier_counts_as_an_obstacle_and_level_1_does_not() -> None:
 @pytest.mark.parametrize(
     ("chassis", "passengers", "seats", "fits"),
     [("apc", 12, None, True), ("apc", 13, None, False), ("tank", 6, None, True), ("tank", 7, None, False),
-     ("car", 8, 8, True), ("car", 9, 8, False), ("car", 4, None, None)],
+     ("car", 8, 8, True), ("car", 9, 8, False), ("car", 5, None, None)],
 )
 def test_passengers_against_the_seats(
     chassis: str, passengers: int, seats: int | None, fits: bool | None

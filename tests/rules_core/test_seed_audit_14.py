@@ -102,3 +102,13 @@ def test_ca_a_vehicle_whose_running_gear_is_damaged_does_not_even_pivot(turn: fl
         assert "v" not in report  # nothing changed, nothing to judge
     else:
         assert report["v"]["legal"] is False and codes(report["v"]) == ["too_far"]
+
+
+@pytest.mark.parametrize(("passengers", "fits"), [(4, True), (3, True), (5, None), (16, None), (17, False)])
+def test_ca_a_car_without_its_card_holds_four_and_never_seventeen(passengers: int, fits: bool | None) -> None:
+    """002: «Стандартное количество посадочных мест: 4-16 для автомобиля» (a car has 4 to 16
+    seats): without the card's count, up to 4 fighters fit any car and 17 fit none; in between
+    it hangs on the card (every count was left unjudged)."""
+    car = hull(50, 50, "v", side="red", chassis="car", passengers=passengers)
+    report = api.check(scene(CA, [car]))["transport"]["v"]
+    assert report["seats"] is None and report["within_capacity"] is fits
