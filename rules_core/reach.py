@@ -102,7 +102,14 @@ def effect_of(scene: Scene, weapon: Weapon, edge_cm: float) -> str | None:
             if edge_cm <= scene.cm(weapon.sure_hit + scene.ruleset.range_tolerance) + TOLERANCE_CM
             else "scatter"
         )
-    return next((band.name for band in weapon.bands if edge_cm <= scene.cm(band.up_to) + TOLERANCE_CM), None)
+    return next(
+        (
+            band.name
+            for band in weapon.bands
+            if band.up_to is None or edge_cm <= scene.cm(band.up_to) + TOLERANCE_CM
+        ),
+        None,
+    )
 
 
 def sight_lines(blockers: list[shapely.Polygon], shooters: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -217,7 +224,8 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
                 ):
                     continue
                 reaching.append(name)
-                effect = effect_of(scene, weapon, edge[row, column])
+                harmed = weapon.harms is None or target.type in weapon.harms
+                effect = effect_of(scene, weapon, edge[row, column]) if harmed else None
                 if throws_over_obstacle(scene, name):
                     lobbed = over_obstacle(scene, s, t)
                     if lobbed is not None:

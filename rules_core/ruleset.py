@@ -389,7 +389,7 @@ class Band(_Strict):
     """A named effect up to a distance (ruleset units): killed within 1", wounded to 3"..."""
 
     name: str
-    up_to: float = Field(ge=0)
+    up_to: float | None = Field(ge=0)  # None: at any distance the weapon reaches
 
 
 class Tow(_Strict):
@@ -446,6 +446,10 @@ class Weapon(_Strict):
     by_passengers: bool = False
     target_types: list[str] | None = None
     bands: list[Band] = []
+    # The unit types its bands are said of (Combined Arms: «в случае попадания убивает» is said of
+    # fighters; the sniper rifle's hit on a vehicle is «1 повреждение»); a model of another type it
+    # reaches gets no band. None: every model.
+    harms: list[str] | None = None
     note: str = ""
 
 

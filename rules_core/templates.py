@@ -53,7 +53,11 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
         }
         if template.bands and (template.harms is None or scene.models[k].type in template.harms):
             entry["band"] = next(
-                (band.name for band in template.bands if distance[k] <= scene.cm(band.up_to) + TOLERANCE_CM),
+                (
+                    band.name
+                    for band in template.bands
+                    if band.up_to is None or distance[k] <= scene.cm(band.up_to) + TOLERANCE_CM
+                ),
                 template.bands[-1].name,
             )
         models.append(entry)

@@ -112,3 +112,20 @@ def test_ca_a_car_without_its_card_holds_four_and_never_seventeen(passengers: in
     car = hull(50, 50, "v", side="red", chassis="car", passengers=passengers)
     report = api.check(scene(CA, [car]))["transport"]["v"]
     assert report["seats"] is None and report["within_capacity"] is fits
+
+
+def test_ca_fire_bands_are_said_of_fighters_and_the_heavy_sniper_kills_one() -> None:
+    """002: «Снайперская винтовка ... в случае попадания убивает» and «может вести огонь по
+    технике класса 1, в случае попадания она наносит 1 повреждение» (the sniper rifle kills; on
+    a class-1 vehicle a hit is 1 damage), «Винтовка ... в случае попадания наносит ранение» (the
+    rifle wounds), «КСВ ... убивает пехотинца при попадании» (the heavy sniper rifle kills a
+    fighter). A hull 10" off is reached but gets no kill or wound (it got "kills" and "wounds");
+    a fighter 10" off is killed by the heavy sniper rifle too (it had no effect)."""
+    arms = ["sniper_rifle", "heavy_sniper_rifle", "lmg", "rifle"]
+    shooter = base(20, 50, "s", weapons=arms)
+    tank = hull(20 + 1.6 + 10 * INCH + 10, 50, "t", side="blue")
+    fighter = base(20, 50 + 3.2 + 10 * INCH, "f", side="blue")
+    rows = {row["id"]: row for row in api.ranges(scene(CA, [shooter, tank, fighter]), "s")["targets"]}
+    assert set(rows["t"]["weapons"]) == set(arms) and "effects" not in rows["t"]
+    killed = {"sniper_rifle": "kills", "heavy_sniper_rifle": "kills", "lmg": "kills", "rifle": "wounds"}
+    assert rows["f"]["effects"] == killed
