@@ -256,7 +256,7 @@ class MoveJudge:
         if why:
             extra["allowance_notes"] = why
         reasons += self._path(a, b, None if allowance is None else allowance + slack, extra)
-        reasons += panic_reasons(self.before, self.after, a, b, allowance)
+        reasons += panic_reasons(self.before, self.after, a, b, allowance, extra.get("path_cm"))
         reasons += self._unaccompanied(a)
         reasons += self._left_in_tow(a)
         return moved, allowance, extra, reasons

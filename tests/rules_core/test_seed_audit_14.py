@@ -129,3 +129,32 @@ def test_ca_fire_bands_are_said_of_fighters_and_the_heavy_sniper_kills_one() -> 
     assert set(rows["t"]["weapons"]) == set(arms) and "effects" not in rows["t"]
     killed = {"sniper_rifle": "kills", "heavy_sniper_rifle": "kills", "lmg": "kills", "rifle": "wounds"}
     assert rows["f"]["effects"] == killed
+
+
+def _panicked(x: float, y: float) -> dict:
+    return base(x, y, "a", unit="red-infantry", flags=["panicked"], speed=8)
+
+
+@pytest.mark.parametrize("end", [(20.0, 0.0), (0.0, 20.0)])
+def test_bp_a_panicked_model_as_near_two_edges_may_run_to_either(end: tuple[float, float]) -> None:
+    """004: «передвигается на расстояние, равное его скорости («Ск»), в направлении ближайшей
+    границы игрового поля» (he runs his speed towards the nearest table edge). Standing 20 cm
+    from the top edge and 20 cm from the left, either is the nearest (the run to the top was
+    'not to the nearest (left) edge')."""
+    table = {"width_cm": 120, "depth_cm": 120}
+    report = moved(BP, [_panicked(20, 20)], [_panicked(*end)], table=table)["a"]
+    assert report["legal"] is True, report["reasons"]
+
+
+def test_bp_a_panicked_model_running_round_an_impassable_piece_runs_its_speed_along_the_way() -> None:
+    """004: «передвигается на расстояние, равное его скорости («Ск»)... Во время бегства воин
+    обходит непреодолимые преграды и участки местности» (he runs his speed, going round
+    impassable obstacles). Blocked from the left edge by an impassable block, he runs 20 cm
+    round its corner (19.98 cm measured round the block grown by his
+    radius): 19.6 cm as the crow flies, which was 'panic_too_short'."""
+    block = {"id": "x", "kind": "impassable", "polygon_cm": [[12, 44], [14, 44], [14, 56], [12, 56]]}
+    table = {"width_cm": 120, "depth_cm": 120}
+    report = moved(BP, [_panicked(30, 50)], [_panicked(11.9, 42.4)], table=table, terrain=[block])["a"]
+    assert report["moved_cm"] < 20.0 and report["legal"] is True, report["reasons"]
+    short = moved(BP, [_panicked(30, 50)], [_panicked(13.0, 42.4)], table=table, terrain=[block])["a"]
+    assert [r["code"] for r in short["reasons"]] == ["panic_too_short"]
