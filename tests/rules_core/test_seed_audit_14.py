@@ -158,3 +158,19 @@ def test_bp_a_panicked_model_running_round_an_impassable_piece_runs_its_speed_al
     assert report["moved_cm"] < 20.0 and report["legal"] is True, report["reasons"]
     short = moved(BP, [_panicked(30, 50)], [_panicked(13.0, 42.4)], table=table, terrain=[block])["a"]
     assert [r["code"] for r in short["reasons"]] == ["panic_too_short"]
+
+
+def test_mi_a_three_storey_barrier_screens_sight_and_a_grenade_goes_over_it() -> None:
+    """001: «Полем видимости в игре считается свободный, не заслоненный зданиями и элементами
+    рельефа, обзор» (what buildings and relief do not screen is seen), «трехэтажные-
+    категорически непреодолимые» (3-storey barriers are impassable), a grenade obstacle is «2
+    уровень высоты, камень, стена, дом» (a level-2 height, a rock, a wall, a house). The ruleset's
+    `impassable` piece is the 3-storey barrier: between trooper and bug it screens the assault
+    rifle's sight and the grenade goes over it, as over a level-3 hill (the rifle reached
+    through it and the grenade was thrown as in the open)."""
+    cliff = {"id": "c", "kind": "impassable", "polygon_cm": [[14, 40], [16, 40], [16, 60], [14, 60]]}
+    trooper = base(10, 50, "s", type="trooper", weapons=["assault_rifle", "grenade"])
+    bug = base(20, 50, "b", side="blue", type="bug")
+    (row,) = api.ranges(scene(MI, [trooper, bug], terrain=[cliff]), "s")["targets"]
+    assert row["weapons"] == ["grenade"] and row["line_of_sight"] is False
+    assert row["over_obstacle"]["grenade"]["obstacle"] == "c"
