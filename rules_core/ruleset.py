@@ -128,6 +128,9 @@ class UnitType(_Strict):
     loop_flags: list[str] = []
     altitude_change_cost: float | None = Field(default=None, ge=0)
     dive_cost: float | None = Field(default=None, ge=0)
+    # The heights a scene's `altitude` may name (World at Fire: «1- малые высоты, 2 – средние, 3 –
+    # предельные»); empty: any.
+    altitudes: list[int] = []
     separation: Threshold | None = None
     altitude_separation_bonus: float = Field(default=0.0, ge=0)
     weapons: list[str] = []

@@ -304,6 +304,12 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                     f"unknown weapon {weapon!r} for ruleset {ruleset.id}",
                     f"use one of {', '.join(known_weapons)}",
                 )
+        if unit_type.altitudes and model.altitude is not None and model.altitude not in unit_type.altitudes:
+            raise _fail(
+                f"{where}.altitude",
+                f"altitude {model.altitude} is none of {ruleset.id}'s",
+                f"use one of {', '.join(map(str, unit_type.altitudes))}",
+            )
         model = _with_base(model, unit_type, where)
         if not allow_off_table and not (
             0 <= model.x_cm <= spec.table.width_cm and 0 <= model.y_cm <= spec.table.depth_cm
@@ -431,7 +437,21 @@ def _check_ids_and_terrain(spec: SceneSpec, ruleset: Ruleset, model_ids: set[str
         if mine.id in seen:
             raise _fail(f"mines[{i}].id", f"duplicate id {mine.id!r}", "give every mine its own id")
         seen.add(mine.id)
+    for i, objective in enumerate(spec.objectives):
+        if not (0 <= objective.x_cm <= spec.table.width_cm and 0 <= objective.y_cm <= spec.table.depth_cm):
+            raise _fail(
+                f"objectives[{i}].x_cm/y_cm",
+                f"objective {objective.id!r} at ({objective.x_cm}, {objective.y_cm}) is off the "
+                f"{spec.table.width_cm}x{spec.table.depth_cm} cm table",
+                "place it on the table or remove it",
+            )
+    pieces: set[str] = set()
     for i, piece in enumerate(spec.terrain):
+        if piece.id in pieces:
+            raise _fail(
+                f"terrain[{i}].id", f"duplicate id {piece.id!r}", "give every terrain piece its own id"
+            )
+        pieces.add(piece.id)
         if piece.kind not in ruleset.terrain:
             raise _fail(
                 f"terrain[{i}].kind",

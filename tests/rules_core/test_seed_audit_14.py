@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, codes, hull, moved, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene, strip
 
 CA = "combined-arms"
 BP = "bronepehota"
@@ -174,3 +174,32 @@ def test_mi_a_three_storey_barrier_screens_sight_and_a_grenade_goes_over_it() ->
     (row,) = api.ranges(scene(MI, [trooper, bug], terrain=[cliff]), "s")["targets"]
     assert row["weapons"] == ["grenade"] and row["line_of_sight"] is False
     assert row["over_obstacle"]["grenade"]["obstacle"] == "c"
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ({"objectives": [{"id": "o", "x_cm": 500, "y_cm": 50}]}, r"objectives\[0\].*off the"),
+        (
+            {"terrain": [strip("wall", 30, 1, y1=20, id="w"), strip("wall", 60, 1, y1=20, id="w")]},
+            r"terrain\[1\]\.id.*duplicate id 'w'",
+        ),
+    ],
+)
+def test_waf_an_objective_off_the_table_or_two_pieces_of_one_id_are_refused(extra: dict, said: str) -> None:
+    """000: «Данный Объект игрок должен разместить во время расстановки в своей зоне» (the player
+    places his Objective in his zone while deploying): an objective stands on the table, and
+    each terrain piece is answered by its id. An objective 500 cm into a 183 cm table and two
+    walls both called 'w' were taken silently (a model off the table is refused)."""
+    with pytest.raises(api.SceneError, match=said):
+        scene("world-at-fire", [base(20, 50)], **extra)
+
+
+@pytest.mark.parametrize("altitude", [0, 4])
+def test_waf_an_aircraft_flies_at_one_of_three_heights(altitude: int) -> None:
+    """000: «помечайте высоту самолета маркерами с цифрами, где 1- малые высоты, 2 – средние, 3 –
+    предельные» (mark the plane's height 1 low, 2 medium, 3 extreme): altitude 0 or 4 is no
+    height of the seed's (it was taken, and a climb from 1 to 4 cost 150 cm)."""
+    plane = base(50, 50, "p", type="aircraft", diameter_mm=65, heading_deg=0.0, altitude=altitude)
+    with pytest.raises(api.SceneError, match=r"models\[0\]\.altitude"):
+        scene("world-at-fire", [plane])
