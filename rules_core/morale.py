@@ -8,10 +8,10 @@ where the models and the sight-blocking terrain are, so the check answers it per
 from __future__ import annotations
 
 import numpy as np
-import shapely
 
-from rules_core.reach import height_level, sight_lines
+from rules_core.reach import height_level
 from rules_core.scene import Scene
+from rules_core.sight import sight_blockers, sight_lines
 
 
 def leader_sight_report(scene: Scene) -> dict[str, dict]:
@@ -19,11 +19,7 @@ def leader_sight_report(scene: Scene) -> dict[str, dict]:
     sight-blocking piece between, and on his height level where the ruleset asks it) and whether
     any does. Units without a leader are left out."""
     rule = scene.ruleset.leader_sight
-    blockers = [
-        shapely.Polygon(t.polygon_cm)
-        for t in scene.spec.terrain
-        if scene.ruleset.terrain[t.kind].blocks_sight
-    ]
+    blockers = sight_blockers(scene)
     roles = np.array([m.role for m in scene.models], dtype=object)
     report: dict[str, dict] = {}
     for unit in dict.fromkeys(scene.units.tolist()):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import shapely
 
 from rules_core.footprints import measured
 from rules_core.proximity import within
-from rules_core.reach import reaches, sight_lines, weapons_of
+from rules_core.reach import reaches, weapons_of
 from rules_core.reasons import angle_between
 from rules_core.scene import Scene
+from rules_core.sight import sight_blockers, sight_lines
 
 
 def interception_report(scene: Scene) -> dict[str, dict]:
@@ -25,11 +25,7 @@ def interception_report(scene: Scene) -> dict[str, dict]:
     contact), and the enemies inside its front arc that one of its weapons reaches (null without
     a `heading_deg`: the front is unknown)."""
     rule = scene.ruleset.interception
-    blockers = [
-        shapely.Polygon(t.polygon_cm)
-        for t in scene.spec.terrain
-        if scene.ruleset.terrain[t.kind].blocks_sight
-    ]
+    blockers = sight_blockers(scene)
     report: dict[str, dict] = {}
     for i, model in enumerate(scene.models):
         if model.order != rule.order:

@@ -11,6 +11,7 @@ from rules_core.lobbing import over_obstacle, throws_over_obstacle
 from rules_core.proximity import fire_held, within
 from rules_core.ruleset import Ruleset, Weapon
 from rules_core.scene import ModelSpec, Scene
+from rules_core.sight import sight_blockers, sight_lines
 
 TOLERANCE_CM = 1e-6
 
@@ -112,28 +113,6 @@ def effect_of(scene: Scene, weapon: Weapon, edge_cm: float) -> str | None:
     )
 
 
-def sight_lines(blockers: list[shapely.Polygon], shooters: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """(shooters x targets) True where the centre-to-centre line crosses no sight-blocking piece
-    (a piece either model stands in does not block: it shoots out of it, or is seen in it)."""
-    clear = np.ones((len(shooters), len(targets)), dtype=bool)
-    if not blockers:
-        return clear
-    pairs = np.stack(
-        [np.repeat(shooters, len(targets), axis=0), np.tile(targets, (len(shooters), 1))], axis=1
-    )
-    lines = shapely.linestrings(pairs)
-    from_points, to_points = shapely.points(shooters), shapely.points(targets)
-    for piece in blockers:
-        shapely.prepare(piece)
-        crossing = shapely.crosses(lines, piece).reshape(len(shooters), len(targets))
-        clear &= ~(
-            crossing
-            & ~shapely.covers(piece, from_points)[:, None]
-            & ~shapely.covers(piece, to_points)[None, :]
-        )
-    return clear
-
-
 def _covers(scene: Scene) -> list[tuple[shapely.Geometry, str, bool, int | None]]:
     """Everything a target may cover in or behind: (shape, save, shelters one behind it, the
     model it is, for a hull)."""
@@ -197,11 +176,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     centre = shapely.distance(
         shapely.centroid(core[shooters])[:, None], shapely.centroid(core[targets])[None, :]
     )
-    blockers = [
-        shapely.Polygon(t.polygon_cm)
-        for t in scene.spec.terrain
-        if scene.ruleset.terrain[t.kind].blocks_sight
-    ]
+    blockers = sight_blockers(scene)
     covers = _covers(scene)
     sight = sight_lines(blockers, scene.xy[shooters], scene.xy[targets])
     unworked = unworked_guns(scene) | fire_held(scene)

@@ -1,0 +1,43 @@
+"""Who sees whom: a straight line from centre to centre that no sight-blocking piece crosses.
+
+Each ruleset says which terrain kinds screen sight (`blocks_sight`: buildings, walls, relief);
+fire, a leader's eye, an interception's trigger and a scout's observation all read it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from rules_core.scene import Scene
+
+
+def sight_blockers(scene: Scene) -> list[shapely.Polygon]:
+    """The scene's pieces that screen sight, as polygons."""
+    return [
+        shapely.Polygon(t.polygon_cm)
+        for t in scene.spec.terrain
+        if scene.ruleset.terrain[t.kind].blocks_sight
+    ]
+
+
+def sight_lines(blockers: list[shapely.Polygon], shooters: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """(shooters x targets) True where the centre-to-centre line crosses no sight-blocking piece
+    (a piece either model stands in does not block: it shoots out of it, or is seen in it)."""
+    clear = np.ones((len(shooters), len(targets)), dtype=bool)
+    if not blockers:
+        return clear
+    pairs = np.stack(
+        [np.repeat(shooters, len(targets), axis=0), np.tile(targets, (len(shooters), 1))], axis=1
+    )
+    lines = shapely.linestrings(pairs)
+    from_points, to_points = shapely.points(shooters), shapely.points(targets)
+    for piece in blockers:
+        shapely.prepare(piece)
+        crossing = shapely.crosses(lines, piece).reshape(len(shooters), len(targets))
+        clear &= ~(
+            crossing
+            & ~shapely.covers(piece, from_points)[:, None]
+            & ~shapely.covers(piece, to_points)[None, :]
+        )
+    return clear
