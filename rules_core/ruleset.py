@@ -304,6 +304,9 @@ class Condition(Selector):
     # With relation terrain, the scene's mines and charges (points) count as objects too (Combined
     # Arms: a sapper stops within 4" of the charge he places or removes).
     with_mines: bool = False
+    # Only models the subject sees count (a straight line past no sight-blocking piece: Combined
+    # Arms' scout observes, «дальность наблюдения всегда равна 24 дюймам»).
+    needs_sight: bool = False
 
 
 class ProximityRule(_Strict):

@@ -203,3 +203,24 @@ def test_waf_an_aircraft_flies_at_one_of_three_heights(altitude: int) -> None:
     plane = base(50, 50, "p", type="aircraft", diameter_mm=65, heading_deg=0.0, altitude=altitude)
     with pytest.raises(api.SceneError, match=r"models\[0\]\.altitude"):
         scene("world-at-fire", [plane])
+
+
+def _building_between() -> dict:
+    return {"id": "h", "kind": "building", "polygon_cm": [[24, 40], [27, 40], [27, 60], [24, 60]]}
+
+
+@pytest.mark.parametrize("walled", [True, False])
+def test_ca_a_scout_observes_and_a_light_grenade_launcher_fires_only_what_is_seen(walled: bool) -> None:
+    """002: «Разведчик входит в состав подразделения, но его дальность наблюдения всегда равна 24
+    дюймам» (a scout's observation range is always 24 inches) and «Лёгкий гранатомёт ... имеет
+    дистанцию стрельбы до 6 Д с характеристиками гранаты» (the light grenade launcher fires to 6"
+    as a grenade, which «необходим визуальный контакт с врагом»): with a building between them
+    the scout does not observe the enemy 3" away and his launcher does not reach him (both did);
+    in the open, both do."""
+    scout = base(20, 50, "s", role="scout", weapons=["grenade_launcher"])
+    enemy = base(20 + 3.2 + 3 * INCH, 50, "b", side="blue", unit="b1")
+    terrain = [_building_between()] if walled else []
+    seen = scene(CA, [scout, enemy], terrain=terrain)
+    assert api.check(seen)["proximity"]["observed_by_scout"]["b"]["met"] is not walled
+    (row,) = api.ranges(seen, "s")["targets"]
+    assert ("grenade_launcher" in row["weapons"]) is not walled
