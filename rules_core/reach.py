@@ -28,8 +28,11 @@ def shooters_of(scene: Scene, from_id: str) -> list[int]:
 
 
 def weapons_of(scene: Scene, i: int) -> list[str]:
+    """The scene's weapons for the model, else its role's, else its type's."""
     model = scene.models[i]
-    return list(model.weapons) if model.weapons is not None else list(scene.unit_type(i).weapons)
+    if model.weapons is not None:
+        return list(model.weapons)
+    return list(scene.ruleset.role_weapons.get(model.role or "", scene.unit_type(i).weapons))
 
 
 def reaches(

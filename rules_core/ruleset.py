@@ -535,6 +535,9 @@ class Ruleset(_Strict):
     # Roles that fire at these target types only, whatever the weapon (Combined Arms: «Снайпер ведёт
     # огонь только по пехоте противника», though his rifle could hit a class-1 vehicle in other hands).
     role_target_types: dict[str, list[str]] = {}
+    # A role's own weapons, in place of its type's, where the scene names none (Combined Arms:
+    # «Огнемётчик. Вооружён огнемётом»).
+    role_weapons: dict[str, list[str]] = {}
     hex_mm: float | None = Field(default=None, gt=0)
     templates: dict[str, Template] = {}
     proximity: dict[str, ProximityRule] = {}
@@ -584,6 +587,10 @@ class Ruleset(_Strict):
             for weapon in self.throw_over_obstacle.weapons:
                 if self.weapon(weapon) is None:
                     raise ValueError(f"throw_over_obstacle names unknown weapon {weapon!r}")
+        for role, weapons in self.role_weapons.items():
+            for weapon in weapons:
+                if self.weapon(weapon) is None:
+                    raise ValueError(f"role_weapons {role} names unknown weapon {weapon!r}")
         return self
 
     def weapon(self, name: str) -> Weapon | None:

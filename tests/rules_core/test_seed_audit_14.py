@@ -224,3 +224,16 @@ def test_ca_a_scout_observes_and_a_light_grenade_launcher_fires_only_what_is_see
     assert api.check(seen)["proximity"]["observed_by_scout"]["b"]["met"] is not walled
     (row,) = api.ranges(seen, "s")["targets"]
     assert ("grenade_launcher" in row["weapons"]) is not walled
+
+
+def test_ca_a_flamethrower_man_is_armed_with_his_flamethrower() -> None:
+    """002: «Огнемётчик. Вооружён огнемётом» (the flamethrower man is armed with a
+    flamethrower): with no weapons named, dug in, he reaches an enemy 8" away with it (he had
+    the rifleman's rifle), and keeps the grenade every fighter has."""
+    flamer = base(20, 50, "f", role="flamethrower", flags=["dug_in"])
+    enemy = base(20 + 3.2 + 8 * INCH, 50, "b", side="blue", unit="b1")
+    (row,) = api.ranges(scene(CA, [flamer, enemy]), "f")["targets"]
+    assert row["weapons"] == ["flamethrower"]
+    near = base(20 + 3.2 + 3 * INCH, 50, "b", side="blue", unit="b1")
+    (row,) = api.ranges(scene(CA, [flamer, near]), "f")["targets"]
+    assert row["weapons"] == ["flamethrower", "grenade"]
