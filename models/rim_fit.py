@@ -96,15 +96,18 @@ def _ray_edges(
     my = (c32[:, 1, None, None] + rho[:, None, :] * d32[None, :, 1, None]).reshape(n, -1)
     profile = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     # Difference of two-sample means: steadier than a central difference on grainy flock.
-    # Channel by channel, each plane contiguous: the squares are summed without a colour axis.
+    # Channel by channel, each plane contiguous: the squares are summed without a colour axis,
+    # in two buffers reused for every channel (allocating per step cost a fifth of the time).
     power = np.zeros((n, rays, SAMPLES - 4), np.float32)
+    pair = np.empty((n, rays, SAMPLES - 1), np.float32)
+    step_across = np.empty((n, rays, SAMPLES - 4), np.float32)  # centred on samples 2 .. S-3
     for channel in cv2.split(profile.reshape(n, rays * SAMPLES, -1)):
-        plane = channel.reshape(n, rays, SAMPLES).astype(np.float32)
-        pair = plane[:, :, 1:] + plane[:, :, :-1]
-        step_across = pair[:, :, 3:] - pair[:, :, :-3]  # centred on samples 2 .. S-3
-        power += step_across * step_across
+        plane = channel.reshape(n, rays, SAMPLES)
+        np.add(plane[:, :, 1:], plane[:, :, :-1], out=pair, dtype=np.float32)
+        np.subtract(pair[:, :, 3:], pair[:, :, :-3], out=step_across)
+        power += np.multiply(step_across, step_across, out=step_across)
     deriv = np.zeros((n, rays, SAMPLES), np.float32)
-    deriv[..., 2:-2] = np.sqrt(power) / 6
+    np.divide(np.sqrt(power, out=power), 6, out=deriv[..., 2:-2])
     left, mid, right = deriv[..., :-2], deriv[..., 1:-1], deriv[..., 2:]
     strength = np.where((mid > left) & (mid >= right), mid, 0.0)
     # The strongest peaks one at a time: three argmax passes beat a partition and a sort.
