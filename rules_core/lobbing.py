@@ -10,6 +10,7 @@ from __future__ import annotations
 import shapely
 
 from rules_core.proximity import within
+from rules_core.ruleset import Threshold
 from rules_core.scene import Scene, TerrainSpec
 
 
@@ -52,8 +53,15 @@ def over_obstacle(scene: Scene, thrower: int, target: int) -> dict | None:
     gap, piece_id = best
     if gap <= scene.ruleset.contact_tolerance_cm + 1e-6:
         effect: str | None = "shrapnel"
-    elif within(scene, rule.distance, gap):
+    elif within(scene, _with_tolerance(scene, rule.distance), gap):
         effect = "sure_hit"
     else:
         effect = None
     return {"obstacle": piece_id, "edge_cm": round(gap, 4), "effect": effect}
+
+
+def _with_tolerance(scene: Scene, distance: Threshold) -> Threshold:
+    """The sure hit's distance with the ruleset's misjudgement allowance, as every range has it
+    (Mobile Infantry: «Во всех случаях, когда игрок ошибается по глазомеру до 1 см, этот
+    сантиметр идет в пользу игрока»)."""
+    return distance.model_copy(update={"value": distance.value + scene.ruleset.range_tolerance})

@@ -62,10 +62,13 @@ def reaches(
         return False
     if weapon.needs_sight and not sight:
         return False
+    rules = scene.ruleset
+    below = height_level(scene, shooter) - height_level(scene, target)
+    if weapon.needs_sight and rules.no_sight_upward and below < 0:
+        return False
     if weapon.range is None:
         return True
-    rules = scene.ruleset
-    levels_below = max(height_level(scene, shooter) - height_level(scene, target), 0)
+    levels_below = max(below, 0)
     limit = scene.cm(
         weapon.range
         + rules.range_tolerance

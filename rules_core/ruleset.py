@@ -535,6 +535,10 @@ class Ruleset(_Strict):
     # Roles that fire at these target types only, whatever the weapon (Combined Arms: «Снайпер ведёт
     # огонь только по пехоте противника», though his rifle could hit a class-1 vehicle in other hands).
     role_target_types: dict[str, list[str]] = {}
+    # Sight runs level or down, never up (Mobile Infantry: sight is «при условии нахождения на
+    # одинаковом уровне по высоте», and only a target «ниже» is an exception): weapons that need
+    # sight do not reach a target on a higher level; a grenade, thrown, still does.
+    no_sight_upward: bool = False
     # A role's own weapons, in place of its type's, where the scene names none (Combined Arms:
     # «Огнемётчик. Вооружён огнемётом»).
     role_weapons: dict[str, list[str]] = {}
