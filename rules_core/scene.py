@@ -22,6 +22,12 @@ from rules_core.library import load_ruleset, ruleset_ids
 from rules_core.ruleset import Ruleset, Tow, UnitType
 
 Finite = Field(allow_inf_nan=False)
+# Bounds no real table, step or height level comes near, that keep every distance a finite
+# number in the JSON answers (a 1e308 cm table measured Infinity) and every level a machine
+# integer (2**63 stopped `check` with a traceback).
+MAX_TABLE_CM = 10_000.0
+STEP_CM = {"ge": 0.1, "le": 100.0}
+LEVEL = {"ge": 0, "le": 100}
 EDGES = ("left", "right", "top", "bottom")
 QUARTERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
@@ -73,7 +79,7 @@ class ModelSpec(_Record):
     jump_range: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     move_actions: int | None = Field(default=None, ge=0)
     limbs_lost_pct: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
-    level: int | None = None
+    level: int | None = Field(default=None, **LEVEL)
     order: str | None = None
     placed_order: int | None = Field(default=None, ge=1)
     passengers: int | None = Field(default=None, ge=0)
@@ -92,10 +98,11 @@ class ModelSpec(_Record):
         return flag in self.flags or flag == self.order or getattr(self, flag, False) is True
 
 
+
 class TableSpec(_Record):
-    width_cm: float = Field(gt=0, allow_inf_nan=False)
-    depth_cm: float = Field(gt=0, allow_inf_nan=False)
-    step_cm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    width_cm: float = Field(gt=0, le=MAX_TABLE_CM, allow_inf_nan=False)
+    depth_cm: float = Field(gt=0, le=MAX_TABLE_CM, allow_inf_nan=False)
+    step_cm: float | None = Field(default=None, allow_inf_nan=False, **STEP_CM)
 
 
 class ObjectiveSpec(_Record):
@@ -110,7 +117,7 @@ class TerrainSpec(_Record):
     kind: str
     polygon_cm: list[tuple[float, float]] = Field(min_length=3)
     height_cm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    level: int | None = None
+    level: int | None = Field(default=None, **LEVEL)
 
     @field_validator("polygon_cm")
     @classmethod
@@ -149,7 +156,7 @@ class SceneSpec(_Record):
     deployment: DeploymentSpec | None = None
     sides: list[str] | None = None
     first_player: str | None = None
-    step_cm: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    step_cm: float | None = Field(default=None, allow_inf_nan=False, **STEP_CM)
 
 
 @dataclass(frozen=True)

@@ -284,3 +284,20 @@ def test_ca_the_manpads_fires_at_aircraft() -> None:
     fighter = base(30, 50, "f", side="blue", unit="b1")
     rows = {row["id"]: row for row in api.ranges(scene(CA, [crewman, plane, fighter]), "s")["targets"]}
     assert rows["air"]["weapons"] == ["manpads"] and rows["f"]["weapons"] == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"table": {"width_cm": 1e308, "depth_cm": 122}}, r"table\.width_cm"),
+        ({"table": {"width_cm": 183, "depth_cm": 122, "step_cm": 1e-320}}, r"table\.step_cm"),
+        ({"terrain": [{"id": "h", "kind": "hill", "level": 2**63, "polygon_cm": [[0, 0], [9, 0], [9, 9]]}]},
+         "level"),
+    ],
+)
+def test_a_table_step_or_level_past_any_real_one_is_one_clear_line(extra: dict, field: str) -> None:
+    """Bad input: a 1e308 cm table measured 'Infinity' (not JSON), a step of 1e-320 cm gave
+    infinite ruleset units, and a hill of level 2**63 stopped `check` with a traceback; each is
+    now refused naming its field."""
+    with pytest.raises(api.SceneError, match=field):
+        api.check(scene(MI, [base(20, 50, type="trooper")], **extra))
