@@ -502,8 +502,10 @@ class MoveJudge:
         shapes: list = []
         if len(others):
             enemy = held_off_by(self.after, a)[others]
-            grow = fa.radius[others] + clearance + np.where(enemy, self.buffer_cm or 0.0, 0.0)
+            body = fa.radius[others] + clearance
             cores = fa.core[others]
+            grow = body + np.where(enemy, self.buffer_cm or 0.0, 0.0)
+            grow = _cut_back(grow, cores, fa.radius[others], start, end)
             ellipse = shapely.distance(cores, shapely.Point(start)) + shapely.distance(
                 cores, shapely.Point(end)
             )
@@ -513,6 +515,23 @@ class MoveJudge:
             grown[~rounded] = shapely.buffer(grown[~rounded], grow[near][~rounded], join_style="mitre")
             shapes = list(grown)
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
+
+
+def _cut_back(
+    grow: np.ndarray, cores: np.ndarray, radius: np.ndarray, start: tuple, end: tuple
+) -> np.ndarray:
+    """How far each other model's obstacle reaches (`grow`: its base, the mover's clearance and
+    any enemy buffer), cut back to where the mover starts or ends inside it. A mover that stood
+    within an enemy's buffer, or in a misjudged overlap, may walk away, or stop where it stood,
+    but come no nearer on its way: dropped whole (as `pathing._freed` drops an obstacle a start
+    lies deep inside), the straight line through the enemy's base counted as the way round."""
+    ends = shapely.Point(start), shapely.Point(end)
+    nearest = np.minimum(shapely.distance(cores, ends[0]), shapely.distance(cores, ends[1]))
+    # The drawn-around shapes reach past the grown circle about a base's centre
+    # (pathing.CIRCUMSCRIBE), or past a hull by its mitred corners (the square root of 2).
+    reach = np.where(radius > 0, pathing.CIRCUMSCRIBE, math.sqrt(2.0))
+    room = nearest / reach - 2 * pathing.SLACK_CM
+    return np.minimum(grow, np.maximum(room, 0.5 * radius))
 
 
 def _stands_on(scene: Scene, rider: int, vehicle: int) -> bool:

@@ -301,3 +301,17 @@ def test_a_table_step_or_level_past_any_real_one_is_one_clear_line(extra: dict, 
     now refused naming its field."""
     with pytest.raises(api.SceneError, match=field):
         api.check(scene(MI, [base(20, 50, type="trooper")], **extra))
+
+
+@pytest.mark.parametrize(("end_x", "legal"), [(34.0, False), (6.0, True)])
+def test_waf_a_model_starting_near_an_enemy_does_not_walk_through_it(end_x: float, legal: bool) -> None:
+    """000: «Во время движения отряды не могут проходить друг через друга ... и не могут подходить
+    ближе, чем на 2 см к отрядам противника» (units may not pass through each other, nor come
+    closer than 2 cm to the enemy). Starting 1 cm from an enemy, within the 2 cm, a 14 cm walk
+    straight through its base has no way round within 15 cm (it was legal: the enemy was dropped
+    from the way as an obstacle the start lay inside); walking 14 cm away is legal."""
+    enemy = base(24.2, 20, "b1", side="blue", unit="blue-1")
+    report = moved("world-at-fire", [base(20, 20, "r1"), enemy], [base(end_x, 20, "r1"), enemy])["r1"]
+    assert report["legal"] is legal
+    if not legal:
+        assert codes(report) == ["passes_through_model"]
