@@ -56,7 +56,11 @@ def judge_flight(
         reasons.append(
             reason("too_far", f"flew {fmt(moved)} cm, {model.type} may fly {fmt(allowance)} cm{suffix}")
         )
-    if shortest is not None and after.ruleset.moved_threshold_cm < moved < shortest - TOLERANCE_CM:
+    # A plane that only turned where it was has hovered, which only those exempt may do («он не
+    # может зависать»); one that stayed put is `not_moved` instead.
+    hovers = any(model.has(flag) for flag in unit_type.must_move_exempt_flags) or not unit_type.must_move
+    flew = moved > after.ruleset.moved_threshold_cm or not hovers
+    if shortest is not None and flew and moved < shortest - TOLERANCE_CM:
         reasons.append(
             reason(
                 "too_short",

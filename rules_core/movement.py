@@ -56,8 +56,8 @@ class MoveJudge:
         self._intercepting: dict[str, dict] | None = None
 
     def _changed(self, before: Scene) -> list[int]:
-        """Models whose position or heading changed since `before`, and, while deploying, models
-        newly placed."""
+        """Models whose position, height (`z_cm`: a climb in place, a jump straight up) or heading
+        changed since `before`, and, while deploying, models newly placed."""
         changed = []
         for a, model in enumerate(self.after.models):
             b = before.index.get(model.id)
@@ -71,9 +71,11 @@ class MoveJudge:
                 and old.heading_deg is not None
                 and angle_between(model.heading_deg, old.heading_deg) > self.rules.turned_threshold_deg
             )
+            climbed = abs((model.z_cm or 0.0) - (old.z_cm or 0.0)) > self.rules.moved_threshold_cm
             if (
                 math.hypot(model.x_cm - old.x_cm, model.y_cm - old.y_cm) > self.rules.moved_threshold_cm
                 or turned
+                or climbed
             ):
                 changed.append(a)
         return changed

@@ -315,3 +315,34 @@ def test_waf_a_model_starting_near_an_enemy_does_not_walk_through_it(end_x: floa
     assert report["legal"] is legal
     if not legal:
         assert codes(report) == ["passes_through_model"]
+
+
+def test_waf_a_plane_that_only_turns_where_it_is_has_hovered() -> None:
+    """000: «Самолет обязан двигаться каждый свой ход, он не может зависать (за исключением трех- и
+    четырехмоторных бомбардировщиков)» (a plane must move every turn, it cannot hover, heavy
+    bombers excepted) and «Самолеты летают только вперед по прямой на расстояние от 60 до 110
+    см»: turned 45 degrees where it was, it flew 0 cm of its 60 (it was legal, and not listed as
+    not moved either); a heavy bomber may."""
+    plane = base(90, 60, "p", type="aircraft", diameter_mm=65, heading_deg=0.0)
+    report = moved("world-at-fire", [plane], [{**plane, "heading_deg": 45.0}])["p"]
+    assert codes(report) == ["too_short"]
+    bomber = {**plane, "flags": ["heavy_bomber"]}
+    assert moved("world-at-fire", [bomber], [{**bomber, "heading_deg": 45.0}])["p"]["legal"] is True
+
+
+@pytest.mark.parametrize(("ruleset", "model", "z_cm", "code"), [
+    ("world-at-fire", {"type": "infantry"}, 20.0, "too_far"),
+    ("world-at-fire", {"type": "cavalry", "diameter_mm": 65}, 10.0, "impassable_terrain"),
+    (BP, {"type": "infantry", "jump_range": 2, "jump": True}, 10.0, "too_far"),
+])
+def test_a_climb_or_a_jump_straight_up_is_a_move(ruleset: str, model: dict, z_cm: float, code: str) -> None:
+    """000: «Для того чтобы преодолеть препятствие равное или выше 5 сантиметров отряду необходимо
+    отмерить полное расстояние до верха препятствия» (a climb of 5 cm or more counts in the
+    move), «Кавалерийская модель не может взбираться по стенам ... этажам зданий»; 004:
+    «Максимальная дальность – это сумма высоты и длины прыжка» (a jump's reach is its height plus
+    its length). A model that only changed height was not judged at all (no entry): 20 cm up
+    where an infantryman stood is more than his 15, a horse 10 cm up a floor cannot, a jump of
+    10 cm straight up is past «Пр2» (5 cm)."""
+    before = base(50, 50, "m", **model)
+    report = moved(ruleset, [before], [{**before, "z_cm": z_cm}])["m"]
+    assert code in codes(report) and report["legal"] is False
