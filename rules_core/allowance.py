@@ -16,7 +16,7 @@ import shapely
 from rules_core.crossing import may_cross
 from rules_core.reasons import TOLERANCE_CM, fmt, reason
 from rules_core.ruleset import UnitType
-from rules_core.scene import Scene, TerrainSpec
+from rules_core.scene import ModelSpec, Scene, TerrainSpec
 
 
 def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | None, list[str]]:
@@ -33,7 +33,11 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
         allowance = _paid(scene, a, paid, cm(model.dash), why)
         return flag_limits(scene, a, unit_type, allowance, why, dashing=True)
     if scene.phase == "map" and unit_type.map_move is not None:
-        return cm(unit_type.map_move), [f"march on the tactical map: {fmt(cm(unit_type.map_move))} cm"]
+        # A march on the map is still the model's own legs: lost limbs and leg hits hold it there
+        # too («в случае уничтожения 50% конечностей Баг теряет скорость передвижения на 50%»).
+        why = [f"march on the tactical map: {fmt(cm(unit_type.map_move))} cm"]
+        allowance = _limbs_lost(model, unit_type, cm(unit_type.map_move), why)
+        return flag_limits(scene, a, unit_type, allowance, why, dashing=False)
     allowance = None if unit_type.move is None else cm(unit_type.move)
     if model.speed is not None:
         allowance = cm(model.speed)
@@ -56,14 +60,7 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     if model.jump and unit_type.jump_move is not None:
         allowance = cm(unit_type.jump_move)
         why.append("jump")
-    if model.limbs_lost_pct is not None and allowance is not None:
-        immobile, half = unit_type.immobile_from_limbs_lost_pct, unit_type.half_from_limbs_lost_pct
-        if immobile is not None and model.limbs_lost_pct >= immobile:
-            allowance = 0.0
-            why.append(f"lost {model.limbs_lost_pct:g}% of its limbs, immobile")
-        elif half is not None and model.limbs_lost_pct >= half:
-            allowance /= 2
-            why.append(f"lost {model.limbs_lost_pct:g}% of its limbs, half speed")
+    allowance = _limbs_lost(model, unit_type, allowance, why)
     if order_actions == 0:  # not even a jump: the order spends both actions standing
         allowance = 0.0
         why.append(f"its {model.order} order allows no move")
@@ -74,6 +71,22 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
             allowance = 0.0
             why.append(f"needs {unit_type.min_crew_to_move} crew to move, has {crew}")
     return flag_limits(scene, a, unit_type, allowance, why, dashing=False)
+
+
+def _limbs_lost(
+    model: ModelSpec, unit_type: UnitType, allowance: float | None, why: list[str]
+) -> float | None:
+    """Half the move from half the limbs lost, none from nearly all (Mobile Infantry's bugs)."""
+    if model.limbs_lost_pct is None or allowance is None:
+        return allowance
+    immobile, half = unit_type.immobile_from_limbs_lost_pct, unit_type.half_from_limbs_lost_pct
+    if immobile is not None and model.limbs_lost_pct >= immobile:
+        why.append(f"lost {model.limbs_lost_pct:g}% of its limbs, immobile")
+        return 0.0
+    if half is not None and model.limbs_lost_pct >= half:
+        why.append(f"lost {model.limbs_lost_pct:g}% of its limbs, half speed")
+        return allowance / 2
+    return allowance
 
 
 def _paid(

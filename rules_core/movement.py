@@ -245,7 +245,10 @@ class MoveJudge:
                 code = "moved_backwards_too_far"
             reasons += self._pivoted_immobile(given, extra["direction"], allowance, why)
         # Only a move on the table is judged by eye; a march on the map goes hex to hex.
-        slack = self.after.cm(self.rules.move_tolerance) if self.after.phase != "map" else 0.0
+        # Nor is there a distance to misjudge for a model that may not move at all («Обездвиженный
+        # персонаж застывает на одном месте»).
+        judged_by_eye = self.after.phase != "map" and (allowance is None or allowance > TOLERANCE_CM)
+        slack = self.after.cm(self.rules.move_tolerance) if judged_by_eye else 0.0
         if allowance is not None and slack > 0:
             why.append(f"a misjudgement of up to {fmt(slack)} cm counts for the player")
         if allowance is not None and cost > allowance + slack + TOLERANCE_CM:

@@ -346,3 +346,31 @@ def test_a_climb_or_a_jump_straight_up_is_a_move(ruleset: str, model: dict, z_cm
     before = base(50, 50, "m", **model)
     report = moved(ruleset, [before], [{**before, "z_cm": z_cm}])["m"]
     assert code in codes(report) and report["legal"] is False
+
+
+@pytest.mark.parametrize("state", [{"order": "static"}, {"flags": ["leg_hit"]}, {"limbs_lost_pct": 90}])
+def test_mi_a_figure_that_may_not_move_has_no_centimetre_to_misjudge(state: dict) -> None:
+    """001: «Обездвиженный персонаж застывает на одном месте» (an immobilised figure freezes where
+    it stands), «Совершается 2 любых из перечисленных выше действия, кроме перемещения» (a static
+    order: any two actions but a move); the centimetre of misjudgement («когда игрок ошибается по
+    глазомеру до 1 см») is for a distance judged by eye, and there is none: a 0.9 cm shift is
+    not legal (it was)."""
+    kind = "bug" if "limbs_lost_pct" in state else "trooper"
+    before = base(50, 50, "m", type=kind, **state)
+    report = moved(MI, [before], [{**before, "x_cm": 50.9}])["m"]
+    assert report["allowance_cm"] == 0.0 and codes(report) == ["too_far"]
+
+
+@pytest.mark.parametrize(
+    ("model", "allowance"),
+    [({"type": "bug", "limbs_lost_pct": 50}, 4.0), ({"type": "bug", "limbs_lost_pct": 90}, 0.0),
+     ({"type": "trooper", "flags": ["leg_hit"]}, 0.0)],
+)
+def test_mi_a_march_on_the_map_is_held_by_lost_limbs_and_leg_hits(model: dict, allowance: float) -> None:
+    """001: «в случае уничтожения 50% конечностей Баг теряет скорость передвижения на 50%» (a bug
+    that lost half its limbs moves at half speed) and «Попадание означает обездвиживание фигур»
+    (a leg hit immobilises): on the tactical map a bug's 80 mm march halves or stops and a
+    trooper hit in the leg stays (the map's march ignored both)."""
+    before = base(50, 50, "m", **model)
+    report = moved(MI, [before], [{**before, "x_cm": 58.0}], phase="map")["m"]
+    assert report["allowance_cm"] == pytest.approx(allowance) and report["legal"] is False
