@@ -72,6 +72,9 @@ def bases_report(scene: Scene) -> dict[str, dict]:
         base = model.base
         if unit_type.hull and base.shape != "rect":
             wrong[model.id] = {"base": "round", "expected": "hull footprint (rect): this type has no base"}
+        elif base.shape == "rect" and unit_type.bases_mm is not None:
+            # The seed's bases for the type are round («круглые подставки диаметром 32 миллиметров»).
+            wrong[model.id] = {"base": "rect", "expected_mm": unit_type.bases_mm}
         elif (
             base.shape == "round"
             and unit_type.bases_mm is not None

@@ -374,3 +374,19 @@ def test_mi_a_march_on_the_map_is_held_by_lost_limbs_and_leg_hits(model: dict, a
     before = base(50, 50, "m", **model)
     report = moved(MI, [before], [{**before, "x_cm": 58.0}], phase="map")["m"]
     assert report["allowance_cm"] == pytest.approx(allowance) and report["legal"] is False
+
+
+def test_waf_a_foot_soldier_horse_or_plane_on_a_rectangular_base_stands_on_the_wrong_base() -> None:
+    """000: «круглые подставки диаметром 32 миллиметров для миниатюр пехоты ... для кавалерии,
+    авиации ... используются общие круглые подставки ... диаметром 65 миллиметров» (infantry on
+    round 32 mm bases, cavalry and aircraft on round 65 mm ones): given a rectangle each is on
+    the wrong base (`check.bases` said nothing of it; a vehicle on a round base was reported)."""
+    rect = {"shape": "rect", "length_mm": 65, "width_mm": 40}
+    models = [
+        {**base(20, 20, "i"), "base": rect},
+        {**base(40, 20, "c", type="cavalry"), "base": rect},
+        {**base(60, 20, "a", type="aircraft"), "base": rect},
+        base(80, 20, "ok"),
+    ]
+    wrong = api.check(scene("world-at-fire", models))["bases"]
+    assert sorted(wrong) == ["a", "c", "i"] and wrong["c"] == {"base": "rect", "expected_mm": [65.0]}
