@@ -23,7 +23,7 @@ def crew_report(scene: Scene) -> dict[str, dict]:
     guns: dict[str, dict] = {}
     for g, gun in enumerate(scene.models):
         own = rules.own_rules is not None and selected(gun, rules.own_rules)
-        if gun.type not in rules.gun_types or own:
+        if gun.type not in rules.gun_types or own or not _bound(scene, gun.weapons, rules.gun_weapons):
             continue
         crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
         distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)
@@ -49,6 +49,14 @@ def crew_report(scene: Scene) -> dict[str, dict]:
             hits_on = hits_on if tug is None else None
         guns[gun.id] |= {"hits_on": hits_on, "can_fire": hits_on is not None}
     return guns
+
+
+def _bound(scene: Scene, weapons: list[str] | None, gun_weapons: list[str]) -> bool:
+    """Whether a gun firing `weapons` (None: not named) is one the crew rule binds."""
+    if not gun_weapons or weapons is None:
+        return True
+    ruled = {id(scene.ruleset.weapon(name)) for name in gun_weapons}
+    return any(id(scene.ruleset.weapon(name)) in ruled for name in weapons)
 
 
 def unworked_guns(scene: Scene) -> set[int]:

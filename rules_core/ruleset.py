@@ -249,6 +249,11 @@ class Crew(_Strict):
     # Guns with crew rules of their own (Combined Arms' heavy MG, by role or by `weapons`: proximity
     # rules), which this one does not judge.
     own_rules: Selector | None = None
+    # The guns the rule binds by what they fire, where the scene names it (Combined Arms: its crew
+    # rule is the mortar's, «Наличие 1-2 миномётчиков и командира расчёта является обязательным
+    # условием для возможности действия миномёта»); a gun whose weapons go unnamed is taken for
+    # one. Empty: every gun of `gun_types`.
+    gun_weapons: list[str] = []
     distance: Threshold
     hits: dict[str, str | None] = {}
     leader_roles: list[str] = []
@@ -591,6 +596,9 @@ class Ruleset(_Strict):
             for weapon in self.throw_over_obstacle.weapons:
                 if self.weapon(weapon) is None:
                     raise ValueError(f"throw_over_obstacle names unknown weapon {weapon!r}")
+        for weapon in self.crew.gun_weapons if self.crew is not None else []:
+            if self.weapon(weapon) is None:
+                raise ValueError(f"crew gun_weapons names unknown weapon {weapon!r}")
         for role, weapons in self.role_weapons.items():
             for weapon in weapons:
                 if self.weapon(weapon) is None:

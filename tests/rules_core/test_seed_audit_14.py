@@ -390,3 +390,23 @@ def test_waf_a_foot_soldier_horse_or_plane_on_a_rectangular_base_stands_on_the_w
     ]
     wrong = api.check(scene("world-at-fire", models))["bases"]
     assert sorted(wrong) == ["a", "c", "i"] and wrong["c"] == {"base": "rect", "expected_mm": [65.0]}
+
+
+@pytest.mark.parametrize(
+    ("weapons", "bound"), [(["at_grenade_launcher"], False), (["light_mortar"], True), (None, True)]
+)
+def test_ca_the_crew_commander_rule_is_the_mortars(weapons: list[str] | None, bound: bool) -> None:
+    """002: «Наличие 1-2 миномётчиков и командира расчёта является обязательным условием для
+    возможности действия миномёта» (one or two mortarmen and a crew commander are what a mortar
+    needs to act): a gun firing an anti-tank grenade launcher, its two crewmen beside it and no
+    commander, still reaches an enemy 5" away (it fired nothing); a mortar, or a gun whose weapon
+    goes unnamed, is held by the rule."""
+    extra = {} if weapons is None else {"weapons": weapons}
+    gun = hull(50, 50, "g", side="red", unit="guns", type="gun", length_mm=40, width_mm=40, **extra)
+    crew = [base(50, 53.6, "c1", unit="guns", crew_of="g"), base(50, 46.4, "c2", unit="guns", crew_of="g")]
+    enemy = base(50 + 2 + 1.6 + 5 * INCH, 50, "e", side="blue", unit="b1")
+    seen = scene(CA, [gun, *crew, enemy])
+    guns = api.check(seen)["guns"]
+    assert ("g" in guns and guns["g"]["can_fire"] is False) is bound
+    if not bound:
+        assert api.ranges(seen, "g")["targets"][0]["weapons"] == weapons
