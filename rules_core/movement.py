@@ -474,6 +474,11 @@ class MoveJudge:
         old = self.before.models[b]
         start, end = (old.x_cm, old.y_cm), (model.x_cm, model.y_cm)
         length = pathing.shortest_path(start, end, self._obstacles(a, impassable, start, end, budget))
+        if length > budget + TOLERANCE_CM and self._others_moved(a):
+            # The player moves his units one by one, in an order the camera does not see: this one
+            # may have gone before the others, past where they stood then.
+            first = self._obstacles(a, impassable, start, end, budget, moved_first=True)
+            length = min(length, pathing.shortest_path(start, end, first))
         extra["path_cm"] = None if math.isinf(length) else round(length, 4)
         if length <= budget + TOLERANCE_CM:
             return []
@@ -496,10 +501,18 @@ class MoveJudge:
             reasons.append(reason("impassable_terrain", f"{model.id} crosses {ids}; {way}{limit}"))
         return reasons
 
-    def _obstacles(self, a: int, impassable: list, start: tuple, end: tuple, budget: float) -> list:
+    def _others_moved(self, a: int) -> bool:
+        """Whether a model of another unit changed place in this pair of scenes."""
+        unit = self.after.models[a].unit
+        return any(self.after.models[k].unit != unit and k != a for k in self.changed)
+
+    def _obstacles(
+        self, a: int, impassable: list, start: tuple, end: tuple, budget: float, moved_first: bool = False
+    ) -> list:
         """Other units' ground models and impassable terrain, grown by the mover's clearance (and the
         enemy buffer), kept only where a path within the budget could touch them (the start-end ellipse).
-        A hull mover turns freely, so its clearance is half its width."""
+        A hull mover turns freely, so its clearance is half its width. With `moved_first`, the
+        others stand where they stood before (the mover went first)."""
         fa = self.after.footprints
         model = self.after.models[a]
         clearance = fa.radius[a] if fa.radius[a] > 0 else model.base.width_mm / 20.0
@@ -508,7 +521,10 @@ class MoveJudge:
         if len(others):
             enemy = held_off_by(self.after, a)[others]
             body = fa.radius[others] + clearance
-            cores = fa.core[others]
+            cores = fa.core[others].copy()
+            if moved_first:
+                then = np.array([self.before.index.get(self.after.models[k].id, -1) for k in others])
+                cores[then >= 0] = self.before.footprints.core[then[then >= 0]]
             grow = body + np.where(enemy, self.buffer_cm or 0.0, 0.0)
             grow = _cut_back(grow, cores, fa.radius[others], start, end)
             ellipse = shapely.distance(cores, shapely.Point(start)) + shapely.distance(

@@ -410,3 +410,17 @@ def test_ca_the_crew_commander_rule_is_the_mortars(weapons: list[str] | None, bo
     assert ("g" in guns and guns["g"]["can_fire"] is False) is bound
     if not bound:
         assert api.ranges(seen, "g")["targets"][0]["weapons"] == weapons
+
+
+def test_waf_a_model_may_have_moved_before_the_one_now_standing_in_its_way() -> None:
+    """000: «Во время движения отряды не могут проходить друг через друга» (units may not pass
+    through each other), with units moved one at a time: a1 walks 14 cm along a line that b1, of
+    another unit, reaches only at the end of its own 13 cm. Moved first, a1 passed where b1 was
+    not yet: legal (it was passes_through_model, judged against where b1 ended); with b1
+    standing there from the start, it is not."""
+    a_before, a_after = base(20, 20, "a1"), base(34, 20, "a1")
+    b_before, b_after = base(27, 33, "b1", unit="red-2"), base(27, 20, "b1", unit="red-2")
+    report = moved("world-at-fire", [a_before, b_before], [a_after, b_after])
+    assert report["a1"]["legal"] is True and report["b1"]["legal"] is True
+    still = moved("world-at-fire", [a_before, b_after], [a_after, b_after])["a1"]
+    assert codes(still) == ["passes_through_model"]
