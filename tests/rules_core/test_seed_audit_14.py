@@ -424,3 +424,14 @@ def test_waf_a_model_may_have_moved_before_the_one_now_standing_in_its_way() -> 
     assert report["a1"]["legal"] is True and report["b1"]["legal"] is True
     still = moved("world-at-fire", [a_before, b_after], [a_after, b_after])["a1"]
     assert codes(still) == ["passes_through_model"]
+
+
+@pytest.mark.parametrize("chassis", ["APC", "truck"])
+def test_ca_a_chassis_the_seed_does_not_name_is_refused(chassis: str) -> None:
+    """002: «Стандартное количество посадочных мест: 4-16 для автомобиля, 12 для БТР, 6 для
+    танков» (cars, APCs, tanks) and «либо на гусеничных тягачах» (tracked tractors): a chassis
+    named otherwise was taken and its capacity left unjudged (13 aboard an 'APC' fit, 30 in a
+    'truck'); it is refused with the names there are."""
+    vehicle = hull(50, 50, "v", side="red", chassis=chassis, passengers=13)
+    with pytest.raises(api.SceneError, match=r"models\[0\]\.chassis.*car, apc, tank, tractor"):
+        scene(CA, [vehicle])
