@@ -338,7 +338,7 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"models[{i}].towing", f"unknown model id {model.towing!r}", "name the towed model's id"
             )
         if model.crew_of is not None:
-            _check_crew(model, models[index[model.crew_of]], f"models[{i}].crew_of")
+            _check_crew(ruleset, model, models[index[model.crew_of]], f"models[{i}].crew_of")
         if model.towing is not None:
             _check_hitch(models, model, models[index[model.towing]], f"models[{i}].towing")
         if model.towing is not None and ruleset.tow is not None:
@@ -354,11 +354,23 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)
 
 
-def _check_crew(crewman: ModelSpec, gun: ModelSpec, where: str) -> None:
-    """A crewman serves another model of his own side: a gun is not its own crew, and the enemy's
-    gun is one to capture, not to man."""
+def _check_crew(ruleset: Ruleset, crewman: ModelSpec, gun: ModelSpec, where: str) -> None:
+    """A crewman serves another model of his own side that has a crew: a gun is not its own
+    crew, the enemy's gun is one to capture, not to man, and where the ruleset says which models
+    are guns (`crew`), a foot soldier is none (his 'crew' dropped out of their unit's coherency)."""
+    from rules_core.proximity import selected
+
     if gun.id == crewman.id:
         raise _fail(where, f"model {crewman.id!r} names itself as its gun", "name the gun's model id")
+    rules = ruleset.crew
+    if rules is not None and gun.type not in rules.gun_types and not (
+        rules.own_rules is not None and selected(gun, rules.own_rules)
+    ):
+        raise _fail(
+            where,
+            f"model {crewman.id!r} crews {gun.id!r}, of type {gun.type}, not a gun",
+            f"name a model of type {', '.join(rules.gun_types)}",
+        )
     if gun.side != crewman.side:
         raise _fail(
             where,

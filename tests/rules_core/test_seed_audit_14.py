@@ -435,3 +435,14 @@ def test_ca_a_chassis_the_seed_does_not_name_is_refused(chassis: str) -> None:
     vehicle = hull(50, 50, "v", side="red", chassis=chassis, passengers=13)
     with pytest.raises(api.SceneError, match=r"models\[0\]\.chassis.*car, apc, tank, tractor"):
         scene(CA, [vehicle])
+
+
+def test_waf_a_crewman_crews_a_gun_not_a_foot_soldier() -> None:
+    """000: «Расстояние же между тяжелым орудием ... и двумя операторами орудия должно быть менее
+    5 см» (the heavy gun's two operators): a crew serves a heavy gun. Two models naming an
+    infantryman as their gun were taken, and dropped out of their unit's coherency; the scene is
+    refused naming the field."""
+    soldier = base(20, 20, "a", unit="u1")
+    crew = [base(100, 20, "c", unit="u1", crew_of="a"), base(103.5, 20, "d", unit="u1", crew_of="a")]
+    with pytest.raises(api.SceneError, match=r"models\[1\]\.crew_of.*of type infantry, not a gun"):
+        scene("world-at-fire", [soldier, *crew])
