@@ -25,6 +25,7 @@ from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import held_off_by, proximity_report, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
+from rules_core.ruleset import UnitType
 from rules_core.scene import ModelSpec, Scene
 
 
@@ -239,8 +240,8 @@ class MoveJudge:
         if unit_type.movement == "vehicle":
             given = (self.before.spec.models[b].heading_deg, self.after.spec.models[a].heading_deg)
             extra["direction"] = self._direction(given, start, end)
-            if extra["direction"] == "backward" and unit_type.reverse_move is not None:
-                reverse = self.after.cm(unit_type.reverse_move)
+            reverse = self._reverse(model, unit_type)
+            if extra["direction"] == "backward" and reverse is not None:
                 allowance = reverse if allowance is None else min(allowance, reverse)
                 code = "moved_backwards_too_far"
             reasons += self._pivoted_immobile(given, extra["direction"], allowance, why)
@@ -391,6 +392,13 @@ class MoveJudge:
             and self._crosses(a, b, polygon)
         ]
         return 2 * sum(tops) - z_start - z_end if tops else 0.0
+
+    def _reverse(self, model: ModelSpec, unit_type: UnitType) -> float | None:
+        """How far the vehicle may reverse (cm), None where the ruleset says nothing of it."""
+        speed = model.speed if model.speed is not None else unit_type.move
+        if unit_type.reverse_share is None or speed is None:
+            return None
+        return self.after.cm(speed * unit_type.reverse_share)
 
     def _pivoted_immobile(
         self,

@@ -78,7 +78,9 @@ class UnitType(_Strict):
     move: float | None = Field(default=None, ge=0)
     move_per_action: float | None = Field(default=None, ge=0)
     actions: int | None = Field(default=None, ge=1)
-    reverse_move: float | None = Field(default=None, ge=0)
+    # Reversing at this share of the vehicle's own move (its card's `speed`, else the type's):
+    # Tankomaster, «При движении задним ходом показатель скорости делится пополам».
+    reverse_share: float | None = Field(default=None, gt=0, le=1)
     min_move: float | None = Field(default=None, ge=0)
     crew_move: float | None = Field(default=None, ge=0)
     min_crew_to_move: int | None = Field(default=None, ge=0)

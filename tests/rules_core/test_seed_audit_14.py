@@ -446,3 +446,18 @@ def test_waf_a_crewman_crews_a_gun_not_a_foot_soldier() -> None:
     crew = [base(100, 20, "c", unit="u1", crew_of="a"), base(103.5, 20, "d", unit="u1", crew_of="a")]
     with pytest.raises(api.SceneError, match=r"models\[1\]\.crew_of.*of type infantry, not a gun"):
         scene("world-at-fire", [soldier, *crew])
+
+
+@pytest.mark.parametrize(
+    ("speed", "back", "legal"), [(20, 12.0, False), (40, 20.0, True), (None, 15.0, True)]
+)
+def test_tm_a_vehicle_reverses_at_half_its_own_speed(
+    speed: float | None, back: float, legal: bool
+) -> None:
+    """003: «При движении задним ходом показатель скорости делится пополам» (reversing, the speed
+    is halved): a vehicle whose card gives 20 cm reverses 10 (12 was legal against a fixed 15),
+    one of 40 reverses 20 (refused at 15), one without a card half of the seed's 30."""
+    extra = {} if speed is None else {"speed": speed}
+    tank = hull(60, 50, "t", side="red", **extra)
+    report = moved("tankomaster", [tank], [{**tank, "x_cm": 60 - back}])["t"]
+    assert report["legal"] is legal and report["direction"] == "backward"
