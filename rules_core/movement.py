@@ -23,7 +23,7 @@ from rules_core.flight import judge_flight, no_flight_stays_on
 from rules_core.footprints import measured
 from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
-from rules_core.proximity import held_off_by, proximity_report, within
+from rules_core.proximity import held_off_by, proximity_report, selected, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.ruleset import UnitType
 from rules_core.scene import ModelSpec, Scene
@@ -46,12 +46,12 @@ class MoveJudge:
         buffer_rule = self.rules.enemy_buffer
         in_phase = buffer_rule is not None and after.phase in self.rules.enemy_buffer_phases
         self.buffer_cm = after.cm(buffer_rule.value) if in_phase else None
+        self._bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
         # What moved is seen on the camera's BEFORE; it is judged from where a vehicle carried its riders.
         self.changed = self._changed(before)
         self.before, self.carriers = carried(before, after)
         self.coherency = coherency_groups(after) if self.changed else {}
         self._swept: dict[int, shapely.Geometry] = {}
-        self._bound = {name: rule for name, rule in self.rules.proximity.items() if rule.binds_move}
         self._company: dict[str, dict[str, dict]] | None = None
         self._ordered: dict[str, set[str]] | None = None
         self._intercepting: dict[str, dict] | None = None
@@ -63,7 +63,7 @@ class MoveJudge:
         for a, model in enumerate(self.after.models):
             b = before.index.get(model.id)
             if b is None:
-                if self.after.phase == "deployment" or self._arrives(a):
+                if self.after.phase == "deployment" or self._arrives(a) or self._dropped(a):
                     changed.append(a)
                 continue
             old = before.models[b]
@@ -91,6 +91,13 @@ class MoveJudge:
             and rule.late_arrive_in_enemy_zone
             and any(self.after.models[a].has(flag) for flag in rule.late_flags)
         )
+
+    def _dropped(self, a: int) -> bool:
+        """A model new to the table that a rule binding where it may stand picks (Combined Arms:
+        infantry a vehicle drops off, flag disembarked, «высадить пехоту на расстояние до 4
+        дюймов от КТ техники»): it is judged where it appears."""
+        model = self.after.models[a]
+        return any(selected(model, rule.subject) for rule in self._bound.values())
 
     def report(self) -> dict:
         result: dict = {"models": {self.after.models[a].id: self.judge(a) for a in self.changed}}
@@ -131,6 +138,7 @@ class MoveJudge:
             moved, allowance, extra = None, None, {}
             if self._arrives(a):
                 reasons += end_state.outside_enemy_zone(self.after, a)
+            reasons += self._unaccompanied(a)
         elif self.after.phase == "deployment":
             old = self.before.models[b]
             moved, allowance = math.hypot(model.x_cm - old.x_cm, model.y_cm - old.y_cm), None

@@ -461,3 +461,18 @@ def test_tm_a_vehicle_reverses_at_half_its_own_speed(
     tank = hull(60, 50, "t", side="red", **extra)
     report = moved("tankomaster", [tank], [{**tank, "x_cm": 60 - back}])["t"]
     assert report["legal"] is legal and report["direction"] == "backward"
+
+
+@pytest.mark.parametrize(("off_in", "legal"), [(3.0, True), (10.0, False)])
+def test_ca_infantry_dropped_off_appears_within_4_inches_of_its_vehicle(off_in: float, legal: bool) -> None:
+    """002: «2 ход: техника может совершить движение и высадить пехоту на расстояние до 4 дюймов
+    от КТ техники» (the vehicle may move and drop its infantry up to 4 inches from it): a fighter
+    new to the table with the flag disembarked is judged where he appears, 3" off the hull legal,
+    10" off not (neither had an entry in the move report)."""
+    apc = hull(50, 50, "v1", side="red", unit="r-v", chassis="apc")
+    moved_apc = {**apc, "x_cm": 60}
+    dropped = base(70 + 1.6 + off_in * INCH, 50, "p1", unit="r-p", flags=["disembarked"])
+    report = moved(CA, [apc], [moved_apc, dropped])
+    assert report["p1"]["legal"] is legal
+    if not legal:
+        assert codes(report["p1"]) == ["moved_unaccompanied"]
