@@ -62,13 +62,12 @@ def reaches(
         return False
     if weapon.needs_sight and not sight:
         return False
-    rules = scene.ruleset
-    below = height_level(scene, shooter) - height_level(scene, target)
-    if weapon.needs_sight and rules.no_sight_upward and below < 0:
+    if weapon.needs_sight and _looks_up(scene, shooter, target):
         return False
     if weapon.range is None:
         return True
-    levels_below = max(below, 0)
+    rules = scene.ruleset
+    levels_below = max(height_level(scene, shooter) - height_level(scene, target), 0)
     limit = scene.cm(
         weapon.range
         + rules.range_tolerance
@@ -76,6 +75,11 @@ def reaches(
         + (rules.aimed_range_bonus if _aims(rules, shooter) and weapon.automatic else 0.0)
     )
     return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
+
+
+def _looks_up(scene: Scene, shooter: ModelSpec, target: ModelSpec) -> bool:
+    """The target stands on a higher level where sight runs level or down only (`no_sight_upward`)."""
+    return scene.ruleset.no_sight_upward and height_level(scene, target) > height_level(scene, shooter)
 
 
 def _aims(rules: Ruleset, shooter: ModelSpec) -> bool:
@@ -197,7 +201,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
         for row in np.argsort(edge[:, column], kind="stable"):
             s = shooters[row]
             shooter = scene.models[s]
-            seen |= bool(sight[row, column])
+            seen |= bool(sight[row, column]) and not _looks_up(scene, shooter, target)
             for name in weapons_of(scene, s) if s not in unworked else []:
                 weapon = scene.ruleset.weapon(name)
                 if name in reaching or not reaches(

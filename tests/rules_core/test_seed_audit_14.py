@@ -476,3 +476,14 @@ def test_ca_infantry_dropped_off_appears_within_4_inches_of_its_vehicle(off_in: 
     assert report["p1"]["legal"] is legal
     if not legal:
         assert codes(report["p1"]) == ["moved_unaccompanied"]
+
+
+def test_mi_the_ranges_report_says_a_target_on_a_higher_hill_is_out_of_sight() -> None:
+    """001: sight «при условии нахождения на одинаковом уровне по высоте»: a bug on a level-1
+    hill above a trooper on the ground is reported out of sight (`line_of_sight` said true while
+    no sighted weapon reached it)."""
+    hill = {"id": "h", "kind": "hill", "level": 1, "polygon_cm": [[20, 40], [40, 40], [40, 60], [20, 60]]}
+    trooper = base(10, 50, "s", type="trooper", weapons=["assault_rifle"])
+    bug = base(24, 50, "b", side="blue", type="bug")
+    (row,) = api.ranges(scene(MI, [trooper, bug], terrain=[hill]), "s")["targets"]
+    assert row["line_of_sight"] is False and row["weapons"] == []
