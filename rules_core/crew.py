@@ -23,7 +23,7 @@ def crew_report(scene: Scene) -> dict[str, dict]:
     guns: dict[str, dict] = {}
     for g, gun in enumerate(scene.models):
         own = rules.own_rules is not None and selected(gun, rules.own_rules)
-        if gun.type not in rules.gun_types or own or not _bound(scene, gun.weapons, rules.gun_weapons):
+        if gun.type not in rules.gun_types or own:
             continue
         crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
         distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)
@@ -34,10 +34,12 @@ def crew_report(scene: Scene) -> dict[str, dict]:
         ]
         working = [i for i in near if not any(scene.models[scene.index[i]].has(f) for f in rules.not_flags)]
         counts = sorted((int(key) for key in rules.hits), reverse=True)
-        key = next((c for c in counts if len(working) >= c), None)
+        bound = _bound(scene, gun.weapons, rules.gun_weapons)
+        # A gun the crew rule does not bind is as well served as a gun can be, towing aside.
+        key = next((c for c in counts if len(working) >= c or not bound), None)
         hits_on = rules.hits[str(key)] if key is not None else None
         guns[gun.id] = {"crew": [scene.models[k].id for k in crew], "crew_in_range": near}
-        if rules.leader_roles:
+        if rules.leader_roles and bound:
             leader = next(
                 (i for i in working if scene.models[scene.index[i]].role in rules.leader_roles), None
             )

@@ -487,3 +487,17 @@ def test_mi_the_ranges_report_says_a_target_on_a_higher_hill_is_out_of_sight() -
     bug = base(24, 50, "b", side="blue", type="bug")
     (row,) = api.ranges(scene(MI, [trooper, bug], terrain=[hill]), "s")["targets"]
     assert row["line_of_sight"] is False and row["weapons"] == []
+
+
+@pytest.mark.parametrize("weapons", [["at_rifle"], ["heavy_at_grenade_launcher"], ["light_mortar"], None])
+def test_ca_any_gun_hitched_to_its_tug_holds_its_fire(weapons: list[str] | None) -> None:
+    """002: «1 ход – прицепка артиллерии (в этот ход артиллерия не ведёт огня)» (the turn a gun is
+    hitched it does not fire): whatever it fires, a gun a tractor tows reaches no one, though
+    the crew commander rule is the mortar's alone."""
+    extra = {} if weapons is None else {"weapons": weapons}
+    gun = hull(50, 50, "g", side="red", unit="guns", type="gun", length_mm=40, width_mm=40, **extra)
+    tug = hull(50, 60, "v", side="red", unit="r-v", chassis="tractor", towing="g")
+    enemy = base(50 + 2 + 1.6 + 5 * INCH, 50, "e", side="blue", unit="b1")
+    seen = scene(CA, [gun, tug, enemy])
+    assert api.check(seen)["guns"]["g"]["towed_by"] == "v"
+    assert all(row["weapons"] == [] for row in api.ranges(seen, "g")["targets"])
