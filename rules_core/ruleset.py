@@ -477,6 +477,8 @@ class Template(_Strict):
     # other model under it is listed without a band. None: every model.
     harms: list[str] | None = None
     scatter_per_pip: float | None = Field(default=None, gt=0)
+    # Other names it answers to: a weapon's aliases, or a weapon «с характеристиками гранаты».
+    aliases: list[str] = []
     note: str = ""
 
     @model_validator(mode="after")
@@ -612,6 +614,12 @@ class Ruleset(_Strict):
         if name in self.weapons:
             return self.weapons[name]
         return next((w for w in self.weapons.values() if name in w.aliases), None)
+
+    def template(self, name: str) -> Template | None:
+        """The template a name means (its own kind or an alias); None when the ruleset lacks it."""
+        if name in self.templates:
+            return self.templates[name]
+        return next((t for t in self.templates.values() if name in t.aliases), None)
 
     def cm_per_unit(self, step_cm: float | None = None) -> float:
         """Table cm in one ruleset unit; a scene may set its own step length."""

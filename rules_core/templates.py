@@ -18,13 +18,12 @@ TOLERANCE_CM = 1e-6
 
 
 def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **params: float) -> dict:
-    templates = scene.ruleset.templates
-    if kind not in templates:
+    template = scene.ruleset.template(kind)
+    if template is None:
         raise SceneError(
             f"template: unknown kind {kind!r} for ruleset {scene.ruleset.id}",
-            f"use one of {', '.join(templates) or '(this ruleset has none)'}",
+            f"use one of {', '.join(scene.ruleset.templates) or '(this ruleset has none)'}",
         )
-    template = templates[kind]
     fp = scene.footprints
     result: dict = {"kind": kind, "shape": template.shape, "x_cm": x_cm, "y_cm": y_cm}
     if template.shape == "circle":
@@ -91,7 +90,7 @@ def _radius(scene: Scene, kind: str, seeds: float | None, given: float | None) -
 
 def scatter_report(scene: Scene, kind: str, thrower_id: str, target_id: str, roll: int) -> dict:
     """Where a scattering grenade lands (roll pips towards the target, Bronepehota) and who it hits."""
-    template = scene.ruleset.templates.get(kind)
+    template = scene.ruleset.template(kind)
     if template is None or template.scatter_per_pip is None:
         raise SceneError(
             f"template {kind}: does not scatter in ruleset {scene.ruleset.id}", "use under_template"

@@ -501,3 +501,36 @@ def test_ca_any_gun_hitched_to_its_tug_holds_its_fire(weapons: list[str] | None)
     seen = scene(CA, [gun, tug, enemy])
     assert api.check(seen)["guns"]["g"]["towed_by"] == "v"
     assert all(row["weapons"] == [] for row in api.ranges(seen, "g")["targets"])
+
+
+def test_ca_an_officer_of_the_crew_commands_the_mortar() -> None:
+    """002: «Наличие 1-2 миномётчиков и командира расчёта является обязательным условием для
+    возможности действия миномёта» (one or two mortarmen and a crew commander): with the roles
+    CONTRACTS.md names for Combined Arms (officer, mortar_crew, ...), an officer in the crew
+    commands it (no mortar could fire: only the unnamed roles commander and crew_commander led)."""
+    mortar = hull(50, 50, "m", side="red", unit="mortar", type="gun", length_mm=40, width_mm=40)
+    crew = [base(50, 53.6, "c1", unit="mortar", crew_of="m", role="mortar_crew"),
+            base(50, 46.4, "c2", unit="mortar", crew_of="m", role="officer")]
+    gun = api.check(scene(CA, [mortar, *crew]))["guns"]["m"]
+    assert gun["crew_leader"] == "c2" and gun["can_fire"] is True
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "name"), [(CA, "hand_grenade"), (CA, "grenade_launcher"), (BP, "hand_grenade")]
+)
+def test_a_template_answers_to_its_weapons_names(ruleset: str, name: str) -> None:
+    """002: «Лёгкий гранатомёт ... с характеристиками гранаты» (the light launcher's round is a
+    grenade): the grenade's template answers to the weapon's alias and the launcher's name (both
+    were unknown kinds)."""
+    fighter = base(50, 50, "b", side="blue", unit="b1")
+    under = api.under_template(scene(ruleset, [fighter]), name, 50.0, 50.0)
+    assert [m["id"] for m in under["models"]] == ["b"]
+
+
+@pytest.mark.parametrize("chassis", ["tracked", "wheeled", "half_tracked"])
+def test_ca_takes_the_contracts_chassis_names(chassis: str) -> None:
+    """CONTRACTS.md names the chassis `wheeled`, `half_tracked`, `tracked`, and the seed's tugs are
+    «гусеничных тягачах» (tracked tractors): a Combined Arms vehicle so described is taken (it
+    was refused), its seats left to its card."""
+    vehicle = hull(50, 50, "v", side="red", chassis=chassis, passengers=3)
+    assert api.check(scene(CA, [vehicle]))["transport"]["v"]["seats"] is None
