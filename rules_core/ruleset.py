@@ -479,6 +479,9 @@ class Template(_Strict):
     scatter_per_pip: float | None = Field(default=None, gt=0)
     # Other names it answers to: a weapon's aliases, or a weapon «с характеристиками гранаты».
     aliases: list[str] = []
+    # Terrain pieces within it are listed too (Combined Arms' charge: «Заряд уничтожает БЕ и
+    # объекты ландшафта в радиусе 4 Д»).
+    reaches_terrain: bool = False
     note: str = ""
 
     @model_validator(mode="after")

@@ -62,7 +62,20 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
         models.append(entry)
     models.sort(key=lambda m: (m["distance_cm"], m["id"]))
     result["models"] = models
+    if template.reaches_terrain and template.shape == "circle":
+        result["terrain"] = _terrain_within(scene, x_cm, y_cm, radius, template.inclusive)
     return result
+
+
+def _terrain_within(scene: Scene, x_cm: float, y_cm: float, radius: float, inclusive: bool) -> list[dict]:
+    """The terrain pieces whose outline comes within the blast, nearest first."""
+    here = shapely.Point(x_cm, y_cm)
+    pieces = []
+    for piece in scene.spec.terrain:
+        gap = float(shapely.distance(shapely.Polygon(piece.polygon_cm), here))
+        if gap <= radius + TOLERANCE_CM if inclusive else gap < radius - TOLERANCE_CM:
+            pieces.append({"id": piece.id, "kind": piece.kind, "distance_cm": round(gap, 4)})
+    return sorted(pieces, key=lambda p: (p["distance_cm"], p["id"]))
 
 
 def _radius(scene: Scene, kind: str, seeds: float | None, given: float | None) -> float:

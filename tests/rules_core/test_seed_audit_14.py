@@ -534,3 +534,13 @@ def test_ca_takes_the_contracts_chassis_names(chassis: str) -> None:
     was refused), its seats left to its card."""
     vehicle = hull(50, 50, "v", side="red", chassis=chassis, passengers=3)
     assert api.check(scene(CA, [vehicle]))["transport"]["v"]["seats"] is None
+
+
+@pytest.mark.parametrize(("x", "listed"), [(62.0, True), (59.0, False)])
+def test_ca_a_charge_lists_the_terrain_it_destroys(x: float, listed: bool) -> None:
+    """002: «Заряд уничтожает БЕ и объекты ландшафта в радиусе 4 Д» (the charge destroys units and
+    terrain within 4 inches): a house 8 cm (3.15") from the charge is listed under it, one 11 cm
+    off is not (terrain was never reported)."""
+    house = {"id": "house", "kind": "building", "polygon_cm": [[70, 50], [80, 50], [80, 70], [70, 70]]}
+    under = api.under_template(scene(CA, [base(20, 20)], terrain=[house]), "charge", x, 60.0)
+    assert [t["id"] for t in under["terrain"]] == (["house"] if listed else [])
