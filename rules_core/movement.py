@@ -229,11 +229,12 @@ class MoveJudge:
                 )
             )
         # A jump replaces the walk and the player says which it is (Bronepehota: «игрок должен
-        # выбрать ..., прыжком или шагами будет передвигаться его пехотинец»): `jump`, or a jump
-        # range with no speed to walk at. Measured from the take-off point («измеряются от той
-        # точки, с которой пехотинец начал прыжок»): a jump down rises over nothing.
-        if model.jump_range is not None and (model.jump or model.speed is None):
-            rise = max((model.z_cm or 0.0) - (old.z_cm or 0.0), 0.0)
+        # выбрать ..., прыжком или шагами будет передвигаться его пехотинец»): `jump`, or, not
+        # said, a jump range with no speed to walk at. Measured from the take-off point
+        # («измеряются от той точки, с которой пехотинец начал прыжок»): a jump down rises over
+        # nothing, one onto a platform rises to its top (`z_cm`, else the piece's `height_cm`).
+        if model.jump_range is not None and (model.jump or (model.jump is None and model.speed is None)):
+            rise = max(self._standing_height(model) - self._standing_height(old), 0.0)
             height = max(rise, self._jump_clearance(a, b))
             cost = moved + height
             allowance, why = flag_limits(
@@ -378,7 +379,19 @@ class MoveJudge:
             and not shapely.covers(polygon, ends).any()
             and self._crosses(a, b, polygon)
         ]
-        return max(max(tops, default=0.0) - (old.z_cm or 0.0), 0.0)
+        return max(max(tops, default=0.0) - self._standing_height(old), 0.0)
+
+    def _standing_height(self, model: ModelSpec) -> float:
+        """How high the model stands: its `z_cm`, else the top of the highest piece with a
+        `height_cm` under its centre (a platform it stands on), else the table."""
+        if model.z_cm is not None:
+            return model.z_cm
+        here = shapely.Point(model.x_cm, model.y_cm)
+        return max(
+            (piece.height_cm for piece, polygon in self.terrain
+             if piece.height_cm is not None and polygon.covers(here)),
+            default=0.0,
+        )
 
     def _over_obstacles(self, a: int, b: int, counts_from: float) -> float:
         """The climb up and down the obstacles of at least `counts_from` the move passes over

@@ -75,7 +75,7 @@ class ModelSpec(_Record):
     weapons: list[str] | None = None
     altitude: int | None = Field(default=None, ge=0)
     dive: bool = False
-    jump: bool = False
+    jump: bool | None = None  # None: not said (Bronepehota then jumps a model with no speed to walk at)
     jump_range: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     move_actions: int | None = Field(default=None, ge=0)
     limbs_lost_pct: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)

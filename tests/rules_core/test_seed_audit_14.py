@@ -544,3 +544,26 @@ def test_ca_a_charge_lists_the_terrain_it_destroys(x: float, listed: bool) -> No
     house = {"id": "house", "kind": "building", "polygon_cm": [[70, 50], [80, 50], [80, 70], [70, 70]]}
     under = api.under_template(scene(CA, [base(20, 20)], terrain=[house]), "charge", x, 60.0)
     assert [t["id"] for t in under["terrain"]] == (["house"] if listed else [])
+
+
+def test_bp_a_jump_onto_a_platform_rises_to_its_top() -> None:
+    """004 (Рис.57б): «Чтобы прыгнуть на верхнюю площадку, необходимо преодолеть: 4 шага(длина
+    прыжка)+2 шага(высота прыжка)=6 Дальность прыжка-5 (Пр5)<6. Следовательно, пехотинец НЕ может
+    запрыгнуть на верхнюю площадку» (4 steps long plus 2 high is 6, past Пр5: he cannot jump onto
+    the platform). The platform is a piece 2 steps high, the jumper given no z_cm: the jump
+    rises to its top (it counted no height and was legal)."""
+    platform = {"id": "top", "kind": "building", "height_cm": 5.0,
+                "polygon_cm": [[29, 40], [40, 40], [40, 60], [29, 60]]}
+    jumper = base(20, 50, "a", jump_range=5, jump=True)
+    report = moved(BP, [jumper], [{**jumper, "x_cm": 30}], terrain=[platform],
+                   table={"width_cm": 120, "depth_cm": 120})["a"]
+    assert codes(report) == ["too_far"]
+
+
+def test_bp_a_declared_walk_is_no_jump() -> None:
+    """004: «перед движением каждого воина с ранцевым ускорителем игрок должен выбрать ... прыжком
+    или шагами будет передвигаться его пехотинец» (the player says whether he jumps or walks):
+    `jump: false` is a walk, not limited by the jump range (it was judged as a jump, too_far)."""
+    walker = base(20, 50, "a", jump_range=2, jump=False)
+    report = moved(BP, [walker], [{**walker, "x_cm": 28}], table={"width_cm": 120, "depth_cm": 120})["a"]
+    assert report["legal"] is True and report["allowance_cm"] is None
