@@ -357,19 +357,22 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
 def _check_crew(ruleset: Ruleset, crewman: ModelSpec, gun: ModelSpec, where: str) -> None:
     """A crewman serves another model of his own side that has a crew: a gun is not its own
     crew, the enemy's gun is one to capture, not to man, and where the ruleset says which models
-    are guns (`crew`), a foot soldier is none (his 'crew' dropped out of their unit's coherency)."""
+    are guns (`crew`), a foot soldier is neither a gun nor a vehicle (his 'crew' dropped out of
+    their unit's coherency); a vehicle's crew («экипаж располагается на круглых подставках») may
+    name it."""
     from rules_core.proximity import selected
 
     if gun.id == crewman.id:
         raise _fail(where, f"model {crewman.id!r} names itself as its gun", "name the gun's model id")
     rules = ruleset.crew
-    if rules is not None and gun.type not in rules.gun_types and not (
+    crewed = ruleset.unit_types[gun.type].movement == "vehicle"  # a vehicle's crew ride or stand by it
+    if rules is not None and not crewed and gun.type not in rules.gun_types and not (
         rules.own_rules is not None and selected(gun, rules.own_rules)
     ):
         raise _fail(
             where,
-            f"model {crewman.id!r} crews {gun.id!r}, of type {gun.type}, not a gun",
-            f"name a model of type {', '.join(rules.gun_types)}",
+            f"model {crewman.id!r} crews {gun.id!r}, of type {gun.type}, not a gun or a vehicle",
+            f"name a model of type {', '.join(rules.gun_types)}, or a vehicle",
         )
     if gun.side != crewman.side:
         raise _fail(

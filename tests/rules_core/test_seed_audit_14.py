@@ -444,7 +444,7 @@ def test_waf_a_crewman_crews_a_gun_not_a_foot_soldier() -> None:
     refused naming the field."""
     soldier = base(20, 20, "a", unit="u1")
     crew = [base(100, 20, "c", unit="u1", crew_of="a"), base(103.5, 20, "d", unit="u1", crew_of="a")]
-    with pytest.raises(api.SceneError, match=r"models\[1\]\.crew_of.*of type infantry, not a gun"):
+    with pytest.raises(api.SceneError, match=r"models\[1\]\.crew_of.*of type infantry, not a gun or a"):
         scene("world-at-fire", [soldier, *crew])
 
 
@@ -567,3 +567,13 @@ def test_bp_a_declared_walk_is_no_jump() -> None:
     walker = base(20, 50, "a", jump_range=2, jump=False)
     report = moved(BP, [walker], [{**walker, "x_cm": 28}], table={"width_cm": 120, "depth_cm": 120})["a"]
     assert report["legal"] is True and report["allowance_cm"] is None
+
+
+def test_waf_a_vehicles_crew_may_name_it() -> None:
+    """000: «Для моделей техники подставки не требуются, экипаж располагается на круглых подставках
+    диаметром 32 миллиметра» (a vehicle's crew stand on 32 mm bases): crew_of naming their tank
+    is taken (session 52's first check refused it as no gun)."""
+    tank = hull(60, 50, "t1", side="red", unit="r-t", chassis="tracked")
+    crew = base(60, 58, "c", unit="r-t", crew_of="t1")
+    assert api.check(scene("world-at-fire", [tank, crew]))["bases"] == {}
+
