@@ -20,7 +20,7 @@ from rules_core.allowance import climb_limit, flag_limits, terrain_allowance, to
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight, no_flight_stays_on
-from rules_core.footprints import measured
+from rules_core.footprints import Footprints, measured
 from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import held_off_by, proximity_report, selected, within
@@ -271,6 +271,8 @@ class MoveJudge:
         if why:
             extra["allowance_notes"] = why
         reasons += self._path(a, b, None if allowance is None else allowance + slack, extra)
+        if not any(r["code"] == "passes_through_model" for r in reasons):
+            reasons += self._swapped(a, b)
         reasons += panic_reasons(self.before, self.after, a, b, allowance, extra.get("path_cm"))
         reasons += self._unaccompanied(a)
         reasons += self._left_in_tow(a)
@@ -530,6 +532,33 @@ class MoveJudge:
             reasons.append(reason("impassable_terrain", f"{model.id} crosses {ids}; {way}{limit}"))
         return reasons
 
+    def _swapped(self, a: int, b: int) -> list:
+        """Two models of different units that took each other's places: whichever moved first
+        ended on the other's base, still standing there («не могут ... заканчивать движение на
+        подставках друг друга»), in either order, so no order of moves explains the pair."""
+        fa, fb = self.after.footprints, self.before.footprints
+        model = self.after.models[a]
+        swapped = []
+        for k in self.changed:
+            other = self.after.models[k]
+            bk = self.before.index.get(other.id)
+            if k == a or bk is None or other.unit == model.unit or self.flies[k] or self.flies[a]:
+                continue
+            if end_state.on_top(self.after, a, k) or end_state.on_top(self.after, k, a):
+                continue  # a rider on a vehicle
+            tolerance = self.rules.contact_tolerance_cm
+            if _overlap(fa, a, fb, bk, tolerance) and _overlap(fa, k, fb, b, tolerance):
+                swapped.append(other.id)
+        if not swapped:
+            return []
+        ids = ", ".join(swapped)
+        return [
+            reason(
+                "passes_through_model",
+                f"{model.id} and {ids} took each other's places: whichever moved first ended on the other",
+            )
+        ]
+
     def _others_moved(self, a: int) -> bool:
         """Whether a model of another unit changed place in this pair of scenes."""
         unit = self.after.models[a].unit
@@ -565,6 +594,15 @@ class MoveJudge:
             grown[~rounded] = shapely.buffer(grown[~rounded], grow[near][~rounded], join_style="mitre")
             shapes = list(grown)
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
+
+
+def _overlap(first: Footprints, i: int, second: Footprints, j: int, tolerance_cm: float) -> bool:
+    """Whether footprint i of one scene overlaps footprint j of another by more than the contact
+    tolerance (as `Footprints.overlapping` within one scene)."""
+    if first.radius[i] + second.radius[j] > 0:
+        gap = shapely.distance(first.core[i], second.core[j]) - first.radius[i] - second.radius[j]
+        return bool(gap < -tolerance_cm)
+    return bool(shapely.intersects(shapely.buffer(first.core[i], -tolerance_cm), second.core[j]))
 
 
 def _cut_back(

@@ -577,3 +577,17 @@ def test_waf_a_vehicles_crew_may_name_it() -> None:
     crew = base(60, 58, "c", unit="r-t", crew_of="t1")
     assert api.check(scene("world-at-fire", [tank, crew]))["bases"] == {}
 
+
+
+@pytest.mark.parametrize("tanks", [False, True])
+def test_waf_two_units_do_not_take_each_others_places(tanks: bool) -> None:
+    """000: «Во время движения отряды не могут проходить друг через друга, заканчивать движение на
+    подставках друг друга» (units may not pass through each other nor end on each other's
+    bases): two models of different units swapping places cannot be explained by any order of
+    moves, the first to move ending on the other (both were legal)."""
+    if tanks:
+        one, two = hull(40, 50, "a", side="red", unit="u1"), hull(60, 50, "b", side="red", unit="u2")
+    else:
+        one, two = base(20, 20, "a", unit="u1"), base(34, 20, "b", unit="u2")
+    report = moved("world-at-fire", [one, two], [{**one, "x_cm": two["x_cm"]}, {**two, "x_cm": one["x_cm"]}])
+    assert codes(report["a"]) == ["passes_through_model"] and codes(report["b"]) == ["passes_through_model"]
