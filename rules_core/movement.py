@@ -23,7 +23,7 @@ from rules_core.flight import judge_flight, no_flight_stays_on
 from rules_core.footprints import Footprints, measured
 from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
-from rules_core.proximity import held_off_by, proximity_report, selected, within
+from rules_core.proximity import from_rear_edges, held_off_by, proximity_report, selected, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.ruleset import UnitType
 from rules_core.scene import ModelSpec, Scene
@@ -291,13 +291,19 @@ class MoveJudge:
         reasons = []
         for partner in partners:
             k = after.index[partner]
-            gap = float(measured(after.footprints, a, k, contact.measured))
+            towed, tug = (k, a) if model.towing == partner else (a, k)
+            where = ""
+            if contact.measured == "rear_edge":  # what is towed touches the tug's rear (Bronepehota)
+                gap = float(from_rear_edges(after, np.array([towed]), np.array([tug]))[0, 0])
+                where = f" ({after.models[towed].id} to {after.models[tug].id}'s rear edge)"
+            else:
+                gap = float(measured(after.footprints, a, k, contact.measured))
             if not within(after, contact, gap):
                 reasons.append(
                     reason(
                         "moved_unaccompanied",
-                        f"{model.id} ends {fmt(gap)} cm from {partner}, which it tows or is towed by; "
-                        f"they move on together within {fmt(after.cm(contact.value))} cm",
+                        f"{model.id} ends {fmt(gap)} cm from {partner}{where}, which it tows or is towed "
+                        f"by; they move on together within {fmt(after.cm(contact.value))} cm",
                     )
                 )
         return reasons

@@ -96,7 +96,7 @@ def _matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[l
         enemies = scene.sides[subjects][:, None] != scene.sides[candidates][None, :]
         related &= enemies if condition.relation == "enemy" else ~enemies
     if condition.distance.measured == "rear_edge":
-        distance = _from_rear_edges(scene, subjects, candidates)
+        distance = from_rear_edges(scene, subjects, candidates)
     else:
         distance = measured(
             scene.footprints, subjects[:, None], candidates[None, :], condition.distance.measured
@@ -107,7 +107,7 @@ def _matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[l
     return [[scene.models[k].id for k in candidates[row]] for row in hits]
 
 
-def _from_rear_edges(scene: Scene, subjects: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+def from_rear_edges(scene: Scene, subjects: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """Subject footprint to each candidate's rear hull edge (a round base has no rear: infinite)."""
     fp = scene.footprints
     rears = np.empty(len(candidates), dtype=object)

@@ -591,3 +591,18 @@ def test_waf_two_units_do_not_take_each_others_places(tanks: bool) -> None:
         one, two = base(20, 20, "a", unit="u1"), base(34, 20, "b", unit="u2")
     report = moved("world-at-fire", [one, two], [{**one, "x_cm": two["x_cm"]}, {**two, "x_cm": one["x_cm"]}])
     assert codes(report["a"]) == ["passes_through_model"] and codes(report["b"]) == ["passes_through_model"]
+
+
+@pytest.mark.parametrize(("gun_x", "legal"), [(42.0, True), (58.0, False)])
+def test_bp_a_helix_tows_what_touches_the_rear_of_its_platform(gun_x: float, legal: bool) -> None:
+    """004: «транспортная машина должна приблизиться к объекту транспортировки и коснуться его
+    задней кромкой ремонтной платформы. После этого транспортируемый объект движется следом за
+    транспортной машиной, касаясь её» (the HELIX touches what it tows with the platform's rear
+    edge; it follows behind, touching): a gun behind the HELIX moved 10 cm with it is legal, one
+    pushed ahead against its front is not (it was legal: any touch counted)."""
+    helix = hull(50, 50, "hx", side="red", unit="r-h", role="helix", speed=4, towing="g",
+                 length_mm=100, width_mm=50)
+    gun = hull(gun_x, 50, "g", side="red", unit="r-g", type="gun", length_mm=60, width_mm=40)
+    after = [{**helix, "x_cm": 60}, {**gun, "x_cm": gun_x + 10}]
+    report = moved(BP, [helix, gun], after, table={"width_cm": 120, "depth_cm": 120})
+    assert report["g"]["legal"] is legal and report["hx"]["legal"] is legal
