@@ -208,6 +208,10 @@ class MoveJudge:
         if unit_type.terrain_caps_unit:
             allowance, why = self._unit_terrain_cap(a, allowance, why)
         cost = moved
+        approach = self._tow_approach(a, b)
+        if approach is not None and approach[0] > cost + TOLERANCE_CM:
+            cost = approach[0]
+            why.append(approach[1])
         climb = abs((model.z_cm or 0.0) - (old.z_cm or 0.0))
         climbs_from = unit_type.climb_counts_from
         over = 0.0 if climbs_from is None else self._over_obstacles(a, b, self.after.cm(climbs_from))
@@ -277,6 +281,25 @@ class MoveJudge:
         reasons += self._unaccompanied(a)
         reasons += self._left_in_tow(a)
         return moved, allowance, extra, reasons
+
+    def _tow_approach(self, a: int, b: int) -> tuple[float, str] | None:
+        """The least a tug drove: up to what it tows, then on with it as far as that went («подвигать
+        тягач так, чтобы он стал с техникой в базовый контакт, а затем на оставшееся расстояние
+        подвигаться вместе с техникой»); None where it tows nothing that moved."""
+        model = self.after.models[a]
+        towed = model.towing
+        if towed is None or towed not in self.before.index or self.rules.tow is None:
+            return None
+        if self.rules.tow.towed_moves_as_tug:  # the object follows the tug: no approach to add
+            return None
+        k, bk = self.after.index[towed], self.before.index[towed]
+        old, now = self.before.models[bk], self.after.models[k]
+        dragged = math.hypot(now.x_cm - old.x_cm, now.y_cm - old.y_cm)
+        if dragged <= self.rules.moved_threshold_cm:
+            return None
+        gap = float(shapely.distance(self.before.footprints.core[b], self.before.footprints.core[bk]))
+        gap = max(gap - self.before.footprints.radius[b] - self.before.footprints.radius[bk], 0.0)
+        return gap + dragged, f"drove {fmt(gap)} cm to reach {towed}, then towed it {fmt(dragged)} cm"
 
     def _left_in_tow(self, a: int) -> list[dict]:
         """A tug and what it tows (`towing`) that do not end within the ruleset's tow contact: the

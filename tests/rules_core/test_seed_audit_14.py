@@ -606,3 +606,17 @@ def test_bp_a_helix_tows_what_touches_the_rear_of_its_platform(gun_x: float, leg
     after = [{**helix, "x_cm": 60}, {**gun, "x_cm": gun_x + 10}]
     report = moved(BP, [helix, gun], after, table={"width_cm": 120, "depth_cm": 120})
     assert report["g"]["legal"] is legal and report["hx"]["legal"] is legal
+
+
+@pytest.mark.parametrize(("dragged", "legal"), [(15.0, True), (25.0, False)])
+def test_waf_a_tug_drives_up_to_what_it_tows_before_towing_it(dragged: float, legal: bool) -> None:
+    """000: «вы должны подвигать тягач так, чтобы он стал с техникой в базовый контакт, а затем на
+    оставшееся расстояние подвигаться вместе с техникой в базовом контакте» (drive the tug into
+    base contact, then move on together for what is left): a tug 10 cm from a gun drives at
+    least 10 + 25 = 35 cm to tow it 25, past its 30 (it was judged by its own 15 cm net move);
+    10 + 15 is within."""
+    tug = hull(70, 50, "t1", side="red", unit="red-tug", chassis="tracked", wounds=2, towing="g1")
+    gun = hull(45, 50, "g1", side="red", unit="red-g", type="heavy_gun", length_mm=100, width_mm=60, wounds=2)
+    after = [{**tug, "x_cm": 60 + dragged}, {**gun, "x_cm": 45 + dragged}]
+    report = moved("world-at-fire", [tug, gun], after)["t1"]
+    assert report["legal"] is legal
