@@ -433,8 +433,8 @@ class MoveJudge:
         model, old = self.after.models[a], self.before.models[b]
         z_start, z_end = old.z_cm or 0.0, model.z_cm or 0.0
         ends = shapely.points([(old.x_cm, old.y_cm), (model.x_cm, model.y_cm)])
-        tops = [
-            piece.height_cm
+        crossed = [
+            (piece.height_cm, polygon)
             for piece, polygon in self.terrain
             if self.rules.terrain[piece.kind].obstacle
             and piece.height_cm is not None
@@ -443,6 +443,7 @@ class MoveJudge:
             and not shapely.covers(polygon, ends).any()
             and self._crosses(a, b, polygon)
         ]
+        tops = _climbs(crossed, 2 * float(self.after.footprints.radius[a]))
         return 2 * sum(tops) - z_start - z_end if tops else 0.0
 
     def _reverse(self, model: ModelSpec, unit_type: UnitType) -> float | None:
@@ -623,6 +624,21 @@ class MoveJudge:
             grown[~rounded] = shapely.buffer(grown[~rounded], grow[near][~rounded], join_style="mitre")
             shapes = list(grown)
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
+
+
+def _climbs(crossed: list[tuple[float, shapely.Polygon]], base_cm: float) -> list[float]:
+    """The tops a move climbs over: pieces nearer each other than the mover's base is wide are
+    one obstacle to it, since it cannot stand down between them (a wall drawn in two touching
+    pieces, or cracked narrower than the base, «через разлом в стене если он по ширине равен или
+    больше 32мм»), climbed once at the highest of them."""
+    groups: list[tuple[float, shapely.Geometry]] = []
+    for height, polygon in crossed:
+        near = [g for g in groups if shapely.distance(g[1], polygon) < base_cm - TOLERANCE_CM]
+        groups = [g for g in groups if g not in near]
+        groups.append(
+            (max([height, *(g[0] for g in near)]), shapely.union_all([polygon, *(g[1] for g in near)]))
+        )
+    return [height for height, _ in groups]
 
 
 def _overlap(first: Footprints, i: int, second: Footprints, j: int, tolerance_cm: float) -> bool:

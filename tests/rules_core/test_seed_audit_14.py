@@ -620,3 +620,19 @@ def test_waf_a_tug_drives_up_to_what_it_tows_before_towing_it(dragged: float, le
     after = [{**tug, "x_cm": 60 + dragged}, {**gun, "x_cm": 45 + dragged}]
     report = moved("world-at-fire", [tug, gun], after)["t1"]
     assert report["legal"] is legal
+
+
+@pytest.mark.parametrize("gap", [0.0, 3.1])
+def test_waf_a_wall_drawn_in_two_pieces_is_climbed_once(gap: float) -> None:
+    """000: «отмерить полное расстояние до верха препятствия ... а затем добавить расстояние от
+    этого верха ... до конечной точки» (measure up to the obstacle's top and down to the end) and
+    «через разлом в стене если он по ширине равен или больше 32мм» (through a crack 32 mm or
+    wider): a 5 cm wall drawn as two pieces meeting, or cracked 3.1 cm, where a soldier crosses
+    it in a 5 cm move is one climb, 5 + 10 = 15 cm (it was 5 + 20: each piece climbed)."""
+    def wall(id: str, y0: float, y1: float) -> dict:
+        return {"id": id, "kind": "wall", "height_cm": 5.0, "polygon_cm": [[24, y0], [25, y0], [25, y1], [24, y1]]}
+
+    lower, upper = wall("w1", 0, 20), wall("w2", 20 + gap, 60)
+    y = 20 + gap / 2
+    report = moved("world-at-fire", [base(22, y, "r1")], [base(27, y, "r1")], terrain=[lower, upper])["r1"]
+    assert report["legal"] is True and report["climb_cm"] == pytest.approx(10.0)
