@@ -630,7 +630,8 @@ def test_waf_a_wall_drawn_in_two_pieces_is_climbed_once(gap: float) -> None:
     wider): a 5 cm wall drawn as two pieces meeting, or cracked 3.1 cm, where a soldier crosses
     it in a 5 cm move is one climb, 5 + 10 = 15 cm (it was 5 + 20: each piece climbed)."""
     def wall(id: str, y0: float, y1: float) -> dict:
-        return {"id": id, "kind": "wall", "height_cm": 5.0, "polygon_cm": [[24, y0], [25, y0], [25, y1], [24, y1]]}
+        corners = [[24, y0], [25, y0], [25, y1], [24, y1]]
+        return {"id": id, "kind": "wall", "height_cm": 5.0, "polygon_cm": corners}
 
     lower, upper = wall("w1", 0, 20), wall("w2", 20 + gap, 60)
     y = 20 + gap / 2
