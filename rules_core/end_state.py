@@ -140,8 +140,10 @@ def split_unit(after: Scene, a: int, coherency: dict[str, dict]) -> list:
     ]
 
 
-def outside_zone(after: Scene, a: int) -> list:
-    if after.phase != "deployment" or after.spec.deployment is None or after.ruleset.deployment is None:
+def outside_zone(after: Scene, a: int, placed_in_play: bool = False) -> list:
+    """Where a model deployed (or, `placed_in_play`, came on during the game) breaks its zone."""
+    deploying = after.phase == "deployment" or placed_in_play
+    if not deploying or after.spec.deployment is None or after.ruleset.deployment is None:
         return []
     model = after.models[a]
     kind = after.ruleset.deployment.kinds[after.spec.deployment.kind]

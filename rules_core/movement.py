@@ -58,12 +58,13 @@ class MoveJudge:
 
     def _changed(self, before: Scene) -> list[int]:
         """Models whose position, height (`z_cm`: a climb in place, a jump straight up) or heading
-        changed since `before`, and, while deploying, models newly placed."""
+        changed since `before`, and models newly placed while deploying or coming on in play."""
         changed = []
         for a, model in enumerate(self.after.models):
             b = before.index.get(model.id)
             if b is None:
-                if self.after.phase == "deployment" or self._arrives(a) or self._dropped(a):
+                comes_on = self._arrives(a) or self._dropped(a) or self._placed(a)
+                if self.after.phase == "deployment" or comes_on:
                     changed.append(a)
                 continue
             old = before.models[b]
@@ -91,6 +92,14 @@ class MoveJudge:
             and rule.late_arrive_in_enemy_zone
             and any(self.after.models[a].has(flag) for flag in rule.late_flags)
         )
+
+    def _placed(self, a: int) -> bool:
+        """A model new to the table during the game, of a side whose deployment comes on in play
+        (Tankomaster's ambush, placed by an order in the defender's turn)."""
+        spec, rules = self.after.spec.deployment, self.rules.deployment
+        if self.after.phase == "deployment" or spec is None or rules is None:
+            return False
+        return rules.kinds[spec.kind].placed_in_play and self.after.models[a].side in spec.sides
 
     def _dropped(self, a: int) -> bool:
         """A model new to the table that a rule binding where it may stand picks (Combined Arms:
@@ -138,6 +147,8 @@ class MoveJudge:
             moved, allowance, extra = None, None, {}
             if self._arrives(a):
                 reasons += end_state.outside_enemy_zone(self.after, a)
+            if self._placed(a):
+                reasons += end_state.outside_zone(self.after, a, placed_in_play=True)
             reasons += self._unaccompanied(a)
         elif self.after.phase == "deployment":
             old = self.before.models[b]

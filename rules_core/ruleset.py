@@ -212,6 +212,10 @@ class DeploymentKind(_Strict):
     # Only some sides deploy this way (Tankomaster: «Правилами для засады пользуется только
     # обороняющийся»), so deployment.sides need not name every side; a side it leaves out has no zone.
     one_sided: bool = False
+    # Units come on this way during the game, not before it (Tankomaster: «во время своего хода
+    # использовать один приказ для размещения на поле одного подразделения в засаде»): a model new
+    # to the table after deployment, of a side the deployment names, is judged where it appears.
+    placed_in_play: bool = False
     note: str = ""
 
 

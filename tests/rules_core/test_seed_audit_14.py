@@ -637,3 +637,19 @@ def test_waf_a_wall_drawn_in_two_pieces_is_climbed_once(gap: float) -> None:
     y = 20 + gap / 2
     report = moved("world-at-fire", [base(22, y, "r1")], [base(27, y, "r1")], terrain=[lower, upper])["r1"]
     assert report["legal"] is True and report["climb_cm"] == pytest.approx(10.0)
+
+
+@pytest.mark.parametrize(("x", "legal"), [(10.0, True), (20.0, False)])
+def test_tm_an_ambush_placed_during_the_game_is_judged_where_it_appears(x: float, legal: bool) -> None:
+    """003: «Чтобы реализовать засаду, требуется во время своего хода использовать один приказ для
+    размещения на поле одного подразделения в засаде» (an ambush is placed by an order during
+    one's own turn), «не может находиться ближе чем на 20 см к войскам противника» (not closer
+    than 20 cm to the enemy): a defender's model new to the table in the movement phase, in a
+    wood by its edge, is judged there; 16.8 cm from an enemy it is not legal (neither had an
+    entry)."""
+    wood = {"id": "wood", "kind": "forest", "polygon_cm": [[0, 20], [40, 20], [40, 50], [0, 50]]}
+    enemy = base(40, 30, "e", side="red", unit="red-1")
+    ambush = {"kind": "ambush", "sides": {"blue": "left"}}
+    extra = {"phase": "movement", "deployment": ambush, "terrain": [wood]}
+    report = moved("tankomaster", [enemy], [base(x, 30, "a", side="blue", unit="blue-1"), enemy], **extra)
+    assert report["a"]["legal"] is legal
