@@ -51,7 +51,7 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
     if order_actions and unit_type.move_per_action is not None and actions > order_actions:
         allowance = cm(unit_type.move_per_action) * order_actions
         why.append(f"its {model.order} order allows {order_actions} move action(s)")
-    if model.crew_of is not None and unit_type.crew_move is not None:
+    if _crews_a_gun(scene, model) and unit_type.crew_move is not None:
         allowance = cm(unit_type.crew_move)
         why.append(f"crew of {model.crew_of}")
     if model.has("wounded") and unit_type.wounded_move is not None:
@@ -71,6 +71,15 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
             allowance = 0.0
             why.append(f"needs {unit_type.min_crew_to_move} crew to move, has {crew}")
     return flag_limits(scene, a, unit_type, allowance, why, dashing=False)
+
+
+def _crews_a_gun(scene: Scene, model: ModelSpec) -> bool:
+    """The model is a gun's crew, which moves as the gun does (World at Fire's 10 cm: «расчет
+    орудия может подвигаться также на 10 сантиметров»), not a vehicle's, which walks as infantry."""
+    if model.crew_of is None:
+        return False
+    gun = scene.models[scene.index[model.crew_of]]
+    return scene.ruleset.unit_types[gun.type].movement != "vehicle"
 
 
 def _limbs_lost(

@@ -149,7 +149,8 @@ class MoveJudge:
                 reasons += end_state.outside_enemy_zone(self.after, a)
             if self._placed(a):
                 reasons += end_state.outside_zone(self.after, a, placed_in_play=True)
-            reasons += self._unaccompanied(a)
+            if self._dropped(a) and self.after.phase != "deployment":  # placing is no move
+                reasons += self._unaccompanied(a)
         elif self.after.phase == "deployment":
             old = self.before.models[b]
             moved, allowance = math.hypot(model.x_cm - old.x_cm, model.y_cm - old.y_cm), None
@@ -309,7 +310,9 @@ class MoveJudge:
         if dragged <= self.rules.moved_threshold_cm:
             return None
         gap = float(shapely.distance(self.before.footprints.core[b], self.before.footprints.core[bk]))
-        gap = max(gap - self.before.footprints.radius[b] - self.before.footprints.radius[bk], 0.0)
+        gap = gap - self.before.footprints.radius[b] - self.before.footprints.radius[bk]
+        if gap <= self.rules.contact_tolerance_cm + TOLERANCE_CM:  # hitched already, as the camera sees it
+            gap = 0.0
         return gap + dragged, f"drove {fmt(gap)} cm to reach {towed}, then towed it {fmt(dragged)} cm"
 
     def _left_in_tow(self, a: int) -> list[dict]:
@@ -424,14 +427,15 @@ class MoveJudge:
         return max(max(tops, default=0.0) - self._standing_height(old), 0.0)
 
     def _standing_height(self, model: ModelSpec) -> float:
-        """How high the model stands: its `z_cm`, else the top of the highest piece with a
-        `height_cm` under its centre (a platform it stands on), else the table."""
+        """How high the model stands: its `z_cm`, else the top of the highest platform with a
+        `height_cm` under its centre, else the table."""
         if model.z_cm is not None:
             return model.z_cm
         here = shapely.Point(model.x_cm, model.y_cm)
         return max(
             (piece.height_cm for piece, polygon in self.terrain
-             if piece.height_cm is not None and polygon.covers(here)),
+             if piece.height_cm is not None and self.rules.terrain[piece.kind].platform
+             and polygon.covers(here)),
             default=0.0,
         )
 
@@ -585,8 +589,10 @@ class MoveJudge:
             bk = self.before.index.get(other.id)
             if k == a or bk is None or other.unit == model.unit or self.flies[k] or self.flies[a]:
                 continue
-            if end_state.on_top(self.after, a, k) or end_state.on_top(self.after, k, a):
-                continue  # a rider on a vehicle
+            pairs = ((self.after, a, k), (self.after, k, a), (self.before, b, bk), (self.before, bk, b))
+            riding = any(end_state.on_top(scene, x, y) for scene, x, y in pairs)
+            if riding or other.crew_of == model.id or model.crew_of == other.id:
+                continue  # a rider on a vehicle, getting on or off it; a crewman on his gun's base
             tolerance = self.rules.contact_tolerance_cm
             if _overlap(fa, a, fb, bk, tolerance) and _overlap(fa, k, fb, b, tolerance):
                 swapped.append(other.id)
@@ -670,12 +676,26 @@ def _cut_back(
     but come no nearer on its way: dropped whole (as `pathing._freed` drops an obstacle a start
     lies deep inside), the straight line through the enemy's base counted as the way round."""
     ends = shapely.Point(start), shapely.Point(end)
-    nearest = np.minimum(shapely.distance(cores, ends[0]), shapely.distance(cores, ends[1]))
-    # The drawn-around shapes reach past the grown circle about a base's centre
-    # (pathing.CIRCUMSCRIBE), or past a hull by its mitred corners (the square root of 2).
-    reach = np.where(radius > 0, pathing.CIRCUMSCRIBE, math.sqrt(2.0))
-    room = nearest / reach - 2 * pathing.SLACK_CM
+    # How far each point lies outside the drawn shape's core: a base's drawn-around 12-gon reaches
+    # past its grown circle (pathing.CIRCUMSCRIBE); a hull grown with mitred corners is the hull
+    # pushed out square, so a point is outside it by its farthest reach past one side's line.
+    nearest = np.array([
+        min(_past_sides(core, point) for point in ends) if r == 0 else
+        min(core.distance(point) for point in ends) / pathing.CIRCUMSCRIBE
+        for core, r in zip(cores, radius, strict=True)
+    ])
+    room = nearest - 2 * pathing.SLACK_CM
     return np.minimum(grow, np.maximum(room, 0.5 * radius))
+
+
+def _past_sides(hull: shapely.Polygon, point: shapely.Point) -> float:
+    """How far the point lies past the farthest of the hull's side lines (negative inside)."""
+    corners = np.asarray(hull.exterior.coords)[:-1]
+    if not hull.exterior.is_ccw:  # made counter-clockwise, each side's outward normal is on its right
+        corners = corners[::-1]
+    sides = np.roll(corners, -1, axis=0) - corners
+    outward = np.stack([sides[:, 1], -sides[:, 0]], axis=1) / np.linalg.norm(sides, axis=1, keepdims=True)
+    return float(np.max(np.sum((np.array([point.x, point.y]) - corners) * outward, axis=1)))
 
 
 def _stands_on(scene: Scene, rider: int, vehicle: int) -> bool:

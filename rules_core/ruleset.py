@@ -175,6 +175,10 @@ class TerrainEffect(_Strict):
     # (Mobile Infantry's hills are the relief's height levels: «Рельеф местности представлен
     # несколькими уровнями высоты»), so a shot down from it gains the per-level range.
     stands_at_level: bool = False
+    # A model inside the piece stands on its top, `height_cm` up, where the scene gives it no z_cm
+    # (Bronepehota's «верхняя площадка» a jump lands on: a building's roof, a hill); a wood's trees
+    # or a ruin's walls are not stood on.
+    platform: bool = False
     note: str = ""
 
 

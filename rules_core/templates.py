@@ -89,7 +89,7 @@ def _radius(scene: Scene, kind: str, seeds: float | None, given: float | None) -
         )
     if seeds is not None and given is not None and abs(given - seeds) > 1e-9:
         raise SceneError(
-            f"template {kind}: {scene.ruleset.id} fixes its radius at {seeds:g} {unit}, not {given:g}",
+            f"template {kind}: {scene.ruleset.id} fixes its radius at {seeds:.10g} {unit}, not {given:.10g}",
             "leave the radius (--radius) out",
         )
     radius = seeds if seeds is not None else given

@@ -653,3 +653,57 @@ def test_tm_an_ambush_placed_during_the_game_is_judged_where_it_appears(x: float
     extra = {"phase": "movement", "deployment": ambush, "terrain": [wood]}
     report = moved("tankomaster", [enemy], [base(x, 30, "a", side="blue", unit="blue-1"), enemy], **extra)
     assert report["a"]["legal"] is legal
+
+
+def test_bp_a_jump_into_a_wood_does_not_climb_its_trees() -> None:
+    """A wood's `height_cm` is its trees, not a floor: a jumper landing among them stands on the
+    ground, so a 10 cm jump into a wood 5 cm tall is within «Пр5» (the platform rule had counted
+    the trees' height as a rise)."""
+    corners = [[29, 40], [40, 40], [40, 60], [29, 60]]
+    wood = {"id": "w", "kind": "forest", "height_cm": 5.0, "polygon_cm": corners}
+    jumper = base(20, 50, "a", jump_range=5, jump=True)
+    report = moved(BP, [jumper], [{**jumper, "x_cm": 30}], terrain=[wood],
+                   table={"width_cm": 120, "depth_cm": 120})["a"]
+    assert report["legal"] is True
+
+
+def test_ordinary_moves_the_swap_and_tow_rules_must_not_refuse() -> None:
+    """Review of this pass's move rules: none of these ordinary moves is a foul. A rider steps off
+    behind the tank that drove on with him («спуститься с танка»); a mortar and its crew standing
+    on its base move 1" together («может располагаться с ним на одной подставке»); a tug the
+    camera sees 0.05 cm from its gun (in contact) tows it its full 30 cm; a tank's crewman walks
+    as infantry, 14 cm of 15 (not the gun crew's 10)."""
+    tank = hull(60, 50, "t1", side="red", unit="red-tank", length_mm=200, width_mm=100, chassis="tracked")
+    rider = base(60, 50, "r1", unit="red-inf", z_cm=3.0)
+    report = moved("world-at-fire", [tank, rider], [{**tank, "x_cm": 70}, {**rider, "x_cm": 52, "z_cm": 0}])
+    assert report["t1"]["legal"] and report["r1"]["legal"]
+
+    mortar = hull(50, 50, "m", side="red", unit="red-mortar", type="gun", length_mm=60, width_mm=60,
+                  weapons=["light_mortar"])
+    crew = [
+        base(50, y, f"c{k}", unit="red-crew", crew_of="m", role="mortar_crew")
+        for k, y in ((1, 48.3), (2, 51.7))
+    ]
+    after = [{**m, "x_cm": m["x_cm"] + 2.54} for m in (mortar, *crew)]
+    assert all(entry["legal"] for entry in moved(CA, [mortar, *crew], after).values())
+
+    tug = hull(70, 50, "t1", side="red", unit="red-tug", length_mm=200, width_mm=100, chassis="tracked",
+               wounds=2, towing="g1")
+    gun = hull(54.95, 50, "g1", side="red", unit="red-g", type="heavy_gun", length_mm=100, width_mm=60,
+               wounds=2)
+    towed = moved("world-at-fire", [tug, gun], [{**tug, "x_cm": 100}, {**gun, "x_cm": 84.95}])
+    assert towed["t1"]["legal"] and towed["g1"]["legal"]
+
+    crewman = base(60, 58, "c", unit="r-t", crew_of="t1")
+    own_tank = {**tank, "unit": "r-t"}
+    walked = moved("world-at-fire", [own_tank, crewman], [own_tank, {**crewman, "x_cm": 74}])
+    assert walked["c"]["legal"] and walked["c"]["allowance_cm"] == 15.0
+
+
+def test_a_heavy_mg_placed_at_deployment_is_not_moved_unaccompanied() -> None:
+    """Placing is no move: a heavy MG set down before its fighters in the deployment phase is not
+    held to «требует наличия двух бойцов для передвижения» (it was moved_unaccompanied)."""
+    hmg = hull(50, 50, "h1", side="red", unit="red-hmg", type="gun", length_mm=40, width_mm=40,
+               role="hmg", weapons=["hmg"])
+    other = base(100, 100, "x", side="blue", unit="b1")
+    assert moved(CA, [other], [other, hmg], phase="deployment")["h1"]["legal"] is True
