@@ -589,13 +589,13 @@ class MoveJudge:
             bk = self.before.index.get(other.id)
             if k == a or bk is None or other.unit == model.unit or self.flies[k] or self.flies[a]:
                 continue
+            tolerance = self.rules.contact_tolerance_cm
+            if not (_overlap(fa, a, fb, bk, tolerance) and _overlap(fa, k, fb, b, tolerance)):
+                continue
             pairs = ((self.after, a, k), (self.after, k, a), (self.before, b, bk), (self.before, bk, b))
             riding = any(end_state.on_top(scene, x, y) for scene, x, y in pairs)
-            if riding or other.crew_of == model.id or model.crew_of == other.id:
-                continue  # a rider on a vehicle, getting on or off it; a crewman on his gun's base
-            tolerance = self.rules.contact_tolerance_cm
-            if _overlap(fa, a, fb, bk, tolerance) and _overlap(fa, k, fb, b, tolerance):
-                swapped.append(other.id)
+            if not (riding or other.crew_of == model.id or model.crew_of == other.id):
+                swapped.append(other.id)  # not a rider on a vehicle, nor a crewman on his gun's base
         if not swapped:
             return []
         ids = ", ".join(swapped)
@@ -631,7 +631,7 @@ class MoveJudge:
                 then = np.array([self.before.index.get(self.after.models[k].id, -1) for k in others])
                 cores[then >= 0] = self.before.footprints.core[then[then >= 0]]
             grow = body + np.where(enemy, self.buffer_cm or 0.0, 0.0)
-            grow = _cut_back(grow, cores, fa.radius[others], start, end)
+            grow = _cut_back(body, grow, cores, fa.radius[others], start, end)
             ellipse = shapely.distance(cores, shapely.Point(start)) + shapely.distance(
                 cores, shapely.Point(end)
             )
@@ -668,24 +668,28 @@ def _overlap(first: Footprints, i: int, second: Footprints, j: int, tolerance_cm
 
 
 def _cut_back(
-    grow: np.ndarray, cores: np.ndarray, radius: np.ndarray, start: tuple, end: tuple
+    body: np.ndarray, grow: np.ndarray, cores: np.ndarray, radius: np.ndarray, start: tuple, end: tuple
 ) -> np.ndarray:
-    """How far each other model's obstacle reaches (`grow`: its base, the mover's clearance and
-    any enemy buffer), cut back to where the mover starts or ends inside it. A mover that stood
-    within an enemy's buffer, or in a misjudged overlap, may walk away, or stop where it stood,
-    but come no nearer on its way: dropped whole (as `pathing._freed` drops an obstacle a start
-    lies deep inside), the straight line through the enemy's base counted as the way round."""
+    """How far each other model's obstacle reaches (`grow`: its `body`, base and the mover's
+    clearance, and any enemy buffer), the buffer cut back to where the mover starts or ends
+    inside it. A mover that stood within an enemy's buffer may walk away, or stop where it
+    stood, but come no nearer on its way: dropped whole (as `pathing._freed` drops an obstacle a
+    start lies deep inside), the straight line through the enemy's base counted as the way
+    round. A start or end on a body itself (a misjudged overlap) is left to `pathing._freed`."""
     ends = shapely.Point(start), shapely.Point(end)
-    # How far each point lies outside the drawn shape's core: a base's drawn-around 12-gon reaches
-    # past its grown circle (pathing.CIRCUMSCRIBE); a hull grown with mitred corners is the hull
-    # pushed out square, so a point is outside it by its farthest reach past one side's line.
-    nearest = np.array([
-        min(_past_sides(core, point) for point in ends) if r == 0 else
-        min(core.distance(point) for point in ends) / pathing.CIRCUMSCRIBE
-        for core, r in zip(cores, radius, strict=True)
-    ])
-    room = nearest - 2 * pathing.SLACK_CM
-    return np.minimum(grow, np.maximum(room, 0.5 * radius))
+    nearest = np.minimum(shapely.distance(cores, ends[0]), shapely.distance(cores, ends[1]))
+    inside = np.flatnonzero((grow > body) & (nearest < grow * math.sqrt(2.0)))
+    room = grow.copy()
+    for k in inside:
+        # A base's drawn-around 12-gon reaches past its grown circle (pathing.CIRCUMSCRIBE); a
+        # hull grown with mitred corners is the hull pushed out square, so a point is outside it
+        # by its farthest reach past one side's line.
+        reach = (
+            nearest[k] / pathing.CIRCUMSCRIBE if radius[k] > 0
+            else min(_past_sides(cores[k], point) for point in ends)
+        )
+        room[k] = reach - 2 * pathing.SLACK_CM
+    return np.minimum(grow, np.maximum(room, body))
 
 
 def _past_sides(hull: shapely.Polygon, point: shapely.Point) -> float:
