@@ -707,3 +707,14 @@ def test_a_heavy_mg_placed_at_deployment_is_not_moved_unaccompanied() -> None:
                role="hmg", weapons=["hmg"])
     other = base(100, 100, "x", side="blue", unit="b1")
     assert moved(CA, [other], [other, hmg], phase="deployment")["h1"]["legal"] is True
+
+
+@pytest.mark.parametrize("role", ["leader", "squad_leader", "commander"])
+def test_mi_the_squad_leader_answers_to_the_names_a_scene_may_give_him(role: str) -> None:
+    """001: «для бойцов, которые находятся в зоне прямой видимости командира отделения «+1»» (+1
+    for troopers in the squad leader's direct sight): CONTRACTS.md names no Mobile Infantry roles,
+    so the leader may be `leader`, `squad_leader` or `commander` (only `leader` counted; the
+    others left leader_sight empty)."""
+    leader = base(20, 50, "l", type="trooper", unit="sq", role=role)
+    trooper = base(30, 50, "t", type="trooper", unit="sq")
+    assert api.check(scene(MI, [leader, trooper]))["leader_sight"]["t"]["seen_by"] == ["l"]
