@@ -55,6 +55,9 @@ def reaches(
         return False
     if weapon.by_passengers and shooter.passengers == 0:
         return False
+    chassis = weapon.from_chassis
+    if chassis is not None and shooter.chassis is not None and shooter.chassis not in chassis:
+        return False
     if weapon.target_types is not None and target.type not in weapon.target_types:
         return False
     role_targets = scene.ruleset.role_target_types.get(shooter.role or "")

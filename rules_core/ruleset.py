@@ -465,6 +465,9 @@ class Weapon(_Strict):
     # Fired by the men a vehicle carries (Combined Arms: «Бойцы танкового десанта могут вести огонь
     # с техники»), so not from one the scene says carries no one (`passengers` 0).
     by_passengers: bool = False
+    # Fired only from these chassis, where the scene names one (Combined Arms: the riders of a
+    # tank, «Бойцы танкового десанта»); None: any.
+    from_chassis: list[str] | None = None
     target_types: list[str] | None = None
     bands: list[Band] = []
     # The unit types its bands are said of (Combined Arms: «в случае попадания убивает» is said of

@@ -718,3 +718,15 @@ def test_mi_the_squad_leader_answers_to_the_names_a_scene_may_give_him(role: str
     leader = base(20, 50, "l", type="trooper", unit="sq", role=role)
     trooper = base(30, 50, "t", type="trooper", unit="sq")
     assert api.check(scene(MI, [leader, trooper]))["leader_sight"]["t"]["seen_by"] == ["l"]
+
+
+@pytest.mark.parametrize(("chassis", "fires"), [("tank", True), ("apc", False), ("car", False)])
+def test_ca_riders_fire_from_a_tank(chassis: str, fires: bool) -> None:
+    """002: «Бойцы танкового десанта могут вести огонь с техники на расстояние до 6 дюймов» (tank
+    riders may fire from the vehicle up to 6 inches): the riders' fire comes from a tank, not
+    from an APC's or a car's passengers (they fired too)."""
+    vehicle = hull(50, 50, "v", side="red", unit="r-v", chassis=chassis, passengers=4,
+                   weapons=["desant_fire"])
+    enemy = base(50 + 10 + 1.6 + 5 * INCH, 50, "e", side="blue", unit="b1")
+    (row,) = api.ranges(scene(CA, [vehicle, enemy]), "v")["targets"]
+    assert ("desant_fire" in row["weapons"]) is fires
