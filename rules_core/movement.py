@@ -631,14 +631,19 @@ class MoveJudge:
                 then = np.array([self.before.index.get(self.after.models[k].id, -1) for k in others])
                 cores[then >= 0] = self.before.footprints.core[then[then >= 0]]
             grow = body + np.where(enemy, self.buffer_cm or 0.0, 0.0)
-            grow = _cut_back(body, grow, cores, fa.radius[others], start, end)
+            grow = _cut_back(body, grow, cores, start, end)
             ellipse = shapely.distance(cores, shapely.Point(start)) + shapely.distance(
                 cores, shapely.Point(end)
             )
             near = ellipse - 2 * grow <= budget + TOLERANCE_CM
             rounded = fa.radius[others][near] > 0
             grown = pathing.grown(cores[near], np.where(rounded, grow[near], 0.0))
-            grown[~rounded] = shapely.buffer(grown[~rounded], grow[near][~rounded], join_style="mitre")
+            # A hull grown by a round base's clearance has rounded corners; drawn around, as the
+            # bases' circles are (mitred corners reached 0.66 cm past a 1.6 cm clearance's arc and
+            # closed real gaps beside a tank).
+            grown[~rounded] = shapely.buffer(
+                grown[~rounded], grow[near][~rounded] * pathing.CIRCUMSCRIBE, quad_segs=pathing.QUAD_SEGS
+            )
             shapes = list(grown)
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
 
@@ -667,9 +672,7 @@ def _overlap(first: Footprints, i: int, second: Footprints, j: int, tolerance_cm
     return bool(shapely.intersects(shapely.buffer(first.core[i], -tolerance_cm), second.core[j]))
 
 
-def _cut_back(
-    body: np.ndarray, grow: np.ndarray, cores: np.ndarray, radius: np.ndarray, start: tuple, end: tuple
-) -> np.ndarray:
+def _cut_back(body: np.ndarray, grow: np.ndarray, cores: np.ndarray, start: tuple, end: tuple) -> np.ndarray:
     """How far each other model's obstacle reaches (`grow`: its `body`, base and the mover's
     clearance, and any enemy buffer), the buffer cut back to where the mover starts or ends
     inside it. A mover that stood within an enemy's buffer may walk away, or stop where it
@@ -678,28 +681,9 @@ def _cut_back(
     round. A start or end on a body itself (a misjudged overlap) is left to `pathing._freed`."""
     ends = shapely.Point(start), shapely.Point(end)
     nearest = np.minimum(shapely.distance(cores, ends[0]), shapely.distance(cores, ends[1]))
-    inside = np.flatnonzero((grow > body) & (nearest < grow * math.sqrt(2.0)))
-    room = grow.copy()
-    for k in inside:
-        # A base's drawn-around 12-gon reaches past its grown circle (pathing.CIRCUMSCRIBE); a
-        # hull grown with mitred corners is the hull pushed out square, so a point is outside it
-        # by its farthest reach past one side's line.
-        reach = (
-            nearest[k] / pathing.CIRCUMSCRIBE if radius[k] > 0
-            else min(_past_sides(cores[k], point) for point in ends)
-        )
-        room[k] = reach - 2 * pathing.SLACK_CM
+    # Each drawn shape reaches past its grown outline by at most pathing.CIRCUMSCRIBE.
+    room = nearest / pathing.CIRCUMSCRIBE - 2 * pathing.SLACK_CM
     return np.minimum(grow, np.maximum(room, body))
-
-
-def _past_sides(hull: shapely.Polygon, point: shapely.Point) -> float:
-    """How far the point lies past the farthest of the hull's side lines (negative inside)."""
-    corners = np.asarray(hull.exterior.coords)[:-1]
-    if not hull.exterior.is_ccw:  # made counter-clockwise, each side's outward normal is on its right
-        corners = corners[::-1]
-    sides = np.roll(corners, -1, axis=0) - corners
-    outward = np.stack([sides[:, 1], -sides[:, 0]], axis=1) / np.linalg.norm(sides, axis=1, keepdims=True)
-    return float(np.max(np.sum((np.array([point.x, point.y]) - corners) * outward, axis=1)))
 
 
 def _stands_on(scene: Scene, rider: int, vehicle: int) -> bool:

@@ -730,3 +730,18 @@ def test_ca_riders_fire_from_a_tank(chassis: str, fires: bool) -> None:
     enemy = base(50 + 10 + 1.6 + 5 * INCH, 50, "e", side="blue", unit="b1")
     (row,) = api.ranges(scene(CA, [vehicle, enemy]), "v")["targets"]
     assert ("desant_fire" in row["weapons"]) is fires
+
+
+def test_waf_a_way_round_beside_a_tanks_corner_is_not_closed_by_its_drawing() -> None:
+    """A random sweep of ordinary moves (session 52): a soldier 0.76 cm from an enemy, 2.25 cm from
+    his own side's tank, steps 8.27 cm past both. The true way round keeps 0.74 cm from the enemy
+    and 0.4 cm from the tank, 8.74 cm: legal. The tank's clearance drawn with mitred corners
+    reached 0.66 cm past its true rounded corner and closed that gap (18.32 cm, passes_through);
+    drawn round its corners, as the bases are, it stays open."""
+    soldier = base(48.37, 30.32, "ri3", unit="red-sq0")
+    enemy = base(52.33, 30.18, "bm28", side="blue", unit="blue-melee")
+    tank = hull(35.76, 19.39, "rv24", side="red", unit="red-rtank", heading=5.4, length_mm=250, width_mm=120,
+                chassis="tracked")
+    stepped = {**soldier, "x_cm": 54.17, "y_cm": 24.42}
+    report = moved("world-at-fire", [soldier, enemy, tank], [stepped, enemy, tank])
+    assert report["ri3"]["legal"] is True and report["ri3"]["path_cm"] < 9.0
