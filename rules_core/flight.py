@@ -41,6 +41,12 @@ def flight_limits(
     return shortest, longest, why
 
 
+def must_move(unit_type: UnitType, model: ModelSpec) -> bool:
+    """Whether the model must move every turn («обязан двигаться каждый свой ход, он не может
+    зависать»), its state not exempting it (a heavy bomber may hover)."""
+    return unit_type.must_move and not any(model.has(flag) for flag in unit_type.must_move_exempt_flags)
+
+
 def judge_flight(
     before: Scene, after: Scene, a: int, b: int, flies: np.ndarray
 ) -> tuple[float, float | None, dict, list[dict[str, str]]]:
@@ -58,8 +64,7 @@ def judge_flight(
         )
     # A plane that only turned where it was has hovered, which only those exempt may do («он не
     # может зависать»); one that stayed put is `not_moved` instead.
-    hovers = any(model.has(flag) for flag in unit_type.must_move_exempt_flags) or not unit_type.must_move
-    flew = moved > after.ruleset.moved_threshold_cm or not hovers
+    flew = moved > after.ruleset.moved_threshold_cm or must_move(unit_type, model)
     if shortest is not None and flew and moved < shortest - TOLERANCE_CM:
         reasons.append(
             reason(

@@ -124,10 +124,23 @@ class Footprints:
 
     def overlapping(self, i: np.ndarray, j: np.ndarray, tolerance_cm: float) -> np.ndarray:
         """True where footprints i and j overlap by more than the contact tolerance (touching is fine)."""
-        gap = shapely.distance(self.core[i], self.core[j]) - self.radius[i] - self.radius[j]
-        rounded = (self.radius[i] + self.radius[j]) > 0
-        hulls = shapely.intersects(shapely.buffer(self.core[i], -tolerance_cm), self.core[j])
-        return np.where(rounded, gap < -tolerance_cm, hulls)
+        return overlapping_across(self, i, self, j, tolerance_cm)
+
+
+def overlapping_across(
+    first: Footprints, i: np.ndarray | int, second: Footprints, j: np.ndarray | int, tolerance_cm: float
+) -> np.ndarray:
+    """`Footprints.overlapping` between two scenes' footprints (where a model ended against where
+    another stood). Two hulls have no radius to subtract: they overlap where one, shrunk by the
+    tolerance, still meets the other (only those pairs pay for the shrinking)."""
+    i, j = np.broadcast_arrays(np.asarray(i), np.asarray(j))
+    gap = shapely.distance(first.core[i], second.core[j]) - first.radius[i] - second.radius[j]
+    out = np.asarray(gap < -tolerance_cm)
+    hulls = (first.radius[i] + second.radius[j]) == 0
+    if hulls.any():
+        shrunk = shapely.buffer(first.core[i[hulls]], -tolerance_cm)
+        out[hulls] = shapely.intersects(shrunk, second.core[j[hulls]])
+    return out
 
 
 def distance_to_point(footprints: Footprints, x: float, y: float) -> np.ndarray:

@@ -19,8 +19,8 @@ from rules_core import crossing, end_state, pathing
 from rules_core.allowance import climb_limit, flag_limits, terrain_allowance, towed_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
-from rules_core.flight import judge_flight, no_flight_stays_on
-from rules_core.footprints import Footprints, measured
+from rules_core.flight import judge_flight, must_move, no_flight_stays_on
+from rules_core.footprints import measured, overlapping_across
 from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import from_rear_edges, held_off_by, proximity_report, selected, within
@@ -125,16 +125,9 @@ class MoveJudge:
         movers = {self.after.models[a].side for a in moved}
         idle = {}
         for a, model in enumerate(self.after.models):
-            unit_type = self.types[a]
-            exempt = any(model.has(flag) for flag in unit_type.must_move_exempt_flags)
             in_turn = not movers or model.side in movers
-            if (
-                unit_type.must_move
-                and not exempt
-                and in_turn
-                and a not in moved
-                and model.id in self.before.index
-            ):
+            stayed = a not in moved and model.id in self.before.index
+            if must_move(self.types[a], model) and in_turn and stayed:
                 idle[model.id] = [reason("did_not_move", f"{model.id} ({model.type}) must move every turn")]
         return idle
 
@@ -309,8 +302,7 @@ class MoveJudge:
         dragged = math.hypot(now.x_cm - old.x_cm, now.y_cm - old.y_cm)
         if dragged <= self.rules.moved_threshold_cm:
             return None
-        gap = float(shapely.distance(self.before.footprints.core[b], self.before.footprints.core[bk]))
-        gap = gap - self.before.footprints.radius[b] - self.before.footprints.radius[bk]
+        gap = float(self.before.footprints.edge(b, bk))
         if gap <= self.rules.contact_tolerance_cm + TOLERANCE_CM:  # hitched already, as the camera sees it
             gap = 0.0
         return gap + dragged, f"drove {fmt(gap)} cm to reach {towed}, then towed it {fmt(dragged)} cm"
@@ -583,15 +575,22 @@ class MoveJudge:
         подставках друг друга»), in either order, so no order of moves explains the pair."""
         fa, fb = self.after.footprints, self.before.footprints
         model = self.after.models[a]
+        others = [
+            (k, self.before.index[other.id])
+            for k in self.changed
+            if k != a
+            and (other := self.after.models[k]).id in self.before.index
+            and other.unit != model.unit
+            and not self.flies[k]
+        ]
+        if self.flies[a] or not others:
+            return []
+        ks, bks = (np.array(column) for column in zip(*others, strict=True))
+        tolerance = self.rules.contact_tolerance_cm
+        both = overlapping_across(fa, a, fb, bks, tolerance) & overlapping_across(fa, ks, fb, b, tolerance)
         swapped = []
-        for k in self.changed:
+        for k, bk in zip(ks[both], bks[both], strict=True):
             other = self.after.models[k]
-            bk = self.before.index.get(other.id)
-            if k == a or bk is None or other.unit == model.unit or self.flies[k] or self.flies[a]:
-                continue
-            tolerance = self.rules.contact_tolerance_cm
-            if not (_overlap(fa, a, fb, bk, tolerance) and _overlap(fa, k, fb, b, tolerance)):
-                continue
             pairs = ((self.after, a, k), (self.after, k, a), (self.before, b, bk), (self.before, bk, b))
             riding = any(end_state.on_top(scene, x, y) for scene, x, y in pairs)
             if not (riding or other.crew_of == model.id or model.crew_of == other.id):
@@ -630,11 +629,11 @@ class MoveJudge:
             if moved_first:
                 then = np.array([self.before.index.get(self.after.models[k].id, -1) for k in others])
                 cores[then >= 0] = self.before.footprints.core[then[then >= 0]]
-            grow = body + np.where(enemy, self.buffer_cm or 0.0, 0.0)
-            grow = _cut_back(body, grow, cores, start, end)
-            ellipse = shapely.distance(cores, shapely.Point(start)) + shapely.distance(
-                cores, shapely.Point(end)
-            )
+            to_start = shapely.distance(cores, shapely.Point(start))
+            to_end = shapely.distance(cores, shapely.Point(end))
+            buffer = np.where(enemy, self.buffer_cm or 0.0, 0.0)
+            grow = _cut_back(body, body + buffer, np.minimum(to_start, to_end))
+            ellipse = to_start + to_end
             near = ellipse - 2 * grow <= budget + TOLERANCE_CM
             rounded = fa.radius[others][near] > 0
             grown = pathing.grown(cores[near], np.where(rounded, grow[near], 0.0))
@@ -663,24 +662,14 @@ def _climbs(crossed: list[tuple[float, shapely.Polygon]], base_cm: float) -> lis
     return [height for height, _ in groups]
 
 
-def _overlap(first: Footprints, i: int, second: Footprints, j: int, tolerance_cm: float) -> bool:
-    """Whether footprint i of one scene overlaps footprint j of another by more than the contact
-    tolerance (as `Footprints.overlapping` within one scene)."""
-    if first.radius[i] + second.radius[j] > 0:
-        gap = shapely.distance(first.core[i], second.core[j]) - first.radius[i] - second.radius[j]
-        return bool(gap < -tolerance_cm)
-    return bool(shapely.intersects(shapely.buffer(first.core[i], -tolerance_cm), second.core[j]))
-
-
-def _cut_back(body: np.ndarray, grow: np.ndarray, cores: np.ndarray, start: tuple, end: tuple) -> np.ndarray:
+def _cut_back(body: np.ndarray, grow: np.ndarray, nearest: np.ndarray) -> np.ndarray:
     """How far each other model's obstacle reaches (`grow`: its `body`, base and the mover's
     clearance, and any enemy buffer), the buffer cut back to where the mover starts or ends
-    inside it. A mover that stood within an enemy's buffer may walk away, or stop where it
-    stood, but come no nearer on its way: dropped whole (as `pathing._freed` drops an obstacle a
-    start lies deep inside), the straight line through the enemy's base counted as the way
-    round. A start or end on a body itself (a misjudged overlap) is left to `pathing._freed`."""
-    ends = shapely.Point(start), shapely.Point(end)
-    nearest = np.minimum(shapely.distance(cores, ends[0]), shapely.distance(cores, ends[1]))
+    inside it (`nearest`: the nearer of the two, from the model's core). A mover that stood
+    within an enemy's buffer may walk away, or stop where it stood, but come no nearer on its
+    way: dropped whole (as `pathing._freed` drops an obstacle a start lies deep inside), the
+    straight line through the enemy's base counted as the way round. A start or end on a body
+    itself (a misjudged overlap) is left to `pathing._freed`."""
     # Each drawn shape reaches past its grown outline by at most pathing.CIRCUMSCRIBE.
     room = nearest / pathing.CIRCUMSCRIBE - 2 * pathing.SLACK_CM
     return np.minimum(grow, np.maximum(room, body))

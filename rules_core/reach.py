@@ -116,14 +116,8 @@ def effect_of(scene: Scene, weapon: Weapon, edge_cm: float) -> str | None:
             if edge_cm <= scene.cm(weapon.sure_hit + scene.ruleset.range_tolerance) + TOLERANCE_CM
             else "scatter"
         )
-    return next(
-        (
-            band.name
-            for band in weapon.bands
-            if band.up_to is None or edge_cm <= scene.cm(band.up_to) + TOLERANCE_CM
-        ),
-        None,
-    )
+    bands = weapon.bands
+    return next((band.name for band in bands if band.holds(edge_cm, scene.cm_per_unit, TOLERANCE_CM)), None)
 
 
 def _covers(scene: Scene) -> list[tuple[shapely.Geometry, str, bool, int | None]]:

@@ -412,6 +412,10 @@ class Band(_Strict):
     name: str
     up_to: float | None = Field(ge=0)  # None: at any distance the weapon reaches
 
+    def holds(self, distance_cm: float, cm_per_unit: float, tolerance_cm: float = 1e-6) -> bool:
+        """Whether a model this far off is in the band (up to `up_to`, inclusive)."""
+        return self.up_to is None or distance_cm <= self.up_to * cm_per_unit + tolerance_cm
+
 
 class Tow(_Strict):
     """Towing, the tug naming what it tows (`towing`). World at Fire weighs the tug's wounds, plus a
@@ -607,21 +611,19 @@ class Ruleset(_Strict):
             unpriced = set(unit_type.dash_flag_costs) - set(unit_type.flag_costs)
             if unpriced:
                 raise ValueError(f"unit type {name} dash_flag_costs names uncosted flags {sorted(unpriced)}")
-            for weapon in unit_type.weapons:
-                if self.weapon(weapon) is None:
-                    raise ValueError(f"unit type {name} names unknown weapon {weapon!r}")
+            self._known_weapons(unit_type.weapons, f"unit type {name}")
         if self.throw_over_obstacle is not None:
-            for weapon in self.throw_over_obstacle.weapons:
-                if self.weapon(weapon) is None:
-                    raise ValueError(f"throw_over_obstacle names unknown weapon {weapon!r}")
-        for weapon in self.crew.gun_weapons if self.crew is not None else []:
-            if self.weapon(weapon) is None:
-                raise ValueError(f"crew gun_weapons names unknown weapon {weapon!r}")
+            self._known_weapons(self.throw_over_obstacle.weapons, "throw_over_obstacle")
+        if self.crew is not None:
+            self._known_weapons(self.crew.gun_weapons, "crew gun_weapons")
         for role, weapons in self.role_weapons.items():
-            for weapon in weapons:
-                if self.weapon(weapon) is None:
-                    raise ValueError(f"role_weapons {role} names unknown weapon {weapon!r}")
+            self._known_weapons(weapons, f"role_weapons {role}")
         return self
+
+    def _known_weapons(self, names: list[str], what: str) -> None:
+        for weapon in names:
+            if self.weapon(weapon) is None:
+                raise ValueError(f"{what} names unknown weapon {weapon!r}")
 
     def weapon(self, name: str) -> Weapon | None:
         """The weapon a scene's name means (its own name or an alias); None when the table lacks it."""

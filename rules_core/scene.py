@@ -98,7 +98,6 @@ class ModelSpec(_Record):
         return flag in self.flags or flag == self.order or getattr(self, flag, False) is True
 
 
-
 class TableSpec(_Record):
     width_cm: float = Field(gt=0, le=MAX_TABLE_CM, allow_inf_nan=False)
     depth_cm: float = Field(gt=0, le=MAX_TABLE_CM, allow_inf_nan=False)

@@ -51,12 +51,9 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
             "distance_cm": round(float(distance[k]), 4),
         }
         if template.bands and (template.harms is None or scene.models[k].type in template.harms):
+            here = float(distance[k])
             entry["band"] = next(
-                (
-                    band.name
-                    for band in template.bands
-                    if band.up_to is None or distance[k] <= scene.cm(band.up_to) + TOLERANCE_CM
-                ),
+                (band.name for band in template.bands if band.holds(here, scene.cm_per_unit, TOLERANCE_CM)),
                 template.bands[-1].name,
             )
         models.append(entry)
