@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import NamedTuple
 
 import numpy as np
 import shapely
 
-from rules_core import crossing, end_state, pathing
+from rules_core import crossing, end_state, pathing, sequence
 from rules_core.allowance import climb_limit, flag_limits, terrain_allowance, towed_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
@@ -55,6 +56,10 @@ class MoveJudge:
         self._company: dict[str, dict[str, dict]] | None = None
         self._ordered: dict[str, set[str]] | None = None
         self._intercepting: dict[str, dict] | None = None
+        self._standing_cores: dict[frozenset[str], np.ndarray] = {}
+        self._budgets: dict[int, float | None] | None = None  # filled while the turn's order is sought
+        self._related: dict[str, frozenset[str]] = {}
+        self._after_it: dict[str, frozenset[str]] = self._sequence()
 
     def _changed(self, before: Scene) -> list[int]:
         """Models whose position, height (`z_cm`: a climb in place, a jump straight up) or heading
@@ -107,6 +112,71 @@ class MoveJudge:
         дюймов от КТ техники»): it is judged where it appears."""
         model = self.after.models[a]
         return any(selected(model, rule.subject) for rule in self._bound.values())
+
+    def _walkers(self) -> list[tuple[int, int]]:
+        """The moved ground models, AFTER and BEFORE index: those that took a way across the table."""
+        if self.after.phase == "deployment":
+            return []
+        return [
+            (a, self.before.index[self.after.models[a].id])
+            for a in self.changed
+            if self.after.models[a].id in self.before.index and not self.flies[a]
+        ]
+
+    def _sequence(self) -> dict[str, frozenset[str]]:
+        """For each unit whose straight moves meet another moved unit, the ones that moved after it
+        (sequence.py): one order of moves for the turn, the one that lets the most models move clear."""
+        walkers = self._walkers()
+        units = list(dict.fromkeys(self.after.models[a].unit for a, _ in walkers))
+        if len(units) < 2:
+            return {}
+        meetings = self._meetings(walkers)
+        related = sequence.related(units, lambda unit, other: meetings.get((unit, other), (False, False)))
+        if not related:
+            return {}
+        self._related = related
+        walking = [(a, b) for a, b in walkers if self.after.models[a].unit in related]
+        self._budgets = {}
+        for a, b in walking:
+            self._ground(a, b)  # only for the budget its way round gets (`_path` notes it)
+        budgets, self._budgets = self._budgets, None
+
+        # A model that ends on another is refused whatever the order: its way does not choose it.
+        counted = [(a, b) for a, b in walking if not end_state.overlaps(self.after, a, self.flies)]
+
+        def moves_clear(unit: str, gone: frozenset[str]) -> int:
+            return sum(
+                self._way_round(a, b, budgets[a], related[unit] - gone, related[unit]).clear(budgets[a])
+                for a, b in counted
+                if self.after.models[a].unit == unit
+            )
+
+        return sequence.order(related, units, moves_clear)
+
+    def _meetings(self, walkers: list[tuple[int, int]]) -> dict[tuple[str, str], tuple[bool, bool]]:
+        """(unit, other unit) -> whether a straight move of the unit's meets the other where it
+        stood, and where it stopped: its base, or an enemy's buffer."""
+        fa, fb = self.after.footprints, self.before.footprints
+        meetings: dict[tuple[str, str], tuple[bool, bool]] = {}
+        for a, b in walkers:
+            unit = self.after.models[a].unit
+            others = [(k, bk) for k, bk in walkers if self.after.models[k].unit != unit]
+            if not others:
+                continue
+            ks, bks = (np.array(column) for column in zip(*others, strict=True))
+            limit = np.full(len(ks), -self.rules.contact_tolerance_cm)
+            if self.buffer_cm is not None:
+                limit[held_off_by(self.after, a)[ks]] = self.buffer_cm - TOLERANCE_CM
+            swept = self._sweep(a, b)
+            stood = shapely.distance(swept, fb.core[bks]) - fa.radius[a] - fb.radius[bks] < limit
+            stopped = shapely.distance(swept, fa.core[ks]) - fa.radius[a] - fa.radius[ks] < limit
+            for k, then, now in zip(ks, stood, stopped, strict=True):
+                if not (then or now) or self._together(a, k):
+                    continue
+                key = (unit, self.after.models[k].unit)
+                was = meetings.get(key, (False, False))
+                meetings[key] = (was[0] or bool(then), was[1] or bool(now))
+        return meetings
 
     def report(self) -> dict:
         result: dict = {"models": {self.after.models[a].id: self.judge(a) for a in self.changed}}
@@ -511,21 +581,81 @@ class MoveJudge:
         return bool(sweep.intersects(polygon) and shapely.intersection(sweep, polygon).area > TOLERANCE_CM)
 
     def _path(self, a: int, b: int, allowance: float | None, extra: dict) -> list:
-        """passes_through_model / too_close_to_enemy / impassable_terrain, only if no way round fits."""
+        """passes_through_model / too_close_to_enemy / impassable_terrain, only if no way round fits;
+        passes_through_model too for ending on a unit that, in the turn's order, had not yet left."""
+        if self._budgets is not None:  # the turn's order is being sought: note the budget only
+            self._budgets[a] = allowance
+            return []
+        model = self.after.models[a]
+        unit = model.unit
+        if unit in self._after_it:
+            way = self._way_round(a, b, allowance, self._after_it[unit], self._related[unit])
+        else:
+            way = self._way_round(a, b, allowance, frozenset(), frozenset())
+        reasons = []
+        if way.ended_on:
+            ids = ", ".join(self.after.models[k].id for k in way.ended_on)
+            reasons.append(
+                reason(
+                    "passes_through_model",
+                    f"{model.id} ends where {ids} stood: no order of this turn's moves lets every "
+                    f"unit move clear, and in the one that lets the most, {ids} had not yet left",
+                )
+            )
+        if way.length is None:
+            return reasons
+        extra["path_cm"] = None if math.isinf(way.length) else round(way.length, 4)
+        old = self.before.models[b]
+        straight = math.hypot(model.x_cm - old.x_cm, model.y_cm - old.y_cm)
+        if way.fits(allowance) or way.length <= straight + TOLERANCE_CM:
+            return reasons  # a straight way, too long, is too_far alone
+        shortest = f"the shortest way round is {fmt(way.length)} cm"
+        where = "no way round" if math.isinf(way.length) else shortest
+        limit = "" if allowance is None else f" of {fmt(allowance)} cm allowed"
+        if way.models:
+            ids = ", ".join(self.after.models[k].id for k in way.models)
+            reasons.append(reason("passes_through_model", f"{model.id} passes through {ids}; {where}{limit}"))
+        if way.buffers:
+            ids = ", ".join(self.after.models[k].id for k in way.buffers)
+            reasons.append(
+                reason(
+                    "too_close_to_enemy",
+                    f"{model.id} passes closer than {fmt(self.buffer_cm)} cm to enemy {ids}; {where}{limit}",
+                )
+            )
+        if way.terrain:
+            ids = ", ".join(f"{piece.kind} {piece.id}" for piece in way.terrain)
+            reasons.append(reason("impassable_terrain", f"{model.id} crosses {ids}; {where}{limit}"))
+        return reasons
+
+    def _way_round(
+        self, a: int, b: int, allowance: float | None, waiting: frozenset[str], fixed: frozenset[str]
+    ) -> Way:
+        """The straight move's hits and the shortest way round, the units in `waiting` still where
+        they stood (they moved after this one) and every other model where it stopped. The moved
+        units whose order the turn leaves open (not in `fixed`: no straight move meets them) may
+        have moved after it too: the shorter way round counts."""
         fa = self.after.footprints
         model = self.after.models[a]
+        cores = self._standing(waiting)
         swept = self._sweep(a, b)
         mover_r = fa.radius[a]
         reach = mover_r + float(fa.radius.max()) + (self.buffer_cm or 0.0) + TOLERANCE_CM
-        near = fa.tree.query(swept, predicate="dwithin", distance=reach)
+        still = self._models_of(waiting)
+        near = np.union1d(fa.tree.query(swept, predicate="dwithin", distance=reach), still)
         near = near[(self.after.units[near] != model.unit) & ~self.flies[near]]
         if a in self.carriers:  # a rider walks on the deck of the vehicle carrying him, not through it
             near = near[near != self.after.index[self.carriers[a]]]
+        still = np.array([k for k in still if not self._together(a, k)], dtype=int)
+        tolerance = self.rules.contact_tolerance_cm
+        stood_on = shapely.distance(fa.core[a], cores[still]) - mover_r - fa.radius[still] < -tolerance
+        stands_on = shapely.distance(fa.core[a], fa.core[still]) - mover_r - fa.radius[still] < -tolerance
+        ended_on = still[stood_on & ~stands_on]  # ending on it where it stopped too is `overlaps_model`
         hit_models: list[int] = []
         hit_buffers: list[int] = []
         if len(near):
-            gap = shapely.distance(swept, fa.core[near]) - mover_r - fa.radius[near]
-            body = gap < -self.rules.contact_tolerance_cm
+            gap = shapely.distance(swept, cores[near]) - mover_r - fa.radius[near]
+            body = gap < -tolerance
             hit_models = near[body].tolist()
             if self.buffer_cm is not None:
                 enemy = held_off_by(self.after, a)[near]
@@ -537,37 +667,16 @@ class MoveJudge:
         ]
         hit_terrain = [piece for piece, polygon in impassable if self._crosses(a, b, polygon)]
         if not (hit_models or hit_buffers or hit_terrain):
-            return []
+            return Way(None, [], [], [], ended_on.tolist())
         budget = allowance if allowance is not None else math.inf
         old = self.before.models[b]
         start, end = (old.x_cm, old.y_cm), (model.x_cm, model.y_cm)
-        length = pathing.shortest_path(start, end, self._obstacles(a, impassable, start, end, budget))
-        if length > budget + TOLERANCE_CM and self._others_moved(a):
-            # The player moves his units one by one, in an order the camera does not see: this one
-            # may have gone before the others, past where they stood then.
-            first = self._obstacles(a, impassable, start, end, budget, moved_first=True)
+        length = pathing.shortest_path(start, end, self._obstacles(a, impassable, start, end, budget, cores))
+        open_order = self._moved_units() - {model.unit} - fixed
+        if length > budget + TOLERANCE_CM and open_order:
+            first = self._obstacles(a, impassable, start, end, budget, self._standing(waiting | open_order))
             length = min(length, pathing.shortest_path(start, end, first))
-        extra["path_cm"] = None if math.isinf(length) else round(length, 4)
-        if length <= budget + TOLERANCE_CM:
-            return []
-        way = "no way round" if math.isinf(length) else f"the shortest way round is {fmt(length)} cm"
-        limit = "" if allowance is None else f" of {fmt(allowance)} cm allowed"
-        reasons = []
-        if hit_models:
-            ids = ", ".join(self.after.models[k].id for k in hit_models)
-            reasons.append(reason("passes_through_model", f"{model.id} passes through {ids}; {way}{limit}"))
-        if hit_buffers:
-            ids = ", ".join(self.after.models[k].id for k in hit_buffers)
-            reasons.append(
-                reason(
-                    "too_close_to_enemy",
-                    f"{model.id} passes closer than {fmt(self.buffer_cm)} cm to enemy {ids}; {way}{limit}",
-                )
-            )
-        if hit_terrain:
-            ids = ", ".join(f"{piece.kind} {piece.id}" for piece in hit_terrain)
-            reasons.append(reason("impassable_terrain", f"{model.id} crosses {ids}; {way}{limit}"))
-        return reasons
+        return Way(length, hit_models, hit_buffers, hit_terrain, ended_on.tolist())
 
     def _swapped(self, a: int, b: int) -> list:
         """Two models of different units that took each other's places: whichever moved first
@@ -588,13 +697,7 @@ class MoveJudge:
         ks, bks = (np.array(column) for column in zip(*others, strict=True))
         tolerance = self.rules.contact_tolerance_cm
         both = overlapping_across(fa, a, fb, bks, tolerance) & overlapping_across(fa, ks, fb, b, tolerance)
-        swapped = []
-        for k, bk in zip(ks[both], bks[both], strict=True):
-            other = self.after.models[k]
-            pairs = ((self.after, a, k), (self.after, k, a), (self.before, b, bk), (self.before, bk, b))
-            riding = any(end_state.on_top(scene, x, y) for scene, x, y in pairs)
-            if not (riding or other.crew_of == model.id or model.crew_of == other.id):
-                swapped.append(other.id)  # not a rider on a vehicle, nor a crewman on his gun's base
+        swapped = [self.after.models[k].id for k in ks[both] if not self._together(a, k)]
         if not swapped:
             return []
         ids = ", ".join(swapped)
@@ -605,18 +708,47 @@ class MoveJudge:
             )
         ]
 
-    def _others_moved(self, a: int) -> bool:
-        """Whether a model of another unit changed place in this pair of scenes."""
-        unit = self.after.models[a].unit
-        return any(self.after.models[k].unit != unit and k != a for k in self.changed)
+    def _together(self, a: int, k: int) -> bool:
+        """A rider and a vehicle he stands on (or was carried by), a crewman and his gun: one may
+        stand on the other's base, so neither passes through nor ends on the other."""
+        model, other = self.after.models[a], self.after.models[k]
+        if other.crew_of == model.id or model.crew_of == other.id:
+            return True
+        if self.carriers.get(a) == other.id or self.carriers.get(k) == model.id:
+            return True
+        pairs = [(self.after, a, k), (self.after, k, a)]
+        b, bk = self.before.index.get(model.id), self.before.index.get(other.id)
+        if b is not None and bk is not None:
+            pairs += [(self.before, b, bk), (self.before, bk, b)]
+        return any(end_state.on_top(scene, x, y) for scene, x, y in pairs)
+
+    def _moved_units(self) -> frozenset[str]:
+        """The units with a model that changed place in this pair of scenes."""
+        return frozenset(self.after.models[k].unit for k in self.changed)
+
+    def _models_of(self, units: frozenset[str]) -> np.ndarray:
+        """AFTER indices of the models of `units` that stood on the table BEFORE."""
+        return np.array(
+            [k for k, m in enumerate(self.after.models) if m.unit in units and m.id in self.before.index],
+            dtype=int,
+        )
+
+    def _standing(self, waiting: frozenset[str]) -> np.ndarray:
+        """Every model's core where it stands while the units in `waiting` have not yet moved."""
+        if waiting not in self._standing_cores:
+            cores = self.after.footprints.core.copy()
+            for k in self._models_of(waiting):
+                cores[k] = self.before.footprints.core[self.before.index[self.after.models[k].id]]
+            self._standing_cores[waiting] = cores
+        return self._standing_cores[waiting]
 
     def _obstacles(
-        self, a: int, impassable: list, start: tuple, end: tuple, budget: float, moved_first: bool = False
+        self, a: int, impassable: list, start: tuple, end: tuple, budget: float, cores: np.ndarray
     ) -> list:
-        """Other units' ground models and impassable terrain, grown by the mover's clearance (and the
-        enemy buffer), kept only where a path within the budget could touch them (the start-end ellipse).
-        A hull mover turns freely, so its clearance is half its width. With `moved_first`, the
-        others stand where they stood before (the mover went first)."""
+        """Other units' ground models (their `cores` where they stand as this one moves) and
+        impassable terrain, grown by the mover's clearance (and the enemy buffer), kept only where a
+        path within the budget could touch them (the start-end ellipse). A hull mover turns freely,
+        so its clearance is half its width."""
         fa = self.after.footprints
         model = self.after.models[a]
         clearance = fa.radius[a] if fa.radius[a] > 0 else model.base.width_mm / 20.0
@@ -625,10 +757,7 @@ class MoveJudge:
         if len(others):
             enemy = held_off_by(self.after, a)[others]
             body = fa.radius[others] + clearance
-            cores = fa.core[others].copy()
-            if moved_first:
-                then = np.array([self.before.index.get(self.after.models[k].id, -1) for k in others])
-                cores[then >= 0] = self.before.footprints.core[then[then >= 0]]
+            cores = cores[others]
             to_start = shapely.distance(cores, shapely.Point(start))
             to_end = shapely.distance(cores, shapely.Point(end))
             buffer = np.where(enemy, self.buffer_cm or 0.0, 0.0)
@@ -645,6 +774,26 @@ class MoveJudge:
             )
             shapes = list(grown)
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
+
+
+class Way(NamedTuple):
+    """A move's straight line and its way round: the length (None: nothing in the straight way),
+    what the straight line hits, and the models it ends on that had not yet left."""
+
+    length: float | None
+    models: list[int]
+    buffers: list[int]
+    terrain: list
+    ended_on: list[int]
+
+    def fits(self, allowance: float | None) -> bool:
+        """Nothing in the straight way, or a way round within the allowance."""
+        budget = math.inf if allowance is None else allowance
+        return self.length is None or self.length <= budget + TOLERANCE_CM
+
+    def clear(self, allowance: float | None) -> bool:
+        """It fits, and ends on no unit still standing there."""
+        return not self.ended_on and self.fits(allowance)
 
 
 def _climbs(crossed: list[tuple[float, shapely.Polygon]], base_cm: float) -> list[float]:
