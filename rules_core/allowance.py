@@ -58,8 +58,7 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
         allowance = cm(unit_type.wounded_move)
         why.append("wounded, carried")
     if model.jump and unit_type.jump_move is not None:
-        allowance = cm(unit_type.jump_move)
-        why.append("jump")
+        allowance = _jump_and_walk(scene, a, unit_type, order_actions, why)
     allowance = _limbs_lost(model, unit_type, allowance, why)
     if order_actions == 0:  # not even a jump: the order spends both actions standing
         allowance = 0.0
@@ -71,6 +70,30 @@ def own_allowance(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | No
             allowance = 0.0
             why.append(f"needs {unit_type.min_crew_to_move} crew to move, has {crew}")
     return flag_limits(scene, a, unit_type, allowance, why, dashing=False)
+
+
+def _jump_and_walk(
+    scene: Scene, a: int, unit_type: UnitType, order_actions: int | None, why: list[str]
+) -> float | None:
+    """A jet jump spends one action (Mobile Infantry: «На исполнение прыжка затрачивается 1 очко
+    действия»), and an order of two actions may spend the other walking («Интенсивное
+    перемещение ... Затрачивается 2 очка действия за ход. В этом приказе можно использовать также
+    одним из действий реактивный прыжок»): the jump, plus one action's walk where it is known (the
+    type's walk per action, else the model's `speed`), unknown where it is not."""
+    model = scene.models[a]
+    jump = scene.cm(unit_type.jump_move)
+    if not order_actions or order_actions < 2:
+        why.append("jump")
+        return jump
+    step = unit_type.move_per_action if unit_type.move_per_action is not None else model.speed
+    if step is None:
+        why.append(
+            f"jump of {fmt(jump)} cm and, in its {model.order} order, a walk of one more action, "
+            "which the seed does not give: give speed"
+        )
+        return None
+    why.append(f"jump of {fmt(jump)} cm and, in its {model.order} order, one more action's walk")
+    return jump + scene.cm(step)
 
 
 def _crews_a_gun(scene: Scene, model: ModelSpec) -> bool:

@@ -87,3 +87,26 @@ def test_a_straight_move_too_long_is_too_far_not_also_passing_through() -> None:
     other = base(20, 53.0, "b", unit="ub")
     report = moved(WAF, [base(20, 50, "a", unit="ua"), other], [base(20, 34, "a", unit="ua"), other])
     assert codes(report["a"]) == ["too_far"]
+
+
+MI = "mobile-infantry"
+
+
+@pytest.mark.parametrize(
+    ("order", "speed", "allowance"),
+    [("intensive", 50, 19.0), ("intensive", None, None), ("dynamic", 50, 14.0)],
+)
+def test_mi_an_intensive_order_jumps_and_walks(
+    order: str, speed: int | None, allowance: float | None
+) -> None:
+    """001: «Интенсивное перемещение ... Затрачивается 2 очка действия за ход. В этом приказе можно
+    использовать также одним из действий реактивный прыжок» and «На исполнение прыжка затрачивается
+    1 очко действия» (an intensive order spends two actions, one of which may be the jet jump, which
+    costs one): the jump's 140 mm and one more action's walk. The jump replaced the whole
+    allowance (14 cm, speed dropped); the walk is the trooper's speed where the scene gives it,
+    unknown where not. A dynamic order has one action: the jump alone."""
+    extra = {} if speed is None else {"speed": speed}
+    before = base(20, 30, "t", type="trooper", order=order, **extra)
+    entry = moved(MI, [before], [{**before, "x_cm": 38, "jump": True}])["t"]
+    assert entry["allowance_cm"] == allowance
+    assert entry["legal"] is (allowance is None or allowance >= 18)
