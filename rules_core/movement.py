@@ -324,6 +324,7 @@ class MoveJudge:
                 [f"jump: length {fmt(moved)} + height {fmt(height)} cm within its jump range"],
                 dashing=False,
             )
+            reasons += self._jumped_with_gun(a)
         code = "too_far"
         if unit_type.movement == "vehicle":
             given = (self.before.spec.models[b].heading_deg, self.after.spec.models[a].heading_deg)
@@ -472,6 +473,21 @@ class MoveJudge:
                 allowance = cap
                 why = [*why, f"its unit crosses terrain with {other.id}: {fmt(cap)} cm"]
         return allowance, why
+
+    def _jumped_with_gun(self, a: int) -> list[dict]:
+        """A crewman who jumped while the gun he crews moved too: Bronepehota, «С мобильным орудием
+        пехотинец прыгать не может» (with a mobile gun an infantryman may not jump)."""
+        gun = self.after.models[a].crew_of
+        if gun is None or self.after.index.get(gun) not in self.changed:
+            return []
+        model = self.after.models[a]
+        return [
+            reason(
+                "jump_not_allowed",
+                f"{model.id} jumped while {gun}, the gun it crews, moved too; "
+                "an infantryman moving a mobile gun may not jump",
+            )
+        ]
 
     def _jump_clearance(self, a: int, b: int) -> float:
         """How high a straight jump must rise over the pieces it passes, from the take-off height

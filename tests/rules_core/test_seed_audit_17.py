@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules_core.builders import base, codes, moved
+from tests.rules_core.builders import base, codes, hull, moved
 
 WAF = "world-at-fire"
 TM = "tankomaster"
@@ -110,3 +110,20 @@ def test_mi_an_intensive_order_jumps_and_walks(
     entry = moved(MI, [before], [{**before, "x_cm": 38, "jump": True}])["t"]
     assert entry["allowance_cm"] == allowance
     assert entry["legal"] is (allowance is None or allowance >= 18)
+
+
+BP = "bronepehota"
+
+
+@pytest.mark.parametrize(("gun_moves", "legal"), [(True, False), (False, True)])
+def test_bp_an_infantryman_moving_a_mobile_gun_may_not_jump(gun_moves: bool, legal: bool) -> None:
+    """004: «С мобильным орудием пехотинец прыгать не может» (with a mobile gun an infantryman may
+    not jump): a crewman with a jump pack who jumps 10 cm while his gun moves 10 cm beside him was
+    legal; the same jump while the gun stays put is his own."""
+    gun = hull(20, 40, "g", side="red", unit="red-1", type="gun", length_mm=40, width_mm=40)
+    crewman = base(20, 30, "j", crew_of="g", jump_range=5)
+    after_gun = {**gun, "x_cm": 30} if gun_moves else gun
+    report = moved(BP, [gun, crewman], [after_gun, {**crewman, "x_cm": 30, "jump": True}])
+    assert report["j"]["legal"] is legal
+    if not legal:
+        assert codes(report["j"]) == ["jump_not_allowed"]
