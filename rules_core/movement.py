@@ -25,7 +25,7 @@ from rules_core.footprints import measured, overlapping_across
 from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import from_rear_edges, held_off_by, proximity_report, selected, within
-from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
+from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, fmt_over, reason
 from rules_core.ruleset import UnitType
 from rules_core.scene import ModelSpec, Scene
 
@@ -345,9 +345,8 @@ class MoveJudge:
             because = f" ({'; '.join(why)})" if why else ""
             verb = "reversed" if code == "moved_backwards_too_far" else "moved"
             may = "reverse" if code == "moved_backwards_too_far" else "move"
-            reasons.append(
-                reason(code, f"{verb} {fmt(cost)} cm, {model.type} may {may} {fmt(allowance)} cm{because}")
-            )
+            said = f"{verb} {fmt_over(cost, allowance)} cm, {model.type} may {may} {fmt(allowance)} cm"
+            reasons.append(reason(code, said + because))
         if why:
             extra["allowance_notes"] = why
         reasons += self._path(a, b, None if allowance is None else allowance + slack, extra)

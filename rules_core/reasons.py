@@ -17,6 +17,17 @@ def fmt(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
+def fmt_over(value: float, limit: float) -> str:
+    """`value` with as many decimals (up to four) as it takes to read apart from `limit`: a move
+    refused for 15.2425 cm against 15.24 read "moved 15.24 cm, may move 15.24 cm"."""
+    text = fmt(value)
+    for digits in (3, 4):
+        if text != fmt(limit):
+            break
+        text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return text
+
+
 def angle_between(a_deg: float, b_deg: float) -> float:
     return abs((a_deg - b_deg + 180.0) % 360.0 - 180.0)
 

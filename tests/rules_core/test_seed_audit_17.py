@@ -6,6 +6,8 @@ translated in the docstring.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.rules_core.builders import base, codes, hull, moved
@@ -127,3 +129,13 @@ def test_bp_an_infantryman_moving_a_mobile_gun_may_not_jump(gun_moves: bool, leg
     assert report["j"]["legal"] is legal
     if not legal:
         assert codes(report["j"]) == ["jump_not_allowed"]
+
+
+def test_a_refused_move_reads_longer_than_its_allowance() -> None:
+    """A wounded Combined Arms fighter carried 6" («со скоростью до 6Д») and a quarter of a
+    millimetre more is refused, and the detail must say why: it read "moved 15.24 cm, infantry may
+    move 15.24 cm"."""
+    before = [base(20, 30, "w", wounded=True), base(20, 33.2, "f")]
+    after = [base(35.2425, 30, "w", wounded=True), base(35.2425, 33.2, "f")]
+    detail = moved("combined-arms", before, after)["w"]["reasons"][0]["detail"]
+    assert re.match(r"moved 15\.24\d+ cm, infantry may move 15\.24 cm", detail)
