@@ -233,9 +233,19 @@ def highest_obstacle(scene: Scene, a: int, unit_type: UnitType) -> tuple[float |
     return min(limits, default=(None, ""), key=lambda limit: limit[0])
 
 
-def climb_limit(scene: Scene, a: int, unit_type: UnitType) -> tuple[float | None, str]:
-    """The most the model's height (z_cm) may change in one move (cm), and what sets it: its own
-    wheel or hull where the type says so and the scene gives it, else the type's `max_climb`."""
+def climb_limit(
+    scene: Scene, a: int, unit_type: UnitType, start: ModelSpec
+) -> tuple[float | None, str]:
+    """The most the model's height (z_cm) may change in one move from `start` (cm), and what sets
+    it: its own wheel or hull where the type says so and the scene gives it, else the type's
+    `max_climb`; none on a slope the type walks up (`max_climb_free_on`)."""
+    if unit_type.max_climb_free_on:
+        ends = shapely.points([(start.x_cm, start.y_cm), (scene.models[a].x_cm, scene.models[a].y_cm)])
+        kinds = {
+            piece.kind for piece in scene.spec.terrain if shapely.Polygon(piece.polygon_cm).covers(ends).any()
+        }
+        if kinds and kinds <= set(unit_type.max_climb_free_on):
+            return None, ""
     if unit_type.max_climb_from is not None:
         own = getattr(scene.models[a], f"{unit_type.max_climb_from}_height_cm")
         if own is not None:

@@ -298,7 +298,7 @@ class MoveJudge:
             cost += climb
             why.append(f"climbing {fmt(climb)} cm counts ({fmt(moved)} + {fmt(climb)} cm)")
             extra["climb_cm"] = round(climb, 4)
-        most, what = climb_limit(self.after, a, unit_type)
+        most, what = climb_limit(self.after, a, unit_type, old)
         if most is not None and climb > most + TOLERANCE_CM:
             reasons.append(
                 reason(

@@ -117,6 +117,11 @@ class UnitType(_Strict):
     # The most its height (z_cm) may change in one move, up or down: World at Fire's horses and
     # motorcycles climb no floor or wall over 5 cm or a wheel, guns never change floors.
     max_climb: float | None = Field(default=None, ge=0)
+    # Terrain kinds whose slope that limit does not bind: a height change made on them (the move
+    # starts or ends on one and on no other piece) is a walk up a slope (World at Fire's guns:
+    # «пушки между этажами зданий ... передвигать вообще нельзя» is about floors; a hill is no
+    # obstacle there).
+    max_climb_free_on: list[str] = []
     # Types whose hull (no base) this model may stand on, higher (z_cm) than they: World at Fire's
     # soldiers climb onto a tank («взобраться на танк или бункер, а так же спуститься с танка»).
     stands_on: list[str] = []

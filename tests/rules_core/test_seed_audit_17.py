@@ -139,3 +139,17 @@ def test_a_refused_move_reads_longer_than_its_allowance() -> None:
     after = [base(35.2425, 30, "w", wounded=True), base(35.2425, 33.2, "f")]
     detail = moved("combined-arms", before, after)["w"]["reasons"][0]["detail"]
     assert re.match(r"moved 15\.24\d+ cm, infantry may move 15\.24 cm", detail)
+
+
+@pytest.mark.parametrize(("kind", "legal"), [("hill", True), ("building", False)])
+def test_waf_a_gun_may_go_up_a_hill_but_never_between_floors(kind: str, legal: bool) -> None:
+    """000: «пушки между этажами зданий во время игры передвигать вообще нельзя» (guns may never
+    be moved between the floors of buildings), and a hill is no obstacle in World at Fire. A gun
+    pushed 8 cm up onto a hill (z_cm 0 -> 0.5) was refused for changing height at all; onto a
+    building's floor it still is."""
+    piece = {"id": "p1", "kind": kind, "polygon_cm": [[40, 20], [80, 20], [80, 80], [40, 80]]}
+    gun = hull(35, 50, "g", side="red", type="heavy_gun", length_mm=60, width_mm=40, z_cm=0)
+    report = moved(WAF, [gun], [{**gun, "x_cm": 43, "z_cm": 0.5}], terrain=[piece])["g"]
+    assert report["legal"] is legal
+    if not legal:
+        assert codes(report) == ["impassable_terrain"]
