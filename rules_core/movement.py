@@ -686,12 +686,22 @@ class MoveJudge:
         budget = allowance if allowance is not None else math.inf
         old = self.before.models[b]
         start, end = (old.x_cm, old.y_cm), (model.x_cm, model.y_cm)
-        length = pathing.shortest_path(start, end, self._obstacles(a, impassable, start, end, budget, cores))
+        length = self._shortest(a, impassable, start, end, budget, cores)
         open_order = self._moved_units() - {model.unit} - fixed
         if length > budget + TOLERANCE_CM and open_order:
-            first = self._obstacles(a, impassable, start, end, budget, self._standing(waiting | open_order))
-            length = min(length, pathing.shortest_path(start, end, first))
+            first = self._standing(waiting | open_order)
+            length = min(length, self._shortest(a, impassable, start, end, budget, first))
         return Way(length, hit_models, hit_buffers, hit_terrain, ended_on.tolist())
+
+    def _shortest(
+        self, a: int, impassable: list, start: tuple, end: tuple, budget: float, cores: np.ndarray
+    ) -> float:
+        """The way round, drawn coarsely, and again finely where it comes near the budget."""
+        length = pathing.shortest_path(start, end, self._obstacles(a, impassable, start, end, budget, cores))
+        if abs(length - budget) <= pathing.NEAR_BUDGET * budget:
+            fine = self._obstacles(a, impassable, start, end, budget, cores, pathing.FINE_SEGS)
+            length = pathing.shortest_path(start, end, fine)
+        return length
 
     def _swapped(self, a: int, b: int) -> list:
         """Two models of different units that took each other's places: whichever moved first
@@ -758,7 +768,14 @@ class MoveJudge:
         return self._standing_cores[waiting]
 
     def _obstacles(
-        self, a: int, impassable: list, start: tuple, end: tuple, budget: float, cores: np.ndarray
+        self,
+        a: int,
+        impassable: list,
+        start: tuple,
+        end: tuple,
+        budget: float,
+        cores: np.ndarray,
+        quad_segs: int = pathing.COARSE_SEGS,
     ) -> list:
         """Other units' ground models (their `cores` where they stand as this one moves) and
         impassable terrain, grown by the mover's clearance (and the enemy buffer), kept only where a
@@ -776,16 +793,16 @@ class MoveJudge:
             to_start = shapely.distance(cores, shapely.Point(start))
             to_end = shapely.distance(cores, shapely.Point(end))
             buffer = np.where(enemy, self.buffer_cm or 0.0, 0.0)
-            grow = _cut_back(body, body + buffer, np.minimum(to_start, to_end))
+            grow = _cut_back(body, body + buffer, np.minimum(to_start, to_end), quad_segs)
             ellipse = to_start + to_end
             near = ellipse - 2 * grow <= budget + TOLERANCE_CM
             rounded = fa.radius[others][near] > 0
-            grown = pathing.grown(cores[near], np.where(rounded, grow[near], 0.0))
+            grown = pathing.grown(cores[near], np.where(rounded, grow[near], 0.0), quad_segs)
             # A hull grown by a round base's clearance has rounded corners; drawn around, as the
             # bases' circles are (mitred corners reached 0.66 cm past a 1.6 cm clearance's arc and
             # closed real gaps beside a tank).
             grown[~rounded] = shapely.buffer(
-                grown[~rounded], grow[near][~rounded] * pathing.CIRCUMSCRIBE, quad_segs=pathing.QUAD_SEGS
+                grown[~rounded], grow[near][~rounded] * pathing.circumscribe(quad_segs), quad_segs=quad_segs
             )
             shapes = list(grown)
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
@@ -826,7 +843,7 @@ def _climbs(crossed: list[tuple[float, shapely.Polygon]], base_cm: float) -> lis
     return [height for height, _ in groups]
 
 
-def _cut_back(body: np.ndarray, grow: np.ndarray, nearest: np.ndarray) -> np.ndarray:
+def _cut_back(body: np.ndarray, grow: np.ndarray, nearest: np.ndarray, quad_segs: int) -> np.ndarray:
     """How far each other model's obstacle reaches (`grow`: its `body`, base and the mover's
     clearance, and any enemy buffer), the buffer cut back to where the mover starts or ends
     inside it (`nearest`: the nearer of the two, from the model's core). A mover that stood
@@ -834,8 +851,8 @@ def _cut_back(body: np.ndarray, grow: np.ndarray, nearest: np.ndarray) -> np.nda
     way: dropped whole (as `pathing._freed` drops an obstacle a start lies deep inside), the
     straight line through the enemy's base counted as the way round. A start or end on a body
     itself (a misjudged overlap) is left to `pathing._freed`."""
-    # Each drawn shape reaches past its grown outline by at most pathing.CIRCUMSCRIBE.
-    room = nearest / pathing.CIRCUMSCRIBE - 2 * pathing.SLACK_CM
+    # Each drawn shape reaches past its grown outline by at most pathing.circumscribe(quad_segs).
+    room = nearest / pathing.circumscribe(quad_segs) - 2 * pathing.SLACK_CM
     return np.minimum(grow, np.maximum(room, body))
 
 

@@ -6,6 +6,7 @@ translated in the docstring.
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -153,3 +154,40 @@ def test_waf_a_gun_may_go_up_a_hill_but_never_between_floors(kind: str, legal: b
     assert report["legal"] is legal
     if not legal:
         assert codes(report) == ["impassable_terrain"]
+
+
+def _round_a_circle(start: tuple, end: tuple, centre: tuple, radius: float) -> float:
+    """The true shortest way from start to end round one circle they stand outside or on: the two
+    tangents and the arc between their feet, on the side of the smaller angle."""
+    to_start, to_end = math.dist(start, centre), math.dist(end, centre)
+    angle = abs(
+        math.atan2(start[1] - centre[1], start[0] - centre[0])
+        - math.atan2(end[1] - centre[1], end[0] - centre[0])
+    )
+    angle = min(angle, 2 * math.pi - angle)
+    arc = angle - math.acos(min(1.0, radius / to_start)) - math.acos(min(1.0, radius / to_end))
+    tangents = math.sqrt(max(0.0, to_start**2 - radius**2)) + math.sqrt(max(0.0, to_end**2 - radius**2))
+    return tangents + radius * arc
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "enemy"),
+    [
+        ((43.389985, 50.0), (56.610015, 50.0), (50.0, 52.0)),  # a true 14.90 cm: was refused at 15.05
+        ((44.836697, 49.383314), (55.163303, 49.383314), (50.0, 50.0)),  # 15.10 cm on the 2 cm arc: passed
+    ],
+)
+def test_waf_a_way_round_an_enemy_is_measured_within_half_a_millimetre(
+    start: tuple, end: tuple, enemy: tuple
+) -> None:
+    """000: «не могут подходить ближе, чем на 2 см к отрядам противника» and «Пехота ... может
+    перемещаться на 15 см» (no nearer than 2 cm to the enemy, 15 cm of move). A soldier going round
+    an enemy's base kept 2 cm off: his centre stays 1.6 + 1.6 + 2 cm from the enemy's, so the true
+    way round is two tangents and an arc of that circle. Drawn as 12-gons, the arc was over- or
+    under-measured by up to 0.2 cm: a 14.90 cm way refused, a 15.10 cm one passed."""
+    true = _round_a_circle(start, end, enemy, 5.2)
+    mover = base(*start, "a", unit="r1")
+    blue = base(*enemy, "e", side="blue", unit="b1")
+    report = moved(WAF, [mover, blue], [{**mover, "x_cm": end[0], "y_cm": end[1]}, blue])["a"]
+    assert report["path_cm"] == pytest.approx(true, abs=0.05)
+    assert report["legal"] is (true <= 15.0)
