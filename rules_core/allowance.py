@@ -266,7 +266,8 @@ def terrain_allowance(
     """Caps from area terrain and obstacles the move crossed, and obstacles too high to cross.
 
     A barrier outlines its height level (Mobile Infantry: «уровнями высоты, которые оконтурены
-    барьерами»), so a move that `stays_on` the piece throughout walks on its top and crosses none."""
+    барьерами»), and a slope a hill's top, so a move that `stays_on` the piece throughout walks on
+    its top and crosses neither."""
     model = scene.models[a]
     unit_type = scene.unit_type(a)
     cm = scene.cm
@@ -277,7 +278,7 @@ def terrain_allowance(
     dashing = scene.phase in scene.ruleset.dash_phases
     for piece, polygon in terrain:
         effect = scene.ruleset.terrain[piece.kind]
-        if not crosses(polygon):
+        if not crosses(polygon) or (effect.slope and stays_on is not None and stays_on(polygon)):
             continue
         caps = []
         level = piece.level if piece.level is not None else effect.unlevelled_as

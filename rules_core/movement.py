@@ -466,7 +466,12 @@ class MoveJudge:
             if together is not None and other.id not in together:
                 continue
             cap, _, _ = terrain_allowance(
-                self.after, k, lambda polygon, k=k, b=b: self._crosses(k, b, polygon), self.terrain, None
+                self.after,
+                k,
+                lambda polygon, k=k, b=b: self._crosses(k, b, polygon),
+                self.terrain,
+                None,
+                stays_on=lambda polygon, k=k, b=b: bool(shapely.covers(polygon, self._sweep(k, b))),
             )
             if cap is not None and (allowance is None or cap < allowance - TOLERANCE_CM):
                 allowance = cap

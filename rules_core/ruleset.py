@@ -184,6 +184,10 @@ class TerrainEffect(_Strict):
     # (Bronepehota's «верхняя площадка» a jump lands on: a building's roof, a hill); a wood's trees
     # or a ruin's walls are not stood on.
     platform: bool = False
+    # The piece slows a move only over its outline, a hill's slope (Tankomaster: «Если в ходе движения
+    # оно пересекает какие-либо препятствия», «склон холма»): a move that stays on it throughout,
+    # along its top, crosses nothing.
+    slope: bool = False
     note: str = ""
 
 

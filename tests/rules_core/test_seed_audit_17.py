@@ -191,3 +191,23 @@ def test_waf_a_way_round_an_enemy_is_measured_within_half_a_millimetre(
     report = moved(WAF, [mover, blue], [{**mover, "x_cm": end[0], "y_cm": end[1]}, blue])["a"]
     assert report["path_cm"] == pytest.approx(true, abs=0.05)
     assert report["legal"] is (true <= 15.0)
+
+
+@pytest.mark.parametrize(("start_x", "legal"), [(40.0, True), (27.0, False)])
+def test_tm_a_walk_along_a_hill_top_crosses_no_slope(start_x: float, legal: bool) -> None:
+    """003: «Пехотное подразделение ... может пройти не более 16 см в любом направлении. Если в
+    ходе движения оно пересекает какие-либо препятствия, то передвигается только на 8 см» with
+    «склон холма» among the obstacles (infantry walks 16 cm, 8 if its move crosses an obstacle,
+    the hill's slope one). A 12 cm walk that stays on the hill's top crosses no slope, and was
+    capped at 8 cm; one that climbs onto the hill still is, and so is its squad-mate beside it,
+    walking 10 cm along the top (the squad crosses, and moves on one order)."""
+    hill = {"id": "h1", "kind": "hill", "polygon_cm": [[30, 20], [90, 20], [90, 80], [30, 80]]}
+    walker, mate = base(start_x, 50, "a", unit="r1"), base(start_x + 4, 54, "b", unit="r1")
+    report = moved(
+        TM,
+        [walker, mate],
+        [{**walker, "x_cm": start_x + 12}, {**mate, "x_cm": start_x + 14}],
+        terrain=[hill],
+    )
+    assert report["a"]["legal"] is legal
+    assert report["b"]["legal"] is legal
