@@ -72,9 +72,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_calibrate_lens)
 
 
-def _write_json(path: str, data: dict) -> None:
+def _json_output(name: str, inputs: list[str]) -> Path:
+    """Checked before the work: `-o` must not replace an input, nor a file that holds no JSON
+    (a photo named by a slip of the finger is the only copy)."""
+    from calibration.output_file import check_output
+
+    fix = "give -o a new .json file name in a folder that exists"
+    return check_output(name, "-o", fix, inputs=inputs, json_only=True)
+
+
+def _write_json(path: Path, data: dict) -> None:
+    from calibration.output_file import replace_atomically
+
     try:
-        Path(path).write_text(json.dumps(data, indent=2) + "\n")
+        replace_atomically(path, lambda partial: partial.write_text(json.dumps(data, indent=2) + "\n"))
     except OSError as error:
         raise TablesightError(
             f"cannot write {path} ({error.strerror})", "choose a writable -o path"
@@ -97,6 +108,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from calibration.layout import load_layout
     from calibration.table import calibrate
 
+    output = _json_output(args.output, [args.image, args.layout, *filter(None, [args.intrinsics])])
     layout = load_layout(args.layout)
     image = read_image(args.image)
     intrinsics = None
@@ -104,7 +116,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         intrinsics = load_intrinsics(args.intrinsics)
         intrinsics.check_image((image.shape[1], image.shape[0]), source=f"image {args.image}")
     calibration = calibrate(image, layout, intrinsics)
-    _write_json(args.output, calibration.to_dict())
+    _write_json(output, calibration.to_dict())
     warnings = f"; warnings: {' | '.join(calibration.warnings)}" if calibration.warnings else ""
     print(
         f"{len(calibration.marker_ids)} of {len(layout.markers)} markers used "
@@ -132,7 +144,10 @@ def _rectify(args: argparse.Namespace) -> int:
     import cv2
 
     from calibration.imagefile import read_image
+    from calibration.output_file import check_output
 
+    check_output(args.output, "-o", "give -o a new image name, e.g. top.png, in a folder that exists",
+                 inputs=[args.image, args.calibration], streams=False)
     _check_image_writer(args.output)
     calibration = load_calibration(args.calibration)
     top = calibration.rectify(read_image(args.image), args.px_per_mm)
@@ -172,8 +187,9 @@ def _charuco_board(args: argparse.Namespace) -> int:
 def _calibrate_lens(args: argparse.Namespace) -> int:
     from calibration.lens import calibrate_lens
 
+    output = _json_output(args.output, args.sources)
     result = calibrate_lens(args.sources, wide=args.wide)
-    _write_json(args.output, result.to_dict())
+    _write_json(output, result.to_dict())
     print(
         f"{result.views_used} of {result.views_total} views used, rms {result.rms_px:.3f} px, "
         f"{result.model} model -> {args.output}"

@@ -42,9 +42,14 @@ class Intrinsics:
                 "intrinsics K must be an invertible 3x3 matrix with positive focal lengths",
                 "use a CAM.json written by `tablesight calibrate-lens`",
             )
-        if len(dist) not in DIST_LENGTHS or not np.all(np.isfinite(dist)):
+        if len(dist) not in DIST_LENGTHS:
             raise TablesightError(
                 f"intrinsics dist has {len(dist)} coefficients, OpenCV needs 4, 5, 8, 12 or 14",
+                "use a CAM.json written by `tablesight calibrate-lens`",
+            )
+        if not np.all(np.isfinite(dist)):
+            raise TablesightError(
+                "intrinsics dist must be finite numbers (it holds NaN or infinity)",
                 "use a CAM.json written by `tablesight calibrate-lens`",
             )
         object.__setattr__(self, "K", K)
@@ -89,7 +94,7 @@ class Intrinsics:
         fix = "use a CAM.json with K (3x3), dist and image_size [w, h], as `tablesight calibrate-lens` writes"
         if not isinstance(data, dict):
             raise TablesightError(f"{source} is not a JSON object", fix)
-        missing = [k for k in ("K", "dist", "image_size") if k not in data]
+        missing = [k for k in ("K", "dist", "image_size") if data.get(k) is None]  # null is no value
         if missing:
             raise TablesightError(f"{source} has no {missing[0]}", fix)
         size = data["image_size"]

@@ -60,7 +60,7 @@ class LayoutMarker(BaseModel):
     """One marker; always held as its 4 corners in OpenCV order (TL, TR, BR, BL), in cm."""
 
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
-    id: int = Field(ge=0)
+    id: int = Field(ge=0, strict=True)  # lax, `true` became id 1 and was reported as listed twice
     corners_cm: list[list[float]]
 
     @model_validator(mode="before")

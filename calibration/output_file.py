@@ -1,21 +1,37 @@
-"""Writing a command's output file whole: a model, a report.
+"""Writing a command's output file whole: a model, a report, a calibration.
 
 The output may replace one the user keeps (the shipped model, last game's report), so it is
 written beside it and renamed over it; a failed write (a full disk, an interrupted run)
-leaves the old file as it was instead of half a new one.
+leaves the old file as it was instead of half a new one. Before any work, `check_output`
+refuses the names whose replacement would lose something the user did not mean to give up.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from rules_core.errors import TablesightError
+
+DESCRIPTOR_NAMES = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/")
 
 
 def replace_atomically(out: Path, write: Callable[[Path], object]) -> None:
     """`write` a file beside `out`, then rename it over `out`; its errors propagate, and
-    removing the half-written file never hides them."""
+    removing the half-written file never hides them.
+
+    A character device or a pipe (`/dev/stdout`, `/dev/null`, a shell's `>(...)`) is written
+    into, as a shell's `>` would: renaming over it would replace the device node itself, and as
+    root that breaks `/dev/null` for the whole system. A link keeps pointing where it did: the
+    file it names is the one replaced.
+    """
+    if is_stream(out):
+        write(out)
+        return
+    out = Path(os.path.realpath(out))
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     try:
@@ -24,3 +40,88 @@ def replace_atomically(out: Path, write: Callable[[Path], object]) -> None:
     finally:
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
+
+
+def is_stream(path: str | Path) -> bool:
+    """Something written into, never replaced: an existing character device or pipe, or a name
+    for one of the process's own descriptors (`/dev/stdout` redirected to a file is that file,
+    and renaming over it would leave the shell writing the rest of its output to a deleted one)."""
+    if str(Path(path).absolute()).startswith(DESCRIPTOR_NAMES):
+        return Path(path).exists()
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def check_output(
+    name: str,
+    option: str,
+    fix: str,
+    *,
+    inputs: Iterable[str | Path] = (),
+    json_only: bool = False,
+    streams: bool = True,
+) -> Path:
+    """The output path, checked before the work whose result it would hold.
+
+    Refused: no name, a folder, a missing folder, one of the command's `inputs` (the only copy
+    of the photo or the recording would be replaced by what was made from it), a special file
+    other than a stream (or any, without `streams`), and, with `json_only`, an existing file
+    that holds no JSON: a command that writes JSON has no business replacing a photo or a
+    recording that happens to bear the name.
+    """
+    if not name.strip():
+        raise TablesightError(f"{option} is empty: it needs a file name", fix)
+    path = Path(name)
+    if path.is_dir():
+        raise TablesightError(f"{option} {name} is a folder, not a file", fix)
+    if not path.parent.is_dir():
+        raise TablesightError(f"{option} {name}: the folder {path.parent} does not exist", fix)
+    if not path.exists():
+        return path
+    for source in inputs:
+        if _same_file(path, source):
+            raise TablesightError(f"{option} {name} is the input {source}: writing it would replace it", fix)
+    if streams and is_stream(path):
+        return path
+    if not path.is_file() or is_stream(path):
+        raise TablesightError(f"{option} {name} is not a regular file, so it cannot be replaced", fix)
+    if json_only and not _holds_json(path):
+        raise TablesightError(f"{option} {name} exists and holds no JSON, so it is not replaced", fix)
+    return path
+
+
+def check_folder_writable(path: Path, option: str, fix: str) -> None:
+    """Try a file in the nearest existing folder of `path`: permissions alone do not say that a
+    read-only mount, or a pseudo file system such as /proc, refuses it, least of all to root."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # the folders missing below it will be made
+    probe = folder / f".{path.name}.{os.getpid()}.probe"
+    try:
+        probe.touch(exist_ok=False)
+        probe.unlink()
+    except OSError as error:
+        raise TablesightError(
+            f"{option} {path} cannot be written: {folder} refuses a new file ({error.strerror})", fix
+        ) from None
+
+
+def _same_file(path: Path, other: str | Path) -> bool:
+    try:
+        return os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
+
+
+def _holds_json(path: Path) -> bool:
+    """Empty, or starting like a JSON document: what this project writes starts with `{`, and
+    reading the whole of a large file only to refuse it would cost what the check is meant to save."""
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(64).lstrip()
+    except OSError:
+        return False
+    return start[:1] in (b"", b"{", b"[")

@@ -147,6 +147,7 @@ def marker_sheets(layout: Layout, paper: str = "a4") -> FPDF:
 def write_marker_sheets(layout: Layout, pdf_path: str | Path, paper: str = "a4") -> Path:
     """Write the sheets and the matching layout JSON beside them; returns the JSON's path."""
     json_path = _layout_path_beside(str(pdf_path))
+    _keep_another_layout(json_path, layout)
     pdf_path = Path(pdf_path)
     writing = pdf_path  # the file an error names: the sheets', then the layout's
     try:
@@ -173,6 +174,8 @@ def _layout_path_beside(pdf_path: str) -> Path:
         raise TablesightError(
             f"-o {pdf_path} is where the layout JSON goes, so it would overwrite the sheets", fix
         )
+    if path.suffix.lower() != ".pdf":
+        raise TablesightError(f"-o {pdf_path}: the marker sheets are a PDF, so the name ends .pdf", fix)
     json_path = path.with_suffix(".json")
     if json_path.is_dir():
         raise TablesightError(
@@ -180,3 +183,19 @@ def _layout_path_beside(pdf_path: str) -> Path:
             "give -o another name, or move that folder away",
         )
     return json_path
+
+
+def _keep_another_layout(json_path: Path, layout: Layout) -> None:
+    """A layout file already beside the sheets may be the one the markers were measured into by
+    hand: only the very layout these sheets print may be written over it."""
+    if not json_path.exists():
+        return
+    try:
+        same = json_path.read_text() == layout.to_json()
+    except (OSError, ValueError):
+        same = False
+    if not same:
+        raise TablesightError(
+            f"the layout JSON goes beside the sheets, at {json_path}, which holds another layout or file",
+            "move that file away, or give -o another name",
+        )

@@ -23,6 +23,7 @@ NETWORK_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://")
 # OpenCV's V4L2 backend waits 10 s for each frame of a stalled USB camera (and ignores
 # CAP_PROP_READ_TIMEOUT_MSEC); it reads this variable once, at the first capture.
 V4L_SELECT_TIMEOUT_S = "2"
+COUNTED_CONTAINERS = (".avi", ".mp4", ".m4v", ".mov")
 
 
 def is_network_url(spec: str) -> bool:
@@ -49,6 +50,7 @@ class CaptureSource:
         timeout_s: float = 5.0,
     ) -> None:
         self.live = not isinstance(camera, Path)
+        self._suffix = camera.suffix.lower() if isinstance(camera, Path) else ""
         self._capture = self._open(camera, timeout_s)
         try:
             self._pending: np.ndarray | None = self._first_frame(camera, size)
@@ -143,6 +145,15 @@ class CaptureSource:
         index = self._index
         self._index += 1
         return Frame(image=image, index=index, timestamp_s=self._timestamp(index), name=f"frame_{index:06d}")
+
+    def declared_frames(self) -> int | None:
+        """How many frames a video file's header says it holds, where that is a count: AVI and
+        MP4/MOV headers list every frame, while other containers' figure is duration times rate,
+        an estimate that a cut-off check must not trust. None for cameras and streams."""
+        if self.live or self._suffix not in COUNTED_CONTAINERS:
+            return None
+        declared = self._capture.get(cv2.CAP_PROP_FRAME_COUNT)
+        return int(declared) if declared > 0 else None
 
     def _timestamp(self, index: int) -> float:
         if self.live:

@@ -112,6 +112,8 @@ def _detect(args: argparse.Namespace) -> int:
     intrinsics = load_intrinsics(args.intrinsics) if args.intrinsics else None
     image = read_image(args.image)
     calibration = calibrate(image, layout, intrinsics)
+    if calibration.warnings:  # a wrong --layout still calibrates, to positions off by centimetres
+        print(f"tablesight detect: calibration warnings: {' | '.join(calibration.warnings)}", file=sys.stderr)
     found = detector.detect(image, calibration)
     print(json.dumps(detection_json(args.image, calibration, found), indent=1))
     return 0
@@ -198,7 +200,7 @@ def _train(args: argparse.Namespace) -> int:
     from models.detector import SHIPPED_WEIGHTS
     from models.training import Recipe, make_dataset, train
 
-    output = _writable(args.output or str(SHIPPED_WEIGHTS), "-o")
+    output = _model_output(args.output or str(SHIPPED_WEIGHTS), args.dataset)
     recipe = _recipe(args, Recipe, "epochs")
     x, y, traced = _samples(
         args.dataset, recipe, "rims", _cached_rims,
@@ -268,8 +270,11 @@ def _cached(cache: Path, what: str, saved_by: str, read: Callable):
     return samples
 
 
-def _writable(path: str, option: str) -> str:
-    """Checked before an hour of rendering and training, whose result would be lost at the end."""
+def _writable(path: str, option: str, inputs: tuple[str | None, ...] = ()) -> str:
+    """Checked before an hour of rendering and training, whose result would be lost at the end:
+    the folder must take a new file, and the file must be no input nor anything but a regular one."""
+    from calibration.output_file import check_folder_writable, check_output
+
     target = Path(path)
     fix = f"give {option} a file name in a folder you can write to"
     if target.is_dir():
@@ -279,7 +284,20 @@ def _writable(path: str, option: str) -> str:
         folder = folder.parent  # the folders missing below it will be made
     if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
         raise TablesightError(f"{option} {path} cannot be written: {folder} is not writable", fix)
+    if folder == target.parent:
+        check_output(path, option, fix, inputs=[i for i in inputs if i], streams=False)
+    check_folder_writable(target, option, fix)
     return path
+
+
+def _model_output(path: str, dataset: str | None = None) -> str:
+    """Where a trained model goes: a `.onnx` file (a photo or a cache given by a slip of the
+    finger would be replaced by the model) in a folder that takes a new file."""
+    if Path(path).suffix.lower() != ".onnx":
+        raise TablesightError(
+            f"-o {path}: the model is written as ONNX, so the name ends .onnx", "give -o e.g. rim.onnx"
+        )
+    return _writable(path, "-o", (dataset,))
 
 
 def _log(message: str) -> None:
@@ -394,7 +412,7 @@ def _train_map(
         )
     recipe = _recipe(args, recipe_class, "steps")
     _need_mitsuba(recipe.physical_scenes, recipe.physical_variant)
-    output = _writable(args.output or str(shipped), "-o")
+    output = _model_output(args.output or str(shipped))
     tables = make_tables(recipe, log=_log, jobs=args.jobs)
     report = train(tables, recipe, Path(output), _log, args.jobs)
     print(json.dumps({"model": output, **report}))
@@ -414,7 +432,7 @@ def _train_centring(args: argparse.Namespace) -> int:
             "--steps is for --base-map, --hull-map and --hull-fit", "give the centring net --epochs"
         )
     recipe = _recipe(args, CentringRecipe, "epochs")
-    output = _writable(args.output or str(SHIPPED_CENTRING), "-o")
+    output = _model_output(args.output or str(SHIPPED_CENTRING), args.dataset)
     x, y = _samples(
         args.dataset, recipe, "views", _cached_views,
         lambda: make_views(recipe, log=_log, jobs=args.jobs),

@@ -25,6 +25,7 @@ from models.synth.physical import SCALAR
 from models.synth.scene import RenderedScene, random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
 from models.verifier import rim_patches
+from rules_core.errors import TablesightError
 
 # Seeds at or above this are training data; the benchmark uses seeds below it.
 TRAIN_SEED_BASE = 1_000_000
@@ -315,15 +316,22 @@ def export(net, out: Path) -> None:
 
 def export_onnx(net, out: Path, example: tuple[int, ...], axes: dict[str, dict[int, str]]) -> None:
     """Any of the detector's trained nets to `out` as ONNX, atomically (a failed export leaves the
-    file as it was). `axes` names the input, then each output, with the axes that vary."""
+    file as it was). `axes` names the input, then each output, with the axes that vary. A disk
+    that fills during the hour of training is the user's to fix: one line, not a traceback."""
     import torch
 
     first, *rest = axes
     net.cpu().eval()
-    replace_atomically(out, lambda partial: torch.onnx.export(
-        net, torch.zeros(example), str(partial), input_names=[first], output_names=rest,
-        dynamic_axes=axes, dynamo=False,
-    ))
+    try:
+        replace_atomically(out, lambda partial: torch.onnx.export(
+            net, torch.zeros(example), str(partial), input_names=[first], output_names=rest,
+            dynamic_axes=axes, dynamo=False,
+        ))
+    except OSError as error:
+        raise TablesightError(
+            f"cannot write the model {out} ({error.strerror})",
+            "free some space, or give -o a folder you can write to",
+        ) from None
 
 
 def _report(net, xt, yt, val: np.ndarray, traced: np.ndarray) -> dict:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from rules_core.errors import TablesightError
+from tracker.stdout import WatchedStdout, discard_stdout, fill_closed_streams
 
 COMMAND_MODULES = (
     "calibration.cli",
@@ -55,17 +56,37 @@ def _quiet_opencv() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     _quiet_opencv()
+    fill_closed_streams()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:
         return int(done.code or 0)
+    stdout = sys.stdout
+    sys.stdout = watched = WatchedStdout(stdout)
+    try:
+        return _run(args, watched)
+    finally:
+        sys.stdout = stdout
+
+
+def _run(args: argparse.Namespace, watched: WatchedStdout) -> int:
     try:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # inside the try: a reader gone by now is as quiet as one gone mid-output
         return code
     except BrokenPipeError:
         return _reader_went_away()
+    except OSError:
+        if watched.error is None:
+            raise
+        print(
+            f"tablesight {args.command}: cannot write the output ({watched.error.strerror}). "
+            "Free some space, or send the output somewhere that can take it.",
+            file=sys.stderr,
+        )
+        discard_stdout()
+        return 2
     except TablesightError as error:
         print(f"tablesight {args.command}: {error}", file=sys.stderr)
         return 2
@@ -76,10 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _reader_went_away() -> int:
     """`tablesight ... | head -1`: the reader has all it wanted, which is no error to report.
-    Stdout is pointed at devnull so the interpreter's last flush does not fail a second time,
-    and the exit status is a shell's for a process ended by SIGPIPE."""
-    with open(os.devnull, "wb") as devnull:
-        os.dup2(devnull.fileno(), sys.stdout.fileno())
+    The exit status is a shell's for a process ended by SIGPIPE."""
+    discard_stdout()
     return 128 + signal.SIGPIPE
 
 

@@ -122,6 +122,7 @@ def replay(
             "recording": Path(path).name,
             "frames": len(out.results),
             "stopped": out.stopped,
+            "problems": out.problems,
             "events": out.events,
         }
     finally:

@@ -310,7 +310,9 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
     """A session on a camera, a video, a folder of images or a recording (`tablesight serve`)."""
     if meant_as_recording(source_spec):
         path = Path(source_spec)
-        return _recording_session(path, loop=False, description=f"recording {path.name}")
+        session = _recording_session(path, loop=False, description=f"recording {path.name}")
+        _check_first_frame(source_spec)
+        return session
     from calibration.layout import default_layout, load_layout
     from hardware.sources import open_source
     from tracker.pipeline import build_pipeline
@@ -368,9 +370,16 @@ def _check_first_frame(source_spec: str) -> None:
     Read once here, from a copy opened for it, so `serve` says it and exits as `track` does."""
     from hardware.sources import open_source
 
-    probe = open_source(source_spec)
+    recorded = meant_as_recording(source_spec)
+    probe = RecordingSource(Recording(source_spec)) if recorded else open_source(source_spec)
     try:
         frame = probe.read()
+    except TablesightError as error:
+        if not recorded:  # a folder's error names the file already
+            raise
+        # as `doctor` says it: the recording's damage alone does not name the file
+        raise TablesightError(f"{probe.description} gave no picture ({error.problem})",
+                              "use another copy of the recording") from None
     finally:
         probe.close()
     if frame is None:

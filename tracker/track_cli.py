@@ -26,8 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     track.add_argument(
         "source", metavar="SOURCE", help="a video file, a folder of images (name order) or a .tsr"
     )
-    track.add_argument("--layout", required=True, help=LAYOUT_HELP)
-    track.add_argument("--intrinsics", help="lens calibration JSON (CAM.json)")
+    track.add_argument("--layout", help=LAYOUT_HELP + "; a recording's own by default")
+    track.add_argument("--intrinsics", help="lens calibration JSON (CAM.json); a recording's own by default")
     track.add_argument("--json", action="store_true", help="JSON lines, one object per frame (CONTRACTS.md)")
     track.set_defaults(func=run_track)
 
@@ -93,6 +93,7 @@ def _frames(source, intrinsics=None):
                 error.fix or "check the source; everything before it was kept",
             ) from None
         if frame is None:
+            _check_whole(source, count)
             return
         if intrinsics is not None:
             height, width = frame.image.shape[:2]
@@ -101,20 +102,67 @@ def _frames(source, intrinsics=None):
         yield frame
 
 
+def _track_setup(args: argparse.Namespace, source) -> tuple:
+    """The layout and lens calibration to track with: the options', else a recording's own.
+    A --layout other than the one a game was recorded with is said, as its positions would be
+    off by centimetres without any other sign."""
+    from calibration.intrinsics import Intrinsics, load_intrinsics
+    from calibration.layout import Layout, load_layout
+
+    manifest = source.recording.manifest if hasattr(source, "recording") else {}
+    recorded = manifest.get("layout")
+    if args.layout is not None:
+        layout = load_layout(args.layout)
+        if recorded and json.dumps(layout.to_dict(), sort_keys=True) != json.dumps(recorded, sort_keys=True):
+            print(
+                f"tablesight track: --layout {args.layout} is not the layout {args.source} was recorded "
+                "with; leave --layout out to use the recording's",
+                file=sys.stderr,
+            )
+    elif recorded:
+        layout = Layout.from_dict(recorded, source="the recording's layout")
+    else:
+        raise TablesightError(
+            f"track needs --layout for {args.source}: only a recording holds its own",
+            "give --layout LAYOUT.json (from `tablesight markers`) or a table size such as 183x122",
+        )
+    if args.intrinsics:
+        return layout, load_intrinsics(args.intrinsics)
+    lens = manifest.get("intrinsics")
+    return layout, Intrinsics.from_dict(lens, source="the recording's intrinsics") if lens else None
+
+
+def _check_whole(source, count: int) -> None:
+    """A video file cut off (a copy stopped early) ends like a whole one, a game shorter than it
+    was. Its header's frame count tells them apart; only a large shortfall is taken for a cut, as
+    the last frame or two of a whole file may not decode."""
+    declared = source.declared_frames() if hasattr(source, "declared_frames") else None
+    if declared and count < 0.9 * declared and declared - count >= 2:
+        raise TablesightError(
+            f"{source.description} ended after {count} of the {declared} frames its header declares, "
+            "so the file looks cut off",
+            "the frames before the cut were kept; copy the whole video again for the rest",
+        )
+
+
 def run_track(args: argparse.Namespace) -> int:
-    from calibration.intrinsics import load_intrinsics
     from tracker.pipeline import build_pipeline
 
-    intrinsics = load_intrinsics(args.intrinsics) if args.intrinsics else None
-    pipeline = build_pipeline(args.layout, intrinsics)
     source = _open_frames(args.source)
-    warned = ""
+    warned, calibrated = "", None
     try:
+        layout, intrinsics = _track_setup(args, source)
+        pipeline = build_pipeline(layout, intrinsics)
         for frame in _frames(source, intrinsics):
             result = pipeline.process(frame)
             if pipeline.status.message and pipeline.status.message != warned:
                 warned = pipeline.status.message
                 print(f"tablesight track: frame {frame.index}: {warned}", file=sys.stderr)
+            if pipeline.calibration is not calibrated:
+                calibrated = pipeline.calibration
+                if getattr(calibrated, "warnings", None):
+                    print(f"tablesight track: frame {frame.index}: calibration warnings: "
+                          f"{' | '.join(calibrated.warnings)}", file=sys.stderr)
             if args.json:
                 print(json.dumps(result.to_json()), flush=True)
             else:
@@ -201,9 +249,9 @@ def run_replay(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(result.to_json()), flush=True)
 
-    report = _report_path(args.report) if args.report else None
+    report = _report_path(args.report, args.recording) if args.report is not None else None
     outcome = replay(args.recording, on_result=show)
-    if report is not None and outcome.stopped and report.exists():
+    if report is not None and outcome.stopped and report.is_file():
         print(
             f"tablesight replay: {report} was kept: the replay stopped early, and its partial report "
             "would have written over it; give --report a new name to keep that too",
@@ -220,19 +268,25 @@ def run_replay(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if not outcome.events_match:
+        # Checking is the command's job: a difference must show in its status, not only in words.
+        print(
+            f"tablesight replay: {args.recording} does not replay to the events it recorded: a detector "
+            "of another version finds others, and so do frames damaged inside their JPEG",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
-def _report_path(name: str) -> Path:
+def _report_path(name: str, recording: str) -> Path:
     """Checked before the replay, which reruns the whole pipeline: a --report that cannot be
-    written is said at once, not after minutes of work that would then be lost."""
-    path = Path(name)
-    fix = "give --report a file name in a folder that exists, e.g. report.json"
-    if path.is_dir():
-        raise TablesightError(f"--report {name} is a folder, not a file", fix)
-    if not path.parent.is_dir():
-        raise TablesightError(f"--report {name}: the folder {path.parent} does not exist", fix)
-    return path
+    written is said at once, not after minutes of work that would then be lost; one naming the
+    recording, or any file that holds no JSON, would be replaced by the report."""
+    from calibration.output_file import check_output
+
+    fix = "give --report a new file name in a folder that exists, e.g. report.json"
+    return check_output(name, "--report", fix, inputs=[recording], json_only=True)
 
 
 def _write_report(path: Path, report: dict) -> None:

@@ -34,14 +34,17 @@ JITTER_CM = 0.3
 
 
 def timeline(report: dict, name: str) -> dict:
-    """The recording as a flat list of phase snapshots, plus where each turn starts."""
+    """The recording as a flat list of phase snapshots, plus where each turn starts, and what
+    cut it short (`stopped`, empty for a whole file) or was refused on the way (`problems`): a
+    damaged recording must not pass on a phone for a shorter game."""
     snapshots, turns = [], []
     for turn in report.get("turns", []):
         turns.append({"turn": turn["turn"], "index": len(snapshots)})
         for phase in turn.get("phases", []):
             snapshots.append({"index": len(snapshots), "turn": turn["turn"], **phase})
     scenery = {key: report.get(key) for key in ("ruleset", "table", "terrain", "objectives", "deployment")}
-    return {"name": name, **scenery, "turns": turns, "snapshots": snapshots}
+    damage = {"stopped": report.get("stopped") or "", "problems": list(report.get("problems") or [])}
+    return {"name": name, **scenery, "turns": turns, "snapshots": snapshots, **damage}
 
 
 @dataclass
@@ -130,6 +133,7 @@ def report_context(report: dict, name: str) -> dict:
         "terrain": report.get("terrain") or [],
         "objectives": report.get("objectives") or [],
         "turns": turns,
+        "stopped": report.get("stopped") or "",
         "colours": side_colours(report),
         "illegal": ILLEGAL,
     }

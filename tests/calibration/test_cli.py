@@ -119,3 +119,57 @@ def test_rectify_to_a_name_no_image_format_writes(files, capsys, tmp_path, outpu
     code, _, err = run(capsys, "rectify", files["table.png"], "--calibration", calib, "-o", tmp_path / output)
     assert code == 2 and "cannot write an image as" in err and "Traceback" not in err
     assert err.startswith("tablesight rectify: ") and err.endswith(".png or .jpg.\n")
+
+
+def _kept(path: Path, content: bytes, capsys, said: str) -> None:
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1 and "Traceback" not in err
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize("command", ["calibrate", "rectify", "calibrate-lens"])
+def test_an_output_that_names_the_input_photo_is_refused(tmp_path, capsys, command):
+    """`-o a.jpg` over the photo `a.jpg` replaced the only copy with the JSON (or the top view)."""
+    photo = tmp_path / "a.jpg"
+    content = b"\xff\xd8\xff\xe0 the only photo of the table"
+    photo.write_bytes(content)
+    options = {"calibrate": ["--layout", "183x122"], "rectify": ["--calibration", "c.json"],
+               "calibrate-lens": []}[command]
+    assert main([command, str(photo), *options, "-o", str(photo)]) == 2
+    _kept(photo, content, capsys, f"-o {photo} is the input {photo}")
+
+
+def test_calibrate_does_not_replace_a_file_that_holds_no_json(tmp_path, capsys, files):
+    other = tmp_path / "b.jpg"
+    content = b"\xff\xd8\xff\xe0 another photo"
+    other.write_bytes(content)
+    assert main(["calibrate", str(files["table.png"]), "--layout", str(files["layout.json"]),
+                 "-o", str(other)]) == 2
+    _kept(other, content, capsys, "holds no JSON")
+
+
+def test_calibrate_does_not_replace_its_own_layout(tmp_path, capsys, files):
+    layout = tmp_path / "layout.json"
+    layout.write_bytes(files["layout.json"].read_bytes())
+    assert main(["calibrate", str(files["table.png"]), "--layout", str(layout), "-o", str(layout)]) == 2
+    _kept(layout, files["layout.json"].read_bytes(), capsys, "is the input")
+
+
+def test_calibrate_writes_over_an_earlier_calibration(tmp_path, capsys, files):
+    out = tmp_path / "calib.json"
+    out.write_text('{"an": "older calibration"}')
+    assert main(["calibrate", str(files["table.png"]), "--layout", str(files["layout.json"]),
+                 "-o", str(out)]) == 0
+    assert "homography" in json.loads(out.read_text())
+
+
+def test_an_empty_output_name_is_said_so(capsys, files):
+    assert main(["calibrate", str(files["table.png"]), "--layout", str(files["layout.json"]), "-o", ""]) == 2
+    assert "-o is empty: it needs a file name" in capsys.readouterr().err
+
+
+def test_rectify_into_a_folder_says_it_is_a_folder(tmp_path, capsys, files):
+    (tmp_path / "top.png").mkdir()
+    assert main(["rectify", str(files["table.png"]), "--calibration", "c.json",
+                 "-o", str(tmp_path / "top.png")]) == 2
+    assert "is a folder, not a file" in capsys.readouterr().err

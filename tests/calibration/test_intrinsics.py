@@ -31,6 +31,8 @@ def test_load_checks_the_image_size(tmp_path):
     ({"dist": [0] * 5, "image_size": [10, 10]}, "has no K"),
     ({"K": [[1, 0], [0, 1]], "dist": [0] * 5, "image_size": [10, 10]}, "3x3"),
     ({"K": K, "dist": [0] * 3, "image_size": [10, 10]}, "3 coefficients"),
+    ({"K": K, "dist": [float("nan"), 0, 0, 0, 0], "image_size": [10, 10]}, "dist must be finite numbers"),
+    ({"K": K, "dist": None, "image_size": [10, 10]}, "has no dist"),
     ({"K": K, "dist": [0] * 5, "image_size": [10]}, "image_size"),
     ({"K": "abc", "dist": [0] * 5, "image_size": [10, 10]}, "must be numbers"),
     ({"K": [[1, 2, 3], [1, 2, 3], [1, 2, 3]], "dist": [0] * 5, "image_size": [10, 10]}, "invertible"),

@@ -71,6 +71,8 @@ def test_load_layout_reads_the_file_it_wrote(tmp_path):
     (with_marker(2, {"corners_cm": SQUARE}), r"markers\.2\.id: Field required"),
     (with_marker(2, {"id": 50, "center_cm": [176.0, 115.0], "size_cm": 10.0}), "not in DICT_4X4_50"),
     (with_marker(2, {"id": 1, "center_cm": [176.0, 115.0], "size_cm": 10.0}), "listed twice"),
+    (with_marker(0, {"id": True, "corners_cm": SQUARE}), r"markers\.0\.id: Input should be a valid integer"),
+    (with_marker(0, {"id": "0", "corners_cm": SQUARE}), r"markers\.0\.id: Input should be a valid integer"),
     (with_marker(0, {"id": 0, "corners_cm": [[2, 2], [14, 2], [14, 12], [2, 12]]}), "not a square"),
     (with_marker(0, {"id": 0, "corners_cm": [[2, 2], [12, 12], [12, 2], [2, 12]]}), "self-intersecting"),
     (with_marker(0, {"id": 0, "corners_cm": SQUARE[::-1]}), "counter-clockwise"),

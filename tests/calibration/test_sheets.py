@@ -125,3 +125,25 @@ def test_a_bad_markers_option_is_named_not_blamed_on_a_layout_file(tmp_path, cap
     err = capsys.readouterr().err
     assert said in err and "layout JSON" not in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_layout_file_beside_the_sheets_is_kept_unless_it_is_the_same_layout(tmp_path, capsys):
+    """`markers -o keep.pdf` wrote its layout over keep.json, a hand-measured layout or any JSON."""
+    from tracker.cli import main
+
+    kept = tmp_path / "keep.json"
+    kept.write_text('{"custom": 1}')
+    assert main(["markers", "-o", str(tmp_path / "keep.pdf")]) == 2
+    err = capsys.readouterr().err
+    assert f"at {kept}, which holds another layout or file" in err and err.count("\n") == 1
+    assert kept.read_text() == '{"custom": 1}' and not (tmp_path / "keep.pdf").exists()
+    kept.write_text(default_layout("183x122").to_json())
+    assert main(["markers", "-o", str(tmp_path / "keep.pdf")]) == 0
+
+
+def test_the_sheets_are_named_as_a_pdf(tmp_path, capsys):
+    from tracker.cli import main
+
+    assert main(["markers", "-o", str(tmp_path / "x.png")]) == 2
+    assert "the marker sheets are a PDF, so the name ends .pdf" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -130,3 +130,13 @@ def test_train_refuses_counts_below_one_before_rendering_anything(tmp_path, caps
     err = capsys.readouterr().err
     assert option[-2] in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_wrong_layout_is_warned_of_on_stderr_while_stdout_stays_json(capsys, squad_photo):
+    """A 244x183 layout on a 183x122 table calibrates, to positions off by centimetres: `calibrate`
+    warned, `detect` said nothing."""
+    assert main(["detect", str(squad_photo), "--layout", "244x183", "--json"]) == 0
+    out, err = capsys.readouterr()
+    json.loads(out)
+    assert err.startswith("tablesight detect: calibration warnings: markers 4, 5 not found")
+    assert err.count("\n") == 1

@@ -208,3 +208,33 @@ def test_an_llvm_too_old_for_the_vectorised_variant_is_named(monkeypatch, capsys
     assert main(["train", *options]) == 2
     err = capsys.readouterr().err
     assert "LLVM 17 or later" in err and "15.0.6" in err and "DRJIT_LIBLLVM_PATH" in err
+
+
+@pytest.mark.parametrize("where", ["pseudo_fs", "a_photo", "the_cache"])
+def test_an_output_the_model_must_not_go_to_is_refused_before_rendering(tmp_path, capsys, monkeypatch, where):
+    """/proc passed the permission check (as root) and failed with a traceback after the
+    training; a photo or the rims cache named by -o was replaced by the model."""
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    import models.training
+    from tracker.cli import main
+
+    monkeypatch.setattr(models.training, "make_dataset", lambda *a, **k: pytest.fail("rendered first"))
+    cache = tmp_path / "rims.npz"
+    argv = ["train", "--scenes", "1", "--physical-scenes", "0", "--epochs", "1", "--dataset", str(cache)]
+    if where == "pseudo_fs":
+        if not Path("/proc/self").is_dir():
+            pytest.skip("needs a /proc file system")
+        out, said = Path("/proc/rim.onnx"), "/proc refuses a new file"
+    elif where == "a_photo":
+        out, said = tmp_path / "victim.jpg", "the name ends .onnx"
+        out.write_bytes(b"\xff\xd8 a photo")
+    else:
+        out, said = cache.with_suffix(".onnx"), "is the input"
+        cache.write_bytes(b"rims")
+        out.hardlink_to(cache)
+        argv[-1] = str(out)
+    before = out.read_bytes() if out.is_file() else None
+    assert main([*argv, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1
+    assert (out.read_bytes() if out.is_file() else None) == before

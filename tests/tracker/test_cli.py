@@ -48,3 +48,50 @@ def test_opencv_and_ffmpeg_print_nothing_before_our_line(tmp_path: Path, argv: l
     assert done.returncode == 2
     assert done.stderr.startswith(f"tablesight {argv[0]}: ") and ours in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+class _FullDisk:
+    """A stdout on a full disk: every write fails, as `> report.json` there does."""
+
+    def __init__(self, descriptor: int) -> None:
+        self.descriptor = descriptor
+
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        return self.descriptor
+
+
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch) -> None:
+    from tracker.cli import main
+
+    with (tmp_path / "stands_for_stdout").open("w") as stand_in:
+        monkeypatch.setattr(sys, "stdout", _FullDisk(stand_in.fileno()))
+        assert main(["rules", "list"]) == 2
+    assert capsys.readouterr().err == (
+        "tablesight rules: cannot write the output (No space left on device). "
+        "Free some space, or send the output somewhere that can take it.\n"
+    )
+
+
+def test_another_os_error_is_still_a_bug_with_its_traceback(monkeypatch) -> None:
+    import tracker.rules_cli
+    from tracker.cli import main
+
+    def broken(*args: object) -> None:
+        raise OSError(5, "a bug of ours")
+
+    monkeypatch.setattr(tracker.rules_cli, "_print", broken)
+    with pytest.raises(OSError, match="a bug of ours"):
+        main(["rules", "list"])
+
+
+def test_a_closed_stdout_runs_the_command_and_prints_nothing() -> None:
+    """`tablesight rules list >&-` was a traceback: Python's stdout is None then."""
+    done = subprocess.run([sys.executable, "-m", "tracker", "rules", "list"], preexec_fn=lambda: os.close(1),
+                          stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (0, "")

@@ -121,6 +121,25 @@ def test_a_file_whose_first_frame_cannot_be_read_is_refused_at_the_start(tmp_pat
     assert list(recordings.iterdir()) == []
 
 
+@pytest.mark.parametrize(("damage", "said"), [
+    ("UPDATE frames SET jpeg = x'00' WHERE idx = (SELECT MIN(idx) FROM frames)",
+     "stopped before its first frame: frame 0 is not a readable JPEG"),
+    ("DELETE FROM frames", "holds no frames"),
+])
+def test_a_recording_whose_first_frame_cannot_be_read_is_refused_at_the_start(tmp_path, damage, said):
+    """Folders were refused so; a .tsr was served, its damage said only on the phones."""
+    import sqlite3
+
+    from tracker.session import DEMO_RECORDING, open_session
+
+    game = tmp_path / "game.tsr"
+    game.write_bytes(DEMO_RECORDING.read_bytes())
+    with sqlite3.connect(game) as db:
+        db.execute(damage)
+    with pytest.raises(TablesightError, match=f"recording game.tsr .*{said}"):
+        open_session(str(game))
+
+
 def test_a_session_stopped_before_any_frame_leaves_no_recording(tmp_path):
     """`serve` on a busy port opens the session, then stops it without starting it."""
     import cv2

@@ -3,6 +3,7 @@ import sqlite3
 import time
 
 import cv2
+import numpy as np
 import pytest
 
 from calibration.layout import default_layout
@@ -235,7 +236,7 @@ def test_a_report_path_that_cannot_be_written_is_refused_before_the_replay(short
 def test_a_report_that_fails_to_write_is_one_line_and_leaves_the_old_one(short_demo, tmp_path, capsys,
                                                                          monkeypatch):
     report = tmp_path / "report.json"
-    report.write_text("the last good report")
+    report.write_text('{"the last good": "report"}')
 
     def full_disk(source, target):
         raise OSError(28, "No space left on device")
@@ -245,19 +246,19 @@ def test_a_report_that_fails_to_write_is_one_line_and_leaves_the_old_one(short_d
     err = capsys.readouterr().err
     assert err == f"tablesight replay: cannot write the report {report} (No space left on device). " \
                   "give --report a path in a folder you can write to.\n"
-    assert report.read_text() == "the last good report"
+    assert report.read_text() == '{"the last good": "report"}'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
 
 
 def test_a_replay_that_stops_early_does_not_write_over_an_existing_report(short_demo, tmp_path, capsys):
     damaged = _first_frame_broken(short_demo, tmp_path)
     report = tmp_path / "report.json"
-    report.write_text("the report of a good copy")
+    report.write_text('{"the report of": "a good copy"}')
     assert main(["replay", str(damaged), "--report", str(report)]) == 1
     err = capsys.readouterr().err
     assert f"{report} was kept" in err
     assert f"{damaged}: stopped before its first frame: frame 0 is not a readable JPEG" in err
-    assert report.read_text() == "the report of a good copy"
+    assert report.read_text() == '{"the report of": "a good copy"}'
     fresh = tmp_path / "fresh.json"
     assert main(["replay", str(damaged), "--report", str(fresh)]) == 1
     assert json.loads(fresh.read_text())["frames"] == 0  # with nothing to lose, the partial report is written
@@ -296,3 +297,89 @@ def test_record_into_a_folder_says_it_is_a_folder(short_demo, tmp_path, capsys):
         f"tablesight record: {tmp_path} is a folder, not a recording file. "
         f"give a file name for the recording, e.g. {tmp_path / 'game.tsr'}.\n"
     )
+
+
+def test_a_report_that_names_the_recording_is_refused_before_the_replay(short_demo, tmp_path, capsys):
+    """`replay rr.tsr --report rr.tsr` replaced the whole game with its report."""
+    game = tmp_path / "rr.tsr"
+    game.write_bytes(short_demo.read_bytes())
+    assert main(["replay", str(game), "--report", str(game)]) == 2
+    err = capsys.readouterr().err
+    assert f"--report {game} is the input {game}" in err and err.count("\n") == 1
+    assert game.read_bytes() == short_demo.read_bytes()
+    other = tmp_path / "other.tsr"
+    other.write_bytes(short_demo.read_bytes())
+    assert main(["replay", str(game), "--report", str(other)]) == 2
+    assert "holds no JSON" in capsys.readouterr().err and other.read_bytes() == short_demo.read_bytes()
+
+
+def test_a_report_into_a_pipe_is_written_into_it(short_demo, tmp_path, capsys):
+    """`--report /dev/stdout` or `/dev/null`: the node is written into, never renamed over (as
+    root, `--report /dev/full` turned the device into a 10 KB file)."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "report"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    assert main(["replay", str(short_demo), "--report", str(fifo)]) == 0
+    reader.join(30)
+    assert json.loads(got[0])["frames"] == 2 and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_replay_whose_events_differ_exits_1(short_demo, tmp_path, capsys):
+    """Checking the events is the command's job; a difference was exit 0, told from a match only
+    in words."""
+    game = tmp_path / "other.tsr"
+    game.write_bytes(short_demo.read_bytes())
+    with sqlite3.connect(game) as db:
+        db.execute("INSERT INTO events (frame, t, turn, phase, kind, detail, data) "
+                   "VALUES (0, 0.0, 1, 'deployment', 'added', 'a model that never was', '{}')")
+    assert main(["replay", str(game)]) == 1
+    summary, why = capsys.readouterr().err.splitlines()
+    assert summary.endswith("(they differ)")
+    assert why.startswith(f"tablesight replay: {game} does not replay to the events it recorded")
+
+
+def test_track_on_a_recording_uses_its_layout_and_says_when_another_is_given(short_demo, capsys):
+    assert main(["track", str(short_demo), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 2 and err == ""
+    assert main(["track", str(short_demo), "--layout", "244x183", "--json"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (f"tablesight track: --layout 244x183 is not the layout {short_demo} was recorded "
+                      "with; leave --layout out to use the recording's")
+    assert err[1].startswith("tablesight track: frame 0: calibration warnings: markers 4, 5 not found")
+
+
+def test_track_without_a_layout_for_a_folder_is_one_line(tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((48, 64, 3), np.uint8))
+    assert main(["track", str(tmp_path), "--json"]) == 2
+    assert f"track needs --layout for {tmp_path}" in capsys.readouterr().err
+
+
+def _video(path, frames: int) -> None:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    noise = np.random.default_rng(0)  # frames of some size, so a third of the file holds several
+    for _ in range(frames):
+        writer.write(noise.integers(0, 255, (48, 64, 3), dtype=np.uint8))
+    writer.release()
+
+
+def test_a_video_cut_off_is_reported_with_how_far_it_got(tmp_path, capsys):
+    """A video cut to a third ended with exit 0, as if the game had been that short."""
+    whole, cut = tmp_path / "game.avi", tmp_path / "cut.avi"
+    _video(whole, 32)
+    data = whole.read_bytes()
+    cut.write_bytes(data[: len(data) // 3])
+    assert main(["track", str(whole), "--layout", "183x122", "--json"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 32
+    assert main(["track", str(cut), "--layout", "183x122", "--json"]) == 2
+    out, err = capsys.readouterr()
+    read = len(out.splitlines())
+    assert 0 < read < 29
+    assert f"video file {cut} ended after {read} of the 32 frames its header declares" in err
+    assert err.splitlines()[-1].startswith("tablesight track: video file")
