@@ -273,11 +273,23 @@ class Game:
         step = payload.get("step_cm")
         if step is not None and (not isinstance(step, int | float) or step <= 0):
             raise TablesightError("setup: step_cm must be a positive number", "send the step length in cm")
+        # A deployment sent with the settings replaces the current one (null clears it): another
+        # ruleset rarely has the same deployment kinds, and the two must change together.
+        deployment = None if "deployment" in payload else self.deployment
+        if payload.get("deployment") is not None:
+            sent = _need(payload, "deployment", dict, "setup")
+            deployment = {
+                "kind": _need(sent, "kind", str, "setup deployment"),
+                "sides": _need(sent, "sides", dict, "setup deployment"),
+            }
         rules.load_ruleset(ruleset)
         self._trial(
-            ruleset_id=ruleset, table={"width_cm": float(width), "depth_cm": float(depth)}, step_cm=step
+            ruleset_id=ruleset,
+            table={"width_cm": float(width), "depth_cm": float(depth)},
+            step_cm=step,
+            deployment=deployment,
         )
-        self.ruleset_id, self.step_cm = ruleset, step
+        self.ruleset_id, self.step_cm, self.deployment = ruleset, step, deployment
         self.table = {"width_cm": float(width), "depth_cm": float(depth)}
         if self.phases != phases_of(ruleset):
             self.phases = phases_of(ruleset)

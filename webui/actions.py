@@ -9,8 +9,6 @@ adding fields.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rules_core.errors import TablesightError
@@ -27,10 +25,17 @@ class TableSize(Payload):
     depth_cm: float = Field(gt=0, le=2000)
 
 
+class Deployment(Payload):
+    kind: str = Field(min_length=1)
+    sides: dict[str, str]
+
+
 class Setup(Payload):
     ruleset: str | None = Field(default=None, min_length=1)
     table: TableSize | None = None
     step_cm: float | None = Field(default=None, gt=0, le=100)
+    # The deployment to keep with the new ruleset, or null to clear one it does not have.
+    deployment: Deployment | None = None
 
 
 class Assign(Payload):
@@ -66,11 +71,6 @@ class Objectives(Payload):
     objectives: list[Objective]
 
 
-class Deployment(Payload):
-    kind: str = Field(min_length=1)
-    sides: dict[str, str]
-
-
 class Phase(Payload):
     to: str = Field(min_length=1)
 
@@ -80,7 +80,8 @@ class ResetModel(Payload):
 
 
 class Template(Payload):
-    kind: Literal["blast", "smoke"]
+    # A template the current ruleset names (`rules show ID`); only the session knows which.
+    kind: str = Field(min_length=1, max_length=64)
     x_cm: float
     y_cm: float
     radius_cm: float | None = Field(default=None, gt=0)

@@ -43,6 +43,11 @@ def rulesets():
     return jsonify(rulesets=measuring.rulesets())
 
 
+@api.get("/rulesets/<ruleset_id>")
+def ruleset_tools(ruleset_id: str):
+    return jsonify(measuring.ruleset_tools(ruleset_id))
+
+
 @api.get("/ranges")
 def ranges():
     model_id = request.args.get("from", "").strip()

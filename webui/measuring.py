@@ -75,6 +75,31 @@ def rulesets() -> list[dict]:
     return _rules_api().list_rulesets()
 
 
+def ruleset_tools(ruleset_id: str) -> dict:
+    """What the page may offer under a ruleset: its templates, deployment kinds and unit types.
+
+    Taken from `rules show ID` so the buttons never name a template or deployment the session
+    would refuse. Sizes are in ruleset units (the state's `unit_cm` turns them into cm, a
+    bronepehota step included); a template with no radius takes the one the player gives.
+    """
+    full = _rules_api().ruleset_dict(ruleset_id)
+    kinds = (full.get("deployment") or {}).get("kinds") or {}
+    return {
+        "id": full["id"],
+        "title": full["title"],
+        "unit": full["unit"],
+        "unit_types": sorted(full.get("unit_types") or {}),
+        "templates": [
+            {"kind": kind, **{key: template.get(key) for key in ("shape", "radius", "length", "width")}}
+            for kind, template in (full.get("templates") or {}).items()
+        ],
+        "deployment_kinds": [
+            {"kind": kind, **{key: spec.get(key) for key in ("shape", "edges", "one_sided")}}
+            for kind, spec in kinds.items()
+        ],
+    }
+
+
 def _rules_api() -> ModuleType:
     try:
         from rules_core import api as rules_api

@@ -24,6 +24,7 @@ PHONE = {
 }
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+PIN = "4821"  # the table PIN of the test apps (conftest.PIN)
 
 
 def chromium_path() -> str:
@@ -42,9 +43,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(app) -> Iterator[str]:
-    """The app on 127.0.0.1 in a background thread; yields its base URL."""
-    port = free_port()
+def serving(app, port: int | None = None) -> Iterator[str]:
+    """The app on 127.0.0.1 (on `port`, to stand in for a rig restarted) in a background thread;
+    yields its base URL."""
+    port = port or free_port()
     server = make_server(app, "127.0.0.1", port)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -69,3 +71,37 @@ def chromium() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"webui-{name}.png"))
+
+
+def tap_table(page, x_cm: float, y_cm: float) -> None:
+    """A finger on the table view at a table position."""
+    x, y = page.evaluate(
+        """([x, y]) => { const svg = document.querySelector('#overlay');
+             const p = svg.createSVGPoint(); p.x = x; p.y = y;
+             const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
+        [x_cm, y_cm],
+    )
+    page.touchscreen.tap(x, y)
+
+
+def enter_pin(page, pin: str = PIN) -> None:
+    page.fill("#pin-input", pin)
+    page.click("#pin-form button[value='ok']")
+
+
+def assert_phone_friendly(page) -> None:
+    widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"horizontal scroll: {widths}"
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('button, select, input, a.button')]
+             .filter(e => e.offsetParent !== null && !e.closest('dialog'))
+             .map(e => [e.textContent.trim() || e.id, e.getBoundingClientRect()])
+             .filter(([, r]) => r.height < 44 || r.width < 44)
+             .map(([name, r]) => `${name} ${r.width}x${r.height}`)"""
+    )
+    assert small == []

@@ -1,4 +1,5 @@
-"""Fixtures: the web UI over the fake session, with a recordings folder of two games."""
+"""Fixtures: the web UI over the fake session, with a recordings folder of two games, and that
+UI served on loopback and open in Chromium at a phone's size (the browser tests)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.webui.browser import PHONE, PIN, chromium, chromium_path, serving
 from tests.webui.fake_replay import load_report
+from tests.webui.fake_rules import FakeRules
 from tests.webui.fake_session import FakeSession
+from webui import measuring
 from webui.app import create_app
 
-PIN = "4821"
+__all__ = ["PIN"]
 SQLITE_HEADER = b"SQLite format 3\x00"  # what the tracker's recordings start with
 
 
@@ -44,3 +48,37 @@ def app(session, recordings_dir):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        chromium_path()
+    except RuntimeError as error:
+        pytest.fail(str(error))  # CI installs Chromium: its absence is a failure, never a skip
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def page(browser, session, recordings_dir, monkeypatch):
+    monkeypatch.setattr(measuring, "_rules_api", lambda: FakeRules())
+    app = create_app(
+        session,
+        PIN,
+        str(recordings_dir),
+        report_loader=load_report,
+        config={"SSE_HEARTBEAT_S": 0.5, "MJPEG_MAX_S": 5},
+    )
+    with serving(app) as url:
+        # Playwright's waits evaluate strings, which the page's CSP forbids; one test below
+        # loads the page under its real policy.
+        context = browser.new_context(**PHONE, bypass_csp=True)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(url + "/")
+        page.wait_for_selector("#pieces circle[data-id='r1']")
+        yield page
+        context.close()
+        assert errors == []

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from rules_core import api as rules_api
+
 WEAPON_RANGE_CM = {"pistol": 15.0, "rifle": 60.0, "hmg": 90.0}
 DEFAULT_WEAPONS = {"infantry": ["pistol", "rifle"], "heavy_gun": ["hmg"], "vehicle": ["hmg"]}
 
@@ -26,7 +28,14 @@ class FakeRules:
         return data
 
     def list_rulesets(self) -> list[dict]:
-        return [{"id": "world-at-fire", "title": "World at Fire", "source": "seed 000", "unit": "cm"}]
+        return [
+            {"id": "world-at-fire", "title": "World at Fire", "source": "seed 000", "unit": "cm"},
+            {"id": "combined-arms", "title": "Combined arms", "source": "seed 003", "unit": "in"},
+        ]
+
+    def ruleset_dict(self, ruleset_id: str) -> dict:
+        """The shipped ruleset itself: its templates and deployment kinds are what the page offers."""
+        return rules_api.ruleset_dict(ruleset_id)
 
     def _edge(self, a: dict, b: dict) -> float:
         return max(0.0, math.dist((a["x_cm"], a["y_cm"]), (b["x_cm"], b["y_cm"])) - _radius(a) - _radius(b))

@@ -3,7 +3,9 @@
 The web UI is tested against this, not against the camera pipeline: it implements the same
 methods, validates actions the way the real session must (unknown ids raise
 `TablesightError`, nothing changes), and bumps `version` on every change so SSE can be
-tested. Verdicts are canned in the shapes CONTRACTS.md fixes: red's r3 ran 16.2 cm where
+tested. Templates and deployment kinds are the shipped rulesets' own, so the page is held to
+what the real session accepts (World at Fire has deployments but no templates, Combined
+Arms the reverse). Verdicts are canned in the shapes CONTRACTS.md fixes: red's r3 ran 16.2 cm where
 infantry may move 15, so the page has an illegal move to show.
 """
 
@@ -17,11 +19,13 @@ import time
 import cv2
 import numpy as np
 
+from rules_core import api as rules_api
 from rules_core.errors import TablesightError
 
 PHASES = {
     "world-at-fire": ["deployment", "movement", "shooting", "assault"],
     "mobile-infantry": ["orders", "movement", "shooting"],
+    "combined-arms": ["deployment", "movement", "shooting", "assault"],
 }
 RULESETS = {
     "world-at-fire": {
@@ -38,8 +42,14 @@ RULESETS = {
         "unit_cm": 0.1,
         "premeasure_allowed": False,
     },
+    "combined-arms": {
+        "id": "combined-arms",
+        "title": "Combined arms",
+        "unit": "in",
+        "unit_cm": 2.54,
+        "premeasure_allowed": True,
+    },
 }
-DEPLOYMENT_KINDS = ("breakthrough", "ambush", "diversion")
 PX_PER_CM = 4
 
 
@@ -160,6 +170,20 @@ def demo_state() -> dict:
     }
 
 
+def _check_deployment(ruleset_id: str, deployment: dict | None) -> None:
+    """Refused as the real session's scene check refuses it: a kind the ruleset does not define."""
+    if deployment is None:
+        return
+    ruleset = rules_api.load_ruleset(ruleset_id)
+    kinds = ruleset.deployment.kinds if ruleset.deployment else {}
+    if deployment["kind"] not in kinds:
+        raise TablesightError(
+            f"scene field deployment.kind: unknown deployment kind '{deployment['kind']}' for ruleset "
+            f"{ruleset_id}",
+            f"use one of {', '.join(kinds) or '(this ruleset defines none)'}",
+        )
+
+
 def _corners(vehicle: dict) -> list[list[float]]:
     heading = math.radians(vehicle["heading_deg"])
     ux, uy = math.cos(heading), math.sin(heading)
@@ -242,6 +266,10 @@ class FakeSession:
                 raise TablesightError(
                     f"Unknown ruleset '{payload['ruleset']}'", "Pick one of tablesight rules list"
                 )
+            deployment = payload.get("deployment", state["deployment"])
+            _check_deployment(payload["ruleset"], deployment)
+            state["deployment"] = deployment
+            state["deployment_zones"] = state["deployment_zones"] if deployment else {}
             state["ruleset"] = dict(RULESETS[payload["ruleset"]])
             state["phases"] = list(PHASES[payload["ruleset"]])
             state["phase"] = state["phases"][0]
@@ -268,10 +296,7 @@ class FakeSession:
         state["objectives"] = payload["objectives"]
 
     def _apply_deployment(self, state, payload):
-        if payload["kind"] not in DEPLOYMENT_KINDS:
-            raise TablesightError(
-                f"Unknown deployment kind '{payload['kind']}'", "Use breakthrough, ambush or diversion"
-            )
+        _check_deployment(state["ruleset"]["id"], payload)
         state["deployment"] = {"kind": payload["kind"], "sides": payload["sides"]}
 
     def _apply_phase(self, state, payload):
@@ -305,38 +330,34 @@ class FakeSession:
         state["status"]["message"] = "Recalibrated on markers 0, 1, 2, 3."
 
     def _apply_template(self, state, payload):
-        if payload["kind"] == "blast":
-            radius = payload.get("radius_cm", 5.0)
-            under = [
-                p["id"]
-                for p in [*state["models"], *state["vehicles"]]
-                if math.dist((p["x_cm"], p["y_cm"]), (payload["x_cm"], payload["y_cm"])) <= radius + 1.6
-            ]
-            template = {
-                "kind": "blast",
-                "x_cm": payload["x_cm"],
-                "y_cm": payload["y_cm"],
-                "radius_cm": radius,
-            }
+        """As tracker/game.py: the ruleset's own template, its seed sizes, the reply under "template"."""
+        ruleset = rules_api.load_ruleset(state["ruleset"]["id"])
+        spec = ruleset.template(payload["kind"])
+        if spec is None:
+            raise TablesightError(
+                f"template: unknown kind {payload['kind']!r} for ruleset {ruleset.id}",
+                f"use one of {', '.join(ruleset.templates) or '(this ruleset has none)'}",
+            )
+        unit_cm = state["ruleset"]["unit_cm"]
+        pieces = [*state["models"], *state["vehicles"]]
+        template = {key: payload[key] for key in ("length_cm", "width_cm", "heading_deg") if key in payload}
+        if spec.shape == "circle":
+            radius = spec.radius * unit_cm if spec.radius is not None else payload["radius_cm"]
+            centre = (payload["x_cm"], payload["y_cm"])
+            under = [p["id"] for p in pieces if math.dist((p["x_cm"], p["y_cm"]), centre) <= radius + 1.6]
         else:
-            length, width = payload.get("length_cm", 15.0), payload.get("width_cm", 5.0)
+            radius = 0.0
+            length, width = spec.length * unit_cm, spec.width * unit_cm
             under = [
                 p["id"]
-                for p in [*state["models"], *state["vehicles"]]
+                for p in pieces
                 if abs(p["x_cm"] - payload["x_cm"]) <= length / 2
                 and abs(p["y_cm"] - payload["y_cm"]) <= width / 2
             ]
-            template = {
-                "kind": "smoke",
-                "x_cm": payload["x_cm"],
-                "y_cm": payload["y_cm"],
-                "length_cm": length,
-                "width_cm": width,
-                "heading_deg": payload.get("heading_deg", 0.0),
-            }
+        template.update(kind=payload["kind"], x_cm=payload["x_cm"], y_cm=payload["y_cm"], radius_cm=radius)
         template["under"] = under
         state["templates"].append(template)
-        return {"under": under}
+        return {"template": {**template, "report": {"kind": payload["kind"], "shape": spec.shape}}}
 
     def _apply_clear_templates(self, state, payload):
         state["templates"] = []

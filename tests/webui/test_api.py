@@ -49,7 +49,6 @@ def test_assign_with_the_pin_changes_the_model(client, session):
         ("next_turn", {}),
         ("reset_model", {"model_id": "r3"}),
         ("recalibrate", {}),
-        ("template", {"kind": "blast", "x_cm": 32, "y_cm": 30, "radius_cm": 5}),
         ("clear_templates", {}),
     ],
 )
@@ -73,10 +72,41 @@ def test_undo_reverts_the_last_phase_change(client, session):
     assert session.state()["phase"] == "movement"
 
 
+COMBINED_ARMS = {"ruleset": "combined-arms", "table": {"width_cm": 183, "depth_cm": 122}, "deployment": None}
+
+
 def test_template_answers_who_is_under_it(client, session):
-    response = post(client, "template", {"kind": "blast", "x_cm": 32, "y_cm": 30, "radius_cm": 3})
-    assert response.get_json()["under"] == ["r1"]
+    assert post(client, "setup", COMBINED_ARMS).status_code == 200
+    response = post(client, "template", {"kind": "grenade", "x_cm": 32, "y_cm": 30})
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["template"]["under"] == ["r1"]
     assert session.state()["templates"][0]["under"] == ["r1"]
+
+
+def test_the_page_learns_each_rulesets_templates_and_deployment_kinds(client):
+    world = client.get("/api/rulesets/world-at-fire").get_json()
+    assert world["templates"] == []
+    assert [k["kind"] for k in world["deployment_kinds"]] == ["breakthrough", "ambush", "diversion"]
+    assert world["deployment_kinds"][0] == {
+        "kind": "breakthrough", "shape": "edge_strip", "edges": "short", "one_sided": False
+    }
+    arms = client.get("/api/rulesets/combined-arms").get_json()
+    kinds = {t["kind"]: t for t in arms["templates"]}
+    assert "blast" not in kinds
+    assert (kinds["grenade"]["shape"], kinds["grenade"]["radius"]) == ("circle", 1.0)
+    assert (kinds["smoke"]["shape"], kinds["smoke"]["length"], kinds["smoke"]["width"]) == ("strip", 5, 1)
+    assert arms["deployment_kinds"] == [] and "infantry" in arms["unit_types"]
+    unknown = client.get("/api/rulesets/no-such-game")
+    assert unknown.status_code == 400 and "no-such-game" in unknown.get_json()["message"]
+
+
+def test_a_ruleset_change_clears_a_deployment_the_new_ruleset_lacks_only_when_told(client, session):
+    refused = post(client, "setup", {**COMBINED_ARMS, "deployment": {"kind": "breakthrough", "sides": {}}})
+    assert refused.status_code == 400 and "breakthrough" in refused.get_json()["message"]
+    assert session.state()["ruleset"]["id"] == "world-at-fire"
+    assert post(client, "setup", COMBINED_ARMS).status_code == 200
+    assert session.applied[-1] == ("setup", COMBINED_ARMS)
+    assert session.state()["deployment"] is None
 
 
 @pytest.mark.parametrize("pin", [None, "", "0000", "48210"])

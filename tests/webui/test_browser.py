@@ -11,90 +11,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.webui.browser import ARTIFACTS, PHONE, chromium, chromium_path, serving
-from tests.webui.conftest import PIN
-from tests.webui.fake_replay import load_report
-from tests.webui.fake_rules import FakeRules
-from tests.webui.fake_session import FakeSession
-from webui import measuring
-from webui.app import create_app
+from tests.webui.browser import PHONE, PIN, assert_phone_friendly, enter_pin, shot, tap_table
 
 pytestmark = pytest.mark.browser
 
 RED = "rgb(255, 107, 107)"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        chromium_path()
-    except RuntimeError as error:
-        pytest.fail(str(error))  # CI installs Chromium: its absence is a failure, never a skip
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def session():
-    return FakeSession()
-
-
-@pytest.fixture
-def page(browser, session, recordings_dir, monkeypatch):
-    monkeypatch.setattr(measuring, "_rules_api", lambda: FakeRules())
-    app = create_app(
-        session,
-        PIN,
-        str(recordings_dir),
-        report_loader=load_report,
-        config={"SSE_HEARTBEAT_S": 0.5, "MJPEG_MAX_S": 5},
-    )
-    with serving(app) as url:
-        # Playwright's waits evaluate strings, which the page's CSP forbids; one test below
-        # loads the page under its real policy.
-        context = browser.new_context(**PHONE, bypass_csp=True)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(url + "/")
-        page.wait_for_selector("#pieces circle[data-id='r1']")
-        yield page
-        context.close()
-        assert errors == []
-
-
-def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"webui-{name}.png"))
-
-
-def tap_table(page, x_cm: float, y_cm: float) -> None:
-    """A finger on the table view at a table position."""
-    x, y = page.evaluate(
-        """([x, y]) => { const svg = document.querySelector('#overlay');
-             const p = svg.createSVGPoint(); p.x = x; p.y = y;
-             const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
-        [x_cm, y_cm],
-    )
-    page.touchscreen.tap(x, y)
-
-
-def enter_pin(page) -> None:
-    page.fill("#pin-input", PIN)
-    page.click("#pin-form button[value='ok']")
-
-
-def assert_phone_friendly(page) -> None:
-    widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    assert widths[0] <= widths[1], f"horizontal scroll: {widths}"
-    small = page.evaluate(
-        """() => [...document.querySelectorAll('button, select, input, a.button')]
-             .filter(e => e.offsetParent !== null && !e.closest('dialog'))
-             .map(e => [e.textContent.trim() || e.id, e.getBoundingClientRect()])
-             .filter(([, r]) => r.height < 44 || r.width < 44)
-             .map(([name, r]) => `${name} ${r.width}x${r.height}`)"""
-    )
-    assert small == []
 
 
 LOW_CONTRAST = (Path(__file__).with_name("contrast.js")).read_text()
@@ -131,7 +52,7 @@ def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
     path = page.locator("#moves-layer line[data-id='r3']")
     assert path.get_attribute("data-legal") == "false"
     assert path.evaluate("e => getComputedStyle(e).stroke") == RED
-    assert "16.2 cm / 15.0 cm" in page.locator("#moves-layer").text_content()
+    assert "16.2 cm / 15.0 cm" in page.locator("#layer-labels").text_content()
     row = page.locator("#moves li[data-id='r3']")
     assert "moved 16.2 cm, infantry may move 15 cm" in row.text_content()
     assert row.evaluate("e => getComputedStyle(e).color") == RED
@@ -222,20 +143,31 @@ def test_ruler_between_two_models(page):
     assert "1.8 cm edge to edge" in page.locator("#ruler-result").text_content()
 
 
-def test_blast_template_asks_the_pin_and_lists_who_is_under_it(page, session):
-    page.click("[data-mode='blast']")
+def test_templates_are_the_rulesets_own_and_say_who_is_under_them(page, session):
+    assert page.locator("[data-mode='template']").is_hidden()  # World at Fire has none
+    expect(page.locator("#no-templates")).to_be_visible()
+    session.apply("setup", {"ruleset": "combined-arms", "table": {"width_cm": 183, "depth_cm": 122},
+                            "deployment": None})
+    page.wait_for_selector("[data-mode='template']:not([hidden])")
+    offered = page.eval_on_selector_all("#template-kind option", "os => os.map(o => o.value)")
+    assert offered[0] == "grenade" and "smoke" in offered and "blast" not in offered
+    page.click("[data-mode='template']")
     tap_table(page, 32.0, 30.0)
     enter_pin(page)
-    page.wait_for_selector("#templates circle[data-kind='blast']")
-    assert "r1" in page.locator("#message").text_content()
+    page.wait_for_selector("#templates circle[data-kind='grenade']")
+    expect(page.locator("#message")).to_contain_text("Under the grenade: r1")
     assert page.evaluate("sessionStorage.getItem('tablesight.pin')") == PIN
-    assert session.state()["templates"][0]["under"]
-    page.click("[data-mode='smoke']")
-    page.fill("#smoke-heading", "90")
+    assert session.applied[-1][1] == {"kind": "grenade", "x_cm": pytest.approx(32, abs=0.5),
+                                      "y_cm": pytest.approx(30, abs=0.5)}  # the seed's radius: none sent
+    assert float(page.locator("#templates circle").get_attribute("r")) == pytest.approx(2.54)
+    page.select_option("#template-kind", "smoke")
+    page.fill("#template-heading", "90")
     tap_table(page, 80.0, 48.0)  # the PIN is remembered: no dialog this time
     page.wait_for_selector("#templates rect[data-kind='smoke']")
-    angle, x, y = map(float, page.locator("#templates rect").get_attribute("transform")[7:-1].split())
+    rect = page.locator("#templates rect")
+    angle, x, y = map(float, rect.get_attribute("transform")[7:-1].split())
     assert angle == 90 and (x, y) == pytest.approx((80.0, 48.0), abs=0.5)
+    assert float(rect.get_attribute("width")) == pytest.approx(5 * 2.54)  # 5 x 1 in, the seed's strip
     smoke = session.state()["templates"][1]
     assert smoke["kind"] == "smoke" and smoke["heading_deg"] == 90
 
@@ -327,7 +259,7 @@ def test_wrong_pin_says_so_and_changes_nothing(page, session):
 
 
 def test_orders_phase_hides_measurements(page, session):
-    session.apply("setup", {"ruleset": "mobile-infantry"})
+    session.apply("setup", {"ruleset": "mobile-infantry", "deployment": None})
     page.wait_for_selector("#premeasure-note:not([hidden])")
     assert page.locator("[data-mode='ruler']").is_hidden()
     assert (

@@ -77,7 +77,7 @@ def test_measure_bad_input(client, query, status):
 def test_no_measuring_while_orders_are_given_where_the_ruleset_forbids_it(client, session, rules):
     from tests.webui.test_api import post
 
-    post(client, "setup", {"ruleset": "mobile-infantry"})
+    post(client, "setup", {"ruleset": "mobile-infantry", "deployment": None})
     assert session.state()["phase"] == "orders"
     for url in ("/api/ranges?from=r1", "/api/measure?a=r1&b=r2", "/api/measure?a=0,0&b=1,1"):
         response = client.get(url)

@@ -99,3 +99,22 @@ def test_replay_timeline_and_report_from_the_real_replay_engine(client):
     assert {s["phase"] for s in timeline["snapshots"]} >= {"movement", "shooting"}
     report = client.get("/api/recordings/flat-game.tsr/report")
     assert report.status_code == 200 and "<svg" in report.get_data(as_text=True)
+
+
+def test_a_ruleset_change_can_clear_the_deployment_and_templates_answer_under_template(client):
+    sides = {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}
+    assert act(client, "deployment", sides).status_code == 200
+    table = {"width_cm": 183, "depth_cm": 122}
+    refused = act(client, "setup", {"ruleset": "combined-arms", "table": table})
+    assert refused.status_code == 400 and "breakthrough" in refused.get_json()["message"]
+    changed = act(client, "setup", {"ruleset": "combined-arms", "table": table, "deployment": None})
+    assert changed.status_code == 200, changed.get_json()
+    state = client.get("/api/state").get_json()
+    assert (state["ruleset"]["id"], state["deployment"]) == ("combined-arms", None)
+    offered = client.get("/api/rulesets/combined-arms").get_json()["templates"]
+    grenade = next(t for t in offered if t["kind"] == "grenade")
+    m1 = next(m for m in state["models"] if m["id"] == "m1")
+    reply = act(client, "template", {"kind": grenade["kind"], "x_cm": m1["x_cm"], "y_cm": m1["y_cm"]})
+    assert reply.status_code == 200, reply.get_json()
+    assert "m1" in reply.get_json()["template"]["under"]
+    assert act(client, "template", {"kind": "blast", "x_cm": 1, "y_cm": 1}).status_code == 400

@@ -30,7 +30,7 @@ SAMPLE_PAYLOADS = {
     "deployment": {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}},
     "phase": {"to": "next"},
     "reset_model": {"model_id": "r3"},
-    "template": {"kind": "blast", "x_cm": 50, "y_cm": 50, "radius_cm": 5},
+    "template": {"kind": "grenade", "x_cm": 50, "y_cm": 50},
 }
 
 

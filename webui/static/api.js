@@ -32,8 +32,20 @@ async function parse(response) {
   return body;
 }
 
+// fetch() rejects with a bare "TypeError: Failed to fetch" when the rig is down or the Wi-Fi
+// dropped: the player is told that in words instead.
+export const UNREACHABLE = "The rig is not answering; try again when it is back.";
+
+async function reach(url, options) {
+  try {
+    return await fetch(url, options);
+  } catch {
+    throw new ApiError(0, UNREACHABLE);
+  }
+}
+
 export async function getJson(url) {
-  return parse(await fetch(url, { cache: "no-store" }));
+  return parse(await reach(url, { cache: "no-store" }));
 }
 
 // askPin() resolves to a PIN the player typed, or null when they cancel.
@@ -45,7 +57,7 @@ export async function action(name, payload, askPin) {
       if (!pin) throw new ApiError(403, "No PIN given: nothing was changed.");
       storePin(pin);
     }
-    const response = await fetch(`/api/action/${name}`, {
+    const response = await reach(`/api/action/${name}`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Table-Pin": pin },
       body: JSON.stringify(payload || {}),
@@ -58,11 +70,16 @@ export async function action(name, payload, askPin) {
   return null;
 }
 
-// Calls onState(state) for every pushed state; EventSource reconnects by itself.
+// Calls onState(state) for every pushed state. EventSource reconnects by itself after a
+// dropped stream, but gives up for good on an error answer (a 503 when too many phones
+// stream): then a new one is opened a few seconds later.
 export function subscribe(onState, onConnection) {
   const source = new EventSource("/api/events");
   source.addEventListener("state", (event) => onState(JSON.parse(event.data)));
   source.addEventListener("open", () => onConnection(true));
-  source.addEventListener("error", () => onConnection(false));
+  source.addEventListener("error", () => {
+    onConnection(false);
+    if (source.readyState === EventSource.CLOSED) setTimeout(() => subscribe(onState, onConnection), 3000);
+  });
   return source;
 }

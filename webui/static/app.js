@@ -1,9 +1,11 @@
 // The page: pushed state in, overlay and panels out, taps turned into questions and actions.
 
 import { action, ApiError, getJson, storePin, subscribe } from "./api.js";
+import { Labels } from "./labels.js";
 import { drawScene, measuringAllowed } from "./overlay.js";
-import { drawPlayPanel } from "./play.js";
+import { drawPlayPanel, initPlay } from "./play.js";
 import { initReplay } from "./replay.js";
+import { rulesetTools } from "./rulesets.js";
 import { initSetup } from "./setup.js";
 import { initTable } from "./table.js";
 
@@ -13,6 +15,8 @@ const scene = $("#layer-scene");
 
 const ctx = {
   live: null, // the newest pushed state
+  liveAt: null, // when it came: shown while the rig is not answering
+  tools: null, // the live ruleset's templates, deployment kinds and unit types (rulesets.js)
   replay: null, // a replay snapshot shown instead of the live table, or null
   mode: "select",
   selected: null,
@@ -54,9 +58,20 @@ function askPin() {
   });
 }
 
+// What a control that worked says, so every tap gets an answer; callers with more to say
+// (who is under a template) say it after.
+const DONE = {
+  setup: "Game settings applied.", assign: "Models assigned.", terrain: "Terrain saved.",
+  objectives: "Objectives saved.", deployment: "Deployment set.", phase: "Phase changed.",
+  next_turn: "Next turn.", undo: "Undone: back one phase.", reset_model: "Model put back where the phase began.",
+  recalibrate: "Recalibrating on the markers.", template: "Template placed.", clear_templates: "Templates cleared.",
+};
+
 async function send(name, payload) {
+  show(""); // an old answer must not stand for this one
   try {
     const result = await action(name, payload, askPin);
+    show(DONE[name] || "Done.");
     return result;
   } catch (error) {
     show(error instanceof ApiError ? error.message : String(error), true);
@@ -64,19 +79,60 @@ async function send(name, payload) {
   }
 }
 
+// The answer to a tap, in a toast fixed near the bottom of the screen: seen wherever the page
+// is scrolled to, and pushing nothing else out of the way.
 function show(text, bad = false) {
   const box = $("#message");
   box.textContent = text;
-  box.className = bad ? "message" : "message ok";
+  box.className = bad ? "toast bad" : "toast";
   box.hidden = !text;
   clearTimeout(show.timer);
   if (text) show.timer = setTimeout(() => (box.hidden = true), bad ? 8000 : 4000);
 }
 
 function onState(state) {
+  const rulesetChanged = !ctx.live || !ctx.tools || ctx.tools.id !== (state.ruleset || {}).id;
   ctx.live = state;
+  ctx.liveAt = new Date();
+  setConnected(true);
+  if (rulesetChanged && state.ruleset) loadTools(state.ruleset.id);
   if (!ctx.replay) redraw();
   refreshTopdown(state);
+}
+
+async function loadTools(id) {
+  try {
+    const tools = await rulesetTools(id);
+    if (ctx.live && ctx.live.ruleset && ctx.live.ruleset.id === id) {
+      ctx.tools = tools;
+      redraw();
+    }
+  } catch {
+    ctx.tools = null; // asked again with the next state
+  }
+}
+
+// A stream that drops and comes back within a few seconds is routine (the rig ends each one
+// after 30 s); one that stays down means the table shown is no longer the live one.
+function setConnected(connected) {
+  if (connected) {
+    clearTimeout(setConnected.timer);
+    setConnected.timer = null;
+    document.body.classList.remove("offline");
+    $("#offline").hidden = true;
+    if (ctx.shown()) drawHeader(ctx.shown()); // the pill says "reconnecting…" no longer
+    return;
+  }
+  $("#status").textContent = document.body.classList.contains("offline") ? "offline" : "reconnecting…";
+  if (setConnected.timer) return; // each failed retry must not put the verdict off again
+  setConnected.timer = setTimeout(() => {
+    document.body.classList.add("offline");
+    $("#status").textContent = "offline";
+    $("#status").className = "pill bad";
+    const when = ctx.liveAt ? ctx.liveAt.toLocaleTimeString() : "never";
+    $("#offline").textContent = `Lost contact with the rig: the table shown is as it was at ${when}, not live.`;
+    $("#offline").hidden = false;
+  }, 3000);
 }
 
 // --- drawing ----------------------------------------------------------------------------
@@ -91,15 +147,27 @@ function redraw() {
     $(id).setAttribute("height", d);
   }
   const allowed = measuringAllowed(state);
-  const ui = { fontCm: ctx.fontCm(state), showMeasurements: allowed, selected: ctx.selected, picked: ctx.picked };
+  const ui = { fontCm: ctx.fontCm(state), showMeasurements: allowed, selected: ctx.selected, picked: ctx.picked,
+    labels: new Labels(), templateSizes: (kind) => templateSize(kind, state) };
   drawScene(scene, state, ui);
   ctx.drawTools(ui, state);
+  ui.labels.draw($("#layer-labels"));
   drawHeader(state);
+  // A replay shows the past: what would change the live game is switched off while it is up.
+  for (const control of document.querySelectorAll("[data-live]")) control.disabled = Boolean(ctx.replay);
+  $("#replay-note").hidden = !ctx.replay;
   drawPlayPanel(ctx, state, allowed);
   if (!$("#panel-log").hidden) drawEvents(state);
   $("#topdown").style.display = ctx.replay ? "none" : "";
   ctx.onRedraw && ctx.onRedraw(state);
   if (!performance.getEntriesByName("tablesight-first-overlay").length) performance.mark("tablesight-first-overlay");
+}
+
+// A strip template's size in cm, from the live ruleset (an entry sent without one).
+function templateSize(kind, state) {
+  const spec = ctx.tools && ctx.tools.templates.find((t) => t.kind === kind);
+  const unitCm = (state.ruleset && state.ruleset.unit_cm) || 1;
+  return spec && spec.length ? { length_cm: spec.length * unitCm, width_cm: spec.width * unitCm } : null;
 }
 
 function drawEvents(state) {
@@ -116,6 +184,7 @@ function drawHeader(state) {
   $("#turn").textContent = `Turn ${state.turn ?? "–"} · ${state.phase || "–"}`;
   const status = state.status || {};
   const pill = $("#status");
+  if (document.body.classList.contains("offline")) return;
   if (ctx.replay) {
     pill.textContent = "replay";
     pill.className = "pill";
@@ -172,9 +241,7 @@ function wireButtons() {
     undo: () => send("undo", {}),
     "phase-to": () => send("phase", { to: $("#phase-to").value }),
     "clear-templates": () => send("clear_templates", {}),
-    recalibrate: async () => {
-      if (await send("recalibrate", {})) show("Recalibrating on the markers.");
-    },
+    recalibrate: () => send("recalibrate", {}),
   };
   ctx.actions = actions;
   document.body.addEventListener("click", (event) => {
@@ -186,6 +253,7 @@ function wireButtons() {
     if (button.dataset.tab) setTab(button.dataset.tab);
     if (button.dataset.action && ctx.actions[button.dataset.action]) ctx.actions[button.dataset.action]();
   });
+  $("#message").addEventListener("click", () => show(""));
   $("#pin-button").addEventListener("click", async () => {
     const pin = await askPin();
     if (pin) {
@@ -208,11 +276,10 @@ function setTab(tab) {
 
 wireButtons();
 initTable(ctx);
+initPlay(ctx);
 initSetup(ctx);
 initReplay(ctx);
-subscribe(onState, (connected) => {
-  if (!connected) $("#status").textContent = "reconnecting…";
-});
+subscribe(onState, setConnected);
 getJson("/api/state").then(onState).catch((error) => show(error.message, true));
 window.addEventListener("resize", redraw);
 window.tablesight = ctx; // for the browser tests and curious players

@@ -34,6 +34,27 @@ export function insidePolygon(point, polygon) {
   return inside;
 }
 
+function toSegment(p, a, b) {
+  const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
+  const t = dx || dy ? Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / (dx * dx + dy * dy))) : 0;
+  return dist(p, [a[0] + t * dx, a[1] + t * dy]);
+}
+
+function toOutline(p, outline) {
+  if (outline.length === 1) return dist(p, outline[0]);
+  return Math.min(...outline.map((a, i) => toSegment(p, a, outline[(i + 1) % outline.length])));
+}
+
+// Edge-to-edge distance of two footprints, each {points, r}: a round base is its centre and
+// radius, a vehicle its corners and r 0, a bare point itself. Used where the rules core cannot
+// be asked: positions in a replay, which the rig's live scene does not hold.
+export function footprintGap(a, b) {
+  const inside = (p, outline) => outline.length > 2 && insidePolygon(p, outline);
+  if (a.points.some((p) => inside(p, b.points)) || b.points.some((p) => inside(p, a.points))) return 0;
+  const core = Math.min(...a.points.map((p) => toOutline(p, b.points)), ...b.points.map((p) => toOutline(p, a.points)));
+  return Math.max(0, core - a.r - b.r);
+}
+
 // The closest pair of models between two groups: where a broken unit is drawn broken.
 export function closestPair(groupA, groupB) {
   let best = null;

@@ -2,6 +2,7 @@
 // Nothing here is burned into video: the phone redraws it crisp at any zoom.
 
 import { closestPair, convexHull, sideColours } from "./geometry.js";
+import { ILLEGAL as ILLEGAL_LABEL, MOVE, OBJECTIVE, TERRAIN } from "./labels.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const ILLEGAL = "#ff6b6b";
@@ -38,11 +39,7 @@ export function formatDistance(cm, ruleset) {
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${unit}`;
 }
 
-function label(parent, x, y, text, size, bad = false) {
-  return el("text", { x, y, class: bad ? "label bad" : "label", "font-size": size, "text-anchor": "middle" }, parent, text);
-}
-
-// ui: {fontCm, showMeasurements, selected, picked:Set, pieceHandler}
+// ui: {fontCm, showMeasurements, selected, picked:Set, labels: Labels (drawn by the caller, last)}
 export function drawScene(layer, state, ui) {
   layer.replaceChildren();
   const colours = colourMap(state);
@@ -52,7 +49,7 @@ export function drawScene(layer, state, ui) {
   drawObjectives(el("g", { id: "objectives" }, layer), state, colours, ui);
   drawCoherency(el("g", { id: "coherency" }, layer), state, byId, colours, ui);
   drawMoves(el("g", { id: "moves-layer" }, layer), state, byId, colours, ui);
-  drawTemplates(el("g", { id: "templates" }, layer), state);
+  drawTemplates(el("g", { id: "templates" }, layer), state, ui);
   drawPieces(el("g", { id: "pieces" }, layer), state, colours, ui);
 }
 
@@ -74,7 +71,7 @@ function drawTerrain(g, state, ui) {
     el("title", {}, polygon, `${piece.kind} ${piece.id}`);
     const cx = piece.polygon_cm.reduce((s, p) => s + p[0], 0) / piece.polygon_cm.length;
     const cy = piece.polygon_cm.reduce((s, p) => s + p[1], 0) / piece.polygon_cm.length;
-    label(g, cx, cy, piece.kind, ui.fontCm * 0.85);
+    ui.labels.add(cx, cy, piece.kind, ui.fontCm * 0.85, TERRAIN);
   }
 }
 
@@ -89,7 +86,7 @@ function drawObjectives(g, state, colours, ui) {
       "stroke-dasharray": owner || verdict.contested ? null : "1 0.7", "data-id": objective.id,
       "data-controlled-by": owner || "" }, g);
     const who = verdict.contested ? "contested" : owner ? owner : "nobody";
-    label(g, objective.x_cm, objective.y_cm + r + ui.fontCm, `${objective.id}: ${who}`, ui.fontCm * 0.85);
+    ui.labels.add(objective.x_cm, objective.y_cm + r + ui.fontCm, `${objective.id}: ${who}`, ui.fontCm * 0.85, OBJECTIVE);
   }
 }
 
@@ -111,28 +108,15 @@ function drawCoherency(g, state, byId, colours, ui) {
         const pair = closestPair(groups[0], groups[i]);
         if (!pair) continue;
         el("line", { x1: pair.a[0], y1: pair.a[1], x2: pair.b[0], y2: pair.b[1], class: "break", "data-unit": unit }, g);
-        label(g, (pair.a[0] + pair.b[0]) / 2, (pair.a[1] + pair.b[1]) / 2 - 1, `${unit} broken`, ui.fontCm * 0.85, true);
+        ui.labels.add((pair.a[0] + pair.b[0]) / 2, (pair.a[1] + pair.b[1]) / 2 - 1, `${unit} broken`, ui.fontCm * 0.85,
+          ILLEGAL_LABEL, true);
       }
     }
   }
 }
 
-// Labels of moves close together would print over each other: a label that would overlap
-// one already placed moves down a line, and after three tries is left to the list below.
-function freeSpot(placed, x, y, width, height) {
-  for (let tries = 0; tries < 3; tries += 1, y += height) {
-    const clear = placed.every((p) => Math.abs(p.x - x) * 2 > p.width + width || Math.abs(p.y - y) > height);
-    if (clear) {
-      placed.push({ x, y, width });
-      return y;
-    }
-  }
-  return null;
-}
-
 function drawMoves(g, state, byId, colours, ui) {
   const verdicts = (state.moves && state.moves.models) || {};
-  const placed = [];
   for (const [id, verdict] of Object.entries(verdicts)) {
     const piece = byId.get(id);
     if (!piece || piece.start_x_cm === undefined) continue;
@@ -148,22 +132,25 @@ function drawMoves(g, state, byId, colours, ui) {
       const text = bad ? `${distances} ✗` : distances;
       const size = ui.fontCm * 0.8;
       const x = (piece.start_x_cm + piece.x_cm) / 2;
-      const y = freeSpot(placed, x, (piece.start_y_cm + piece.y_cm) / 2 - ui.fontCm * 0.4, text.length * size * 0.6, size * 1.1);
-      if (y !== null) label(g, x, y, text, size, bad);
+      ui.labels.add(x, (piece.start_y_cm + piece.y_cm) / 2 - ui.fontCm * 0.4, text, size, bad ? ILLEGAL_LABEL : MOVE, bad);
     }
   }
 }
 
-function drawTemplates(g, state) {
+// A circle for a blast (radius_cm from the rules core), a strip for smoke: its size is the
+// ruleset's, sent with the action by the page (ui.templateSizes when an older entry lacks it).
+function drawTemplates(g, state, ui) {
   for (const t of state.templates || []) {
-    if (t.kind === "blast") {
-      el("circle", { cx: t.x_cm, cy: t.y_cm, r: t.radius_cm, class: "template", "data-kind": "blast" }, g);
-    } else {
-      const length = t.length_cm || 15;
-      const width = t.width_cm || 5;
-      el("rect", { x: t.x_cm - length / 2, y: t.y_cm - width / 2, width: length, height: width, class: "template",
-        "data-kind": "smoke", transform: `rotate(${t.heading_deg || 0} ${t.x_cm} ${t.y_cm})` }, g);
+    if (t.radius_cm > 0) {
+      el("circle", { cx: t.x_cm, cy: t.y_cm, r: t.radius_cm, class: "template", "data-kind": t.kind }, g);
+      continue;
     }
+    const size = (ui.templateSizes && ui.templateSizes(t.kind)) || {};
+    const length = t.length_cm || size.length_cm;
+    const width = t.width_cm || size.width_cm;
+    if (!length || !width) continue;
+    el("rect", { x: t.x_cm - length / 2, y: t.y_cm - width / 2, width: length, height: width, class: "template",
+      "data-kind": t.kind, transform: `rotate(${t.heading_deg || 0} ${t.x_cm} ${t.y_cm})` }, g);
   }
 }
 

@@ -4,6 +4,11 @@ import { formatDistance, pieces } from "./overlay.js";
 
 const $ = (selector) => document.querySelector(selector);
 
+export function initPlay(ctx) {
+  ctx.currentTemplate = () => ((ctx.tools && ctx.tools.templates) || []).find((t) => t.kind === $("#template-kind").value);
+  $("#template-kind").addEventListener("change", () => ctx.redraw());
+}
+
 export function drawPlayPanel(ctx, state, allowed) {
   const phases = state.phases || [];
   const select = $("#phase-to");
@@ -20,6 +25,7 @@ export function drawPlayPanel(ctx, state, allowed) {
     ctx.ranges = null;
     ctx.ruler = [];
   }
+  drawTemplateTools(ctx, state);
   const moves = $("#moves");
   moves.replaceChildren();
   const verdicts = (state.moves && state.moves.models) || {};
@@ -53,6 +59,30 @@ export function drawPlayPanel(ctx, state, allowed) {
     units.appendChild(li);
   }
   drawInfo(ctx, state);
+}
+
+// The template tool offers the live ruleset's own templates only (a World at Fire table has
+// none), so a tap never asks for the PIN for something the rig must refuse.
+function drawTemplateTools(ctx, state) {
+  const templates = (ctx.tools && ctx.tools.templates) || [];
+  const unit = (state.ruleset && state.ruleset.unit) || "cm";
+  const select = $("#template-kind");
+  const kinds = templates.map((t) => t.kind).join(",");
+  if (select.dataset.kinds !== kinds) {
+    select.dataset.kinds = kinds;
+    const size = (t) => (t.shape === "strip" ? `${t.length} × ${t.width} ${unit} strip`
+      : t.radius != null ? `${t.radius} ${unit} radius` : "radius below");
+    select.replaceChildren(...templates.map((t) => new Option(`${t.kind} (${size(t)})`, t.kind)));
+  }
+  const none = !templates.length;
+  $("[data-mode='template']").hidden = none;
+  $("#template-size").hidden = none && !(state.templates || []).length;
+  $("#template-pick").hidden = none;
+  $("#no-templates").hidden = !ctx.tools || !none;
+  const spec = ctx.currentTemplate();
+  $("#template-radius-field").hidden = !spec || spec.shape !== "circle" || spec.radius != null;
+  $("#template-heading-field").hidden = !spec || spec.shape !== "strip";
+  if (none && ctx.mode === "template") ctx.setMode("select");
 }
 
 function drawInfo(ctx, state) {

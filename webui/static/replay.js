@@ -16,7 +16,7 @@ export function initReplay(ctx) {
       version: snapshot.index, replay: true, table: timeline.table, terrain: timeline.terrain || [],
       objectives: timeline.objectives || [], deployment: timeline.deployment, deployment_zones: {},
       ruleset: { id: timeline.ruleset, premeasure_allowed: true, unit: "cm", unit_cm: 1 },
-      turn: snapshot.turn, phase: snapshot.phase, models: snapshot.models || [], vehicles: snapshot.vehicles || [],
+      turn: snapshot.turn, phase: snapshot.phase, phases: [...new Set(timeline.snapshots.map((s) => s.phase))], models: snapshot.models || [], vehicles: snapshot.vehicles || [],
       moves: snapshot.moves || {}, check: snapshot.check || {}, templates: [], status: {},
     };
     const frame = snapshot.frame !== undefined ? `, frame ${snapshot.frame}` : "";

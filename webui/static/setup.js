@@ -1,19 +1,14 @@
 // The Setup panel: game settings, calibration, assigning models, terrain, deployment, objectives.
-// Names come from CONTRACTS.md; the session checks them against the ruleset and says what is wrong.
+// Unit types and deployment kinds are the ruleset's own (rulesets.js); the session checks the
+// rest against the ruleset and says what is wrong.
 
 import { getJson } from "./api.js";
 import { insidePolygon } from "./geometry.js";
 import { pieces } from "./overlay.js";
+import { rulesetTools } from "./rulesets.js";
 
 const $ = (selector) => document.querySelector(selector);
 
-const RULESETS = {
-  "world-at-fire": ["infantry", "cavalry", "motorbike", "heavy_gun", "vehicle", "aircraft"],
-  "mobile-infantry": ["trooper", "bug"],
-  "combined-arms": ["infantry", "vehicle", "gun", "aircraft"],
-  tankomaster: ["infantry", "heavy_gun", "vehicle"],
-  bronepehota: ["infantry", "vehicle", "gun"],
-};
 const TERRAIN_KINDS = ["forest", "ruins", "building", "wall", "fence", "hedge", "trench", "water", "hill", "road",
   "impassable"];
 const EDGES = ["left", "right", "top", "bottom"];
@@ -31,46 +26,72 @@ function datalist(list, values) {
   list.replaceChildren(...[...new Set(values.filter(Boolean))].sort().map((value) => new Option(value)));
 }
 
+// Where a side may deploy under a kind: a strip along the edges it allows (short or long ones
+// of this table), or a quarter's corner.
+function places(spec, table) {
+  if (spec.shape !== "edge_strip") return QUARTERS;
+  if (spec.edges === "any" || table.width_cm === table.depth_cm) return EDGES;
+  const leftRightShort = table.depth_cm < table.width_cm;
+  return (spec.edges === "short") === leftRightShort ? ["left", "right"] : ["top", "bottom"];
+}
+
+const NOT_DEPLOYING = "";
+
 export function initSetup(ctx) {
   let sidesShown = "";
   let rulesetShown = null;
-  let installed = Object.keys(RULESETS).map((id) => ({ id, title: id }));
+  let installed = [];
   getJson("/api/rulesets")
     .then((body) => {
       installed = body.rulesets;
       rulesetShown = null;
       ctx.redraw();
     })
-    .catch(() => {}); // the contract's five ids stay offered
+    .catch(() => {}); // the live ruleset stays offered
   options($("#terrain-kind"), TERRAIN_KINDS, "forest");
 
   const syncStep = () => {
-    $("#step-field").hidden = $("#ruleset").value !== "bronepehota";
+    const chosen = installed.find((r) => r.id === $("#ruleset").value);
+    $("#step-field").hidden = !chosen || chosen.unit !== "step";
   };
   $("#ruleset").addEventListener("change", syncStep);
   $("#table-size").addEventListener("change", () => {
     $("#custom-size").hidden = $("#table-size").value !== "custom";
   });
 
-  const drawSides = (state) => {
+  const deploymentKinds = () => (ctx.tools && ctx.tools.deployment_kinds) || [];
+
+  const drawDeployment = (state) => {
+    const kinds = deploymentKinds();
+    const select = $("#deployment-kind");
+    const offered = kinds.map((k) => k.kind).join(",");
+    if (select.dataset.kinds !== offered) {
+      select.dataset.kinds = offered;
+      options(select, kinds.map((k) => k.kind), (state.deployment && state.deployment.kind) || select.value);
+    }
+    $("#deployment-form").hidden = !kinds.length;
+    $("#no-deployment").hidden = !ctx.tools || Boolean(kinds.length);
+    $("#no-deployment").textContent = `${(state.ruleset && state.ruleset.title) || "This ruleset"} defines no deployment kinds.`;
+    const spec = kinds.find((k) => k.kind === select.value);
     const sides = [...new Set(pieces(state).map((p) => p.side).filter(Boolean))].sort();
-    const kind = $("#deployment-kind").value;
-    const key = `${sides.join(",")}|${kind}`;
-    if (key === sidesShown) return;
+    const key = `${sides.join(",")}|${select.value}|${state.table.width_cm}x${state.table.depth_cm}`;
+    if (!spec || key === sidesShown) return;
     sidesShown = key;
     const current = (state.deployment && state.deployment.sides) || {};
-    const places = kind === "diversion" ? QUARTERS : EDGES;
+    const where = places(spec, state.table);
     $("#deployment-sides").replaceChildren(...sides.map((side, i) => {
       const label = document.createElement("label");
       label.textContent = `${side} deploys at`;
       const select = document.createElement("select");
       select.dataset.side = side;
-      options(select, places, current[side] || places[i % places.length]);
+      // Some kinds only some sides use (Tankomaster's ambush is the defender's).
+      options(select, spec.one_sided ? [NOT_DEPLOYING, ...where] : where, current[side] || where[i % where.length]);
+      if (spec.one_sided) select.options[0].textContent = "does not deploy this way";
       label.appendChild(select);
       return label;
     }));
   };
-  $("#deployment-kind").addEventListener("change", () => ctx.live && drawSides(ctx.live));
+  $("#deployment-kind").addEventListener("change", () => ctx.live && drawDeployment(ctx.live));
 
   ctx.onRedraw = (state) => {
     if (ctx.replay) return;
@@ -96,9 +117,9 @@ export function initSetup(ctx) {
     const all = pieces(state);
     datalist($("#side-names"), ["red", "blue", ...all.map((p) => p.side)]);
     datalist($("#unit-names"), all.map((p) => p.unit));
-    datalist($("#type-names"), RULESETS[ruleset.id] || all.map((p) => p.type));
+    datalist($("#type-names"), ctx.tools ? ctx.tools.unit_types : all.map((p) => p.type));
     $("#picked").textContent = ctx.picked.size ? `Picked: ${[...ctx.picked].sort().join(", ")}` : "No models picked.";
-    drawSides(state);
+    drawDeployment(state);
   };
 
   ctx.onLasso = (loop) => {
@@ -115,8 +136,36 @@ export function initSetup(ctx) {
         ? [Number($("#table-width").value), Number($("#table-depth").value)]
         : size.split("x").map(Number);
       payload.table = { width_cm: w, depth_cm: d };
-      if (payload.ruleset === "bronepehota") payload.step_cm = Number($("#step-cm").value);
-      if (await ctx.send("setup", payload)) ctx.show("Game settings applied.");
+      if (!$("#step-field").hidden) payload.step_cm = Number($("#step-cm").value);
+      const tools = payload.ruleset !== ctx.live.ruleset.id ? await rulesetTools(payload.ruleset).catch(() => null) : null;
+      // Models of a type the new ruleset lacks make the rig refuse the change: say which, and
+      // what to do, before the PIN is asked for.
+      const strangers = tools ? pieces(ctx.live).filter((p) => p.type && !tools.unit_types.includes(p.type)) : [];
+      if (strangers.length) {
+        const types = [...new Set(strangers.map((p) => p.type))].join(", ");
+        ctx.show(`${payload.ruleset} has no ${types}: under Assign models, give ${strangers.map((p) => p.id).join(", ")} ` +
+          `one of its types (${tools.unit_types.join(", ")}) first, then apply again.`, true);
+        rulesetShown = null;
+        ctx.redraw();
+        return;
+      }
+      // A deployment kind the new ruleset lacks would make the rig refuse the change too: it
+      // goes with it, and the player is told to set a new one.
+      const deployment = ctx.live.deployment;
+      let dropped = null;
+      if (tools && deployment && !tools.deployment_kinds.some((k) => k.kind === deployment.kind)) {
+        payload.deployment = null;
+        dropped = deployment.kind;
+      }
+      if (await ctx.send("setup", payload)) {
+        if (dropped) {
+          ctx.show(`Game settings applied. ${payload.ruleset} has no ${dropped} deployment, so it was cleared: ` +
+            "set a new one under Deployment.");
+        }
+      } else {
+        rulesetShown = null; // show the ruleset the game is really played with again
+        ctx.redraw();
+      }
     },
     "clear-picked": () => {
       ctx.picked.clear();
@@ -160,8 +209,10 @@ export function initSetup(ctx) {
     },
     deployment: async () => {
       const sides = {};
-      for (const select of document.querySelectorAll("#deployment-sides select")) sides[select.dataset.side] = select.value;
-      if (await ctx.send("deployment", { kind: $("#deployment-kind").value, sides })) ctx.show("Deployment set.");
+      for (const select of document.querySelectorAll("#deployment-sides select")) {
+        if (select.value !== NOT_DEPLOYING) sides[select.dataset.side] = select.value;
+      }
+      await ctx.send("deployment", { kind: $("#deployment-kind").value, sides });
     },
     "objectives-clear": () => ctx.send("objectives", { objectives: [] }),
   });

@@ -2,7 +2,8 @@
 // marks (ranges, ruler, terrain being drawn, lasso) on top of the scene.
 
 import { getJson } from "./api.js";
-import { dist } from "./geometry.js";
+import { dist, footprintGap } from "./geometry.js";
+import { RANGE, RULER } from "./labels.js";
 import { el, formatDistance, measuringAllowed, pieces, radiusCm } from "./overlay.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -16,9 +17,18 @@ export function initTable(context) {
   wirePointer();
 }
 
+// Screen pixels per table cm as drawn. The SVG box can be wider than the table it shows (a
+// landscape phone: "meet" fits the table into the box's height), so its width alone would
+// make every label and every fingertip too small.
+function pxPerCm(state) {
+  const box = svg.getBoundingClientRect();
+  const [, , vw, vh] = viewBox(state);
+  return box.width && box.height ? Math.min(box.width / vw, box.height / vh) : 390 / vw;
+}
+
+// Labels 13 px high on the screen, whatever the zoom and the phone.
 function fontCm(state) {
-  const width = svg.getBoundingClientRect().width || 390;
-  return Math.max(0.8, (13 / width) * (state.table.width_cm / ctx.zoom));
+  return Math.max(0.8, 13 / pxPerCm(state));
 }
 
 // The part of the table in view: all of it, or a zoomed window a phone can tap bases in.
@@ -38,6 +48,7 @@ function zoom(factor) {
   ctx.redraw();
 }
 
+// Marks of the tools; their labels join the scene's in ui.labels, placed by the caller.
 function drawTools(ui, state) {
   tools.replaceChildren();
   const byId = new Map(pieces(state).map((p) => [p.id, p]));
@@ -49,8 +60,8 @@ function drawTools(ui, state) {
       el("line", { x1: from.x_cm, y1: from.y_cm, x2: to.x_cm, y2: to.y_cm,
         class: target.weapons.length ? "range-line" : "range-line out", "data-target": target.id }, tools);
       if (target.weapons.length) {
-        el("text", { x: to.x_cm, y: to.y_cm - radiusCm(to) - 0.5, class: "label", "font-size": ui.fontCm * 0.8,
-          "text-anchor": "middle" }, tools, formatDistance(target.edge_cm, state.ruleset));
+        ui.labels.add(to.x_cm, to.y_cm - radiusCm(to) - 0.5, formatDistance(target.edge_cm, state.ruleset),
+          ui.fontCm * 0.8, RANGE);
       }
     }
   }
@@ -60,8 +71,8 @@ function drawTools(ui, state) {
     if (ends.length === 2) {
       el("line", { x1: ends[0][0], y1: ends[0][1], x2: ends[1][0], y2: ends[1][1], class: "ruler" }, tools);
       if (ctx.rulerResult) {
-        el("text", { x: (ends[0][0] + ends[1][0]) / 2, y: (ends[0][1] + ends[1][1]) / 2 - 1, class: "label",
-          "font-size": ui.fontCm, "text-anchor": "middle" }, tools, formatDistance(ctx.rulerResult.edge_cm, state.ruleset));
+        ui.labels.add((ends[0][0] + ends[1][0]) / 2, (ends[0][1] + ends[1][1]) / 2 - 1,
+          formatDistance(ctx.rulerResult.edge_cm, state.ruleset), ui.fontCm, RULER);
       }
     }
   }
@@ -80,9 +91,12 @@ function tablePoint(event) {
   return [p.x, p.y];
 }
 
+// A fingertip covers about this many screen pixels round where it lands.
+const FINGER_PX = 12;
+
 function pieceAt(point) {
   const state = ctx.shown();
-  const slack = fontCm(state) * 0.8; // a fingertip is wider than a 32 mm base on a phone
+  const slack = FINGER_PX / pxPerCm(state); // a fingertip is wider than a 32 mm base on a phone
   let best = null;
   for (const piece of pieces(state)) {
     const d = dist(point, [piece.x_cm, piece.y_cm]) - radiusCm(piece);
@@ -97,7 +111,7 @@ function setMode(mode) {
     button.setAttribute("aria-pressed", String(button.dataset.mode === ctx.mode));
   }
   const hints = { select: "Tap a model for its ranges.", ruler: "Tap two models or points.",
-    blast: "Tap where the blast lands.", smoke: "Tap where the smoke goes.",
+    template: "Tap where the template goes.",
     assign: "Tap models, or drag a loop round them.", terrain: "Tap the corners, then Finish shape.",
     objective: "Tap to place an objective." };
   $("#mode-hint").textContent = hints[ctx.mode] || "";
@@ -116,19 +130,9 @@ async function onTap(point) {
     case "ruler":
       await rulerTap(piece, point);
       break;
-    case "blast": {
-      const result = await ctx.send("template", { kind: "blast", x_cm: point[0], y_cm: point[1],
-        radius_cm: Number($("#blast-radius").value) || 5 });
-      if (result) ctx.show(`Under the blast: ${result.under && result.under.length ? result.under.join(", ") : "nobody"}.`);
+    case "template":
+      await placeTemplate(point);
       break;
-    }
-    case "smoke": {
-      const result = await ctx.send("template", { kind: "smoke", x_cm: point[0], y_cm: point[1],
-        length_cm: Number($("#smoke-length").value) || 15, width_cm: 5,
-        heading_deg: (Number($("#smoke-heading").value) || 0) % 360 });
-      if (result) ctx.show(`Under the smoke: ${result.under && result.under.length ? result.under.join(", ") : "nobody"}.`);
-      break;
-    }
     case "assign":
       if (piece) ctx.picked.has(piece.id) ? ctx.picked.delete(piece.id) : ctx.picked.add(piece.id);
       break;
@@ -160,7 +164,34 @@ async function selectPiece(piece) {
   }
   ctx.selected = piece.id;
   ctx.rangesFromUnit = false;
+  if (ctx.replay) {
+    // The rules core knows ranges for the live table only; a replayed position it never saw.
+    ctx.ranges = null;
+    ctx.show("Ranges are for the live table. In a replay, measure with the Ruler.");
+    return;
+  }
   await fetchRanges();
+}
+
+// The ruleset's own template (Setup's ruleset decides which there are), at its seed's size;
+// a blast the seed gives no radius takes the one typed in.
+async function placeTemplate(point) {
+  const spec = ctx.currentTemplate();
+  if (!spec) return;
+  const unitCm = (ctx.live.ruleset && ctx.live.ruleset.unit_cm) || 1;
+  const payload = { kind: spec.kind, x_cm: point[0], y_cm: point[1] };
+  if (spec.shape === "circle" && spec.radius == null) {
+    payload.radius_cm = Number($("#template-radius").value) || 5;
+  }
+  if (spec.shape === "strip") {
+    Object.assign(payload, { length_cm: spec.length * unitCm, width_cm: spec.width * unitCm,
+      heading_deg: (Number($("#template-heading").value) || 0) % 360 });
+  }
+  const result = await ctx.send("template", payload);
+  if (result && result.template) {
+    const under = result.template.under || [];
+    ctx.show(`Under the ${spec.kind}: ${under.length ? under.join(", ") : "nobody"}.`);
+  }
 }
 
 // Select a model named in a list: centre it when zoomed in, and ask for its ranges.
@@ -192,6 +223,12 @@ async function rulerTap(piece, point) {
   }
   ctx.ruler.push(piece ? { id: piece.id, point: [piece.x_cm, piece.y_cm] } : { point });
   if (ctx.ruler.length < 2) return;
+  if (ctx.replay) {
+    // The rig would measure the live table: a replay is measured where it is drawn.
+    const [a, b] = ctx.ruler.map((end) => footprint(end, ctx.replay));
+    ctx.rulerResult = { edge_cm: footprintGap(a, b), centre_cm: dist(ctx.ruler[0].point, ctx.ruler[1].point) };
+    return;
+  }
   const end = (e) => e.id || `${e.point[0].toFixed(1)},${e.point[1].toFixed(1)}`;
   try {
     ctx.rulerResult = await getJson(`/api/measure?a=${encodeURIComponent(end(ctx.ruler[0]))}&b=${encodeURIComponent(end(ctx.ruler[1]))}`);
@@ -199,6 +236,13 @@ async function rulerTap(piece, point) {
     ctx.rulerResult = null;
     ctx.show(error.message, true);
   }
+}
+
+// A ruler end as geometry.footprintGap takes it: a round base, a vehicle's corners, or a point.
+function footprint(end, state) {
+  const piece = end.id && pieces(state).find((p) => p.id === end.id);
+  if (!piece) return { points: [end.point], r: 0 };
+  return piece.corners_cm ? { points: piece.corners_cm, r: 0 } : { points: [[piece.x_cm, piece.y_cm]], r: radiusCm(piece) };
 }
 
 function wirePointer() {
@@ -217,10 +261,11 @@ function wirePointer() {
     if (Math.hypot(event.clientX - down.startX, event.clientY - down.startY) > 8) down.moved = true;
     if (ctx.lasso && down.moved) {
       ctx.lasso.push(point);
-      drawTools({ fontCm: fontCm(ctx.shown()), showMeasurements: measuringAllowed(ctx.shown()) }, ctx.shown());
+      drawTools({ fontCm: fontCm(ctx.shown()), showMeasurements: measuringAllowed(ctx.shown()),
+        labels: { add() {} } }, ctx.shown()); // the labels already drawn stay as they are
     } else if (!ctx.lasso && ctx.zoom > 1 && down.moved) {
       // Drag to pan a zoomed table: screen pixels to table cm at the current scale.
-      const cmPerPixel = ctx.shown().table.width_cm / ctx.zoom / svg.getBoundingClientRect().width;
+      const cmPerPixel = 1 / pxPerCm(ctx.shown());
       ctx.centre = [ctx.centre[0] - (event.clientX - down.x) * cmPerPixel,
         ctx.centre[1] - (event.clientY - down.y) * cmPerPixel];
       down.x = event.clientX;

@@ -1,0 +1,47 @@
+// Every text on the overlay is placed here, together, so no label prints over another: the
+// scene (terrain, objectives, broken units, moves) and the tools (ranges, ruler) share one
+// list. The most important are placed first; a label with no free spot near its anchor is
+// left out, and what it said is in the lists below the table.
+
+// Priorities: what a player must not miss wins the spot near its anchor.
+export const RULER = 5;
+export const ILLEGAL = 4;
+export const RANGE = 3;
+export const MOVE = 2;
+export const OBJECTIVE = 1;
+export const TERRAIN = 0;
+
+// Lines above and below the anchor, nearest first.
+const SHIFTS = [0, 1, -1, 2, -2];
+
+export class Labels {
+  constructor() {
+    this.queue = [];
+  }
+
+  add(x, y, text, size, priority, bad = false) {
+    this.queue.push({ x, y, text, size, priority, bad, order: this.queue.length });
+  }
+
+  draw(parent) {
+    parent.replaceChildren();
+    const placed = [];
+    const queue = [...this.queue].sort((a, b) => b.priority - a.priority || a.order - b.order);
+    for (const label of queue) {
+      const width = label.text.length * label.size * 0.6;
+      const height = label.size * 1.15;
+      const free = (y) => placed.every((p) => Math.abs(p.x - label.x) * 2 >= p.width + width
+        || Math.abs(p.y - y) * 2 >= p.height + height);
+      const shift = SHIFTS.find((k) => free(label.y + k * height));
+      if (shift === undefined) continue;
+      const y = label.y + shift * height;
+      placed.push({ x: label.x, y: y - label.size * 0.35, width, height });
+      const text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+      const attrs = { x: label.x, y, class: label.bad ? "label bad" : "label", "font-size": label.size,
+        "text-anchor": "middle", "data-priority": label.priority };
+      for (const [key, value] of Object.entries(attrs)) text.setAttribute(key, value);
+      text.textContent = label.text;
+      parent.appendChild(text);
+    }
+  }
+}
