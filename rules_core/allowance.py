@@ -78,22 +78,26 @@ def _jump_and_walk(
     """A jet jump spends one action (Mobile Infantry: «На исполнение прыжка затрачивается 1 очко
     действия»), and an order of two actions may spend the other walking («Интенсивное
     перемещение ... Затрачивается 2 очка действия за ход. В этом приказе можно использовать также
-    одним из действий реактивный прыжок»): the jump, plus one action's walk where it is known (the
-    type's walk per action, else the model's `speed`), unknown where it is not."""
+    одним из действий реактивный прыжок»): the jump, plus one action's share of the walk the
+    order gives (the type's walk per action, else the model's `speed`, which is the whole walk
+    of its order, as for a trooper who only walks), unknown where neither is given."""
     model = scene.models[a]
     jump = scene.cm(unit_type.jump_move)
     if not order_actions or order_actions < 2:
         why.append("jump")
         return jump
-    step = unit_type.move_per_action if unit_type.move_per_action is not None else model.speed
-    if step is None:
+    if unit_type.move_per_action is not None:
+        walk = scene.cm(unit_type.move_per_action)
+    elif model.speed is not None:
+        walk = scene.cm(model.speed) / order_actions
+    else:
         why.append(
             f"jump of {fmt(jump)} cm and, in its {model.order} order, a walk of one more action, "
             "which the seed does not give: give speed"
         )
         return None
-    why.append(f"jump of {fmt(jump)} cm and, in its {model.order} order, one more action's walk")
-    return jump + scene.cm(step)
+    why.append(f"jump of {fmt(jump)} cm and, in its {model.order} order, one action's walk of {fmt(walk)} cm")
+    return jump + walk
 
 
 def _crews_a_gun(scene: Scene, model: ModelSpec) -> bool:

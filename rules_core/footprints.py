@@ -143,6 +143,21 @@ def overlapping_across(
     return out
 
 
+def gaps(
+    shape: shapely.Geometry, radius: float, cores: np.ndarray, radii: np.ndarray, tolerance_cm: float
+) -> np.ndarray:
+    """Edge gaps from one shape of `radius` (a base's centre or the line it swept, a hull or the
+    ground it swept) to `cores`, negative where they overlap. Two hulls have no radius to subtract:
+    where the shape, shrunk by the tolerance, still meets the other hull they overlap (-inf), else
+    the plain distance (a tank drove through another tank unseen: their distance is 0, never less)."""
+    gap = shapely.distance(shape, cores) - radius - radii
+    hulls = (radius + radii) == 0
+    if radius == 0 and hulls.any():
+        shrunk = shapely.buffer(shape, -tolerance_cm)
+        gap = np.where(hulls & shapely.intersects(shrunk, cores), -np.inf, gap)
+    return gap
+
+
 def distance_to_point(footprints: Footprints, x: float, y: float) -> np.ndarray:
     """Edge distance from every footprint to a point (0 inside)."""
     return footprints.edge_to(shapely.Point(x, y))

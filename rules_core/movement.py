@@ -10,6 +10,7 @@ from the ruleset (allowance.py). The camera sees no path, so a move only `passes
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import NamedTuple
 
@@ -21,7 +22,7 @@ from rules_core.allowance import climb_limit, flag_limits, terrain_allowance, to
 from rules_core.coherency import coherency_groups
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight, must_move, no_flight_stays_on
-from rules_core.footprints import measured, overlapping_across
+from rules_core.footprints import gaps, measured, overlapping_across
 from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import from_rear_edges, held_off_by, proximity_report, selected, within
@@ -57,9 +58,7 @@ class MoveJudge:
         self._ordered: dict[str, set[str]] | None = None
         self._intercepting: dict[str, dict] | None = None
         self._standing_cores: dict[frozenset[str], np.ndarray] = {}
-        self._budgets: dict[int, float | None] | None = None  # filled while the turn's order is sought
-        self._related: dict[str, frozenset[str]] = {}
-        self._after_it: dict[str, frozenset[str]] = self._sequence()
+        self._moved_units = frozenset(self.after.models[k].unit for k in self.changed)
 
     def _changed(self, before: Scene) -> list[int]:
         """Models whose position, height (`z_cm`: a climb in place, a jump straight up) or heading
@@ -123,39 +122,19 @@ class MoveJudge:
             if self.after.models[a].id in self.before.index and not self.flies[a]
         ]
 
-    def _sequence(self) -> dict[str, frozenset[str]]:
-        """For each unit whose straight moves meet another moved unit, the ones that moved after it
-        (sequence.py): one order of moves for the turn, the one that lets the most models move clear."""
+    @functools.cached_property
+    def _order(self) -> sequence.Order:
+        """The turn's one order of moves, where the units' straight moves fix it (sequence.py)."""
         walkers = self._walkers()
-        units = list(dict.fromkeys(self.after.models[a].unit for a, _ in walkers))
-        if len(units) < 2:
-            return {}
-        meetings = self._meetings(walkers)
-        related = sequence.related(units, lambda unit, other: meetings.get((unit, other), (False, False)))
-        if not related:
-            return {}
-        self._related = related
-        walking = [(a, b) for a, b in walkers if self.after.models[a].unit in related]
-        self._budgets = {}
-        for a, b in walking:
-            self._ground(a, b)  # only for the budget its way round gets (`_path` notes it)
-        budgets, self._budgets = self._budgets, None
-
-        # A model that ends on another is refused whatever the order: its way does not choose it.
-        counted = [(a, b) for a, b in walking if not end_state.overlaps(self.after, a, self.flies)]
-
-        def moves_clear(unit: str, gone: frozenset[str]) -> int:
-            return sum(
-                self._way_round(a, b, budgets[a], related[unit] - gone, related[unit]).clear(budgets[a])
-                for a, b in counted
-                if self.after.models[a].unit == unit
-            )
-
-        return sequence.order(related, units, moves_clear)
+        units = sorted({self.after.models[a].unit for a, _ in walkers})
+        meetings = self._meetings(walkers) if len(units) > 1 else {}
+        return sequence.order(units, lambda unit, other: meetings.get((unit, other), (False, False)))
 
     def _meetings(self, walkers: list[tuple[int, int]]) -> dict[tuple[str, str], tuple[bool, bool]]:
         """(unit, other unit) -> whether a straight move of the unit's meets the other where it
-        stood, and where it stopped: its base, or an enemy's buffer."""
+        stood, and where it stopped: its base, or an enemy's buffer. Where the other stood or
+        stopped on the mover's own start is no meeting of the mover's (it left from there), nor
+        where both stopped on each other (`overlaps_model` says so, whatever the order)."""
         fa, fb = self.after.footprints, self.before.footprints
         meetings: dict[tuple[str, str], tuple[bool, bool]] = {}
         for a, b in walkers:
@@ -167,9 +146,13 @@ class MoveJudge:
             limit = np.full(len(ks), -self.rules.contact_tolerance_cm)
             if self.buffer_cm is not None:
                 limit[held_off_by(self.after, a)[ks]] = self.buffer_cm - TOLERANCE_CM
-            swept = self._sweep(a, b)
-            stood = shapely.distance(swept, fb.core[bks]) - fa.radius[a] - fb.radius[bks] < limit
-            stopped = shapely.distance(swept, fa.core[ks]) - fa.radius[a] - fa.radius[ks] < limit
+            swept, tolerance = self._sweep(a, b), self.rules.contact_tolerance_cm
+            start, r = fb.core[b], fa.radius[a]
+            stood = gaps(swept, r, fb.core[bks], fb.radius[bks], tolerance) < limit
+            stood &= gaps(start, r, fb.core[bks], fb.radius[bks], tolerance) >= -tolerance
+            stopped = gaps(swept, r, fa.core[ks], fa.radius[ks], tolerance) < limit
+            stopped &= gaps(start, r, fa.core[ks], fa.radius[ks], tolerance) >= -tolerance
+            stopped &= gaps(fa.core[a], r, fa.core[ks], fa.radius[ks], tolerance) >= -tolerance
             for k, then, now in zip(ks, stood, stopped, strict=True):
                 if not (then or now) or self._together(a, k):
                     continue
@@ -479,16 +462,22 @@ class MoveJudge:
         return allowance, why
 
     def _jumped_with_gun(self, a: int) -> list[dict]:
-        """A crewman who jumped while the gun he crews moved too: Bronepehota, «С мобильным орудием
-        пехотинец прыгать не может» (with a mobile gun an infantryman may not jump)."""
-        gun = self.after.models[a].crew_of
-        if gun is None or self.after.index.get(gun) not in self.changed:
-            return []
+        """A crewman who jumped with the gun he crews: Bronepehota, «С мобильным орудием пехотинец
+        прыгать не может» (with a mobile gun an infantryman may not jump). With it: the gun went
+        somewhere (not only turned), not behind a tug, and he ends at it, touching."""
         model = self.after.models[a]
+        gun = model.crew_of
+        k, bk = self.after.index.get(gun), self.before.index.get(gun)
+        if gun is None or k is None or bk is None or any(m.towing == gun for m in self.after.models):
+            return []
+        old, now = self.before.models[bk], self.after.models[k]
+        went = math.hypot(now.x_cm - old.x_cm, now.y_cm - old.y_cm) > self.rules.moved_threshold_cm
+        if not went or self.after.footprints.edge(a, k) > self.rules.contact_tolerance_cm + TOLERANCE_CM:
+            return []
         return [
             reason(
                 "jump_not_allowed",
-                f"{model.id} jumped while {gun}, the gun it crews, moved too; "
+                f"{model.id} jumped, ending at {gun}, the gun it crews, which moved with it; "
                 "an infantryman moving a mobile gun may not jump",
             )
         ]
@@ -603,15 +592,9 @@ class MoveJudge:
     def _path(self, a: int, b: int, allowance: float | None, extra: dict) -> list:
         """passes_through_model / too_close_to_enemy / impassable_terrain, only if no way round fits;
         passes_through_model too for ending on a unit that, in the turn's order, had not yet left."""
-        if self._budgets is not None:  # the turn's order is being sought: note the budget only
-            self._budgets[a] = allowance
-            return []
         model = self.after.models[a]
-        unit = model.unit
-        if unit in self._after_it:
-            way = self._way_round(a, b, allowance, self._after_it[unit], self._related[unit])
-        else:
-            way = self._way_round(a, b, allowance, frozenset(), frozenset())
+        waiting = self._order.later.get(model.unit, frozenset())
+        way = self._way_round(a, b, allowance, waiting, self._order.bound.get(model.unit, frozenset()))
         reasons = []
         if way.ended_on:
             ids = ", ".join(self.after.models[k].id for k in way.ended_on)
@@ -619,7 +602,7 @@ class MoveJudge:
                 reason(
                     "passes_through_model",
                     f"{model.id} ends where {ids} stood: no order of this turn's moves lets every "
-                    f"unit move clear, and in the one that lets the most, {ids} had not yet left",
+                    f"unit move clear, and in the one kept (a ring broken by unit id) {ids} had not yet left",
                 )
             )
         if way.length is None:
@@ -668,13 +651,13 @@ class MoveJudge:
             near = near[near != self.after.index[self.carriers[a]]]
         still = np.array([k for k in still if not self._together(a, k)], dtype=int)
         tolerance = self.rules.contact_tolerance_cm
-        stood_on = shapely.distance(fa.core[a], cores[still]) - mover_r - fa.radius[still] < -tolerance
-        stands_on = shapely.distance(fa.core[a], fa.core[still]) - mover_r - fa.radius[still] < -tolerance
+        stood_on = gaps(fa.core[a], mover_r, cores[still], fa.radius[still], tolerance) < -tolerance
+        stands_on = gaps(fa.core[a], mover_r, fa.core[still], fa.radius[still], tolerance) < -tolerance
         ended_on = still[stood_on & ~stands_on]  # ending on it where it stopped too is `overlaps_model`
         hit_models: list[int] = []
         hit_buffers: list[int] = []
         if len(near):
-            gap = shapely.distance(swept, cores[near]) - mover_r - fa.radius[near]
+            gap = gaps(swept, mover_r, cores[near], fa.radius[near], tolerance)
             body = gap < -tolerance
             hit_models = near[body].tolist()
             if self.buffer_cm is not None:
@@ -692,7 +675,7 @@ class MoveJudge:
         old = self.before.models[b]
         start, end = (old.x_cm, old.y_cm), (model.x_cm, model.y_cm)
         length = self._shortest(a, impassable, start, end, budget, cores)
-        open_order = self._moved_units() - {model.unit} - fixed
+        open_order = self._moved_units - {model.unit} - fixed
         if length > budget + TOLERANCE_CM and open_order:
             first = self._standing(waiting | open_order)
             length = min(length, self._shortest(a, impassable, start, end, budget, first))
@@ -703,7 +686,7 @@ class MoveJudge:
     ) -> float:
         """The way round, drawn coarsely, and again finely where it comes near the budget."""
         length = pathing.shortest_path(start, end, self._obstacles(a, impassable, start, end, budget, cores))
-        if abs(length - budget) <= pathing.NEAR_BUDGET * budget:
+        if math.isfinite(budget) and abs(length - budget) <= pathing.NEAR_BUDGET * budget:
             fine = self._obstacles(a, impassable, start, end, budget, cores, pathing.FINE_SEGS)
             length = pathing.shortest_path(start, end, fine)
         return length
@@ -751,10 +734,6 @@ class MoveJudge:
         if b is not None and bk is not None:
             pairs += [(self.before, b, bk), (self.before, bk, b)]
         return any(end_state.on_top(scene, x, y) for scene, x, y in pairs)
-
-    def _moved_units(self) -> frozenset[str]:
-        """The units with a model that changed place in this pair of scenes."""
-        return frozenset(self.after.models[k].unit for k in self.changed)
 
     def _models_of(self, units: frozenset[str]) -> np.ndarray:
         """AFTER indices of the models of `units` that stood on the table BEFORE."""

@@ -18,10 +18,11 @@ def fmt(value: float) -> str:
 
 
 def fmt_over(value: float, limit: float) -> str:
-    """`value` with as many decimals (up to four) as it takes to read apart from `limit`: a move
-    refused for 15.2425 cm against 15.24 read "moved 15.24 cm, may move 15.24 cm"."""
+    """`value` with as many decimals as it takes to read apart from `limit` (six tell apart any
+    two a threshold's TOLERANCE_CM does): a move refused for 15.2425 cm against 15.24 read "moved
+    15.24 cm, may move 15.24 cm"."""
     text = fmt(value)
-    for digits in (3, 4):
+    for digits in (3, 4, 5, 6):
         if text != fmt(limit):
             break
         text = f"{value:.{digits}f}".rstrip("0").rstrip(".")

@@ -6,95 +6,59 @@ The camera sees a turn's moves all at once, but the player made them one unit at
 a unit passes where another stood only if that one had already gone, and may end where
 another stood only after it left. Judging each unit against its own convenient order let two
 units walk head-on through each other, and three take each other's places in a ring, all
-"legal". So the units whose straight moves meet another moved unit, where it stood or where
-it stopped (`related`), are put in the one order that lets the most of their models move clear
-(`order`); the rest keep any order, as no straight move of theirs meets a moved unit.
+"legal". So the units whose straight moves meet another moved unit are put in one order: a
+unit whose line meets another only where that one stood moved after it, one whose line meets
+another only where that one stopped moved before it (a line meeting both passes it either way,
+so those two may have moved in any order). Where the lines ask for a ring, no order explains
+the turn, and the ring is broken at the unit first by id: it moved first, into the way of one
+still standing, and is judged so. Ids, not the scene's listing, decide, so the verdicts do not
+change with the order a tracker lists models in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
-
-# Orders are searched exhaustively over the subsets of one group of related units; a larger
-# group (a whole army moving nose to tail) keeps each unit's own best order, as before.
-MOST_UNITS = 10
+from dataclasses import dataclass
 
 
-def related(
-    units: Sequence[str], meets: Callable[[str, str], tuple[bool, bool]]
-) -> dict[str, frozenset[str]]:
-    """Each unit's moved units that its straight moves meet, as `meets(unit, other)` says (where
-    the other stood, where it stopped), both ways round: their order decides its verdict."""
-    found: dict[str, set[str]] = {unit: set() for unit in units}
+@dataclass(frozen=True)
+class Order:
+    """The turn's order where the moves fix it: for each unit, the units its order is fixed
+    against (`bound`), and those of them that moved after it, still standing where they stood
+    while it moved (`later`). Units not bound to each other may have moved either way round."""
+
+    bound: dict[str, frozenset[str]]
+    later: dict[str, frozenset[str]]
+
+
+def order(units: Sequence[str], meets: Callable[[str, str], tuple[bool, bool]]) -> Order:
+    """The one order of the units' moves that their straight lines ask for (`meets(unit, other)`:
+    the unit's line meets the other where it stood, where it stopped). A line that meets another
+    in both places passes it either way, so it fixes nothing."""
+    first: dict[str, set[str]] = {unit: set() for unit in units}  # who must have moved before
+    bound: dict[str, set[str]] = {}
     for unit in units:
         for other in units:
-            if other != unit and any(meets(unit, other)):
-                found[unit].add(other)
-                found[other].add(unit)
-    return {unit: frozenset(others) for unit, others in found.items() if others}
-
-
-def order(
-    related_units: dict[str, frozenset[str]],
-    listed: Sequence[str],
-    moves_clear: Callable[[str, frozenset[str]], int],
-) -> dict[str, frozenset[str]]:
-    """For each related unit, the related units that moved after it (still where they stood):
-    the order that lets the most models move clear, `moves_clear(unit, gone)` saying how many of
-    a unit's models move clear once its related units in `gone` have moved. Ties keep the first order
-    found, units tried in the order the scene lists them, so a verdict never depends on chance."""
-    waiting: dict[str, frozenset[str]] = {}
-    for group in _groups(related_units, listed):
-        if len(group) > MOST_UNITS:
-            continue
-        waiting.update(_best_order(group, related_units, moves_clear))
-    return waiting
-
-
-def _groups(related_units: dict[str, frozenset[str]], listed: Sequence[str]) -> list[list[str]]:
-    """Connected groups of related units, each in listing order."""
-    seen: set[str] = set()
-    groups = []
-    for unit in listed:
-        if unit not in related_units or unit in seen:
-            continue
-        group, todo = {unit}, [unit]
-        while todo:
-            for other in related_units[todo.pop()]:
-                if other not in group:
-                    group.add(other)
-                    todo.append(other)
-        seen |= group
-        groups.append([u for u in listed if u in group])
-    return groups
-
-
-def _best_order(
-    group: list[str],
-    related_units: dict[str, frozenset[str]],
-    moves_clear: Callable[[str, frozenset[str]], int],
-) -> dict[str, frozenset[str]]:
-    """The most models moving clear over every order of the group (a search over the subsets
-    already moved, each unit's verdict depending only on which of its related units had gone)."""
-
-    @cache
-    def clear(unit: str, gone: frozenset[str]) -> int:
-        return moves_clear(unit, gone)
-
-    everyone = frozenset(group)
-    best: dict[frozenset[str], tuple[int, tuple[str, ...]]] = {frozenset(): (0, ())}
-    for size in range(len(group)):
-        for done, (count, sequence) in [(k, v) for k, v in best.items() if len(k) == size]:
-            for unit in group:
-                if unit in done:
-                    continue
-                then = (count + clear(unit, done & related_units[unit]), (*sequence, unit))
-                key = done | {unit}
-                if key not in best or then[0] > best[key][0]:
-                    best[key] = then
-    sequence = best[everyone][1]
-    return {
-        unit: related_units[unit] & frozenset(sequence[position + 1 :])
-        for position, unit in enumerate(sequence)
-    }
+            stood, stopped = meets(unit, other) if other != unit else (False, False)
+            if stood == stopped:
+                continue
+            earlier, later = (other, unit) if stood else (unit, other)
+            first[later].add(earlier)
+            bound.setdefault(unit, set()).add(other)
+            bound.setdefault(other, set()).add(unit)
+    sequence: list[str] = []
+    left = set(bound)
+    while left:
+        ready = [unit for unit in left if not first[unit] & left]
+        # A ring: the unit still waiting for the fewest, first by id, goes anyway.
+        unit = min(ready) if ready else min(left, key=lambda u: (len(first[u] & left), u))
+        sequence.append(unit)
+        left.remove(unit)
+    position = {unit: k for k, unit in enumerate(sequence)}
+    return Order(
+        bound={unit: frozenset(others) for unit, others in bound.items()},
+        later={
+            unit: frozenset(other for other in others if position[other] > position[unit])
+            for unit, others in bound.items()
+        },
+    )

@@ -1,42 +1,37 @@
-"""The turn's one order of moves, searched over the related units alone."""
+"""The turn's one order of moves, from where each unit's straight moves meet the others."""
 
 from __future__ import annotations
 
 from rules_core import sequence
 
 
-def _ring(units: list[str]) -> dict[str, frozenset[str]]:
-    """Each unit ends where the next stood: it moves clear only once the next has gone."""
-    nxt = {unit: units[(k + 1) % len(units)] for k, unit in enumerate(units)}
-    return sequence.related(units, lambda unit, other: (other == nxt[unit], False))
+def _meets(stood: dict[str, str], stopped: dict[str, str] | None = None):
+    """`stood[u] = v`: u's line meets v where v stood; `stopped[u] = v`: where v stopped."""
+    stopped = stopped or {}
+    return lambda unit, other: (stood.get(unit) == other, stopped.get(unit) == other)
 
 
-def test_a_chain_is_ordered_so_every_unit_moves_clear() -> None:
-    """a needs b gone, b needs c gone: the order c, b, a, whatever the listing."""
-    needs = {"a": "b", "b": "c"}
-    related = sequence.related(["a", "b", "c"], lambda unit, other: (needs.get(unit) == other, False))
-
-    def moves_clear(unit: str, gone: frozenset[str]) -> int:
-        return int(unit not in needs or needs[unit] in gone)
-
-    waiting = sequence.order(related, ["a", "b", "c"], moves_clear)
-    assert waiting == {"a": frozenset(), "b": frozenset({"a"}), "c": frozenset({"b"})}
+def test_a_chain_moves_front_first() -> None:
+    """a walks into where b stood, b into where c stood: c, b, a, each before the next."""
+    order = sequence.order(["a", "b", "c"], _meets({"a": "b", "b": "c"}))
+    assert order.later == {"c": frozenset({"b"}), "b": frozenset({"a"}), "a": frozenset()}
 
 
-def test_a_ring_leaves_exactly_one_unit_moving_before_the_one_it_needed_gone() -> None:
-    units = ["a", "b", "c"]
-    related = _ring(units)
-    nxt = {"a": "b", "b": "c", "c": "a"}
-    waiting = sequence.order(related, units, lambda unit, gone: int(nxt[unit] in gone))
-    assert sum(nxt[unit] in waiting[unit] for unit in units) == 1
+def test_a_unit_whose_line_meets_where_another_stopped_moved_before_it() -> None:
+    """a's line meets where c stopped and where b stood: b, a, then c."""
+    order = sequence.order(["a", "b", "c"], _meets({"a": "b"}, {"a": "c"}))
+    assert order.later["a"] == frozenset({"c"}) and order.later["b"] == frozenset({"a"})
 
 
-def test_a_group_too_large_to_search_keeps_each_units_own_order() -> None:
-    units = [f"u{k}" for k in range(sequence.MOST_UNITS + 1)]
-    calls = []
-    waiting = sequence.order(_ring(units), units, lambda unit, gone: calls.append(unit) or 1)
-    assert waiting == {} and calls == []
+def test_a_line_meeting_another_where_it_stood_and_stopped_fixes_no_order() -> None:
+    order = sequence.order(["a", "b"], lambda unit, other: (unit == "a", unit == "a"))
+    assert order.bound == {} and order.later == {}
 
 
-def test_units_whose_moves_meet_no_other_are_left_out() -> None:
-    assert sequence.related(["a", "b"], lambda unit, other: (False, False)) == {}
+def test_a_ring_is_broken_at_the_first_id_and_the_listing_does_not_matter() -> None:
+    """Each ends where the next stood: no order explains it. 'a' goes first, into the way of 'b'
+    still standing, whichever order the units are listed in."""
+    ring = _meets({"a": "b", "b": "c", "c": "a"})
+    for listed in (["a", "b", "c"], ["c", "b", "a"], ["b", "c", "a"]):
+        order = sequence.order(listed, ring)
+        assert order.later == {"a": frozenset({"b", "c"}), "b": frozenset(), "c": frozenset({"b"})}
