@@ -134,6 +134,7 @@ def report_context(report: dict, name: str) -> dict:
         "objectives": report.get("objectives") or [],
         "turns": turns,
         "stopped": report.get("stopped") or "",
+        "problems": list(report.get("problems") or []),
         "colours": side_colours(report),
         "illegal": ILLEGAL,
     }

@@ -67,5 +67,11 @@ def demo_report() -> dict:
 
 
 def load_report(path: Path) -> dict:
-    """What the tracker's replay engine returns for any recording in the test folder."""
-    return demo_report()
+    """What the tracker's replay engine returns for any recording in the test folder; one whose
+    bytes say `cut` is damaged part-way, as game_report tells."""
+    report = demo_report()
+    if b"cut" in path.read_bytes():
+        report["turns"] = report["turns"][:1]
+        report["stopped"] = "stopped after frame 99 (100 frames read): the file is damaged there"
+        report["problems"] = ["frame 60: phase refused: no such phase"]
+    return report

@@ -41,6 +41,17 @@ export function initReplay(ctx) {
     ctx.redraw();
   };
 
+  // A damaged recording must not pass for a shorter, whole game: say where it stopped and what
+  // the replay refused, above the timeline, for as long as it is shown.
+  const showDamage = (shown) => {
+    const problems = shown.problems || [];
+    const parts = [];
+    if (shown.stopped) parts.push(`This recording is damaged: it ${shown.stopped}. The replay shows what came before.`);
+    if (problems.length) parts.push(`Refused on the way: ${problems.join("; ")}.`);
+    $("#replay-damage").textContent = parts.join(" ");
+    $("#replay-damage").hidden = !parts.length;
+  };
+
   const open = async (name) => {
     stop();
     ctx.show(`Opening ${name}: the rig replays it the first time, which can take a while.`);
@@ -55,6 +66,7 @@ export function initReplay(ctx) {
       return;
     }
     $("#replay-controls").hidden = false;
+    showDamage(timeline);
     $("#scrubber").max = String(timeline.snapshots.length - 1);
     $("#replay-report").href = `/api/recordings/${encodeURIComponent(name)}/report`;
     $("#replay-turns").replaceChildren(...timeline.turns.map((turn) => {
