@@ -16,6 +16,8 @@ from pathlib import Path
 from calibration.seed_tables import LAYOUT_HELP
 from rules_core.errors import TablesightError
 
+FPS_HELP = "frames per second a folder of images was taken at (default 10; a folder has no clock)"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     track = subparsers.add_parser(
@@ -29,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     track.add_argument("--layout", help=LAYOUT_HELP + "; a recording's own by default")
     track.add_argument("--intrinsics", help="lens calibration JSON (CAM.json); a recording's own by default")
     track.add_argument("--json", action="store_true", help="JSON lines, one object per frame (CONTRACTS.md)")
+    track.add_argument("--fps", type=float, help=FPS_HELP)
     track.set_defaults(func=run_track)
 
     record = subparsers.add_parser(
@@ -49,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     record.add_argument(
         "--quality", type=int, default=85, help="JPEG quality of recorded frames (default 85)"
     )
+    record.add_argument("--fps", type=float, help=FPS_HELP)
     record.set_defaults(func=run_record)
 
     replay = subparsers.add_parser(
@@ -66,14 +70,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.set_defaults(func=run_replay)
 
 
-def _open_frames(spec: str):
+def _open_frames(spec: str, fps: float | None = None):
+    """The frames `spec` names; `fps` spaces a folder of images in time (it has no clock of its
+    own, and the gate's hands-still and re-detection times are in seconds)."""
     from tracker.recording import Recording, RecordingSource, meant_as_recording
 
+    if fps is not None and not _is_images(spec):
+        raise TablesightError(
+            f"--fps {fps:g}: {spec} is not a folder of images",
+            "leave --fps out: a video or a recording carries its own clock",
+        )
     if meant_as_recording(spec):
         return RecordingSource(Recording(spec))
     from hardware.sources import open_source
 
-    return open_source(spec)
+    return open_source(spec) if fps is None else open_source(spec, fps=fps)
+
+
+def _is_images(spec: str) -> bool:
+    from hardware.folder import IMAGE_SUFFIXES
+
+    path = Path(spec).expanduser()
+    return path.is_dir() or path.suffix.lower() in IMAGE_SUFFIXES
 
 
 def _frames(source, intrinsics=None):
@@ -148,7 +166,7 @@ def _check_whole(source, count: int) -> None:
 def run_track(args: argparse.Namespace) -> int:
     from tracker.pipeline import build_pipeline
 
-    source = _open_frames(args.source)
+    source = _open_frames(args.source, args.fps)
     warned, calibrated = "", None
     try:
         layout, intrinsics = _track_setup(args, source)
@@ -199,7 +217,7 @@ def run_record(args: argparse.Namespace) -> int:
     policy = RecordPolicy(
         mode="every" if args.every else "stills", every=args.every or 1, jpeg_quality=args.quality
     )
-    source = _open_frames(args.source)
+    source = _open_frames(args.source, args.fps)
     width, depth = layout.table_size_cm
     manifest = {
         "layout": layout.to_dict(),

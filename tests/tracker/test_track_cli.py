@@ -383,3 +383,31 @@ def test_a_video_cut_off_is_reported_with_how_far_it_got(tmp_path, capsys):
     assert 0 < read < 29
     assert f"video file {cut} ended after {read} of the 32 frames its header declares" in err
     assert err.splitlines()[-1].startswith("tablesight track: video file")
+
+
+def test_a_folder_is_spaced_in_time_by_fps_and_only_a_folder_takes_it(
+    short_demo, tmp_path, capsys, monkeypatch
+):
+    """A folder has no clock: `--fps` says how far apart its frames were (the gate's 2 s of still
+    hands and the pipeline's re-detection are in seconds). A video or a recording has its own."""
+    import hardware.sources
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for frame in list(Recording(short_demo).frames())[:2]:
+        cv2.imwrite(str(folder / frame.name), frame.image)
+    opened = []
+    real = hardware.sources.open_source
+    def spied(spec, **options):
+        opened.append(options)
+        return real(spec, **options)
+
+    monkeypatch.setattr(hardware.sources, "open_source", spied)
+    layout = tmp_path / "layout.json"
+    layout.write_text(default_layout("183x122").to_json())
+    assert main(["track", str(folder), "--layout", str(layout), "--json", "--fps", "2"]) == 0
+    assert opened == [{"fps": 2.0}] and len(capsys.readouterr().out.splitlines()) == 2
+    assert main(["track", str(short_demo), "--json", "--fps", "2"]) == 2
+    assert "is not a folder of images" in capsys.readouterr().err
+    assert main(["track", str(folder), "--layout", str(layout), "--fps", "0"]) == 2
+    assert "fps must be above 0" in capsys.readouterr().err
