@@ -17,7 +17,9 @@ One Hungarian assignment (scipy `linear_sum_assignment`) on a combined cost:
   pieces it carries onto a detection), not from a first matching, and a piece matched along
   it costs by its residual against the sloppiness of a placement. A squad moved along its
   own line with one piece unseen kept its order only by squared distance, which prefers
-  shorter moves: every track slid one place along;
+  shorter moves: every track slid one place along. Each distinct move a reading makes costs
+  `rigid_shift`, or a squad read as two moves a spacing apart, each carrying part of it, tied
+  with the one move it made (identically painted, noise chose);
 - hard gates: a different size class, farther than the allowance (with slack for a sloppy
   placement), or nothing alike (a bare patch of mat where the detector saw a phantom base)
   can never match. A piece left without a match is gone, never swapped.
@@ -55,6 +57,7 @@ class Weights:
     rigid_members: int = 2
     rigid_readings: int = 4
     rigid_neighbour_cm: float = 6.0
+    rigid_shift: float = 0.3
 
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:
@@ -93,18 +96,36 @@ def match_cost(old_xy: np.ndarray, new_xy: np.ndarray, allowance_cm: np.ndarray,
         residual = np.linalg.norm(delta - shift_cm[:, None, :], axis=2)
         rigid = np.linalg.norm(shift_cm, axis=1) > 0
         cost[rigid] = np.minimum(cost[rigid], weights.distance * (residual[rigid] / weights.slack_cm) ** 2)
+    cost += appearance_cost(old_appearance, new_appearance, weights)
+    cost[~same_class] = INFEASIBLE
+    cost[np.linalg.norm(delta, axis=2) > reach] = INFEASIBLE
+    return cost
+
+
+def appearance_cost(old_appearance: list[Look | None], new_appearance: list[Look | None],
+                    weights: Weights) -> np.ndarray:
+    """(tracks x detections) cost of the looks alone: 0 where they differ no more than a model
+    differs from itself, INFEASIBLE where nothing is alike."""
+    cost = np.zeros((len(old_appearance), len(new_appearance)))
     for i, a in enumerate(old_appearance):
         for j, b in enumerate(new_appearance):
             if a is not None and b is not None:
                 seen = colour_distance(a, b)
                 shade = weights.lightness * max(lightness_difference(a, b) - weights.lightness_floor, 0.0)
-                cost[i, j] += (weights.appearance * max(seen - weights.appearance_floor, 0.0)
-                               + min(shade, weights.lightness_cap))
-                if seen > weights.appearance_gate:
-                    cost[i, j] = INFEASIBLE
-    cost[~same_class] = INFEASIBLE
-    cost[np.linalg.norm(delta, axis=2) > reach] = INFEASIBLE
+                cost[i, j] = (INFEASIBLE if seen > weights.appearance_gate else
+                              weights.appearance * max(seen - weights.appearance_floor, 0.0)
+                              + min(shade, weights.lightness_cap))
     return cost
+
+
+def distinct_shifts(shift_cm: np.ndarray | None, within_cm: float = 0.05) -> int:
+    """How many different rigid moves a reading makes (zero is none): each reading carries its
+    members onto detections at almost no cost, so a squad read as two moves, part one spacing
+    short and part one long, cost as little as the one move it made, and noise chose."""
+    if shift_cm is None:
+        return 0
+    moves = np.unique(np.round(shift_cm[np.linalg.norm(shift_cm, axis=1) > 0] / within_cm), axis=0)
+    return len(moves)
 
 
 def heading_cost(old_deg: np.ndarray, new_deg: np.ndarray) -> np.ndarray:

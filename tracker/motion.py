@@ -17,9 +17,23 @@ Smaller blobs inside the picture are pieces that moved, which detection should s
 out: a sequence of still photos, each a few models different from the last, is settled on
 every frame.
 
-If the settled frame itself was wrong (the rig started with a hand in view), nothing would
-ever match it again; so a picture that has not changed at all for `rebase_s` becomes the
-new settled frame whatever it shows.
+An arm-shaped change may also be an arm the settled frame holds and this frame does not: the
+rig started with a hand in view, or a hand rested long enough to be taken into the settled
+frame (below). Differences alone cannot tell an arm leaving from one arriving and held still;
+the picture that holds the arm can: its outline runs along the changed blob's rim, where the
+other picture shows the mat carrying on. So when every edge blob's rim is sharp in the settled
+frame and smooth in this one, the arm has gone and this frame is settled at once (until
+session 53 it waited out `rebase_s` of stillness, and with moves 0.6 s apart never did: every
+piece touched afterwards stayed hidden and undetected).
+
+If the settled frame is wrong in another way, nothing would ever match it again; so a
+picture that has not changed at all for `rebase_s` becomes the new settled frame whatever it
+shows.
+
+Both pictures are brought to one exposure first (each colour channel's median, mostly mat):
+a lamp switched on or an auto-exposure step changes every pixel by more than `threshold`,
+and the blob reaching the edge was taken for a hand (every piece hidden until the next
+settled frame; a flickering lamp hid them for as long as it flickered).
 """
 
 from __future__ import annotations
@@ -28,6 +42,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
+Blobs = tuple[np.ndarray, bool, bool, bool, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -64,11 +80,12 @@ class MotionGate:
 
     `threshold`: levels any colour channel of a thumbnail pixel must change by (above sensor noise and JPEG);
     `min_blob_px`: smaller changed blobs are noise; `grow_px`: how far around a changed blob a
-    piece counts as covered.
+    piece counts as covered; `outline_ratio`: how much sharper an edge blob's rim must be in the
+    settled frame than in this one for the arm to count as gone from this one.
     """
 
     def __init__(self, width: int = 320, threshold: int = 18, min_blob_px: int = 4, grow_px: int = 2,
-                 rebase_s: float = 2.0, max_piece_cm2: float = 110.0) -> None:
+                 rebase_s: float = 2.0, max_piece_cm2: float = 110.0, outline_ratio: float = 2.0) -> None:
         self.width = width
         self.max_piece_cm2 = max_piece_cm2
         self.px_per_cm = width / 200.0  # until the pipeline knows the calibration
@@ -76,6 +93,7 @@ class MotionGate:
         self.min_blob_px = min_blob_px
         self.grow_px = grow_px
         self.rebase_s = rebase_s
+        self.outline_ratio = outline_ratio
         self._previous: np.ndarray | None = None
         self._reference: np.ndarray | None = None
         self._still_since = 0.0
@@ -87,10 +105,10 @@ class MotionGate:
                            interpolation=cv2.INTER_AREA)
         return cv2.GaussianBlur(small, (5, 5), 0), scale
 
-    def _blobs(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool, bool, bool, np.ndarray]:
+    def _blobs(self, a: np.ndarray, b: np.ndarray) -> Blobs:
         """(changed mask, a blob reaches the edge, a blob is too big for a piece, a blob is a
-        piece, the mask of the blobs reaching the edge)."""
-        difference = cv2.absdiff(a, b)
+        piece, the mask of the blobs reaching the edge, that of the blobs too big for a piece)."""
+        difference = cv2.absdiff(*_same_exposure(a, b))
         if difference.ndim == 3:  # two models swapped may differ in colour only, not in brightness
             difference = difference.max(axis=2)
         mask = (difference > self.threshold).astype(np.uint8)
@@ -98,7 +116,7 @@ class MotionGate:
         h, w = mask.shape
         biggest = self.max_piece_cm2 * self.px_per_cm ** 2
         edge = big = piece = False
-        arms = np.zeros(mask.shape, bool)
+        arms, bulk = np.zeros(mask.shape, bool), np.zeros(mask.shape, bool)
         for label, (x, y, bw, bh, area) in enumerate(stats[1:count], start=1):
             if area < self.min_blob_px:
                 continue
@@ -107,22 +125,24 @@ class MotionGate:
                 arms |= labels == label
             elif area > biggest:
                 big = True
+                bulk |= labels == label
             else:
                 piece = True
-        return mask, edge, big, piece, arms
+        return mask, edge, big, piece, arms, bulk
 
     def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
         if self._previous is None or self._previous.shape != thumb.shape:
             self._previous = self._reference = thumb
             self._still_since = timestamp_s
-        _, edge_motion, big_motion, piece_motion, _ = self._blobs(thumb, self._previous)
+        _, edge_motion, big_motion, piece_motion, _, _ = self._blobs(thumb, self._previous)
         if edge_motion or big_motion or piece_motion:
             self._still_since = timestamp_s
-        changed, held_hand, big_change, small_change, arms = self._blobs(thumb, self._reference)
+        changed, held_hand, big_change, small_change, arms, bulk = self._blobs(thumb, self._reference)
+        arm_gone = held_hand and self._arm_gone(thumb, arms | bulk)
         self._previous = thumb
-        was_settled = self._settled
-        hands = held_hand or (big_motion and big_change)
+        was_settled = self._settled and not arm_gone
+        hands = not arm_gone and (held_hand or (big_motion and big_change))
         self._settled = not hands or timestamp_s - self._still_since >= self.rebase_s
         pieces_moved = small_change or big_change
         if self._settled:
@@ -136,3 +156,41 @@ class MotionGate:
         return GateReading(settled=self._settled, just_settled=self._settled and not was_settled,
                            changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled,
                            resting_hand=resting)
+
+    def _arm_gone(self, thumb: np.ndarray, hands: np.ndarray) -> bool:
+        """Whether every blob of `hands` (those at the edge, and any too big for a piece: the hand
+        apart from its arm, where the pieces it rested on part them) is one the settled frame
+        holds and `thumb` does not: the picture holding an arm has its outline along the blob's
+        rim, the other the mat."""
+        count, labels = cv2.connectedComponents(hands.astype(np.uint8), connectivity=8)
+        settled_edges, edges = _edges(self._reference), _edges(thumb)
+        square = np.ones((3, 3), np.uint8)
+        for label in range(1, count):
+            blob = (labels == label).astype(np.uint8)
+            rim = (cv2.dilate(blob, square) - cv2.erode(blob, square, borderType=cv2.BORDER_REPLICATE)) > 0
+            if settled_edges[rim].mean() <= self.outline_ratio * max(float(edges[rim].mean()), 1.0):
+                return False
+        return count > 1
+
+
+def _edges(thumb: np.ndarray) -> np.ndarray:
+    """Morphological gradient, the strongest colour channel's: how sharp the picture is at each pixel."""
+    gradient = cv2.morphologyEx(thumb, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    return (gradient.max(axis=2) if gradient.ndim == 3 else gradient).astype(np.float32)
+
+
+def _same_exposure(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`a` and `b` with the darker one's channels scaled up to the other's medians, clipped as the
+    sensor clips: a global gain change (lamp, auto-exposure) leaves no difference, a hand does
+    (it covers too little of the picture to move the medians)."""
+    channels = a.shape[2] if a.ndim == 3 else 1
+    ratio = ((np.median(a[::2, ::2].reshape(-1, channels), axis=0) + 1.0)
+             / (np.median(b[::2, ::2].reshape(-1, channels), axis=0) + 1.0))
+    if np.all(np.abs(ratio - 1.0) < 0.02):
+        return a, b
+    return _scaled(a, np.maximum(1.0 / ratio, 1.0)), _scaled(b, np.maximum(ratio, 1.0))
+
+
+def _scaled(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    shape = (1, 1, len(gain)) if image.ndim == 3 else (1, 1)
+    return np.clip(image.astype(np.float32) * gain.reshape(shape), 0, 255).astype(np.uint8)

@@ -20,7 +20,15 @@ import numpy as np
 
 from models.detections import Detections
 from tracker.appearance import Look, blend
-from tracker.association import Weights, assign, heading_cost, match_cost, rigid_readings
+from tracker.association import (
+    Weights,
+    appearance_cost,
+    assign,
+    distinct_shifts,
+    heading_cost,
+    match_cost,
+    rigid_readings,
+)
 from tracker.tracks import Track, TrackChanges
 
 Appearance = Sequence[Look | None]
@@ -52,6 +60,7 @@ class Tracker:
         self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
         self._under_hand: InPlay | None = None
         self._put_down: InPlay | None = None
+        self._now_differs: InPlay | None = None
 
     def models(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.kind == "model"]
@@ -60,10 +69,12 @@ class Tracker:
         return [t for t in self.tracks.values() if t.kind == "vehicle"]
 
     def hold(self, hidden: Iterable[str]) -> None:
-        """An unsettled frame: positions stay; pieces under hands or in flight are not visible."""
+        """An unsettled frame: positions stay; pieces under hands or in flight are not visible,
+        nor is one the last detection missed: it is no more there for a hand passing (a
+        casualty missed once showed at its old place until the next detection)."""
         hidden = set(hidden)
         for track in self.tracks.values():
-            track.visible = track.id not in hidden
+            track.visible = track.id not in hidden and not track.missed
 
     def place(self, track_id: str, xy_cm: Sequence[float]) -> None:
         """Put a track at a position by hand (a correction), as if it had settled there."""
@@ -85,6 +96,7 @@ class Tracker:
         now may have been put, so where it may be found again (see `_revive`).
         """
         self._under_hand, self._put_down = under_hand, now_differs or in_play
+        self._now_differs = now_differs
         changes = TrackChanges()
         # Faint bases (see Detections.faint) may keep a track, never start one.
         bases, vehicles = detections.bases_to_track(), detections.vehicles
@@ -125,6 +137,7 @@ class Tracker:
         same_size = alike(tracks)
         played = np.ones(len(tracks), bool) if in_play is None or not tracks else (
             in_play(np.array([t.xy_cm for t in tracks])) | np.array([t.missed > 0 for t in tracks]))
+        played &= ~self._stood_still(tracks, xy, look, same_size)
         fresh = np.ones(len(xy), bool) if in_play is None or not len(xy) else in_play(xy)
         taken: set[int] = set()
         out: list[tuple[Track, int]] = []
@@ -168,6 +181,21 @@ class Tracker:
             starting.remove(j)
         out += [(self._new(kind, xy[j], look[j], changes), j) for j in starting]
         return out
+
+    def _stood_still(self, tracks: list[Track], xy: np.ndarray, look: list,
+                     same_size: np.ndarray) -> np.ndarray:
+        """Which tracks stand where the picture has not changed since the last detection, with a
+        detection as alike as the same model within `still_cm`: they stood still while the hand
+        went past (a look-alike put in one's place cannot be told from it). Left in play, squared
+        distance slid them along their line when a squad-mate was lifted past them: three short
+        moves cost less than one long one."""
+        if self._now_differs is None or not tracks or not len(xy):
+            return np.zeros(len(tracks), bool)
+        old = np.array([t.xy_cm for t in tracks])
+        near = (np.linalg.norm(old[:, None, :] - xy[None, :, :], axis=2) <= self.still_cm) & same_size
+        alike = appearance_cost([t.appearance for t in tracks], look, self.weights) == 0.0
+        unchanged = ~self._now_differs(old) & np.array([t.missed == 0 for t in tracks])
+        return unchanged & (near & alike).any(axis=1)
 
     def _revive(self, kind: str, xy: np.ndarray, look: list, alike: Alike, columns: list[int],
                 changes: TrackChanges, headings: np.ndarray | None) -> list[tuple[Track, int]]:
@@ -237,7 +265,8 @@ class Tracker:
             if extra is not None:
                 cost = cost + extra
             pairs, lost, unclaimed = assign(cost, self.weights.max_cost)
-            total = sum(cost[i, j] for i, j in pairs) + self.weights.max_cost * (len(lost) + len(unclaimed))
+            total = (sum(cost[i, j] for i, j in pairs) + self.weights.max_cost * (len(lost) + len(unclaimed))
+                     + self.weights.rigid_shift * distinct_shifts(shift))
             return pairs, lost, shift, total
 
         reach = allowance * self.weights.allowance_slack + self.weights.slack_cm

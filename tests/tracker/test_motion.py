@@ -1,3 +1,5 @@
+import numpy as np
+
 from tests.tracker.flat import BLUE, RED, Piece, render
 from tracker.motion import MotionGate
 
@@ -58,3 +60,33 @@ def test_the_frame_the_arm_leaves_is_settled_though_it_moved_something_bigger_th
     readings = observe(MotionGate(), frames)
     assert [r.settled for r in readings] == [True, False, True, True]
     assert readings[2].just_settled and readings[2].pieces_moved
+
+
+def test_an_arm_in_the_first_frame_that_leaves_settles_the_frame_it_leaves():
+    """The rig started with a hand in view: the hand's absence differs from the settled frame
+    by an arm-shaped blob at the edge, which waited out 2 s of stillness before session 53."""
+    readings = observe(MotionGate(), [render(TABLE, (60, 60)), render(TABLE, (60, 60)), render(TABLE),
+                                      render(TABLE)])
+    assert [r.settled for r in readings] == [True, True, True, True]
+    assert readings[2].just_settled and readings[2].changed.any()
+    assert not readings[3].changed.any()
+
+
+def test_a_hand_rested_into_the_settled_frame_is_gone_the_frame_it_leaves():
+    gate = MotionGate(rebase_s=0.5)
+    readings = observe(gate, [render(TABLE), *[render(TABLE, (40, 40))] * 5, render(TABLE)])
+    assert [r.settled for r in readings] == [True, False, False, False, True, True, True]
+    assert readings[4].resting_hand is not None and readings[6].just_settled
+
+
+def test_a_new_arm_beside_the_one_the_settled_frame_holds_is_still_a_hand():
+    gate = MotionGate(rebase_s=0.5)
+    observe(gate, [render(TABLE, (40, 40))] * 2)
+    assert not gate.observe(render(TABLE, (120, 60)), 0.4).settled
+
+
+def test_a_lamp_switched_on_between_moves_is_no_hand():
+    brighter = np.clip(render(TABLE).astype(np.float32) * 1.25, 0, 255).astype(np.uint8)
+    readings = observe(MotionGate(), [render(TABLE), brighter, brighter, render(TABLE, (60, 60))])
+    assert [r.settled for r in readings] == [True, True, True, False]
+    assert not readings[1].pieces_moved and not readings[1].changed.any()
