@@ -100,6 +100,24 @@ def _jump_and_walk(
     return jump + walk
 
 
+def _ground_level(
+    scene: Scene,
+    piece: TerrainSpec,
+    polygon: shapely.Polygon,
+    terrain: list[tuple[TerrainSpec, shapely.Polygon]],
+) -> int:
+    """The level of the ground round a barrier piece: the highest levelled piece it lies on
+    (Mobile Infantry's relief: «уровнями высоты, которые оконтурены барьерами»; a level-2 plateau
+    on a level-1 hill is outlined by a one-storey barrier, as the +35 mm a level a shot down gains
+    already counts it), 0 on the table."""
+    levels = [
+        other.level if other.level is not None else scene.ruleset.terrain[other.kind].unlevelled_as
+        for other, outline in terrain
+        if other is not piece and scene.ruleset.terrain[other.kind].barrier and outline.covers(polygon)
+    ]
+    return max((level for level in levels if level is not None), default=0)
+
+
 def _crews_a_gun(scene: Scene, model: ModelSpec) -> bool:
     """The model is a gun's crew, which moves as the gun does (World at Fire's 10 cm: «расчет
     орудия может подвигаться также на 10 сантиметров»), not a vehicle's, which walks as infantry."""
@@ -295,13 +313,13 @@ def terrain_allowance(
             limit = unit_type.max_barrier_level
             if model.jump and unit_type.jump_barrier_level is not None:
                 limit = max(limit, unit_type.jump_barrier_level)
-            if level > limit:
+            ground = _ground_level(scene, piece, polygon, terrain)
+            if level - ground > limit:
+                round_it = f", {level - ground} above the level {ground} round it" if ground else ""
+                who = f"{model.id} ({model.type}{', jumping' if model.jump else ''})"
+                what = f"the level {level} {piece.kind} {piece.id}{round_it}"
                 reasons.append(
-                    reason(
-                        "impassable_terrain",
-                        f"{model.id} ({model.type}{', jumping' if model.jump else ''}) cannot cross "
-                        f"the level {level} {piece.kind} {piece.id}; it crosses up to level {limit}",
-                    )
+                    reason("impassable_terrain", f"{who} cannot cross {what}; it crosses up to level {limit}")
                 )
                 continue
         if effect.area and unit_type.area_terrain_move is not None:
