@@ -172,6 +172,9 @@ class TerrainEffect(_Strict):
     # or a house stops what flies at the man behind it, a trench only covers those down in it.
     cover_behind: bool = False
     blocks_sight: bool = False
+    # No weapon's fire crosses it, seen or not (Combined Arms' smoke screen: «Дымовая завеса
+    # непростреливаема и непроходима для всех боевых единиц»).
+    blocks_fire: bool = False
     barrier: bool = False
     # Storeys a barrier piece given no level counts as (Mobile Infantry: a sheer wall is overcome
     # only by a jet jump, like a 2-storey barrier: «преодолеть отвесную стену, 2-х уровневый барьер»).

@@ -21,6 +21,15 @@ def sight_blockers(scene: Scene) -> list[shapely.Polygon]:
     ]
 
 
+def fire_blockers(scene: Scene) -> list[shapely.Polygon]:
+    """The scene's pieces no fire crosses (a smoke screen), as polygons."""
+    return [
+        shapely.Polygon(t.polygon_cm)
+        for t in scene.spec.terrain
+        if scene.ruleset.terrain[t.kind].blocks_fire
+    ]
+
+
 def sight_lines(blockers: list[shapely.Polygon], shooters: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """(shooters x targets) True where the centre-to-centre line crosses no sight-blocking piece
     (a piece either model stands in does not block: it shoots out of it, or is seen in it)."""

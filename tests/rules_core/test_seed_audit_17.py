@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.rules_core.builders import base, codes, hull, moved
+from tests.rules_core.builders import base, codes, hull, moved, scene
 
 WAF = "world-at-fire"
 TM = "tankomaster"
@@ -269,3 +269,24 @@ def test_mi_a_barrier_is_as_high_as_its_step_above_the_ground_round_it(outer_lev
     trooper = base(35, 50, "t", type="trooper", speed=200)
     report = moved(MI, [trooper], [{**trooper, "x_cm": 45}], terrain=[hill, plateau])["t"]
     assert report["legal"] is legal
+
+
+def test_ca_a_smoke_screen_stops_fire_and_movement() -> None:
+    """002: «Боеприпас создаёт в точке попадания дымовую завесу длиной 5 дюймов и шириной 1 дюйм;
+    Дымовая завеса непростреливаема и непроходима для всех боевых единиц» (the round makes a smoke
+    screen 5 by 1 inches that nothing fires through or moves through). The strip the smoke template
+    gives could not be put into a scene (no terrain kind for it), so a rifle still reached through
+    it; now it is terrain kind smoke."""
+    from rules_core import api
+
+    shooter = base(20, 50, "r1", unit="red-1")
+    enemy = base(20 + 3.2 + 3.5 * 2.54, 50, "e1", side="blue", unit="blue-1")
+    seen = scene("combined-arms", [shooter, enemy])
+    strip = api.under_template(seen, "smoke", 26.0, 50.0, heading_deg=90.0)["polygon_cm"]
+    smoke = {"id": "s1", "kind": "smoke", "polygon_cm": strip}
+    assert "rifle" in api.ranges(seen, "r1")["targets"][0]["weapons"]
+    screened = scene("combined-arms", [shooter, enemy], terrain=[smoke])
+    assert api.ranges(screened, "r1")["targets"][0]["weapons"] == []
+    after = [{**shooter, "x_cm": 24}, enemy]
+    walk = moved("combined-arms", [shooter, enemy], after, terrain=[smoke])
+    assert "impassable_terrain" in codes(walk["r1"])
