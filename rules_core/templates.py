@@ -17,7 +17,14 @@ from rules_core.scene import Scene
 TOLERANCE_CM = 1e-6
 
 
-def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **params: float) -> dict:
+def under_template_report(
+    scene: Scene,
+    kind: str,
+    x_cm: float,
+    y_cm: float,
+    radius: float | None = None,
+    heading_deg: float = 0.0,
+) -> dict:
     template = scene.ruleset.template(kind)
     if template is None:
         raise SceneError(
@@ -27,19 +34,19 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
     fp = scene.footprints
     result: dict = {"kind": kind, "shape": template.shape, "x_cm": x_cm, "y_cm": y_cm}
     if template.shape == "circle":
-        radius_units = _radius(scene, kind, template.radius, params.get("radius"))
-        radius = scene.cm(radius_units)
+        radius_cm = scene.cm(_radius(scene, kind, template.radius, radius))
         distance = distance_to_point(fp, x_cm, y_cm)
-        result["radius_cm"] = round(radius, 4)
+        result["radius_cm"] = round(radius_cm, 4)
     else:
-        heading = float(params.get("heading_deg", 0.0))
+        heading = float(heading_deg)
         corners = hull_corners(x_cm, y_cm, heading, scene.cm(template.length), scene.cm(template.width))
         strip = shapely.Polygon(corners)
         distance = np.maximum(shapely.distance(fp.core, strip) - fp.radius, 0.0)
-        radius = 0.0
+        radius_cm = 0.0
         result["heading_deg"] = heading
         result["polygon_cm"] = [[round(float(x), 4), round(float(y), 4)] for x, y in corners]
-    inside = distance <= radius + TOLERANCE_CM if template.inclusive else distance < radius - TOLERANCE_CM
+    reach = radius_cm + TOLERANCE_CM if template.inclusive else radius_cm - TOLERANCE_CM
+    inside = distance <= reach if template.inclusive else distance < reach
     if template.shape == "strip":
         inside = distance <= TOLERANCE_CM
     models = []
@@ -60,7 +67,7 @@ def under_template_report(scene: Scene, kind: str, x_cm: float, y_cm: float, **p
     models.sort(key=lambda m: (m["distance_cm"], m["id"]))
     result["models"] = models
     if template.reaches_terrain and template.shape == "circle":
-        result["terrain"] = _terrain_within(scene, x_cm, y_cm, radius, template.inclusive)
+        result["terrain"] = _terrain_within(scene, x_cm, y_cm, radius_cm, template.inclusive)
     return result
 
 

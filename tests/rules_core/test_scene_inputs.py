@@ -204,3 +204,12 @@ def test_one_hex_step_between_hex_centres_is_a_legal_trooper_march() -> None:
     before = base(start["x_cm"], start["y_cm"], "a", type="trooper")
     after = base(end["x_cm"], end["y_cm"], "a", type="trooper")
     assert moved(MI, [before], [after], phase="map")["a"]["legal"] is True
+
+
+def test_a_template_asked_with_a_misspelt_setting_is_refused_not_ignored() -> None:
+    """`heading=` for `heading_deg=` laid the smoke strip along x without a word; a setting the
+    template does not take is a TypeError, as any Python call's."""
+    seen = scene("combined-arms", [base(20, 50, "r1")])
+    with pytest.raises(TypeError, match="heading"):
+        api.under_template(seen, "smoke", 26.0, 50.0, heading=90.0)
+    assert api.under_template(seen, "smoke", 26.0, 50.0, heading_deg=90.0)["heading_deg"] == 90.0
