@@ -6,6 +6,7 @@ is time order; timestamps are spaced by `fps` because a folder has no clock of i
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +44,8 @@ class FolderSource:
             self._fix_unreadable = "give a JPEG or PNG photo instead"
         else:
             raise TablesightError(f"{path} does not exist", "check the path given as the source")
-        if fps <= 0:
-            raise TablesightError(f"fps must be above 0, got {fps}", "give a frame rate such as 10")
+        if not math.isfinite(fps) or fps <= 0:  # nan or inf would leave every frame at one time
+            raise TablesightError(f"fps must be a number above 0, got {fps}", "give a frame rate such as 10")
         self.description = f"images in {path}"
         self._fps = fps
         self._next = 0

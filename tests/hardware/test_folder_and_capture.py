@@ -156,3 +156,10 @@ def test_a_recording_opens_through_the_reader_it_is_given(tmp_path: Path, image_
     assert source.description == f"recording {recording}"
     assert [(f.index, f.timestamp_s, f.name) for f in read_all(source)] == [(0, 12.5, "f0"), (1, 13.0, "f1")]
     assert isinstance(open_source(str(image_folder), recording_reader=reader), FolderSource)
+
+
+@pytest.mark.parametrize("fps", [0.0, -5.0, float("nan"), float("inf")])
+def test_a_folder_frame_rate_must_be_a_number_above_0(image_folder: Path, fps: float) -> None:
+    """nan or inf were taken: every frame then stood at one time, or the timers never ran out."""
+    with pytest.raises(TablesightError, match="fps must be a number above 0"):
+        open_source(str(image_folder), fps=fps)

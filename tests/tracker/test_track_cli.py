@@ -410,4 +410,4 @@ def test_a_folder_is_spaced_in_time_by_fps_and_only_a_folder_takes_it(
     assert main(["track", str(short_demo), "--json", "--fps", "2"]) == 2
     assert "is not a folder of images" in capsys.readouterr().err
     assert main(["track", str(folder), "--layout", str(layout), "--fps", "0"]) == 2
-    assert "fps must be above 0" in capsys.readouterr().err
+    assert "fps must be a number above 0" in capsys.readouterr().err
