@@ -193,9 +193,14 @@ class Tracker:
             return np.zeros(len(tracks), bool)
         old = np.array([t.xy_cm for t in tracks])
         near = (np.linalg.norm(old[:, None, :] - xy[None, :, :], axis=2) <= self.still_cm) & same_size
-        alike = appearance_cost([t.appearance for t in tracks], look, self.weights) == 0.0
+        # Looks only for the pairs near enough to count: all of them cost 140 ms at 200 pieces.
+        rows, columns = np.nonzero(near)
+        alike = np.array([appearance_cost([tracks[i].appearance], [look[j]], self.weights)[0, 0] == 0.0
+                          for i, j in zip(rows, columns, strict=True)], bool)
+        stood = np.zeros(len(tracks), bool)
+        stood[rows[alike]] = True
         unchanged = ~self._now_differs(old) & np.array([t.missed == 0 for t in tracks])
-        return unchanged & (near & alike).any(axis=1)
+        return unchanged & stood
 
     def _revive(self, kind: str, xy: np.ndarray, look: list, alike: Alike, columns: list[int],
                 changes: TrackChanges, headings: np.ndarray | None) -> list[tuple[Track, int]]:
