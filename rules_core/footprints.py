@@ -131,30 +131,31 @@ def overlapping_across(
     first: Footprints, i: np.ndarray | int, second: Footprints, j: np.ndarray | int, tolerance_cm: float
 ) -> np.ndarray:
     """`Footprints.overlapping` between two scenes' footprints (where a model ended against where
-    another stood). Two hulls have no radius to subtract: they overlap where one, shrunk by the
-    tolerance, still meets the other (only those pairs pay for the shrinking)."""
+    another stood)."""
     i, j = np.broadcast_arrays(np.asarray(i), np.asarray(j))
-    gap = shapely.distance(first.core[i], second.core[j]) - first.radius[i] - second.radius[j]
-    out = np.asarray(gap < -tolerance_cm)
-    hulls = (first.radius[i] + second.radius[j]) == 0
-    if hulls.any():
-        shrunk = shapely.buffer(first.core[i[hulls]], -tolerance_cm)
-        out[hulls] = shapely.intersects(shrunk, second.core[j[hulls]])
-    return out
+    gap = gaps(first.core[i], first.radius[i], second.core[j], second.radius[j], tolerance_cm)
+    return np.asarray(gap < -tolerance_cm)
 
 
 def gaps(
-    shape: shapely.Geometry, radius: float, cores: np.ndarray, radii: np.ndarray, tolerance_cm: float
+    shape: np.ndarray | shapely.Geometry,
+    radius: np.ndarray | float,
+    cores: np.ndarray,
+    radii: np.ndarray,
+    tolerance_cm: float,
 ) -> np.ndarray:
-    """Edge gaps from one shape of `radius` (a base's centre or the line it swept, a hull or the
-    ground it swept) to `cores`, negative where they overlap. Two hulls have no radius to subtract:
-    where the shape, shrunk by the tolerance, still meets the other hull they overlap (-inf), else
-    the plain distance (a tank drove through another tank unseen: their distance is 0, never less)."""
-    gap = shapely.distance(shape, cores) - radius - radii
-    hulls = (radius + radii) == 0
-    if radius == 0 and hulls.any():
-        shrunk = shapely.buffer(shape, -tolerance_cm)
-        gap = np.where(hulls & shapely.intersects(shrunk, cores), -np.inf, gap)
+    """Edge gaps from shapes of `radius` (a base's centre or the line it swept, a hull or the
+    ground it swept) to `cores`, pair by pair (broadcast), negative where they overlap. Two hulls
+    have no radius to subtract: where the one, shrunk by the tolerance, still meets the other
+    they overlap (-inf), else the plain distance (a tank drove through another tank unseen:
+    their distance is 0, never less); only those pairs pay for the shrinking."""
+    gap = np.asarray(shapely.distance(shape, cores) - radius - radii, dtype=float)
+    hulls = np.asarray((radius + radii) == 0)
+    if hulls.any():
+        shape, cores = np.broadcast_arrays(np.asarray(shape, dtype=object), np.asarray(cores, dtype=object))
+        hulls = np.broadcast_to(hulls, gap.shape)
+        shrunk = shapely.buffer(shape[hulls], -tolerance_cm)
+        gap[hulls] = np.where(shapely.intersects(shrunk, cores[hulls]), -np.inf, gap[hulls])
     return gap
 
 
