@@ -49,14 +49,16 @@ def test_the_page_runs_under_its_own_content_security_policy(browser, page):
 
 
 def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
+    # Each pushed state redraws the overlay, so a line found a moment ago may be detached (its
+    # computed style then reads ''): expect() looks the element up again until it holds.
     path = page.locator("#moves-layer line[data-id='r3']")
-    assert path.get_attribute("data-legal") == "false"
-    assert path.evaluate("e => getComputedStyle(e).stroke") == RED
-    assert "16.2 cm / 15.0 cm" in page.locator("#layer-labels").text_content()
+    expect(path).to_have_attribute("data-legal", "false")
+    expect(path).to_have_css("stroke", RED)
+    expect(page.locator("#layer-labels")).to_contain_text("16.2 cm / 15.0 cm")
     row = page.locator("#moves li[data-id='r3']")
-    assert "moved 16.2 cm, infantry may move 15 cm" in row.text_content()
-    assert row.evaluate("e => getComputedStyle(e).color") == RED
-    assert page.locator("#moves-layer line[data-id='r1']").get_attribute("data-legal") == "true"
+    expect(row).to_contain_text("moved 16.2 cm, infantry may move 15 cm")
+    expect(row).to_have_css("color", RED)
+    expect(page.locator("#moves-layer line[data-id='r1']")).to_have_attribute("data-legal", "true")
     row.click()  # the list finds the model on the table; the table redraws on the next frame
     expect(page.locator("#pieces circle[data-id='r3']")).to_have_class(re.compile(r"selected$"))
     broken = page.locator("#coherency .break[data-unit='red-inf-2']")
