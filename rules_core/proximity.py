@@ -15,6 +15,7 @@ from rules_core.footprints import hull_corners, measured
 from rules_core.ruleset import Condition, ProximityRule, Selector, Threshold
 from rules_core.scene import ModelSpec, Scene
 from rules_core.sight import sight_blockers, sight_lines
+from rules_core.transport import has_room
 
 TOLERANCE_CM = 1e-6
 
@@ -86,6 +87,8 @@ def _matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[l
     if condition.relation == "terrain":
         return _terrain_matches(scene, subjects, condition)
     candidates = _selection(scene, condition)
+    if condition.with_room:
+        candidates = candidates[[has_room(scene, scene.models[k]) is not False for k in candidates]]
     if condition.free_of is not None and len(candidates):
         engaged = _matches(scene, candidates, condition.free_of)
         candidates = candidates[[not ids for ids in engaged]]

@@ -334,6 +334,9 @@ class Condition(Selector):
     # Only models the subject sees count (a straight line past no sight-blocking piece: Combined
     # Arms' scout observes, «дальность наблюдения всегда равна 24 дюймам»).
     needs_sight: bool = False
+    # Only vehicles with a free seat count (Combined Arms: a fighter boards «согласно количеству
+    # мест», so a full APC takes no one however close he stands).
+    with_room: bool = False
 
 
 class ProximityRule(_Strict):
@@ -395,6 +398,9 @@ class Transport(_Strict):
     vehicle_types: list[str]
     seats: dict[str, int] = {}
     seats_range: dict[str, tuple[int, int]] = {}
+    # Chassis that carry no fighters at all (Combined Arms: a tractor tows guns, «Перевозка пехоты
+    # ведётся автомобилями, БТР и на танках»).
+    no_seats: list[str] = []
     note: str = ""
 
 

@@ -8,7 +8,7 @@ camera cannot count fighters inside a hull, so the scene says how many are aboar
 from __future__ import annotations
 
 from rules_core.errors import SceneError
-from rules_core.scene import Scene
+from rules_core.scene import ModelSpec, Scene
 
 
 def transport_report(scene: Scene) -> dict[str, dict]:
@@ -18,7 +18,10 @@ def transport_report(scene: Scene) -> dict[str, dict]:
     for i, model in enumerate(scene.models):
         if model.type not in rule.vehicle_types or model.passengers is None:
             continue
-        seats = model.seats if model.seats is not None else rule.seats.get(model.chassis or "")
+        chassis = model.chassis or ""
+        seats = model.seats if model.seats is not None else rule.seats.get(chassis)
+        if seats is None and chassis in rule.no_seats:
+            seats = 0
         span = rule.seats_range.get(model.chassis or "")
         if model.seats is not None and span is not None and not span[0] <= model.seats <= span[1]:
             raise SceneError(
@@ -44,3 +47,22 @@ def _fits(passengers: int, seats: int | None, span: tuple[int, int] | None) -> b
     if span is None or span[0] < passengers <= span[1]:
         return None
     return passengers <= span[0]
+
+
+def has_room(scene: Scene, vehicle: ModelSpec) -> bool | None:
+    """Whether one more fighter may board: «Перевозка пехоты ведётся автомобилями, БТР и на танках
+    согласно количеству мест». A chassis that carries no one (a tractor) has no room; a vehicle whose
+    seats are unknown (no card, no standard count) may have room (None), as may a car without its
+    card holding between 4 and 16."""
+    rule = scene.ruleset.transport
+    chassis = vehicle.chassis or ""
+    if vehicle.type not in rule.vehicle_types or chassis in rule.no_seats:
+        return False
+    aboard = vehicle.passengers or 0
+    seats = vehicle.seats if vehicle.seats is not None else rule.seats.get(chassis)
+    if seats is not None:
+        return aboard < seats
+    span = rule.seats_range.get(chassis)
+    if span is None or span[0] <= aboard < span[1]:
+        return None
+    return aboard < span[0]
