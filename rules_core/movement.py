@@ -143,9 +143,7 @@ class MoveJudge:
             if not others:
                 continue
             ks, bks = (np.array(column) for column in zip(*others, strict=True))
-            limit = np.full(len(ks), -self.rules.contact_tolerance_cm)
-            if self.buffer_cm is not None:
-                limit[held_off_by(self.after, a)[ks]] = self.buffer_cm - TOLERANCE_CM
+            limit = self._kept_off(a, ks)
             swept, tolerance = self._sweep(a, b), self.rules.contact_tolerance_cm
             start, r = fb.core[b], fa.radius[a]
             stood = gaps(swept, r, fb.core[bks], fb.radius[bks], tolerance) < limit
@@ -160,6 +158,14 @@ class MoveJudge:
                 was = meetings.get(key, (False, False))
                 meetings[key] = (was[0] or bool(then), was[1] or bool(now))
         return meetings
+
+    def _kept_off(self, a: int, others: np.ndarray) -> np.ndarray:
+        """How far model `a` stays from each of `others` (a gap below it is a hit): clear of their
+        bases, within the camera's contact tolerance, and of an enemy's the buffer too."""
+        limit = np.full(len(others), -self.rules.contact_tolerance_cm)
+        if self.buffer_cm is not None:
+            limit[held_off_by(self.after, a)[others]] = self.buffer_cm - TOLERANCE_CM
+        return limit
 
     def report(self) -> dict:
         result: dict = {"models": {self.after.models[a].id: self.judge(a) for a in self.changed}}
@@ -660,9 +666,7 @@ class MoveJudge:
             gap = gaps(swept, mover_r, cores[near], fa.radius[near], tolerance)
             body = gap < -tolerance
             hit_models = near[body].tolist()
-            if self.buffer_cm is not None:
-                enemy = held_off_by(self.after, a)[near]
-                hit_buffers = near[~body & enemy & (gap < self.buffer_cm - TOLERANCE_CM)].tolist()
+            hit_buffers = near[~body & (gap < self._kept_off(a, near))].tolist()
         impassable = [
             (piece, polygon)
             for piece, polygon in self.terrain
