@@ -118,13 +118,14 @@ def appearance_cost(old_appearance: list[Look | None], new_appearance: list[Look
     return cost
 
 
-def distinct_shifts(shift_cm: np.ndarray | None, within_cm: float = 0.05) -> int:
+def distinct_shifts(shift_cm: np.ndarray | None, grain_cm: float = 0.05) -> int:
     """How many different rigid moves a reading makes (zero is none): each reading carries its
     members onto detections at almost no cost, so a squad read as two moves, part one spacing
-    short and part one long, cost as little as the one move it made, and noise chose."""
+    short and part one long, cost as little as the one move it made, and noise chose. Moves are
+    told apart to `grain_cm`, so the detector's sub-millimetre jitter does not split one move."""
     if shift_cm is None:
         return 0
-    moves = np.unique(np.round(shift_cm[np.linalg.norm(shift_cm, axis=1) > 0] / within_cm), axis=0)
+    moves = np.unique(np.round(shift_cm[np.linalg.norm(shift_cm, axis=1) > 0] / grain_cm), axis=0)
     return len(moves)
 
 

@@ -43,7 +43,18 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-Blobs = tuple[np.ndarray, bool, bool, bool, np.ndarray, np.ndarray]
+
+@dataclass(frozen=True)
+class Blobs:
+    """What differs between two thumbnails, sorted by what it can be: blobs reaching the
+    picture's edge are arms, blobs too big for one piece are hands or vehicles, the rest pieces."""
+
+    changed: np.ndarray
+    edge: bool
+    big: bool
+    piece: bool
+    arms: np.ndarray
+    bulk: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -110,8 +121,6 @@ class MotionGate:
         return cv2.GaussianBlur(small, (5, 5), 0), scale
 
     def _blobs(self, a: np.ndarray, b: np.ndarray) -> Blobs:
-        """(changed mask, a blob reaches the edge, a blob is too big for a piece, a blob is a
-        piece, the mask of the blobs reaching the edge, that of the blobs too big for a piece)."""
         difference = cv2.absdiff(*_same_exposure(a, b))
         if difference.ndim == 3:  # two models swapped may differ in colour only, not in brightness
             difference = difference.max(axis=2)
@@ -132,31 +141,30 @@ class MotionGate:
                 bulk |= labels == label
             else:
                 piece = True
-        return mask, edge, big, piece, arms, bulk
+        return Blobs(mask, edge, big, piece, arms, bulk)
 
     def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
         if self._previous is None or self._previous.shape != thumb.shape:
             self._previous = self._reference = thumb
             self._still_since = timestamp_s
-        _, edge_motion, big_motion, piece_motion, _, _ = self._blobs(thumb, self._previous)
-        if edge_motion or big_motion or piece_motion:
+        motion = self._blobs(thumb, self._previous)
+        if motion.edge or motion.big or motion.piece:
             self._still_since = timestamp_s
-        changed, held_hand, big_change, small_change, arms, bulk = self._blobs(thumb, self._reference)
-        arm_gone = held_hand and self._arm_gone(thumb, arms, bulk)
+        change = self._blobs(thumb, self._reference)
+        arm_gone = change.edge and self._arm_gone(thumb, change.arms, change.bulk)
         self._previous = thumb
         was_settled = self._settled and not arm_gone
-        hands = not arm_gone and (held_hand or (big_motion and big_change))
+        hands = not arm_gone and (change.edge or (motion.big and change.big))
         self._settled = not hands or timestamp_s - self._still_since >= self.rebase_s
-        pieces_moved = small_change or big_change
+        pieces_moved = change.piece or change.big
         if self._settled:
             self._reference = thumb
         kernel = np.ones((2 * self.grow_px + 1, 2 * self.grow_px + 1), np.uint8)
         resting = None
         if hands and self._settled:  # settled only by waiting: a hand may be resting there
-            resting = cv2.dilate(arms.astype(np.uint8), kernel) > 0
-        if self.grow_px:
-            changed = cv2.dilate(changed, kernel)
+            resting = cv2.dilate(change.arms.astype(np.uint8), kernel) > 0
+        changed = cv2.dilate(change.changed, kernel) if self.grow_px else change.changed
         return GateReading(settled=self._settled, just_settled=self._settled and not was_settled,
                            changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled,
                            resting_hand=resting)
