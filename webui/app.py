@@ -69,6 +69,7 @@ def create_app(
         "report_loader": report_loader,
         "topdown_lock": threading.Lock(),
         "stream_slots": threading.BoundedSemaphore(app.config["MAX_STREAMS"]),
+        "closing": threading.Event(),
     }
 
     from webui.api import api

@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import signal
+from collections.abc import Callable
 
 from calibration.seed_tables import LAYOUT_HELP
 from rules_core.errors import TablesightError
@@ -110,7 +111,7 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
     from_environment = not args.pin and bool(os.environ.get("TABLESIGHT_PIN"))
     pin = args.pin or os.environ.get("TABLESIGHT_PIN") or random_pin()
     try:
-        server = _listen(session, pin, args)
+        app, server = _listen(session, pin, args)
     except BaseException:
         # The session is open (its camera, a new recording in --recordings): closing it lets
         # the camera go and takes away the recording that never got a frame.
@@ -120,25 +121,28 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
     shown_pin = "as set in TABLESIGHT_PIN" if from_environment else pin
     address = f"http://{lan_address(args.host)}:{args.port}/"
     print(f"tablesight {args.command}: {what} on {address}  table PIN {shown_pin}", flush=True)
-    previous = signal.signal(signal.SIGTERM, _stop_serving)
+    stops = (signal.SIGTERM, signal.SIGINT)
+    previous = {signum: signal.signal(signum, _stop_serving(app)) for signum in stops}
     try:
         server.run()
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         server.close()
         session.stop()
     return 0
 
 
-def _listen(session, pin: str, args: argparse.Namespace):
+def _listen(session, pin: str, args: argparse.Namespace) -> tuple:
     from webui.app import create_app
     from webui.serve import make_server
 
     if not (pin.isdigit() and 4 <= len(pin) <= 6):
         raise TablesightError("The table PIN is not 4-6 digits",
                               "Pass --pin or TABLESIGHT_PIN with 4 to 6 digits")
+    app = create_app(session, pin, args.recordings)
     try:
-        return make_server(create_app(session, pin, args.recordings), args.host, args.port)
+        return app, make_server(app, args.host, args.port)
     except OSError as error:
         raise TablesightError(
             f"Cannot listen on {args.host}:{args.port} ({error.strerror})",
@@ -152,7 +156,15 @@ def _listen(session, pin: str, args: argparse.Namespace):
         ) from None
 
 
-def _stop_serving(signum: int, frame: object) -> None:
-    """`systemctl stop` sends SIGTERM: leave through `_serve`'s clean stop, so the recording is
-    closed (flushed, its -wal file folded in) instead of the process dying mid-write."""
-    raise SystemExit(0)
+def _stop_serving(app) -> Callable[[int, object], None]:
+    """`systemctl stop` sends SIGTERM, Ctrl-C SIGINT: leave through `_serve`'s clean stop, so the
+    recording is closed (flushed, its -wal file folded in) instead of the process dying mid-write.
+    The open streams are told first: waitress's own stop waits up to 5 s for their threads, and
+    phones keep their state streams open all game."""
+    from webui.stream import end_streams
+
+    def stop(signum: int, frame: object) -> None:
+        end_streams(app)
+        raise SystemExit(0)
+
+    return stop

@@ -2,16 +2,18 @@
 
 Both hold a waitress thread per viewer, so both are bounded: an SSE connection ends after
 `SSE_MAX_S` (the browser reconnects by itself, resuming from the version it saw last) and
-MJPEG is capped at `MJPEG_MAX_FPS` and `MJPEG_MAX_S`. Stills serve the phones that only want
-one picture.
+MJPEG is capped at `MJPEG_MAX_FPS` and `MJPEG_MAX_S`. Both end within `WAKE_S` of
+`end_streams`, so stopping the server does not wait out every phone's stream. Stills serve the
+phones that only want one picture.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, request
 from werkzeug.exceptions import ServiceUnavailable
 
 from webui.state_json import dumps_state
@@ -19,10 +21,18 @@ from webui.state_json import dumps_state
 stream = Blueprint("stream", __name__)
 
 BOUNDARY = "tablesightframe"
+# How often a waiting stream looks whether the server is stopping: waitress gives its threads
+# 5 s to finish, and one phone's open state stream held `systemctl stop` that long.
+WAKE_S = 0.25
 
 
 def _session():
     return current_app.extensions["tablesight"]["session"]
+
+
+def end_streams(app: Flask) -> None:
+    """Tell every open stream to finish, before the server waits for its threads."""
+    app.extensions["tablesight"]["closing"].set()
 
 
 def _streamed(body: Iterator, **kwargs) -> Response:
@@ -42,28 +52,34 @@ def events():
     session, config = _session(), current_app.config
     seen = request.headers.get("Last-Event-ID", "")
     last_version = int(seen) if seen.isascii() and seen.isdigit() else -1  # "²".isdigit() too
+    closing = current_app.extensions["tablesight"]["closing"]
     return _streamed(
-        _state_events(session, last_version, config["SSE_MAX_S"], config["SSE_HEARTBEAT_S"]),
+        _state_events(session, last_version, config["SSE_MAX_S"], config["SSE_HEARTBEAT_S"], closing),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 
-def _state_events(session, last_version: int, max_s: float, heartbeat_s: float) -> Iterator[str]:
+def _state_events(
+    session, last_version: int, max_s: float, heartbeat_s: float, closing: threading.Event
+) -> Iterator[str]:
     deadline = time.monotonic() + max_s
     yield "retry: 1000\n\n"
     state = session.state()
     version = int(state["version"])
     if version != last_version:
         yield _event(state)
-    while (remaining := deadline - time.monotonic()) > 0:
-        newest = session.wait_for_change(version, min(heartbeat_s, remaining))
+    said_at = time.monotonic()
+    while (remaining := deadline - time.monotonic()) > 0 and not closing.is_set():
+        newest = session.wait_for_change(version, min(WAKE_S, remaining))
         if newest > version:
             state = session.state()
             version = int(state["version"])
             yield _event(state)
-        else:
+            said_at = time.monotonic()
+        elif time.monotonic() - said_at >= heartbeat_s:
             yield ": still here\n\n"
+            said_at = time.monotonic()
 
 
 def _event(state: dict) -> str:
@@ -73,18 +89,19 @@ def _event(state: dict) -> str:
 @stream.get("/stream.mjpg")
 def mjpeg():
     config = current_app.config
+    closing = current_app.extensions["tablesight"]["closing"]
     return _streamed(
-        _frames(_session(), config["MJPEG_MAX_FPS"], config["MJPEG_MAX_S"]),
+        _frames(_session(), config["MJPEG_MAX_FPS"], config["MJPEG_MAX_S"], closing),
         mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
         headers={"Cache-Control": "no-store"},
     )
 
 
-def _frames(session, max_fps: float, max_s: float) -> Iterator[bytes]:
+def _frames(session, max_fps: float, max_s: float, closing: threading.Event) -> Iterator[bytes]:
     """New frames only, at most `max_fps`; the last one again every few seconds as a keep-alive."""
     interval, deadline = 1.0 / max_fps, time.monotonic() + max_s
     sent, sent_at = None, 0.0
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not closing.is_set():
         started = time.monotonic()
         jpeg = session.latest_jpeg()
         if jpeg is not None and (jpeg is not sent or started - sent_at > 5.0):
@@ -93,7 +110,7 @@ def _frames(session, max_fps: float, max_s: float) -> Iterator[bytes]:
             ).encode()
             yield jpeg + b"\r\n"
             sent, sent_at = jpeg, started
-        time.sleep(max(0.0, interval - (time.monotonic() - started)))
+        closing.wait(max(0.0, interval - (time.monotonic() - started)))
 
 
 @stream.get("/frame.jpg")

@@ -19,9 +19,12 @@ import urllib.request
 from pathlib import Path
 
 import cv2
+import pytest
 
 from tests.tracker.flat import game_frames
 from tracker.recording import Recording
+from webui.app import create_app
+from webui.stream import end_streams
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,9 +35,7 @@ def test_sigterm_stops_serving_and_closes_the_recording(tmp_path):
     for frame in game_frames():
         cv2.imwrite(str(frames / frame.name), frame.image)
     recordings = tmp_path / "recordings"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "tracker", "serve", "--source", str(frames), "--host", "127.0.0.1",
          "--port", str(port), "--pin", "1234", "--recordings", str(recordings)],
@@ -62,3 +63,43 @@ def test_sigterm_stops_serving_and_closes_the_recording(tmp_path):
 def camera_state(port: int) -> str:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as reply:
         return json.loads(reply.read())["status"]["camera"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_phone_watching_does_not_hold_the_stop(tmp_path, signum):
+    """Phones keep the state stream and the camera open all game. Waitress's own stop waits up
+    to 5 s for their threads and then says "thread(s) still running" (then closed the trigger
+    under them): the streams are told to end first, so every thread finishes."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tracker", "demo", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    try:
+        assert "demo game on http://127.0.0.1:" in server.stdout.readline()
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as events, \
+                socket.create_connection(("127.0.0.1", port), timeout=10) as camera:
+            for viewer, path in ((events, "/api/events"), (camera, "/stream.mjpg")):
+                viewer.sendall(f"GET {path} HTTP/1.1\r\nHost: table\r\n\r\n".encode())
+                assert viewer.recv(64).startswith(b"HTTP/1.1 200")
+            server.send_signal(signum)
+            assert server.wait(timeout=30) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+    said = server.stdout.read()
+    assert "still running" not in said and "Traceback" not in said, said
+
+
+def test_end_streams_ends_an_open_state_stream(session):
+    app = create_app(session, "1234", config={"SSE_MAX_S": 20.0, "SSE_HEARTBEAT_S": 5.0})
+    body = iter(app.test_client().get("/api/events", buffered=False).response)
+    assert next(body).startswith(b"retry:")
+    end_streams(app)
+    assert [chunk[:4] for chunk in body] == [b"id: "]  # the state it had, then nothing more
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
