@@ -283,18 +283,45 @@ class Game:
                 "sides": _need(sent, "sides", dict, "setup deployment"),
             }
         rules.load_ruleset(ruleset)
+        assignments = self._retyped(payload.get("retype") or {})
         self._trial(
             ruleset_id=ruleset,
             table={"width_cm": float(width), "depth_cm": float(depth)},
             step_cm=step,
             deployment=deployment,
+            assignments=assignments,
         )
+        unassigned = sorted(set(self.assignments) - set(assignments))
         self.ruleset_id, self.step_cm, self.deployment = ruleset, step, deployment
+        self.assignments = assignments
         self.table = {"width_cm": float(width), "depth_cm": float(depth)}
         if self.phases != phases_of(ruleset):
             self.phases = phases_of(ruleset)
             self.phase = self.phases[0]
-        self._event("setup", f"game set up: {ruleset} on a {width:g} x {depth:g} cm table", payload)
+        unassigned_note = f"; {', '.join(unassigned)} unassigned" if unassigned else ""
+        self._event(
+            "setup", f"game set up: {ruleset} on a {width:g} x {depth:g} cm table{unassigned_note}", payload
+        )
+
+    def _retyped(self, retype: object) -> dict[str, Assignment]:
+        """The assignments under another ruleset: `retype` maps an old unit type to the new
+        ruleset's (its role, chassis and weapons go with it: they were the old ruleset's words) or
+        to null, which unassigns those models. Mobile Infantry shares no type with World at Fire,
+        so without it the models of one game could never be carried into the other."""
+        if not isinstance(retype, dict) or not all(
+            isinstance(old, str) and (new is None or isinstance(new, str)) for old, new in retype.items()
+        ):
+            raise TablesightError(
+                "setup: retype must map unit types to unit types or null",
+                'send e.g. {"infantry": "trooper", "cavalry": null}',
+            )
+        kept: dict[str, Assignment] = {}
+        for piece_id, a in self.assignments.items():
+            if a.type not in retype:
+                kept[piece_id] = a
+            elif retype[a.type] is not None:
+                kept[piece_id] = Assignment(side=a.side, unit=a.unit, type=retype[a.type])
+        return kept
 
     def _do_assign(self, payload: dict) -> dict:
         ids = _need(payload, "model_ids", list, "assign")

@@ -36,6 +36,8 @@ class Setup(Payload):
     step_cm: float | None = Field(default=None, gt=0, le=100)
     # The deployment to keep with the new ruleset, or null to clear one it does not have.
     deployment: Deployment | None = None
+    # Old unit type -> the new ruleset's, or null to unassign those models.
+    retype: dict[str, str | None] | None = None
 
 
 class Assign(Payload):

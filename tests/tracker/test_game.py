@@ -99,3 +99,25 @@ def test_bad_controls_change_nothing(game):
 def test_order_based_rulesets_give_orders_first():
     assert phases_of("tankomaster")[:2] == ["deployment", "orders"]
     assert phases_of("world-at-fire") == ["deployment", "movement", "shooting", "assault"]
+
+
+def test_a_ruleset_sharing_no_unit_type_is_reached_by_retyping_or_unassigning(game):
+    """Mobile Infantry knows troopers and bugs, World at Fire infantry: a setup that left the
+    models' types as they were was refused, and the models could not be given a trooper's type
+    under World at Fire either, so the game could never change to Mobile Infantry."""
+    table = {"width_cm": 183.0, "depth_cm": 122.0}
+    with pytest.raises(TablesightError, match="infantry"):
+        game.apply("setup", {"ruleset": "mobile-infantry", "table": table})
+    game.apply("setup", {"ruleset": "mobile-infantry", "table": table, "retype": {"infantry": "trooper"}})
+    assert {a.type for a in game.assignments.values()} == {"trooper"}
+    assert [m["type"] for m in game.scene()["models"]] == ["trooper"] * 3
+    game.apply("setup", {"ruleset": "world-at-fire", "table": table, "retype": {"trooper": None}})
+    assert game.assignments == {} and game.events[-1]["detail"].endswith("m1, m2, m3 unassigned")
+
+
+@pytest.mark.parametrize("retype", [["infantry"], {"infantry": 3}, {"infantry": "tank"}])
+def test_a_bad_retype_changes_nothing(game, retype):
+    before = dict(game.assignments), game.ruleset_id
+    with pytest.raises(TablesightError):
+        game.apply("setup", {"ruleset": "mobile-infantry", "table": game.table, "retype": retype})
+    assert (dict(game.assignments), game.ruleset_id) == before

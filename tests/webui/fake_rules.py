@@ -31,6 +31,7 @@ class FakeRules:
         return [
             {"id": "world-at-fire", "title": "World at Fire", "source": "seed 000", "unit": "cm"},
             {"id": "combined-arms", "title": "Combined arms", "source": "seed 003", "unit": "in"},
+            {"id": "mobile-infantry", "title": "Mobile infantry", "source": "seed 001", "unit": "mm"},
         ]
 
     def ruleset_dict(self, ruleset_id: str) -> dict:

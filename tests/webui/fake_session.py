@@ -266,6 +266,15 @@ class FakeSession:
                 raise TablesightError(
                     f"Unknown ruleset '{payload['ruleset']}'", "Pick one of tablesight rules list"
                 )
+            for piece in [*state["models"], *state["vehicles"]]:
+                if piece.get("type") in payload.get("retype", {}):
+                    new = payload["retype"][piece["type"]]
+                    for key in ("role", "chassis", "weapons"):
+                        piece.pop(key, None)
+                    if new:
+                        piece["type"] = new
+                    else:
+                        piece.update(side=None, unit=None, type=None)
             deployment = payload.get("deployment", state["deployment"])
             _check_deployment(payload["ruleset"], deployment)
             state["deployment"] = deployment

@@ -179,3 +179,22 @@ def test_a_ruleset_change_that_would_orphan_unit_types_says_what_to_do_first(pag
     assert page.locator("#pin-dialog").is_hidden()  # nothing the rig would refuse is sent
     assert [a for a, _ in session.applied] == ["assign", "assign"]
     expect(page.locator("#ruleset")).to_have_value("world-at-fire")
+
+
+def test_a_second_apply_unassigns_the_models_a_ruleset_has_no_type_for(page, session):
+    """Mobile Infantry shares no unit type with World at Fire, so its types could not be given
+    first: the warning offers a second Apply, which sends the change with those types unassigned."""
+    on_table = {p["type"] for p in [*session.state()["models"], *session.state()["vehicles"]]}
+    page.click("[data-tab='setup']")
+    page.select_option("#ruleset", "mobile-infantry")
+    page.click("[data-action='setup']")
+    expect(page.locator("#message")).to_contain_text("tap Apply again now to unassign them")
+    assert [a for a, _ in session.applied] == []
+    page.select_option("#ruleset", "mobile-infantry")
+    page.click("[data-action='setup']")
+    enter_pin(page)
+    expect(page.locator("#message")).to_contain_text("unassigned: give them mobile-infantry's types")
+    action, payload = session.applied[-1]
+    assert action == "setup" and payload["ruleset"] == "mobile-infantry"
+    assert payload["retype"] == dict.fromkeys(on_table - {None})  # every type, to null: unassigned
+    assert {p["type"] for p in session.state()["models"]} == {None}

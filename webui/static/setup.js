@@ -40,6 +40,7 @@ const NOT_DEPLOYING = "";
 export function initSetup(ctx) {
   let sidesShown = "";
   let rulesetShown = null;
+  let orphansTold = null; // the ruleset and models last warned of: a second Apply unassigns them
   let installed = [];
   getJson("/api/rulesets")
     .then((body) => {
@@ -140,15 +141,22 @@ export function initSetup(ctx) {
       const tools = payload.ruleset !== ctx.live.ruleset.id ? await rulesetTools(payload.ruleset).catch(() => null) : null;
       // Models of a type the new ruleset lacks make the rig refuse the change: say which, and
       // what to do, before the PIN is asked for.
+      // Tapping Apply again unassigns them instead, for a ruleset that shares no type with
+      // this one (Mobile Infantry's troopers and bugs): they can't take its types before it.
       const strangers = tools ? pieces(ctx.live).filter((p) => p.type && !tools.unit_types.includes(p.type)) : [];
-      if (strangers.length) {
-        const types = [...new Set(strangers.map((p) => p.type))].join(", ");
-        ctx.show(`${payload.ruleset} has no ${types}: under Assign models, give ${strangers.map((p) => p.id).join(", ")} ` +
-          `one of its types (${tools.unit_types.join(", ")}) first, then apply again.`, true);
+      const strangerIds = strangers.map((p) => p.id).join(", ");
+      const types = [...new Set(strangers.map((p) => p.type))];
+      if (strangers.length && orphansTold !== `${payload.ruleset}:${strangerIds}`) {
+        orphansTold = `${payload.ruleset}:${strangerIds}`;
+        ctx.show(`${payload.ruleset} has no ${types.join(", ")}: under Assign models, give ${strangerIds} ` +
+          `one of its types (${tools.unit_types.join(", ")}) first, then apply again; ` +
+          "or tap Apply again now to unassign them.", true);
         rulesetShown = null;
         ctx.redraw();
         return;
       }
+      orphansTold = null;
+      if (strangers.length) payload.retype = Object.fromEntries(types.map((type) => [type, null]));
       // A deployment kind the new ruleset lacks would make the rig refuse the change too: it
       // goes with it, and the player is told to set a new one.
       const deployment = ctx.live.deployment;
@@ -158,10 +166,10 @@ export function initSetup(ctx) {
         dropped = deployment.kind;
       }
       if (await ctx.send("setup", payload)) {
-        if (dropped) {
-          ctx.show(`Game settings applied. ${payload.ruleset} has no ${dropped} deployment, so it was cleared: ` +
-            "set a new one under Deployment.");
-        }
+        const told = [];
+        if (dropped) told.push(`${payload.ruleset} has no ${dropped} deployment, so it was cleared: set a new one under Deployment.`);
+        if (payload.retype) told.push(`${strangerIds} unassigned: give them ${payload.ruleset}'s types under Assign models.`);
+        if (told.length) ctx.show(`Game settings applied. ${told.join(" ")}`);
       } else {
         rulesetShown = null; // show the ruleset the game is really played with again
         ctx.redraw();
