@@ -7,14 +7,24 @@ that would change a verdict (types, sides, ids, weapons, terrain kinds).
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import shapely
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from rules_core.errors import SceneError
 from rules_core.footprints import Footprints
@@ -34,6 +44,23 @@ QUARTERS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """A coordinate of `true` or `"20"` is a mistake in the file, not 1 cm or 20 cm: pydantic's
+        lax mode took both. Whole floats stay accepted for counts (`"wounds": 2.0`)."""
+        if isinstance(value, bool | str) and _numeric(cls.model_fields[info.field_name].annotation):
+            raise PydanticCustomError(
+                "not_a_number", "must be a number, not {value}", {"value": json.dumps(value)}
+            )
+        return value
+
+
+def _numeric(annotation: Any) -> bool:
+    """Whether a field holds a number (`float`, `int`, or either or None)."""
+    kinds = set(get_args(annotation)) - {type(None)} if get_args(annotation) else {annotation}
+    return bool(kinds) and kinds <= {float, int}
 
 
 class BaseSpec(_Record):

@@ -34,6 +34,10 @@ def test_unknown_ruleset_names_the_field() -> None:
         ({"base": {"shape": "rect", "length_mm": 100}}, "models[0].base", "width_mm"),
         ({"crew_of": "nobody"}, "models[0].crew_of", "unknown model id"),
         ({"chassis": "hover"}, "models[0].chassis", "unknown chassis"),
+        ({"x_cm": True}, "models[0].x_cm", "must be a number, not true"),
+        ({"y_cm": "20"}, "models[0].y_cm", 'must be a number, not "20"'),
+        ({"wounds": True}, "models[0].wounds", "must be a number"),
+        ({"base": {"shape": "round", "diameter_mm": "32"}}, "models[0].base.diameter_mm", "must be a number"),
     ],
 )
 def test_bad_model_fields_are_named(change: dict, field: str, words: str) -> None:
@@ -60,6 +64,12 @@ def test_weapon_aliases_and_rulesets_without_weapon_table() -> None:
         scene_data("world-at-fire", [base(10, 10, "a", weapons=["rifle"]), base(20, 10, "e", side="blue")])
     )
     assert api.ranges(waf, "a")["targets"][0]["weapons"] == []
+
+
+def test_whole_floats_still_count() -> None:
+    """Generators write `2.0` for a count; only booleans and strings are refused as numbers."""
+    parsed = api.parse_scene(scene_data("world-at-fire", [{**base(10, 10, "a"), "wounds": 2.0, "z_cm": 1}]))
+    assert parsed.models[0].wounds == 2 and parsed.models[0].z_cm == 1.0
 
 
 def test_missing_field_is_named() -> None:
