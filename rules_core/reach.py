@@ -28,11 +28,24 @@ def shooters_of(scene: Scene, from_id: str) -> list[int]:
 
 
 def weapons_of(scene: Scene, i: int) -> list[str]:
-    """The scene's weapons for the model, else its role's, else its type's."""
+    """The scene's weapons for the model, else its role's, else its type's; and the fire of the
+    riders it carries where the ruleset gives them one (Combined Arms: «Бойцы танкового десанта
+    могут вести огонь с техники на расстояние до 6 дюймов»: a tank with passengers, whatever
+    its own guns)."""
     model = scene.models[i]
     if model.weapons is not None:
-        return list(model.weapons)
-    return list(scene.ruleset.role_weapons.get(model.role or "", scene.unit_type(i).weapons))
+        own = list(model.weapons)
+    else:
+        own = list(scene.ruleset.role_weapons.get(model.role or "", scene.unit_type(i).weapons))
+    riders = [
+        name
+        for name, weapon in scene.ruleset.weapons.items()
+        if weapon.by_passengers
+        and model.passengers
+        and (weapon.from_chassis is None or model.chassis in weapon.from_chassis)
+        and name not in own
+    ]
+    return own + riders
 
 
 def reaches(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
-from tests.rules_core.builders import base, hull, scene
+from tests.rules_core.builders import base, codes, hull, moved, scene
 
 CA = "combined-arms"
 
@@ -53,3 +53,45 @@ def test_ca_a_tractor_carries_no_fighters() -> None:
     tractor = hull(100, 60, "v", side="red", unit="tug", chassis="tractor", passengers=2)
     report = api.check(scene(CA, [tractor]))["transport"]["v"]
     assert report["seats"] == 0 and report["within_capacity"] is False
+
+
+INCH = 2.54
+
+
+@pytest.mark.parametrize(
+    ("passengers", "own", "reach"), [(3, None, True), (3, ["hmg"], True), (0, None, False)]
+)
+def test_ca_tank_riders_fire_6_inches_from_the_hull(
+    passengers: int, own: list[str] | None, reach: bool
+) -> None:
+    """002: «Бойцы танкового десанта могут вести огонь с техники на расстояние до 6 дюймов
+    (высчитывается от КТ техники)» (tank riders may fire from the vehicle up to 6", measured from
+    its hull). Only a tank whose weapons listed `desant_fire` by name reached anyone: a tank with
+    three riders and no weapons, or with its own machine gun, reached no one at 6"."""
+    card = {"chassis": "tank", "passengers": passengers} | ({"weapons": own} if own else {})
+    tank = hull(100, 60, "v", side="red", unit="armour", length_mm=100, width_mm=60, **card)
+    near = base(100 + 5 + 1.6 + 6 * INCH, 60, "e", side="blue")
+    far = base(100, 60 + 3 + 1.6 + 6.01 * INCH, "f", side="blue")
+    reach_of = {t["id"]: t["weapons"] for t in api.ranges(scene(CA, [tank, near, far]), "v")["targets"]}
+    assert ("desant_fire" in reach_of["e"]) is reach
+    assert "desant_fire" not in reach_of["f"]
+
+
+def test_ca_the_fighter_carrying_a_wounded_one_walks_6_inches() -> None:
+    """002: «Раненного бойца можно перемещать со скоростью до 6Д рядом с другим бойцом» (a wounded
+    fighter may be moved up to 6" beside another fighter): the one carrying him walks with him.
+    Flagged carrying_wounded, he walked 10" and no allowance held him."""
+    before = [base(50, 50, "c", flags=["carrying_wounded"])]
+    after = [base(50 + 6.2 * INCH, 50, "c", flags=["carrying_wounded"])]
+    report = moved(CA, before, after)["c"]
+    assert report["allowance_cm"] == pytest.approx(6 * INCH) and codes(report) == ["too_far"]
+
+
+def test_ca_aircraft_are_not_held_to_straight_ahead_flight() -> None:
+    """002 gives aviation no movement rule («осуществляют свои действия 1 раз в ход») and names
+    helicopters and drones («вертолётам, БПЛА»): a helicopter flying sideways was refused as
+    not_straight_ahead, World at Fire's rule for its planes."""
+    before = [{**base(50, 50, "air", type="aircraft", diameter_mm=65), "heading_deg": 0}]
+    after = [{**base(50, 90, "air", type="aircraft", diameter_mm=65), "heading_deg": 0}]
+    report = moved(CA, before, after)["air"]
+    assert report["legal"] and report["allowance_cm"] is None
