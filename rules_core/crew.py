@@ -9,7 +9,7 @@ import numpy as np
 
 from rules_core.footprints import measured
 from rules_core.proximity import selected
-from rules_core.scene import Scene
+from rules_core.scene import ModelSpec, Scene
 
 
 def crew_report(scene: Scene) -> dict[str, dict]:
@@ -22,8 +22,7 @@ def crew_report(scene: Scene) -> dict[str, dict]:
     fp = scene.footprints
     guns: dict[str, dict] = {}
     for g, gun in enumerate(scene.models):
-        own = rules.own_rules is not None and selected(gun, rules.own_rules)
-        if gun.type not in rules.gun_types or own:
+        if not _crewed(scene, gun):
             continue
         crew = [k for k, m in enumerate(scene.models) if m.crew_of == gun.id]
         distance = measured(fp, np.full(len(crew), g), np.array(crew, dtype=int), rules.distance.measured)
@@ -53,6 +52,13 @@ def crew_report(scene: Scene) -> dict[str, dict]:
     return guns
 
 
+def _crewed(scene: Scene, gun: ModelSpec) -> bool:
+    """Whether the crew rule covers this model: a gun type without crew rules of its own."""
+    rules = scene.ruleset.crew
+    own = rules.own_rules is not None and selected(gun, rules.own_rules)
+    return gun.type in rules.gun_types and not own
+
+
 def _bound(scene: Scene, weapons: list[str] | None, gun_weapons: list[str]) -> bool:
     """Whether a gun firing `weapons` (None: not named) is one the crew rule binds."""
     if not gun_weapons or weapons is None:
@@ -72,3 +78,30 @@ def unworked_guns(scene: Scene) -> set[int]:
         for gun_id, gun in crew_report(scene).items()
         if not gun["can_fire"] and (gun["crew"] or gun.get("towed_by"))
     }
+
+
+def apart_from_crew(scene: Scene, a: int) -> list[tuple[str, str, float]]:
+    """Where the crew rule binds moves (`binds_move`): (model, gun or crewman, gap cm) for a
+    crewman of a bound gun ending beyond the crew distance from it, or a bound gun ending with
+    none of the crew the scene gives it within that distance (the nearest named)."""
+    rules = scene.ruleset.crew
+    if rules is None or not rules.binds_move:
+        return []
+    model = scene.models[a]
+    if model.crew_of is not None:
+        g = scene.index[model.crew_of]
+        crew = [a]
+    else:
+        g = a
+        crew = [k for k, m in enumerate(scene.models) if m.crew_of == model.id]
+    gun = scene.models[g]
+    if not crew or not _crewed(scene, gun) or not _bound(scene, gun.weapons, rules.gun_weapons):
+        return []
+    gaps = np.atleast_1d(
+        measured(scene.footprints, np.full(len(crew), g), np.array(crew), rules.distance.measured)
+    )
+    if any(rules.distance.holds(float(gap), scene.cm_per_unit) for gap in gaps):
+        return []
+    nearest = int(np.argmin(gaps))
+    other = gun.id if model.crew_of is not None else scene.models[crew[nearest]].id
+    return [(model.id, other, float(gaps[nearest]))]

@@ -20,6 +20,7 @@ import shapely
 from rules_core import crossing, end_state, pathing, sequence
 from rules_core.allowance import climb_limit, flag_limits, terrain_allowance, towed_allowance, unit_allowance
 from rules_core.coherency import coherency_groups
+from rules_core.crew import apart_from_crew
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight, must_move, no_flight_stays_on
 from rules_core.footprints import gaps, measured, overlapping_across
@@ -344,7 +345,24 @@ class MoveJudge:
         reasons += panic_reasons(self.before, self.after, a, b, allowance, extra.get("path_cm"))
         reasons += self._unaccompanied(a)
         reasons += self._left_in_tow(a)
+        reasons += self._apart_from_crew(a)
         return moved, allowance, extra, reasons
+
+    def _apart_from_crew(self, a: int) -> list[dict]:
+        """A crewman ending apart from his gun, or a gun from all its crew, where the crew rule
+        says where they stand (`crew.binds_move`)."""
+        apart = apart_from_crew(self.after, a)
+        if not apart:
+            return []
+        limit = self.after.cm(self.rules.crew.distance.value)
+        return [
+            reason(
+                "moved_unaccompanied",
+                f"{model_id} ends {fmt_over(gap, limit)} cm from {other}; a gun's crew stand within "
+                f"{fmt(limit)} cm of it",
+            )
+            for model_id, other, gap in apart
+        ]
 
     def _tow_approach(self, a: int, b: int) -> tuple[float, str] | None:
         """The least a tug drove: up to what it tows, then on with it as far as that went («подвигать

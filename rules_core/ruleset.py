@@ -288,6 +288,10 @@ class Crew(_Strict):
     # A crewman may stand on his gun's base (Combined Arms: the mortarman «может располагаться с ним
     # на одной подставке»), so ending on it is no overlap.
     shares_base: bool = False
+    # Crewmen stand within `distance` of the gun the rule binds, so a move may not end apart
+    # (Combined Arms: «Миномётчик. Располагается в пределах 1 дюйма от модели миномёта»): a crewman
+    # walking off, or the gun leaving every crewman the scene gives it.
+    binds_move: bool = False
     note: str = ""
 
 

@@ -95,3 +95,35 @@ def test_ca_aircraft_are_not_held_to_straight_ahead_flight() -> None:
     after = [{**base(50, 90, "air", type="aircraft", diameter_mm=65), "heading_deg": 0}]
     report = moved(CA, before, after)["air"]
     assert report["legal"] and report["allowance_cm"] is None
+
+
+def _mortar_team(x: float) -> list[dict]:
+    mortar = {**base(50, 50, "m", unit="mortar", type="gun", diameter_mm=40), "weapons": ["light_mortar"]}
+    gap = 2.0 + 1.6  # the mortar's and a fighter's radii
+    man = base(x, 50, "c1", unit="mortar", crew_of="m", role="mortar_crew")
+    chief = base(50, 50 + gap + 0.5 * INCH, "c2", unit="mortar", crew_of="m", role="commander")
+    return [mortar, man, chief]
+
+
+@pytest.mark.parametrize(("off_in", "legal"), [(1.0, True), (1.05, False)])
+def test_ca_a_mortarman_stays_within_1_inch_of_his_mortar(off_in: float, legal: bool) -> None:
+    """002: «Миномётчик. Располагается в пределах 1 дюйма от модели миномёта» (a mortarman stands
+    within 1" of the mortar model). He walked 5" away and the move was legal; only `check.guns`
+    said the mortar had lost him."""
+    before = _mortar_team(50 + 3.6 + 0.5 * INCH)
+    after = _mortar_team(50 + 3.6 + off_in * INCH)
+    entry = moved(CA, before, after)["c1"]
+    assert entry["legal"] is legal
+    assert codes(entry) == ([] if legal else ["moved_unaccompanied"])
+
+
+def test_ca_a_mortar_does_not_move_away_from_all_its_crew() -> None:
+    """002: the mortar's crew stand within 1" of it, so a mortar that moved 6" leaving both its
+    crewmen behind was moved by no one; the same mortar moved with one of them beside it is legal.
+    A mortar whose crew the scene does not give is not judged."""
+    before = _mortar_team(50 + 3.6 + 0.5 * INCH)
+    alone = [{**before[0], "x_cm": 50 - 6 * INCH}, *before[1:]]
+    assert codes(moved(CA, before, alone)["m"]) == ["moved_unaccompanied"]
+    with_one = [alone[0], {**before[1], "x_cm": alone[0]["x_cm"] + 3.6 + 0.5 * INCH}, before[2]]
+    assert moved(CA, before, with_one)["m"]["legal"] is True
+    assert moved(CA, before[:1], alone[:1])["m"]["legal"] is True
