@@ -588,9 +588,6 @@ class Ruleset(_Strict):
     # одинаковом уровне по высоте», and only a target «ниже» is an exception): weapons that need
     # sight do not reach a target on a higher level; a grenade, thrown, still does.
     no_sight_upward: bool = False
-    # The roles a scene may name (empty: any, for a seed that lists none); a typo such as
-    # "snipr" would otherwise drop a fighter's role rules without a word.
-    roles: list[str] = []
     # A role's own weapons, in place of its type's, where the scene names none (Combined Arms:
     # «Огнемётчик. Вооружён огнемётом»).
     role_weapons: dict[str, list[str]] = {}

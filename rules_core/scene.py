@@ -317,12 +317,6 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"unknown chassis {model.chassis!r}",
                 f"use one of {', '.join(unit_type.chassis)}",
             )
-        if model.role is not None and ruleset.roles and model.role not in ruleset.roles:
-            raise _fail(
-                f"{where}.role",
-                f"unknown role {model.role!r} for ruleset {ruleset.id}",
-                f"use one of {', '.join(ruleset.roles)}",
-            )
         first = unit_first.setdefault(model.unit, model)
         if first.side != model.side:
             raise _fail(

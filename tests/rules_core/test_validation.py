@@ -181,11 +181,3 @@ def test_unknown_ruleset_id_is_a_user_error() -> None:
 def test_self_intersecting_terrain_is_named() -> None:
     bowtie = [{"id": "t", "kind": "forest", "polygon_cm": [[0, 0], [10, 10], [10, 0], [0, 10]]}]
     assert "terrain[0].polygon_cm" in problem_of(scene_data("world-at-fire", [base(50, 50)], terrain=bowtie))
-
-
-def test_an_unknown_role_is_named_where_the_ruleset_lists_its_roles() -> None:
-    """Combined Arms lists its specialists: a typo such as "snipr" dropped the sniper's rules
-    without a word. A seed that lists no roles (World at Fire) takes any."""
-    message = problem_of(scene_data("combined-arms", [{**base(10, 10, "a"), "role": "snipr"}]))
-    assert "models[0].role" in message and "unknown role 'snipr'" in message and "sniper" in message
-    api.parse_scene(scene_data("world-at-fire", [{**base(10, 10, "a"), "role": "medic"}]))
