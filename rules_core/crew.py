@@ -82,26 +82,27 @@ def unworked_guns(scene: Scene) -> set[int]:
 
 def apart_from_crew(scene: Scene, a: int) -> list[tuple[str, str, float]]:
     """Where the crew rule binds moves (`binds_move`): (model, gun or crewman, gap cm) for a
-    crewman of a bound gun ending beyond the crew distance from it, or a bound gun ending with
-    none of the crew the scene gives it within that distance (the nearest named)."""
+    crewman of a bound gun ending beyond the crew distance from it, or for a bound gun, each of the
+    crewmen the scene gives it it ends beyond that distance from. A gun some model tows is on the
+    move with its tug, not its crew, and a model that is a gun and a crewman at once is not judged."""
     rules = scene.ruleset.crew
     if rules is None or not rules.binds_move:
         return []
     model = scene.models[a]
-    if model.crew_of is not None:
-        g = scene.index[model.crew_of]
-        crew = [a]
-    else:
-        g = a
-        crew = [k for k, m in enumerate(scene.models) if m.crew_of == model.id]
+    crew = [k for k, m in enumerate(scene.models) if m.crew_of == model.id]
+    if model.crew_of is not None and crew:
+        return []
+    g = scene.index[model.crew_of] if model.crew_of is not None else a
+    crew = [a] if model.crew_of is not None else crew
     gun = scene.models[g]
-    if not crew or not _crewed(scene, gun) or not _bound(scene, gun.weapons, rules.gun_weapons):
+    towed = any(m.towing == gun.id for m in scene.models)
+    if not crew or towed or not _crewed(scene, gun) or not _bound(scene, gun.weapons, rules.gun_weapons):
         return []
     gaps = np.atleast_1d(
         measured(scene.footprints, np.full(len(crew), g), np.array(crew), rules.distance.measured)
     )
-    if any(rules.distance.holds(float(gap), scene.cm_per_unit) for gap in gaps):
-        return []
-    nearest = int(np.argmin(gaps))
-    other = gun.id if model.crew_of is not None else scene.models[crew[nearest]].id
-    return [(model.id, other, float(gaps[nearest]))]
+    return [
+        (model.id, gun.id if k == a else scene.models[k].id, float(gap))
+        for k, gap in zip(crew, gaps, strict=True)
+        if not rules.distance.holds(float(gap), scene.cm_per_unit)
+    ]

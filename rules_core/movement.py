@@ -345,12 +345,16 @@ class MoveJudge:
         reasons += panic_reasons(self.before, self.after, a, b, allowance, extra.get("path_cm"))
         reasons += self._unaccompanied(a)
         reasons += self._left_in_tow(a)
-        reasons += self._apart_from_crew(a)
+        reasons += self._apart_from_crew(a, b)
         return moved, allowance, extra, reasons
 
-    def _apart_from_crew(self, a: int) -> list[dict]:
-        """A crewman ending apart from his gun, or a gun from all its crew, where the crew rule
-        says where they stand (`crew.binds_move`)."""
+    def _apart_from_crew(self, a: int, b: int) -> list[dict]:
+        """A crewman ending apart from his gun, or a gun from any of its crew, where the crew rule
+        says where they stand (`crew.binds_move`). A model that only turned or climbed in place
+        left no one."""
+        old, now = self.before.models[b], self.after.models[a]
+        if math.hypot(now.x_cm - old.x_cm, now.y_cm - old.y_cm) <= self.rules.moved_threshold_cm:
+            return []
         apart = apart_from_crew(self.after, a)
         if not apart:
             return []

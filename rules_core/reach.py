@@ -28,15 +28,14 @@ def shooters_of(scene: Scene, from_id: str) -> list[int]:
 
 
 def weapons_of(scene: Scene, i: int) -> list[str]:
-    """The scene's weapons for the model, else its role's, else its type's; and the fire of the
-    riders it carries where the ruleset gives them one (Combined Arms: «Бойцы танкового десанта
-    могут вести огонь с техники на расстояние до 6 дюймов»: a tank with passengers, whatever
-    its own guns)."""
+    """The scene's weapons for the model, else its role's or its type's defaults, which for a
+    vehicle carrying passengers include their fire where the ruleset gives them one (Combined
+    Arms: «Бойцы танкового десанта могут вести огонь с техники на расстояние до 6 дюймов»). A
+    model whose `weapons` the scene lists has those only, as CONTRACTS says."""
     model = scene.models[i]
     if model.weapons is not None:
-        own = list(model.weapons)
-    else:
-        own = list(scene.ruleset.role_weapons.get(model.role or "", scene.unit_type(i).weapons))
+        return list(model.weapons)
+    own = list(scene.ruleset.role_weapons.get(model.role or "", scene.unit_type(i).weapons))
     riders = [
         name
         for name, weapon in scene.ruleset.weapons.items()

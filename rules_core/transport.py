@@ -53,13 +53,18 @@ def has_room(scene: Scene, vehicle: ModelSpec) -> bool | None:
     """Whether one more fighter may board: «Перевозка пехоты ведётся автомобилями, БТР и на танках
     согласно количеству мест». A chassis that carries no one (a tractor) has no room; a vehicle whose
     seats are unknown (no card, no standard count) may have room (None), as may a car without its
-    card holding between 4 and 16."""
+    card holding between 4 and 16, and any vehicle of a ruleset without transport rules. The
+    card's `seats` comes first, as in `transport_report`."""
     rule = scene.ruleset.transport
+    if rule is None:
+        return None
     chassis = vehicle.chassis or ""
-    if vehicle.type not in rule.vehicle_types or chassis in rule.no_seats:
+    if vehicle.type not in rule.vehicle_types:
         return False
     aboard = vehicle.passengers or 0
     seats = vehicle.seats if vehicle.seats is not None else rule.seats.get(chassis)
+    if seats is None and chassis in rule.no_seats:
+        seats = 0
     if seats is not None:
         return aboard < seats
     span = rule.seats_range.get(chassis)

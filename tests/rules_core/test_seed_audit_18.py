@@ -25,6 +25,7 @@ CA = "combined-arms"
         ("car", 16, None, False),
         ("car", 9, None, True),
         ("tractor", None, None, False),
+        ("tractor", 1, 2, True),
     ],
 )
 def test_ca_a_fighter_boards_only_a_vehicle_with_a_free_seat(
@@ -59,7 +60,7 @@ INCH = 2.54
 
 
 @pytest.mark.parametrize(
-    ("passengers", "own", "reach"), [(3, None, True), (3, ["hmg"], True), (0, None, False)]
+    ("passengers", "own", "reach"), [(3, None, True), (3, ["hmg"], False), (0, None, False)]
 )
 def test_ca_tank_riders_fire_6_inches_from_the_hull(
     passengers: int, own: list[str] | None, reach: bool
@@ -67,7 +68,8 @@ def test_ca_tank_riders_fire_6_inches_from_the_hull(
     """002: «Бойцы танкового десанта могут вести огонь с техники на расстояние до 6 дюймов
     (высчитывается от КТ техники)» (tank riders may fire from the vehicle up to 6", measured from
     its hull). Only a tank whose weapons listed `desant_fire` by name reached anyone: a tank with
-    three riders and no weapons, or with its own machine gun, reached no one at 6"."""
+    three riders and no weapons reached no one at 6". A tank whose `weapons` the scene lists has
+    those only (CONTRACTS: "its `weapons`, else its unit type's defaults")."""
     card = {"chassis": "tank", "passengers": passengers} | ({"weapons": own} if own else {})
     tank = hull(100, 60, "v", side="red", unit="armour", length_mm=100, width_mm=60, **card)
     near = base(100 + 5 + 1.6 + 6 * INCH, 60, "e", side="blue")
@@ -117,13 +119,29 @@ def test_ca_a_mortarman_stays_within_1_inch_of_his_mortar(off_in: float, legal: 
     assert codes(entry) == ([] if legal else ["moved_unaccompanied"])
 
 
-def test_ca_a_mortar_does_not_move_away_from_all_its_crew() -> None:
-    """002: the mortar's crew stand within 1" of it, so a mortar that moved 6" leaving both its
-    crewmen behind was moved by no one; the same mortar moved with one of them beside it is legal.
-    A mortar whose crew the scene does not give is not judged."""
+def test_ca_a_mortar_does_not_move_away_from_its_crew() -> None:
+    """002: the mortar's crew stand within 1" of it, so a mortar that moved 6" leaving its crewmen
+    behind was moved by no one, and one that left one of the two behind broke the rule for him.
+    Moved with both, it is legal; a mortar whose crew the scene does not give is not judged."""
     before = _mortar_team(50 + 3.6 + 0.5 * INCH)
-    alone = [{**before[0], "x_cm": 50 - 6 * INCH}, *before[1:]]
-    assert codes(moved(CA, before, alone)["m"]) == ["moved_unaccompanied"]
-    with_one = [alone[0], {**before[1], "x_cm": alone[0]["x_cm"] + 3.6 + 0.5 * INCH}, before[2]]
-    assert moved(CA, before, with_one)["m"]["legal"] is True
+    away = 50 - 6 * INCH
+    alone = [{**before[0], "x_cm": away}, *before[1:]]
+    assert codes(moved(CA, before, alone)["m"]) == ["moved_unaccompanied"] * 2
+    man = {**before[1], "x_cm": away + 3.6 + 0.5 * INCH}
+    assert codes(moved(CA, before, [alone[0], man, before[2]])["m"]) == ["moved_unaccompanied"]
+    chief = {**before[2], "x_cm": away}
+    assert moved(CA, before, [alone[0], man, chief])["m"]["legal"] is True
     assert moved(CA, before[:1], alone[:1])["m"]["legal"] is True
+
+
+def test_ca_a_towed_mortar_and_a_crewman_turning_in_place_are_not_held_to_the_crew() -> None:
+    """A hitched mortar travels with its tug («прицепка артиллерии ... транспортировка»), not its
+    crew; a crewman already apart who only turns left no one."""
+    before = _mortar_team(50 + 3.6 + 0.5 * INCH)
+    tug = hull(50 - 12, 50, "t", side="red", unit="tug", chassis="tractor", length_mm=100, width_mm=60)
+    towed_before = [*before, {**tug, "towing": "m"}]
+    towed_after = [{**before[0], "x_cm": 90}, *before[1:], {**tug, "x_cm": 90 - 12, "towing": "m"}]
+    assert "moved_unaccompanied" not in codes(moved(CA, towed_before, towed_after)["m"])
+    apart = _mortar_team(50 + 3.6 + 3 * INCH)
+    turned = [*apart[:1], {**apart[1], "heading_deg": 90.0}, apart[2]]
+    assert moved(CA, [*apart[:1], {**apart[1], "heading_deg": 0.0}, apart[2]], turned)["c1"]["legal"] is True

@@ -99,7 +99,7 @@ def test_ca_a_mortarman_may_stand_on_the_mortars_base() -> None:
     entry = moved(CA, [mortar, other, man], [mortar, other, {**man, "x_cm": 51}])["c"]
     assert entry["legal"] is True
     entry = moved(CA, [mortar, other, man], [mortar, other, {**man, "x_cm": 79}])["c"]
-    assert "overlaps_model" in codes(entry)  # and, since session 54, he left his mortar
+    assert codes(entry) == ["moved_unaccompanied", "overlaps_model"]  # since session 54 he left his mortar
 
 
 def test_ca_a_fighter_flagged_wounded_is_carried_6_inches() -> None:
