@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
+from rules_core.transport import has_room
 from tests.rules_core.builders import base, codes, hull, moved, scene
 
 CA = "combined-arms"
@@ -145,3 +146,9 @@ def test_ca_a_towed_mortar_and_a_crewman_turning_in_place_are_not_held_to_the_cr
     apart = _mortar_team(50 + 3.6 + 3 * INCH)
     turned = [*apart[:1], {**apart[1], "heading_deg": 90.0}, apart[2]]
     assert moved(CA, [*apart[:1], {**apart[1], "heading_deg": 0.0}, apart[2]], turned)["c1"]["legal"] is True
+
+
+def test_a_ruleset_without_transport_rules_leaves_room_undecided() -> None:
+    """A user ruleset may ask for `with_room` without giving `transport`: no traceback, no verdict."""
+    waf = scene("world-at-fire", [hull(100, 60, "v", side="red", unit="ride")])
+    assert has_room(waf, waf.models[0]) is None
