@@ -7,11 +7,12 @@ that would change a verdict (types, sides, ids, weapons, terrain kinds).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, get_args
+from typing import Any, Literal, get_args, get_origin
 
 import numpy as np
 import shapely
@@ -47,20 +48,40 @@ class _Record(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        """A coordinate of `true` or `"20"` is a mistake in the file, not 1 cm or 20 cm: pydantic's
-        lax mode took both. Whole floats stay accepted for counts (`"wounds": 2.0`)."""
-        if isinstance(value, bool | str) and _numeric(cls.model_fields[info.field_name].annotation):
-            raise PydanticCustomError(
-                "not_a_number", "must be a number, not {value}", {"value": json.dumps(value)}
-            )
+    def _literal_json(cls, value: Any, info: ValidationInfo) -> Any:
+        """A coordinate of `true` or `"20"`, or `"wounded": "no"`, is a mistake in the file, not
+        1 cm, 20 cm or no wound: pydantic's lax mode took all three. Whole floats stay accepted for
+        counts (`"wounds": 2.0`), and corners are numbers too (`polygon_cm`)."""
+        kind = _kind(cls, info.field_name)
+        if kind is not None and not _written_as(kind, value):
+            shown = {"expected": kind, "value": json.dumps(value)}
+            raise PydanticCustomError("not_literal", "must be {expected}, not {value}", shown)
         return value
 
 
-def _numeric(annotation: Any) -> bool:
-    """Whether a field holds a number (`float`, `int`, or either or None)."""
-    kinds = set(get_args(annotation)) - {type(None)} if get_args(annotation) else {annotation}
-    return bool(kinds) and kinds <= {float, int}
+def _written_as(kind: str, value: Any) -> bool:
+    if kind == "a number":
+        return not isinstance(value, bool | str)
+    if kind == "true or false":  # 0 and 1 pass: a count of wounds read as a flag is no typo
+        return not isinstance(value, str)
+    points = [p for p in value if isinstance(p, list | tuple)] if isinstance(value, list) else []
+    return not any(isinstance(c, bool | str) for point in points for c in point)
+
+
+@functools.cache
+def _kind(record: type[BaseModel], name: str) -> str | None:
+    """What a field holds, in the words a message uses: a number (`float`, `int`, or None), a
+    flag (`bool`), points (a list of number pairs), or None for anything else."""
+    annotation = record.model_fields[name].annotation
+    args = set(get_args(annotation)) - {type(None)}
+    kinds = args if args and get_origin(annotation) is not list else {annotation}
+    if kinds <= {float, int}:
+        return "a number"
+    if kinds == {bool}:
+        return "true or false"
+    if get_origin(annotation) is list and get_args(get_args(annotation)[0]) == (float, float):
+        return "[x, y] numbers"
+    return None
 
 
 class BaseSpec(_Record):

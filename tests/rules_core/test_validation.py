@@ -38,6 +38,7 @@ def test_unknown_ruleset_names_the_field() -> None:
         ({"y_cm": "20"}, "models[0].y_cm", 'must be a number, not "20"'),
         ({"wounds": True}, "models[0].wounds", "must be a number"),
         ({"base": {"shape": "round", "diameter_mm": "32"}}, "models[0].base.diameter_mm", "must be a number"),
+        ({"wounded": "yes"}, "models[0].wounded", 'must be true or false, not "yes"'),
     ],
 )
 def test_bad_model_fields_are_named(change: dict, field: str, words: str) -> None:
@@ -64,6 +65,12 @@ def test_weapon_aliases_and_rulesets_without_weapon_table() -> None:
         scene_data("world-at-fire", [base(10, 10, "a", weapons=["rifle"]), base(20, 10, "e", side="blue")])
     )
     assert api.ranges(waf, "a")["targets"][0]["weapons"] == []
+
+
+def test_a_corner_written_as_text_is_named() -> None:
+    wood = {"id": "t", "kind": "forest", "polygon_cm": [[0, 0], [10, "0"], [10, 10]]}
+    data = scene_data("world-at-fire", [base(50, 50, "a")], terrain=[wood])
+    assert "terrain[0].polygon_cm: must be [x, y] numbers" in problem_of(data)
 
 
 def test_whole_floats_still_count() -> None:
