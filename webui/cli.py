@@ -106,6 +106,7 @@ def _session_module():
 def _serve(session, args: argparse.Namespace, what: str) -> int:
     from webui.pin import random_pin
     from webui.serve import lan_address
+    from webui.stream import end_streams
 
     # From the environment, a fixed PIN stays out of `ps` and, not being printed, of the journal.
     from_environment = not args.pin and bool(os.environ.get("TABLESIGHT_PIN"))
@@ -126,10 +127,11 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
     try:
         server.run()
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        end_streams(app)
         server.close()
         session.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     return 0
 
 
@@ -160,10 +162,13 @@ def _stop_serving(app) -> Callable[[int, object], None]:
     """`systemctl stop` sends SIGTERM, Ctrl-C SIGINT: leave through `_serve`'s clean stop, so the
     recording is closed (flushed, its -wal file folded in) instead of the process dying mid-write.
     The open streams are told first: waitress's own stop waits up to 5 s for their threads, and
-    phones keep their state streams open all game."""
-    from webui.stream import end_streams
+    phones keep their state streams open all game. A second signal while stopping is let be: it
+    would break off the very stop that keeps the recording whole, which takes a second or two."""
+    from webui.stream import end_streams, streams_ending
 
     def stop(signum: int, frame: object) -> None:
+        if streams_ending(app):
+            return
         end_streams(app)
         raise SystemExit(0)
 

@@ -35,6 +35,10 @@ def end_streams(app: Flask) -> None:
     app.extensions["tablesight"]["closing"].set()
 
 
+def streams_ending(app: Flask) -> bool:
+    return app.extensions["tablesight"]["closing"].is_set()
+
+
 def _streamed(body: Iterator, **kwargs) -> Response:
     """A streaming response holding one of the app's stream slots until the phone goes away."""
     slots = current_app.extensions["tablesight"]["stream_slots"]
