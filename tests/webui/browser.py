@@ -46,8 +46,10 @@ def free_port() -> int:
 def serving(app, port: int | None = None) -> Iterator[str]:
     """The app on 127.0.0.1 (on `port`, to stand in for a rig restarted) in a background thread;
     yields its base URL."""
-    port = port or free_port()
-    server = make_server(app, "127.0.0.1", port)
+    # Port 0: the kernel's pick, bound at once (a port found free and bound later may be taken
+    # by another process in between).
+    server = make_server(app, "127.0.0.1", port or 0)
+    port = server.effective_port
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -58,6 +60,16 @@ def serving(app, port: int | None = None) -> Iterator[str]:
         # rather than finding a descriptor closed under its select().
         server.trigger.pull_trigger(lambda: [dispatcher.close() for dispatcher in list(server._map.values())])
         thread.join(timeout=5)
+
+
+def hold_port(url: str) -> socket.socket:
+    """The port of `url`, kept from other processes while nothing listens on it (bound with
+    SO_REUSEADDR, not listening: connections are refused as by a rig that is gone), so the app
+    can be served on it again (waitress sets SO_REUSEADDR too). Close it when done."""
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    holder.bind(("127.0.0.1", int(url.rsplit(":", 1)[1])))
+    return holder
 
 
 @contextmanager
@@ -87,6 +99,26 @@ def tap_table(page, x_cm: float, y_cm: float) -> None:
         [x_cm, y_cm],
     )
     page.touchscreen.tap(x, y)
+
+
+def settled(page) -> None:
+    """Wait for what the page fetches once at start, after the first state: the live ruleset's
+    tools (templates, deployment kinds) and the installed rulesets. Until then panels change
+    size and content under a test's taps and reads."""
+    page.wait_for_function(
+        """() => Boolean(window.tablesight && window.tablesight.tools)
+             && document.querySelectorAll('#ruleset option').length > 1"""
+    )
+
+
+def pushed(page, session) -> None:
+    """Wait until the page has the state `session` holds now: a change made on the rig side
+    reaches the page over the state stream a moment later, and the page decides what to send
+    from the state it has."""
+    page.wait_for_function(
+        "version => Boolean(window.tablesight.live) && window.tablesight.live.version >= version",
+        arg=session.state()["version"],
+    )
 
 
 def enter_pin(page, pin: str = PIN) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.webui.browser import PHONE, PIN, chromium, chromium_path, serving
+from tests.webui.browser import PHONE, PIN, chromium, chromium_path, serving, settled
 from tests.webui.fake_replay import load_report
 from tests.webui.fake_rules import FakeRules
 from tests.webui.fake_session import FakeSession
@@ -79,6 +79,7 @@ def page(browser, session, recordings_dir, monkeypatch):
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(url + "/")
         page.wait_for_selector("#pieces circle[data-id='r1']")
+        settled(page)
         yield page
         context.close()
         assert errors == []

@@ -13,16 +13,20 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.webui.browser import PHONE, PIN, enter_pin, serving, shot, tap_table
+from tests.webui.browser import PHONE, PIN, enter_pin, hold_port, pushed, serving, shot, tap_table
 from webui.app import create_app
 
 pytestmark = pytest.mark.browser
 
 TABLE = {"width_cm": 183, "depth_cm": 122}
 
-def gun_for_combined_arms(session) -> None:
-    """World at Fire's heavy_gun is a gun in Combined Arms: the one type of the fake game it lacks."""
+def gun_for_combined_arms(page, session) -> None:
+    """World at Fire's heavy_gun is a gun in Combined Arms: the one type of the fake game it lacks.
+
+    The page checks a ruleset change against the state it was pushed last, so this waits until
+    that state has reached it."""
     session.apply("assign", {"model_ids": ["g1"], "side": "blue", "unit": "blue-gun-1", "type": "gun"})
+    pushed(page, session)
 
 
 BOXES = """sel => [...document.querySelectorAll(sel)].map(e => {
@@ -30,7 +34,7 @@ BOXES = """sel => [...document.querySelectorAll(sel)].map(e => {
 
 
 def test_changing_the_ruleset_clears_a_deployment_it_lacks_and_offers_its_own_kinds(page, session):
-    gun_for_combined_arms(session)
+    gun_for_combined_arms(page, session)
     page.click("[data-tab='setup']")
     kinds = page.eval_on_selector_all("#deployment-kind option", "os => os.map(o => o.value)")
     assert kinds == ["breakthrough", "ambush", "diversion"]  # World at Fire's, from the rig
@@ -39,12 +43,15 @@ def test_changing_the_ruleset_clears_a_deployment_it_lacks_and_offers_its_own_ki
     enter_pin(page)
     expect(page.locator("#message")).to_contain_text("has no breakthrough deployment, so it was cleared")
     assert session.state()["ruleset"]["id"] == "combined-arms" and session.state()["deployment"] is None
+    # The sentence is kept up to date while hidden too ("World at Fire ... defines no deployment
+    # kinds"): it counts once shown, when the pushed state has brought Combined Arms' tools.
+    expect(page.locator("#no-deployment")).to_be_visible()
     expect(page.locator("#no-deployment")).to_contain_text("defines no deployment kinds")
-    assert page.locator("#deployment-form").is_hidden()
+    expect(page.locator("#deployment-form")).to_be_hidden()
 
 
 def test_a_refused_ruleset_change_shows_the_ruleset_really_played(page, session):
-    gun_for_combined_arms(session)
+    gun_for_combined_arms(page, session)
     page.click("[data-tab='setup']")
     page.select_option("#ruleset", "combined-arms")
     page.select_option("#table-size", "custom")
@@ -93,7 +100,7 @@ def test_a_replay_is_measured_where_it_is_drawn_and_live_controls_wait(page):
     expect(page.locator("#ruler-result")).to_contain_text(f"{centre - 3.2:.1f} cm edge to edge")
     expect(page.locator("#ruler-result")).to_contain_text(f"{centre:.1f} cm centre to centre")
     page.click("#banner-live")
-    assert page.locator("[data-action='next-phase']").is_enabled()
+    expect(page.locator("[data-action='next-phase']")).to_be_enabled()
 
 
 def test_landscape_phone_draws_the_table_big_with_readable_labels(page):
@@ -141,8 +148,10 @@ def test_the_header_shows_the_whole_phase_on_a_phone(page, session, width):
         session.apply("next_turn", {})
     session.apply("phase", {"to": "deployment"})
     expect(page.locator("#turn")).to_have_text("Turn 12 · deployment")
-    page.evaluate("document.querySelector('#status').textContent = 'reconnecting…'")
-    scroll_w, client_w, scroll_h, client_h, _ = page.evaluate(TURN)
+    # One evaluation: a state pushed in between would redraw the pill before it is measured.
+    scroll_w, client_w, scroll_h, client_h, _ = page.evaluate(
+        f"() => {{ document.querySelector('#status').textContent = 'reconnecting…'; return ({TURN})(); }}"
+    )
     assert scroll_w <= client_w and scroll_h <= client_h  # nothing cut off, if on two lines
 
 
@@ -153,6 +162,7 @@ def test_lost_contact_is_said_plainly_and_the_table_dims(browser, session):
     with serving(app) as url:
         page.goto(url + "/")
         page.wait_for_selector("#pieces circle[data-id='r1']")
+    holder = hold_port(url)  # the rig comes back on this port below: no other process may take it
     # The rig is gone: its stream dropped and nothing answers.
     expect(page.locator("#offline")).to_contain_text("Lost contact with the rig", timeout=10_000)
     assert page.evaluate("getComputedStyle(document.querySelector('#overlay')).opacity") == "0.5"
@@ -161,7 +171,7 @@ def test_lost_contact_is_said_plainly_and_the_table_dims(browser, session):
     enter_pin(page)
     expect(page.locator("#message")).to_have_text("The rig is not answering; try again when it is back.")
     shot(page, "offline")
-    with serving(app, int(url.rsplit(":", 1)[1])):
+    with holder, serving(app, int(url.rsplit(":", 1)[1])):
         expect(page.locator("#offline")).to_be_hidden(timeout=10_000)
         assert page.evaluate("getComputedStyle(document.querySelector('#overlay')).opacity") == "1"
         expect(page.locator("#status")).not_to_have_text("offline")
@@ -169,8 +179,9 @@ def test_lost_contact_is_said_plainly_and_the_table_dims(browser, session):
 
 
 def test_a_ruleset_change_that_would_orphan_unit_types_says_what_to_do_first(page, session):
-    gun_for_combined_arms(session)
+    gun_for_combined_arms(page, session)
     session.apply("assign", {"model_ids": ["m9"], "side": "blue", "unit": "blue-cav-1", "type": "cavalry"})
+    pushed(page, session)
     page.click("[data-tab='setup']")
     page.select_option("#ruleset", "combined-arms")
     page.click("[data-action='setup']")

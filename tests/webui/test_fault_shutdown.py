@@ -35,14 +35,15 @@ def test_sigterm_stops_serving_and_closes_the_recording(tmp_path):
     for frame in game_frames():
         cv2.imwrite(str(frames / frame.name), frame.image)
     recordings = tmp_path / "recordings"
-    port = free_port()
+    holder, port = reserved_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "tracker", "serve", "--source", str(frames), "--host", "127.0.0.1",
          "--port", str(port), "--pin", "1234", "--recordings", str(recordings)],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
     try:
-        started = server.stdout.readline()
+        with holder:  # until the server says it is listening
+            started = server.stdout.readline()
         assert "live table on http://127.0.0.1:" in started, started
         assert "1234" in started  # the rig prints the PIN it was given, once, for the players
         deadline = time.monotonic() + 30  # until the folder's frames have gone into the recording
@@ -70,13 +71,15 @@ def test_a_phone_watching_does_not_hold_the_stop(tmp_path, signum):
     """Phones keep the state stream and the camera open all game. Waitress's own stop waits up
     to 5 s for their threads and then says "thread(s) still running" (then closed the trigger
     under them): the streams are told to end first, so every thread finishes."""
-    port = free_port()
+    holder, port = reserved_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "tracker", "demo", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
     try:
-        assert "demo game on http://127.0.0.1:" in server.stdout.readline()
+        with holder:  # until the server says it is listening
+            started = server.stdout.readline()
+        assert "demo game on http://127.0.0.1:" in started
         with socket.create_connection(("127.0.0.1", port), timeout=10) as events, \
                 socket.create_connection(("127.0.0.1", port), timeout=10) as camera:
             for viewer, path in ((events, "/api/events"), (camera, "/stream.mjpg")):
@@ -99,7 +102,11 @@ def test_end_streams_ends_an_open_state_stream(session):
     assert [chunk[:4] for chunk in body] == [b"id: "]  # the state it had, then nothing more
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def reserved_port() -> tuple[socket.socket, int]:
+    """A free port, held for the server about to start until it listens: bound with
+    SO_REUSEADDR and not listening, so the server (waitress sets SO_REUSEADDR too) may bind it
+    while no other process can take it in between, as it could a port found free and let go."""
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    holder.bind(("127.0.0.1", 0))
+    return holder, holder.getsockname()[1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import time
+import types
 import urllib.request
 
 import pytest
@@ -18,6 +18,7 @@ from tests.webui.browser import serving
 from tests.webui.conftest import PIN
 from tests.webui.fake_session import FakeSession
 from tracker.cli import build_parser
+from webui import pin as pin_guard
 from webui.actions import ACTIONS
 from webui.app import create_app
 from webui.serve import make_server
@@ -104,7 +105,11 @@ def test_the_pin_counts_only_in_its_header(client, session):
     assert session.state() == before
 
 
-def test_wrong_pins_are_rate_limited_per_device_and_the_limit_ends(session, recordings_dir):
+def test_wrong_pins_are_rate_limited_per_device_and_the_limit_ends(session, recordings_dir, monkeypatch):
+    # The guard's clock stands still unless the test moves it: on a busy machine the guesses
+    # below could otherwise take longer than the 1 s window, and the limit end before it is seen.
+    now = [1000.0]
+    monkeypatch.setattr(pin_guard, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
     app = create_app(session, PIN, str(recordings_dir), config={"PIN_MAX_FAILURES": 5, "PIN_WINDOW_S": 1.0})
     client = app.test_client()
     for guess in range(5):
@@ -114,7 +119,7 @@ def test_wrong_pins_are_rate_limited_per_device_and_the_limit_ends(session, reco
     spoofed = post(client, "phase", "9999", headers={"X-Forwarded-For": "10.9.9.9", "X-Real-IP": "10.9.9.9"})
     assert spoofed.status_code == 429  # proxy headers from a phone are not trusted
     assert post(client, "phase", PIN, address="10.0.0.8").status_code == 200  # other players unaffected
-    time.sleep(1.1)
+    now[0] += 1.1  # the window has passed
     assert post(client, "phase", PIN).status_code == 200
 
 

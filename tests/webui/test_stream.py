@@ -18,10 +18,22 @@ def sse_events(body: str) -> list[dict]:
     ]
 
 
-def test_events_push_the_state_then_every_change(client, session):
-    mover = threading.Timer(0.15, session.move_model, args=("r1", 33.0, 31.0))
+def test_events_push_the_state_then_every_change(session):
+    # The model moves once the stream has sent the first state and waits for a change, not
+    # after a fixed delay: on a busy machine that could fall before the stream began (then the
+    # first state is already the moved one) or after its end.
+    waiting = threading.Event()
+    wait_for_change = session.wait_for_change
+
+    def watched(version, timeout_s):
+        waiting.set()
+        return wait_for_change(version, timeout_s)
+
+    session.wait_for_change = watched
+    mover = threading.Thread(target=lambda: waiting.wait(10) and session.move_model("r1", 33.0, 31.0))
     mover.start()
-    response = client.get("/api/events")
+    app = create_app(session, "1234", config={"SSE_MAX_S": 1.5, "SSE_HEARTBEAT_S": 0.1})
+    response = app.test_client().get("/api/events")
     body = response.get_data(as_text=True)
     mover.join()
     assert response.mimetype == "text/event-stream"
