@@ -151,9 +151,7 @@ export function initSetup(ctx) {
         ctx.show(`${payload.ruleset} has no ${types.join(", ")}: under Assign models, give ${strangerIds} ` +
           `one of its types (${tools.unit_types.join(", ")}) first, then apply again; ` +
           "or tap Apply again now to unassign them.", true);
-        rulesetShown = null;
-        ctx.redraw();
-        return;
+        return; // the chosen ruleset stays selected, so Apply again sends it
       }
       orphansTold = null;
       if (strangers.length) payload.retype = Object.fromEntries(types.map((type) => [type, null]));
