@@ -69,6 +69,27 @@ def _step_models() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _STEPS, _STEP_WIDTH, _STEP_NORM = _step_models()
 
 
+# OpenBLAS (numpy's BLAS) runs a matrix product on every core from m * n * k = 65,536 * 4 on,
+# and its idle thread then spins for ~0.1 s: the edges' projections on all ~8,300 step models
+# (16 x 33 x 8,296) kept a core busy through the settling that follows, taking it from
+# onnxruntime's and OpenCV's threads and from the other work on this 2-core machine (30
+# path-traced hard validation tables: the spinning thread's 30-52 ms of CPU a frame, the
+# whole frame's 365-417 against 314-317 ms after). In blocks of models under that size each
+# product runs on the calling thread; nothing else in a frame reaches it.
+_SINGLE_THREADED_MNK = 65_536 * 4 - 1
+
+
+def _projections(yc: np.ndarray) -> np.ndarray:
+    """(edges, models) `yc @ _STEPS.T`, a block of models at a time (`_SINGLE_THREADED_MNK`).
+
+    The blocks' products may round differently from the whole one's in the last bit (another
+    kernel: half of random profiles differ somewhere), which moved no step's width and no
+    measured grain on 180 validation tables (painted and path-traced, clean and hard).
+    """
+    cols = max(1, _SINGLE_THREADED_MNK // max(yc.size, 1))
+    return np.concatenate([yc @ _STEPS[j : j + cols].T for j in range(0, len(_STEPS), cols)], axis=1)
+
+
 def measure_blur(rect: np.ndarray, squares_cm: list[np.ndarray], px_per_mm: float) -> FrameBlur | None:
     """The frame's blur from the marker squares' sides; None when no side reads as a clean step.
 
@@ -110,7 +131,7 @@ def measure_blur(rect: np.ndarray, squares_cm: list[np.ndarray], px_per_mm: floa
     spread = np.abs(flat - np.median(flat, axis=1, keepdims=True)).reshape(len(flat), -1)
     grain = np.median(spread, axis=1) * 1.4826
     yc = profiles - profiles.mean(1, keepdims=True)
-    fit = yc @ _STEPS.T  # (edges, models): projection of each profile on each unit step
+    fit = _projections(yc)  # (edges, models): projection of each profile on each unit step
     best = fit.argmax(1)  # the step rising outward, black square to white margin
     projection = fit[np.arange(len(yc)), best]
     step = projection / _STEP_NORM[best]

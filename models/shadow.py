@@ -102,16 +102,20 @@ def shadow_offset(
     # Every length (none first) at once: each is the bases again with their shadows cast that
     # far, so one batch of fits weighs them all (a call per length cost 3-4 ms of overhead).
     casts = np.multiply.outer(np.array((0.0, *SHADOW_LENGTHS_MM)) * px_per_mm, falling)  # (lengths, 2)
-    shadow = np.repeat(casts, len(centres), axis=0)
+    lengths, count = len(casts), len(centres)
+    shadow = np.repeat(casts, count, axis=0)
     # A fit held between its rim and its shadow's edge leaves that optimum only from a start
     # nearer the rim: each is refitted from as far back from its shadow as the shadow is cast.
-    moves = -shadow[None]
-    lengths = len(casts)
+    # With none cast that start is the rim's own, fitted already: only the lengths get it.
+    cast = shadow[count:]
+    fits = 2 * lengths - 1
     _, _, support = refits(
-        rect, np.tile(centres, (lengths, 1)), np.tile(radius, lengths), np.tile(nominal, lengths),
-        nadir_px, camera_height_mm, px_per_mm, moves, shadow, rays=SEARCH_RAYS,
+        rect, np.concatenate([np.tile(centres, (lengths, 1)), np.tile(centres, (lengths - 1, 1)) + -cast]),
+        np.tile(radius, fits), np.tile(nominal, fits), nadir_px, camera_height_mm, px_per_mm,
+        np.zeros((0, fits * count, 2)), np.concatenate([shadow, cast]), rays=SEARCH_RAYS,
     )
-    totals = support.max(axis=0).reshape(lengths, -1).sum(axis=1)
+    own, back = support[0, : lengths * count], support[0, lengths * count :]
+    totals = np.concatenate([own[:count], np.maximum(own[count:], back)]).reshape(lengths, -1).sum(axis=1)
     none, totals = totals[0], totals[1:]
     best = int(np.argmax(totals))
     if totals[best] < none * (1 + LONGER_MARGIN) or totals[best] < totals[-1] + FALL_OFF * none:

@@ -74,3 +74,15 @@ def test_sharpening_within_reach_of_given_centres_matches_the_whole_frame_there(
         np.testing.assert_allclose(part[window], whole[window], atol=1e-3)
     assert not np.allclose(whole[40:60, 70:75], blurred[40:60, 70:75])
     np.testing.assert_array_equal(part[100:200, 100:200], blurred[100:200, 100:200])  # out of reach
+
+
+def test_the_step_models_are_projected_in_blocks_that_run_on_one_thread():
+    """The blocks give the whole product (to its last bits) and each stays under the size at
+    which OpenBLAS wakes its other threads, which then spin through the settling that follows."""
+    from models.focus import _ACROSS, _SINGLE_THREADED_MNK, _STEPS, _projections
+
+    assert _SINGLE_THREADED_MNK < 65_536 * 4
+    for edges in (1, 12, 16, 40):
+        yc = np.random.default_rng(edges).normal(0, 60, (edges, len(_ACROSS)))
+        np.testing.assert_allclose(_projections(yc), yc @ _STEPS.T, rtol=1e-12, atol=1e-9)
+        assert (_SINGLE_THREADED_MNK // yc.size) * yc.size <= _SINGLE_THREADED_MNK

@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 
 from models.rim_fit import (
+    _LINEAR,
+    PEAKS_PER_RAY,
+    SAMPLES,
+    SHADOW_DARKER,
+    SHADOW_HUE_DEG,
+    SHADOW_SIDE_PX,
     RimFit,
+    _shadow_edges,
     best_supported,
     fit_rims,
     refits,
@@ -180,3 +187,44 @@ def test_settling_starts_half_a_parallax_shift_towards_the_nadir():
     start = settling_start(centre, nadir, H)  # the top disc sits 800 * 3.5 / 1800 = 1.56 px out
     assert np.allclose(start, [[900.0 - 0.5 * 800 * 3.5 / 1800, 100.0]], atol=1e-3)
     assert np.allclose(settling_start(nadir[None], nadir, H), [nadir])
+
+
+def _shadow_edges_of_the_interleaved_profile(
+    profile: np.ndarray, at: np.ndarray, step: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`_shadow_edges` as it read colour triples from the (n, K, S, 3) profile, with einsum."""
+    n, rays, samples, channels = profile.shape
+    first = (np.arange(n * rays, dtype=np.int32) * samples).reshape(n, rays, 1)
+    near = np.maximum(1, np.round(SHADOW_SIDE_PX[0] / step)).astype(np.int32)
+    far = np.maximum(near + 1, np.round(SHADOW_SIDE_PX[1] / step)).astype(np.int32)
+    offsets = np.stack([-near, -far, near, far])[:, :, None, None]
+    where = first + np.clip(at.astype(np.int32) + offsets, 0, samples - 1)
+    levels = np.clip(np.take(profile.reshape(-1, channels), where, axis=0), 0, 255).astype(np.uint8)
+    light = np.take(_LINEAR, levels)
+    inside, outside = light[0] + light[1], light[2] + light[3]
+    same_hue = np.einsum("...c,...c->...", inside, outside) > np.cos(np.radians(SHADOW_HUE_DEG)) * np.sqrt(
+        np.einsum("...c,...c->...", inside, inside) * np.einsum("...c,...c->...", outside, outside)
+    )
+    darker = np.einsum("...c->...", inside) < SHADOW_DARKER * np.einsum("...c->...", outside)
+    return darker, same_hue
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_shadow_edges_read_from_the_colour_planes_as_from_the_interleaved_profile(dtype):
+    """Bit for bit, on a frame's bytes and on a sharpened frame's floats (below 0, above 255)."""
+    import cv2
+
+    rng = np.random.default_rng(3)
+    n, rays = 7, 24
+    # Shades of one colour and others: both tests go either way.
+    base = rng.uniform(20, 235, (n, rays, 1, 3)) * rng.uniform(0.3, 1.0, (n, rays, SAMPLES, 1))
+    profile = (base + rng.normal(0, 12, (n, rays, SAMPLES, 3))).clip(-20, 275)
+    profile = profile.clip(0, 255).round().astype(np.uint8) if dtype == np.uint8 else profile.astype(dtype)
+    at = rng.integers(1, SAMPLES - 1, (n, rays, PEAKS_PER_RAY))
+    step = rng.uniform(0.4, 1.6, n).astype(np.float32)
+    planes = cv2.split(profile.reshape(n, rays * SAMPLES, 3))
+    darker, same_hue = _shadow_edges(planes, at, step)
+    want_darker, want_hue = _shadow_edges_of_the_interleaved_profile(profile, at, step)
+    np.testing.assert_array_equal(darker, want_darker)
+    np.testing.assert_array_equal(same_hue, want_hue)
+    assert 0 < darker.mean() < 1 and 0 < same_hue.mean() < 1

@@ -5,7 +5,15 @@ import numpy as np
 import pytest
 
 from models.rim_fit import best_supported, refits
-from models.shadow import MIN_BASES, shadow_direction, shadow_offset
+from models.shadow import (
+    FALL_OFF,
+    LONGER_MARGIN,
+    MIN_BASES,
+    SEARCH_RAYS,
+    SHADOW_LENGTHS_MM,
+    shadow_direction,
+    shadow_offset,
+)
 
 PX_PER_MM = 1.0
 RADIUS_PX = 16.0
@@ -95,6 +103,46 @@ def test_bases_without_shadows_give_no_offset():
     centres, radius = _flocked_squad(), np.full(10, RADIUS_PX)
     image = _flocked_table(centres, np.zeros(2))
     assert shadow_offset(image, centres, radius, radius, NADIR_PX, CAMERA_MM, PX_PER_MM) is None
+
+
+@pytest.mark.parametrize(("length_px", "falling_deg"), [(2.5, 30.0), (4.0, 200.0)])
+def test_the_shadows_length_is_read_without_refitting_a_rim_from_its_own_start_twice(
+    length_px, falling_deg, monkeypatch
+):
+    """With no shadow cast the start back from it is the rim's own: fitted once, every fit's
+    edge weight, and so the offset read, is that of fitting both starts of every length."""
+    import models.rim_fit
+
+    centres, radius = _flocked_squad(), np.full(10, RADIUS_PX)
+    image = _flocked_table(centres, _cast(length_px, falling_deg))
+    falling = shadow_direction(image, centres, radius, PX_PER_MM)
+    assert falling is not None
+    casts = np.multiply.outer(np.array((0.0, *SHADOW_LENGTHS_MM)) * PX_PER_MM, falling)
+    shadow = np.repeat(casts, 10, axis=0)
+    _, _, both = refits(
+        image, np.tile(centres, (len(casts), 1)), np.tile(radius, len(casts)), np.tile(radius, len(casts)),
+        NADIR_PX, CAMERA_MM, PX_PER_MM, -shadow[None], shadow, rays=SEARCH_RAYS,
+    )
+    np.testing.assert_array_equal(both[1, :10], both[0, :10])  # none cast: one start, fitted twice
+    fitted = []
+    real = models.rim_fit.refits
+
+    def recording(*args, **kwargs):
+        out = real(*args, **kwargs)
+        fitted.append(out[2])
+        return out
+
+    monkeypatch.setattr(models.rim_fit, "refits", recording)
+    found = shadow_offset(image, centres, radius, radius, NADIR_PX, CAMERA_MM, PX_PER_MM)
+    (support,) = fitted
+    np.testing.assert_array_equal(support[0], np.concatenate([both[0], both[1, 10:]]))
+    totals = both.max(axis=0).reshape(len(casts), -1).sum(axis=1)
+    none, totals = totals[0], totals[1:]
+    best = int(np.argmax(totals))
+    if totals[best] < none * (1 + LONGER_MARGIN) or totals[best] < totals[-1] + FALL_OFF * none:
+        assert found is None
+    else:
+        np.testing.assert_array_equal(found, casts[1 + best])
 
 
 def test_a_base_flocked_like_its_mat_is_placed_by_its_shadow():
