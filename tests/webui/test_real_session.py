@@ -118,3 +118,21 @@ def test_a_ruleset_change_can_clear_the_deployment_and_templates_answer_under_te
     assert reply.status_code == 200, reply.get_json()
     assert "m1" in reply.get_json()["template"]["under"]
     assert act(client, "template", {"kind": "blast", "x_cm": 1, "y_cm": 1}).status_code == 400
+
+
+def test_a_game_moves_to_mobile_infantry_by_retyping_its_models(client):
+    """Mobile Infantry shares no unit type with the others: the live session takes the change
+    once the old types are mapped to its own, and its turn starts with orders."""
+    table = {"width_cm": 183, "depth_cm": 122}
+    was = client.get("/api/state").get_json()["ruleset"]["id"]
+    assign = {"model_ids": ["m1"], "side": "red", "unit": "red-1", "type": "infantry"}
+    assert act(client, "assign", assign).status_code == 200
+    setup = {"ruleset": "mobile-infantry", "table": table, "deployment": None}
+    refused = act(client, "setup", setup)
+    assert refused.status_code == 400 and "infantry" in refused.get_json()["message"]
+    assert act(client, "setup", {**setup, "retype": {"infantry": "trooper"}}).status_code == 200
+    state = client.get("/api/state").get_json()
+    assert state["ruleset"]["id"] == "mobile-infantry" and state["phases"][:2] == ["deployment", "orders"]
+    assert {m["type"] for m in state["models"] if m["type"]} == {"trooper"}
+    back = {"ruleset": was, "table": table, "deployment": None, "retype": {"trooper": "infantry"}}
+    assert act(client, "setup", back).status_code == 200
