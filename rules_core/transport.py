@@ -8,6 +8,7 @@ camera cannot count fighters inside a hull, so the scene says how many are aboar
 from __future__ import annotations
 
 from rules_core.errors import SceneError
+from rules_core.ruleset import Transport
 from rules_core.scene import ModelSpec, Scene
 
 
@@ -18,11 +19,7 @@ def transport_report(scene: Scene) -> dict[str, dict]:
     for i, model in enumerate(scene.models):
         if model.type not in rule.vehicle_types or model.passengers is None:
             continue
-        chassis = model.chassis or ""
-        seats = model.seats if model.seats is not None else rule.seats.get(chassis)
-        if seats is None and chassis in rule.no_seats:
-            seats = 0
-        span = rule.seats_range.get(model.chassis or "")
+        seats, span = _card(rule, model)
         if model.seats is not None and span is not None and not span[0] <= model.seats <= span[1]:
             raise SceneError(
                 f"scene field models[{i}].seats (model {model.id!r}): {model.seats} seats, "
@@ -51,23 +48,23 @@ def _fits(passengers: int, seats: int | None, span: tuple[int, int] | None) -> b
 
 def has_room(scene: Scene, vehicle: ModelSpec) -> bool | None:
     """Whether one more fighter may board: «Перевозка пехоты ведётся автомобилями, БТР и на танках
-    согласно количеству мест». A chassis that carries no one (a tractor) has no room; a vehicle whose
-    seats are unknown (no card, no standard count) may have room (None), as may a car without its
-    card holding between 4 and 16, and any vehicle of a ruleset without transport rules. The
-    card's `seats` comes first, as in `transport_report`."""
+    согласно количеству мест», so whether one more than are aboard fits. A chassis that carries no
+    one (a tractor) has no room; a vehicle whose seats are unknown (no card, no standard count)
+    may have room (None), as may a car without its card holding between 4 and 16, and any vehicle
+    of a ruleset without transport rules."""
     rule = scene.ruleset.transport
     if rule is None:
         return None
-    chassis = vehicle.chassis or ""
     if vehicle.type not in rule.vehicle_types:
         return False
-    aboard = vehicle.passengers or 0
+    return _fits((vehicle.passengers or 0) + 1, *_card(rule, vehicle))
+
+
+def _card(rule: Transport, vehicle: ModelSpec) -> tuple[int | None, tuple[int, int] | None]:
+    """The vehicle's seats (its card's `seats` first, then its chassis' standard count, 0 for a
+    chassis that carries no one) and the span a card of its chassis lies in, where there is one."""
+    chassis = vehicle.chassis or ""
     seats = vehicle.seats if vehicle.seats is not None else rule.seats.get(chassis)
     if seats is None and chassis in rule.no_seats:
         seats = 0
-    if seats is not None:
-        return aboard < seats
-    span = rule.seats_range.get(chassis)
-    if span is None or span[0] <= aboard < span[1]:
-        return None
-    return aboard < span[0]
+    return seats, rule.seats_range.get(chassis)
