@@ -76,6 +76,7 @@ def side_offsets(
     gear_cm: float = 0.0,
     along_px: int = SIDE_ALONG_PX,
     span: int = 1,
+    past_shadows: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of one side's outline along its normal, sampled along the side (cm, cm).
 
@@ -87,6 +88,8 @@ def side_offsets(
     darkened strip outside it is taken for shadow only when it is wider than the band of a
     hull's running gear there (`gear_cm`). One blurred run of edge offsets may hold both a
     near side and its shadow's edge: it is cut where its strength dips between them.
+    Without `past_shadows` a line whose inside is its outside darkened is the side itself, not
+    a shadow's edge to look past (a hull painted the mat's hue, darker).
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     sign = 1 if end else -1
@@ -120,14 +123,16 @@ def side_offsets(
         # darkened, the hull's edge is sought further inside, as past a shadow's sharp edge
         # (a path-traced hard validation table's plain hull found, a painted false hull fewer).
         inner, outer = _window_ends(profile, weight)
-        if inward < SHADOW_SEARCH_CM and shadowed(outer, inner):
+        if past_shadows and inward < SHADOW_SEARCH_CM and shadowed(outer, inner):
             deeper = (SHADOW_SEARCH_CM, outward)
             return side_offsets(view, blob, axis, end, near, deeper, gear_cm, along_px, span)
         if span < SOFT_SPAN:
             # A soft edge (a blurred, dim frame) spreads its step over a few pixels, none of them
             # clear of the grain: over SOFT_SPAN pixels the step adds up, the grain less so (a
             # dim hard validation hull on dark grass: 0.058 a pixel against a bar of 0.10).
-            return side_offsets(view, blob, axis, end, near, search_cm, gear_cm, along_px, SOFT_SPAN)
+            return side_offsets(
+                view, blob, axis, end, near, search_cm, gear_cm, along_px, SOFT_SPAN, past_shadows
+            )
         return along[:0], along[:0]
     share = NEAR_EDGE_SHARE if near else EDGE_SHARE
     lines = lines[strength[lines] >= share * strength[lines].max()]
@@ -161,7 +166,7 @@ def side_offsets(
         # A soft line whose inside is the outside darkened is a shadow's edge: a tall thing's
         # shadow is a blob with soft straight sides too, and no hull.
         return along[:0], along[:0]
-    if shadow and inward < SHADOW_SEARCH_CM:
+    if shadow and past_shadows and inward < SHADOW_SEARCH_CM:
         # The coarse blob took in the hull's shadow: the hull's edge lies further inside.
         deeper = (SHADOW_SEARCH_CM, outward)
         return side_offsets(view, blob, axis, end, near, deeper, gear_cm, along_px, span)

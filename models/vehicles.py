@@ -309,39 +309,29 @@ def _refined(view: TableView, blob: Blob, camera_cm: np.ndarray) -> Blob | None:
         near_sides = near_sides_of(blob, camera_cm)
         fits = []
         stood_in = False
-        for a, e in SIDES:
-            near = (a, e) in near_sides
-            wall = wall_band(blob, camera_cm, a, e) if near else 0.0
-            gear = wall_band(blob, camera_cm, a, e, GEAR_CM) if near else 0.0
-            # The coarse blob may be short of a side by more than the window; a side not quite
-            # along the coarse heading is smeared by the averaging of neighbouring profiles.
-            # The coarse blob may end at a near side's roof edge: its footprint lies out past the wall.
-            search = (SEARCH_CM[0], max(SEARCH_CM[1], wall + NEAR_REACH_CM))
-            if first is not None and near:
-                # Measured again on the turned axes, a near side starts from its foot, found past
-                # the wall already: reaching out by the wall's band again, it ran on to the far
-                # edge of the hull's own long shadow (two hard validation hulls 1.6-2.6 cm long).
-                search = (SEARCH_CM[0], NEAR_REACH_CM)
-            tries = ((search, SIDE_ALONG_PX), (WIDE_SEARCH_CM, SIDE_ALONG_PX), (search, 1))
-            for search, along_px in tries:
-                fit = fit_side(*side_offsets(view, blob, a, e, near, search, gear, along_px))
-                if fit is not None:
-                    break
-            if fit is None and near:
-                fit = fit_side(*averaged_near_side(view, blob, a, e))
-            if fit is None and near and lighter_than_ground(view, blob, a, e, search):
-                # A near side whose hull differs from the mat in lightness alone (light green on
-                # dark grass), blurred: the lightness that counts for little there is all it
-                # shows, and a step down onto the ground is no shadow's edge, so it is measured
-                # as a far side would be (+3 hulls on 12 painted validation sets, 733 hulls; none false).
-                fit = fit_side(*side_offsets(view, blob, a, e, False, search))
+        for side in SIDES:
+            near = side in near_sides
+            fit = _side_fit(view, blob, camera_cm, side, near, first is not None)
             if fit is None and not near and not stood_in and not blob.cut:
                 # A roof the mat's colour may show no straight edge on one far side; the
                 # coarse outline stands in there, once, and counts as a side half seen.
-                fit, stood_in = (float(blob.extent[a, e]), 0.0, STOOD_IN_STRAIGHT), True
+                fit, stood_in = (float(blob.extent[side]), 0.0, STOOD_IN_STRAIGHT), True
             if fit is None:
                 return None
             fits.append(fit)
+        for axis, least in ((0, LENGTH_CM[0]), (1, WIDTH_CM[0])):
+            if fits[2 * axis + 1][0] - fits[2 * axis][0] >= least:
+                continue
+            # Both sides of an axis were sought past a shadow and met inside (a dark brown hull
+            # on sand is the mat's hue darkened, and its gun's line stopped both). A hull casts
+            # its shadow on one long side and one end at most, never on two opposite sides: there
+            # the lines outside are the hull's own.
+            own = [
+                _side_fit(view, blob, camera_cm, side, side in near_sides, first is not None, False)
+                for side in SIDES[2 * axis : 2 * axis + 2]
+            ]
+            if None not in own:
+                fits[2 * axis : 2 * axis + 2] = own
         # Offsets were measured along +/- normals; a side's slope turns the axes.
         slopes = [-fits[0][1], -fits[1][1], fits[2][1], fits[3][1]]
         length, width = blob.size_cm
@@ -360,6 +350,49 @@ def _refined(view: TableView, blob: Blob, camera_cm: np.ndarray) -> Blob | None:
         if abs(turn) < SETTLED_DEG or hull_footprint(blob, camera_cm, COARSE_SLACK_CM / 3) is None:
             break
     return blob
+
+
+def _side_fit(
+    view: TableView,
+    blob: Blob,
+    camera_cm: np.ndarray,
+    side: tuple[int, int],
+    near: bool,
+    again: bool,
+    past_shadows: bool = True,
+) -> tuple[float, float, float] | None:
+    """One side's line (offset, slope, straightness), `again` on the turned axes, or None.
+
+    With `past_shadows` a line whose inside is its outside darkened is taken for the hull's
+    shadow and the side sought further in (`models.hull_sides.side_offsets`).
+    """
+    a, e = side
+    wall = wall_band(blob, camera_cm, a, e) if near else 0.0
+    gear = wall_band(blob, camera_cm, a, e, GEAR_CM) if near else 0.0
+    # The coarse blob may be short of a side by more than the window; a side not quite
+    # along the coarse heading is smeared by the averaging of neighbouring profiles.
+    # The coarse blob may end at a near side's roof edge: its footprint lies out past the wall.
+    search = (SEARCH_CM[0], max(SEARCH_CM[1], wall + NEAR_REACH_CM))
+    if again and near:
+        # Measured again on the turned axes, a near side starts from its foot, found past
+        # the wall already: reaching out by the wall's band again, it ran on to the far
+        # edge of the hull's own long shadow (two hard validation hulls 1.6-2.6 cm long).
+        search = (SEARCH_CM[0], NEAR_REACH_CM)
+    for window, along_px in ((search, SIDE_ALONG_PX), (WIDE_SEARCH_CM, SIDE_ALONG_PX), (search, 1)):
+        offsets = side_offsets(view, blob, a, e, near, window, gear, along_px, past_shadows=past_shadows)
+        fit = fit_side(*offsets)
+        if fit is not None:
+            return fit
+    if near:
+        fit = fit_side(*averaged_near_side(view, blob, a, e))
+        if fit is None and lighter_than_ground(view, blob, a, e, search):
+            # A near side whose hull differs from the mat in lightness alone (light green on
+            # dark grass), blurred: the lightness that counts for little there is all it
+            # shows, and a step down onto the ground is no shadow's edge, so it is measured
+            # as a far side would be (+3 hulls on 12 painted validation sets, 733 hulls; none false).
+            fit = fit_side(*side_offsets(view, blob, a, e, False, search, past_shadows=past_shadows))
+        return fit
+    return None
 
 
 def _turn_deg(slopes: np.ndarray, weights: np.ndarray) -> float:

@@ -979,3 +979,30 @@ def test_a_hull_painted_like_its_mat_under_an_arm_is_placed_on_the_hull_maps_pro
     assert all(_placed(mapped, tank) for tank in scene.vehicles)
 
 
+
+
+@pytest.mark.parametrize("barrel", [0.15, 0.8], ids=["dark-barrel", "pale-barrel"])
+def test_a_hull_of_the_mats_hue_darkened_is_not_cut_down_to_its_guns_line(barrel):
+    """A dark brown hull on sand, no shadow: across either long side the ground only darkens,
+    so each side was taken for the hull's shadow and sought further in, and both stopped on
+    the gun's line along the middle: a hull 0.1 cm wide, refused (path-traced hard 350,027, a
+    whole tank lost). No hull casts its shadow on two opposite sides, so there both sides are
+    the hull's own."""
+    from models.vehicles import _refined
+
+    x0, x1, y0, y1 = TOP_DOWN_FOOTPRINT
+    cx, cy = TOP_DOWN_CAMERA[:2]
+    sand = np.array((120.0, 165.0, 195.0))
+    image = blotchy(tuple(sand))
+    top, end = roof_px(y0, cy), roof_px(y1, cy)
+    image[y0:top, x0:x1] = 0.6 * 0.35 * sand
+    image[top:end, roof_px(x0, cx) : roof_px(x1, cx)] = 0.35 * sand
+    middle = (top + end) // 2
+    image[middle - 3 : middle + 3, roof_px(x0, cx) + 20 : roof_px(x1, cx) + 60] = barrel * sand
+    image += np.random.default_rng(0).normal(0.0, 3.0, image.shape)
+    image = np.clip(cv2.GaussianBlur(image, (0, 0), 0.8), 0, 255).astype(np.uint8)
+    coarse = np.array([[x0 / 10 - 0.4, x1 / 10 + 0.4], [y0 / 10 - 0.4, end / 10 + 0.4]])
+    refined = _refined(foreground(image, 1.0), Blob(0.0, axes_of(0.0), coarse, 0.95), TOP_DOWN_CAMERA)
+    assert refined is not None
+    assert abs(refined.extent[1, 0] - y0 / 10) * 10 <= 2.0
+    assert abs(refined.extent[1, 1] - end / 10) * 10 <= 2.0
