@@ -244,7 +244,7 @@ def _coverage(calibration: TableCalibration) -> list[Check]:
     view = Check("Table in view", not outside,
                  "the whole table is in the picture" if not outside
                  else f"table corners {', '.join(outside)} cm are outside the picture",
-                 "" if not outside else "raise or centre the camera (heights: the README's Camera height)")
+                 "" if not outside else "raise or centre the camera (heights: docs/rig.md, Camera height)")
     detail = Check("Detail", mm_per_px <= MAX_MM_PER_PIXEL,
                    f"one pixel covers {mm_per_px:.2f} mm of table (a 32 mm base is {32 / mm_per_px:.0f} "
                    "pixels across)",
