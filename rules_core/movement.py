@@ -789,8 +789,8 @@ class MoveJudge:
     ) -> list:
         """Other units' ground models (their `cores` where they stand as this one moves) and
         impassable terrain, grown by the mover's clearance (and the enemy buffer), kept only where a
-        path within the budget could touch them (the start-end ellipse). A hull mover turns freely,
-        so its clearance is half its width."""
+        path within the budget could touch them (the start-end ellipse), and the floor beyond the
+        table's edge. A hull mover turns freely, so its clearance is half its width."""
         fa = self.after.footprints
         model = self.after.models[a]
         clearance = fa.radius[a] if fa.radius[a] > 0 else model.base.width_mm / 20.0
@@ -815,6 +815,10 @@ class MoveJudge:
                 grown[~rounded], grow[near][~rounded] * pathing.circumscribe(quad_segs), quad_segs=quad_segs
             )
             shapes = list(grown)
+        if not self.flies[a]:
+            table = self.after.table
+            edge = pathing.beyond_the_table(table.width_cm, table.depth_cm, clearance)
+            shapes += [] if edge is None else [edge]
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
 
 

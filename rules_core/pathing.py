@@ -47,6 +47,19 @@ def grown(core: np.ndarray, radius: np.ndarray, quad_segs: int = COARSE_SEGS) ->
     return out
 
 
+def beyond_the_table(width_cm: float, depth_cm: float, clearance: float) -> shapely.Geometry | None:
+    """The floor round the table, grown in by the mover's clearance: a frame no way round may
+    cross, since a base that leaves the table has left the game («не могут проходить»
+    holds on the table only), and a way round off its edge made a blocked move legal. None
+    where the table is too small for the mover at all."""
+    inner = shapely.box(clearance, clearance, width_cm - clearance, depth_cm - clearance)
+    if inner.is_empty or inner.area <= 0:
+        return None
+    margin = max(width_cm, depth_cm)
+    outer = shapely.box(-margin, -margin, width_cm + margin, depth_cm + margin)
+    return shapely.Polygon(outer.exterior.coords, [inner.exterior.coords])
+
+
 def shortest_path(start: tuple[float, float], end: tuple[float, float], obstacles: list) -> float:
     """Length (cm) of the shortest start-end path outside every obstacle interior; inf if none exists.
 
