@@ -68,15 +68,27 @@ def _bound(scene: Scene, weapons: list[str] | None, gun_weapons: list[str]) -> b
 
 
 def unworked_guns(scene: Scene) -> set[int]:
-    """Guns that fire at nothing: those the scene gives a crew (`crew_of`) or a tug that the crew
-    rule says cannot fire (Combined Arms: a mortar without its mortarmen and crew commander within
-    1", or hitched). A gun with neither named is not judged: its crew is simply not on the scene."""
-    if scene.ruleset.crew is None:
+    """Guns that fire at nothing: those the crew rule says cannot fire (Combined Arms: a mortar
+    without its mortarmen and crew commander within 1", or hitched), as `check.guns` says. A gun
+    of the weapons the rule names (`gun_weapons`) needs its crew, so one with no crew on the scene
+    fires at nothing («Наличие 1-2 миномётчиков и командира расчёта является обязательным условием
+    для возможности действия миномёта»); any other gun is judged only where the scene names its
+    crew (`crew_of`) or its tug: its crew is simply not on the scene."""
+    rules = scene.ruleset.crew
+    if rules is None:
         return set()
     return {
         scene.index[gun_id]
         for gun_id, gun in crew_report(scene).items()
-        if not gun["can_fire"] and (gun["crew"] or gun.get("towed_by"))
+        if not gun["can_fire"]
+        and (
+            gun["crew"]
+            or gun.get("towed_by")
+            or (
+                bool(rules.gun_weapons)
+                and _bound(scene, scene.models[scene.index[gun_id]].weapons, rules.gun_weapons)
+            )
+        )
     }
 
 

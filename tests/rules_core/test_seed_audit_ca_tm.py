@@ -21,11 +21,19 @@ INCH = 2.54
 def test_ca_a_mortar_fires_at_infantry_not_at_vehicles(mortar: str) -> None:
     """002: «Миномёт. Ведёт огонь по пехоте противника, зданиями и окопам, ДОТам» (a mortar fires
     at enemy infantry, buildings, trenches and pillboxes): of the models on the table only
-    infantry is its target; a tank at any distance is not."""
+    infantry is its target; a tank at any distance is not. Its crew stands by it: without them
+    it fires at nothing (test_seed_audit_19_ca)."""
     gun = base(20, 30, "mo", type="gun", weapons=[mortar])
+    crew = [
+        base(20, 33.6, "c1", crew_of="mo", role="mortar_crew"),
+        base(20, 26.4, "c2", crew_of="mo", role="officer"),
+    ]
     tank = hull(60, 30, "v", side="blue")
     fighter = base(60, 60, "i", side="blue")
-    rows = {row["id"]: row["weapons"] for row in api.ranges(scene(CA, [gun, tank, fighter]), "mo")["targets"]}
+    rows = {
+        row["id"]: row["weapons"]
+        for row in api.ranges(scene(CA, [gun, *crew, tank, fighter]), "mo")["targets"]
+    }
     assert rows == {"v": [], "i": [mortar]}
 
 
