@@ -255,19 +255,33 @@ def highest_obstacle(scene: Scene, a: int, unit_type: UnitType) -> tuple[float |
     return min(limits, default=(None, ""), key=lambda limit: limit[0])
 
 
+def climbs_freely(scene: Scene, a: int, unit_type: UnitType, start: ModelSpec) -> bool:
+    """Whether the move from `start` walks up or down a slope the type walks (`max_climb_free_on`,
+    World at Fire: a hill is no obstacle, the climb rules speak of «препятствия»): it starts or ends
+    on such a piece and on no other piece with a height (`height_cm`) or that is an obstacle; a
+    road or a forest without a height on the hill does not change that."""
+    if not unit_type.max_climb_free_on:
+        return False
+    ends = shapely.points([(start.x_cm, start.y_cm), (scene.models[a].x_cm, scene.models[a].y_cm)])
+    under = [piece for piece in scene.spec.terrain if shapely.Polygon(piece.polygon_cm).covers(ends).any()]
+    free = [piece for piece in under if piece.kind in unit_type.max_climb_free_on]
+    raised = [
+        piece
+        for piece in under
+        if piece.kind not in unit_type.max_climb_free_on
+        and (piece.height_cm is not None or scene.ruleset.terrain[piece.kind].obstacle)
+    ]
+    return bool(free) and not raised
+
+
 def climb_limit(
     scene: Scene, a: int, unit_type: UnitType, start: ModelSpec
 ) -> tuple[float | None, str]:
     """The most the model's height (z_cm) may change in one move from `start` (cm), and what sets
     it: its own wheel or hull where the type says so and the scene gives it, else the type's
-    `max_climb`; none on a slope the type walks up (`max_climb_free_on`)."""
-    if unit_type.max_climb_free_on:
-        ends = shapely.points([(start.x_cm, start.y_cm), (scene.models[a].x_cm, scene.models[a].y_cm)])
-        kinds = {
-            piece.kind for piece in scene.spec.terrain if shapely.Polygon(piece.polygon_cm).covers(ends).any()
-        }
-        if kinds and kinds <= set(unit_type.max_climb_free_on):
-            return None, ""
+    `max_climb`; none on a slope the type walks up (`climbs_freely`)."""
+    if climbs_freely(scene, a, unit_type, start):
+        return None, ""
     if unit_type.max_climb_from is not None:
         own = getattr(scene.models[a], f"{unit_type.max_climb_from}_height_cm")
         if own is not None:

@@ -11,6 +11,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon, box
 
+from rules_core.crossing import blocks
 from rules_core.proximity import within
 from rules_core.ruleset import DeploymentKind
 from rules_core.scene import EDGES, Scene
@@ -90,11 +91,14 @@ def deployment_report(scene: Scene) -> dict[str, dict]:
             report[model.id] = {"in_deployment_zone": None, "problems": [away]}
             continue
         problems = deployment_problems(scene, i, kind, zone)
-        report[model.id] = {"in_deployment_zone": not problems, "problems": problems}
+        placed = forbidden_terrain_problems(scene, i)
+        report[model.id] = {"in_deployment_zone": not problems, "problems": problems + placed}
     return report
 
 
-def deployment_problems(scene: Scene, i: int, kind: DeploymentKind, zone: Polygon | None) -> list[str]:
+def deployment_problems(
+    scene: Scene, i: int, kind: DeploymentKind, zone: Polygon | None, keep_away: bool = True
+) -> list[str]:
     model = scene.models[i]
     if zone is None:
         return [f"side {model.side} has no deployment zone in deployment.sides"]
@@ -112,18 +116,47 @@ def deployment_problems(scene: Scene, i: int, kind: DeploymentKind, zone: Polygo
             else ""
         )
         problems.append(f"{model.id} must deploy in rough terrain ({', '.join(kinds)}{also})")
-    if kind.enemy_keep_away is not None:
-        enemies = np.flatnonzero(scene.sides != model.side)
-        if len(enemies):
-            gaps = scene.footprints.edge(np.full(len(enemies), i), enemies)
-            limit = kind.enemy_keep_away
-            close = enemies[limit.holds(gaps, scene.cm_per_unit)]
-            if len(close):
-                nearest = float(gaps.min())
-                problems.append(
-                    f"{model.id} is {nearest:.2f} cm from enemy {scene.models[close[0]].id}, "
-                    f"must not be closer than {scene.cm(limit.value):g} cm"
-                )
+    return problems + (too_close_to_enemy(scene, i, kind) if keep_away else [])
+
+
+def too_close_to_enemy(scene: Scene, i: int, kind: DeploymentKind) -> list[str]:
+    """The deployment's keep-away from the enemy broken (Tankomaster ambush: «не может находиться
+    ближе чем на 20 см к войскам противника»): a move reports it as `too_close_to_enemy`, not as
+    being outside the zone; `deployment_problems` lists it with the rest."""
+    model = scene.models[i]
+    limit = kind.enemy_keep_away
+    enemies = np.flatnonzero(scene.sides != model.side)
+    if limit is None or not len(enemies):
+        return []
+    gaps = scene.footprints.edge(np.full(len(enemies), i), enemies)
+    close = enemies[limit.holds(gaps, scene.cm_per_unit)]
+    if not len(close):
+        return []
+    nearest = float(gaps.min())
+    return [
+        f"{model.id} is {nearest:.2f} cm from enemy {scene.models[close[0]].id}, "
+        f"must not be closer than {scene.cm(limit.value):g} cm"
+    ]
+
+
+def forbidden_terrain_problems(scene: Scene, i: int) -> list[str]:
+    """Terrain the model stands in that its type may not enter nor end a move in, as `move` refuses
+    it (World at Fire: cavalry and motorcycles «не может быть помещена в бункер или окоп»). Its zone
+    is not at stake, so in_deployment_zone does not change; flying models stand in nothing."""
+    model = scene.models[i]
+    if scene.ruleset.unit_types[model.type].flies:
+        return []
+    shape = scene.footprints.shapes[i]
+    problems = []
+    for piece in scene.spec.terrain:
+        polygon = shapely.Polygon(piece.polygon_cm)
+        if (
+            blocks(scene, model, piece, polygon, ending=True)
+            and shapely.intersection(shape, polygon).area > 1e-4
+        ):
+            problems.append(
+                f"{model.id} stands in {piece.kind} {piece.id}, which {model.type} may not be placed in"
+            )
     return problems
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import shapely
 
 from rules_core.crossing import blocks
-from rules_core.deployment import deployment_problems, inside, zone_of
+from rules_core.deployment import deployment_problems, inside, too_close_to_enemy, zone_of
 from rules_core.footprints import measured
 from rules_core.proximity import can_attack, held_off_by, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
@@ -150,8 +150,12 @@ def outside_zone(after: Scene, a: int, placed_in_play: bool = False) -> list:
     zone = zone_of(after, model.side)
     if zone is None and kind.one_sided:
         return []
-    problems = deployment_problems(after, a, kind, zone)
-    return [reason("outside_deployment_zone", problem) for problem in problems]
+    outside = deployment_problems(after, a, kind, zone, keep_away=False)
+    problems = [reason("outside_deployment_zone", problem) for problem in outside]
+    if zone is None:
+        return problems
+    close = too_close_to_enemy(after, a, kind)
+    return problems + [reason("too_close_to_enemy", problem) for problem in close]
 
 
 def outside_enemy_zone(after: Scene, a: int) -> list:

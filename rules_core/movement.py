@@ -18,7 +18,14 @@ import numpy as np
 import shapely
 
 from rules_core import crossing, end_state, pathing, sequence
-from rules_core.allowance import climb_limit, flag_limits, terrain_allowance, towed_allowance, unit_allowance
+from rules_core.allowance import (
+    climb_limit,
+    climbs_freely,
+    flag_limits,
+    terrain_allowance,
+    towed_allowance,
+    unit_allowance,
+)
 from rules_core.coherency import coherency_groups
 from rules_core.crew import apart_from_crew
 from rules_core.errors import SceneError
@@ -284,6 +291,21 @@ class MoveJudge:
             cost += over
             why.append(f"up and down obstacles: {fmt(over)} cm counts ({fmt(moved)} + {fmt(over)} cm)")
             extra["climb_cm"] = round(over, 4)
+        elif (
+            climbs_from is not None
+            and climbs_freely(self.after, a, unit_type, old)
+            and not any(
+                self.rules.terrain[piece.kind].obstacle
+                and piece.height_cm is not None
+                and piece.height_cm >= self.after.cm(climbs_from) - TOLERANCE_CM
+                and self._crosses(a, b, polygon)
+                for piece, polygon in self.terrain
+            )
+        ):
+            # Up or down a hill's slope, over no obstacle of the climb's height (World at Fire: the
+            # climb counts for «препятствие равное или выше 5 сантиметров»; a hill is none).
+            if climb >= self.after.cm(climbs_from) - TOLERANCE_CM:
+                why.append(f"up or down a slope, {fmt(climb)} cm of height: no climb counts")
         elif climbs_from is not None and climb >= self.after.cm(climbs_from) - TOLERANCE_CM:
             cost += climb
             why.append(f"climbing {fmt(climb)} cm counts ({fmt(moved)} + {fmt(climb)} cm)")
@@ -610,12 +632,31 @@ class MoveJudge:
         return self._swept[a]
 
     def _crosses(self, a: int, b: int, polygon: shapely.Geometry) -> bool:
-        """Whether the footprint, moving straight, entered the polygon (touching its outline is not)."""
+        """Whether the footprint, moving straight, entered the polygon (touching its outline is not).
+
+        A base that only touches the piece, overlapping its outline by no more than the camera's
+        contact_tolerance_cm at the start, at the end or brushing along it, does not cross it
+        (Tankomaster: «Если в ходе движения оно пересекает какие-либо препятствия»): only where no
+        point of the move goes deeper into it than the start or the end. A base squeezing mid-move
+        through a gap narrower than itself still crosses (World at Fire: a breach «по ширине равен
+        или больше 32мм»)."""
         sweep = self._sweep(a, b)
         radius = self.after.footprints.radius[a]
         if radius > 0:
-            return bool(shapely.distance(sweep, polygon) < radius - TOLERANCE_CM)
+            gap = float(shapely.distance(sweep, polygon))
+            if gap >= radius - TOLERANCE_CM:
+                return False
+            if gap < radius - self.rules.contact_tolerance_cm - TOLERANCE_CM:
+                return True
+            return self._deeper_mid_move(sweep, polygon, gap)
         return bool(sweep.intersects(polygon) and shapely.intersection(sweep, polygon).area > TOLERANCE_CM)
+
+    @staticmethod
+    def _deeper_mid_move(sweep: shapely.Geometry, polygon: shapely.Geometry, gap: float) -> bool:
+        """Whether the centre's path comes nearer the polygon (`gap`) somewhere between its ends
+        than at either end: a base that only touches it leaves it, reaches it or runs alongside."""
+        ends = shapely.points(shapely.get_coordinates(sweep)[[0, -1]])
+        return bool(gap < float(shapely.distance(ends, polygon).min()) - TOLERANCE_CM)
 
     def _path(self, a: int, b: int, allowance: float | None, extra: dict) -> list:
         """passes_through_model / too_close_to_enemy / impassable_terrain, only if no way round fits;
