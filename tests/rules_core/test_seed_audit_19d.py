@@ -1,0 +1,28 @@
+"""Session 55's audit of Combined Arms: a heavy machine gun named by its role fires its own gun.
+
+Each test cites the seed sentence it checks and failed before the fix it pins.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core import api
+from tests.rules_core.builders import base, scene
+
+CA = "combined-arms"
+INCH = 2.54
+
+
+@pytest.mark.parametrize(("crew", "fires"), [(2, True), (0, False)])
+def test_ca_a_gun_whose_role_is_hmg_fires_the_heavy_machine_gun(crew: int, fires: bool) -> None:
+    """002: «Станковый пулемёт требует наличия двух бойцов для передвижения (в радиусе 1 дюйма) и
+    одного для ведения огня»; «Дистанция стрельбы - 14 дюймов, если подразделение «окопано»» (a
+    heavy MG needs two fighters within 1" to move and one to fire; 14" when dug in). A gun given
+    the role hmg met `hmg_can_fire` in check, yet ranges gave it no weapon at all: the role arms
+    it with the heavy MG, which reaches 10" with its crew beside it and no one without them."""
+    gun = base(25.4, 25.4, "h1", type="gun", diameter_mm=25.4, role="hmg", flags=["dug_in"])
+    hands = [base(25.4, 25.4 + k * 1.5 * INCH, f"c{k}", diameter_mm=25.4) for k in (1, -1)][:crew]
+    enemy = base(25.4 + 11 * INCH, 25.4, "e1", side="blue", unit="blue-1", diameter_mm=25.4)
+    rows = api.ranges(scene(CA, [gun, *hands, enemy]), "h1")["targets"]
+    assert [row["weapons"] for row in rows] == [["hmg"] if fires else []]
