@@ -118,6 +118,39 @@ def _ground_level(
     return max((level for level in levels if level is not None), default=0)
 
 
+# How near the barrier's outline a point of the move's path counts as crossing it (cm), and how
+# far out a bridge may fall short of the crossing (the camera's contact tolerance is added).
+_OUTLINE_CM = 1e-4
+_WORLD = shapely.box(-1e5, -1e5, 1e5, 1e5)
+
+
+def _bridged(
+    scene: Scene,
+    polygon: shapely.Polygon,
+    storeys: int,
+    terrain: list[tuple[TerrainSpec, shapely.Polygon]],
+    stays_on: Callable[[shapely.Geometry], bool] | None,
+) -> bool:
+    """Whether the move crosses the barrier's outline on bridges only (Mobile Infantry: «Барьеры
+    одноэтажные и двухэтажные могут быть соединены мостами (мосты не дают штрафов при
+    передвижении)»): pieces of a kind that bridges a barrier of `storeys` (`bridges_up_to_level`;
+    CONTRACTS has no bridge kind, so a road laid across it). The move's path (its centre's, a
+    hull's swept core) must meet the outline, and every point where it does lie on such a piece,
+    within contact_tolerance_cm; a move that crosses it anywhere else keeps the barrier rule."""
+    bridges = [
+        outline
+        for piece, outline in terrain
+        if (up_to := scene.ruleset.terrain[piece.kind].bridges_up_to_level) is not None and storeys <= up_to
+    ]
+    if stays_on is None or not bridges:
+        return False
+    off_outline = _WORLD.difference(polygon.boundary.buffer(_OUTLINE_CM))
+    if stays_on(off_outline):  # only the base's rim reaches the barrier, not the path itself
+        return False
+    decks = shapely.union_all(bridges).buffer(scene.ruleset.contact_tolerance_cm)
+    return stays_on(shapely.union(off_outline, decks))
+
+
 def _crews_a_gun(scene: Scene, model: ModelSpec) -> bool:
     """The model is a gun's crew, which moves as the gun does (World at Fire's 10 cm: «расчет
     орудия может подвигаться также на 10 сантиметров»), not a vehicle's, which walks as infantry."""
@@ -328,7 +361,7 @@ def terrain_allowance(
             if model.jump and unit_type.jump_barrier_level is not None:
                 limit = max(limit, unit_type.jump_barrier_level)
             ground = _ground_level(scene, piece, polygon, terrain)
-            if level - ground > limit:
+            if level - ground > limit and not _bridged(scene, polygon, level - ground, terrain, stays_on):
                 round_it = f", {level - ground} above the level {ground} round it" if ground else ""
                 who = f"{model.id} ({model.type}{', jumping' if model.jump else ''})"
                 what = f"the level {level} {piece.kind} {piece.id}{round_it}"

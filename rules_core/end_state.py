@@ -47,6 +47,48 @@ def on_top(after: Scene, upper: int, lower: int) -> bool:
     )
 
 
+# World at Fire's mountain troops («горные стрелки») may stop half-way up a climb.
+HANGS_FLAG = "mountain"
+
+
+def hangs_mid_climb(after: Scene, a: int, flies: np.ndarray) -> list:
+    """A model whose climb counts (`climb_counts_from`: World at Fire's infantry) ending at least
+    that high (`z_cm`; a lower step is crossed «без замедления», no climb to hang in) with nothing
+    under its base that high: no terrain piece whose top (`height_cm`, within the contact
+    tolerance; one without it may be that high) reaches it, nor a hull it stands on (`on_top`).
+    Flying models and placing at deployment are no climb. It hangs half-way up and must end at the
+    foot instead («Если расстояния движения в 15см не хватает чтобы подняться наверх конечной точки
+    и отряд как бы зависает в воздухе посередине дороги, то отряд должен завершить движение у
+    основания препятствия»), unless it is a mountain trooper (flag `mountain`: «горные стрелки –
+    они могут “зависать” на полпути»)."""
+    model, climbs_from = after.models[a], after.unit_type(a).climb_counts_from
+    z, slack = model.z_cm or 0.0, after.ruleset.contact_tolerance_cm
+    if (
+        after.phase == "deployment"
+        or flies[a]
+        or climbs_from is None
+        or model.has(HANGS_FLAG)
+        or z < after.cm(climbs_from) - TOLERANCE_CM
+    ):
+        return []
+    shape = after.footprints.shapes[a]
+    for piece in after.spec.terrain:
+        carries = piece.height_cm is None or piece.height_cm >= z - slack - TOLERANCE_CM
+        if carries and shapely.intersection(shape, shapely.Polygon(piece.polygon_cm)).area > 1e-4:
+            return []
+    hulls = after.footprints.shapes
+    if any(k != a and not flies[k] and on_top(after, a, k) and shapely.intersects(shape, hulls[k])
+           for k in range(len(after.models))):
+        return []
+    return [
+        reason(
+            "too_far",
+            f"{model.id} ends {fmt(z)} cm up with nothing under it that high: part-way up a climb, "
+            "it must stop at the foot of the obstacle (only mountain troops may hang half-way)",
+        )
+    ]
+
+
 def overlaps(after: Scene, a: int, flies: np.ndarray) -> list:
     """Ending on another ground model's base (not its own gun's, where crews share it, nor a hull
     one stands on top of the other), or on an objective marker where that is forbidden."""
@@ -107,8 +149,15 @@ def near_enemy(after: Scene, a: int, flies: np.ndarray, buffer_cm: float | None)
 
 
 def in_forbidden_terrain(after: Scene, a: int, terrain: list[tuple[TerrainSpec, shapely.Polygon]]) -> list:
+    """Ending in a piece the model may not enter. A round base whose rim only touches the piece,
+    overlapping its outline by no more than the camera's contact_tolerance_cm, is beside it, not in
+    it, as a move brushing it does not cross it (MoveJudge._crosses; Tankomaster's AT gun stopped
+    against a hill still stands on flat ground: «Противотанковое орудие может двигаться только по
+    ровной местности»)."""
     model = after.models[a]
-    shape = after.footprints.shapes[a]
+    fp = after.footprints
+    shape, radius = fp.shapes[a], fp.radius[a]
+    touch = radius - after.ruleset.contact_tolerance_cm - TOLERANCE_CM
     return [
         reason(
             "impassable_terrain",
@@ -116,7 +165,11 @@ def in_forbidden_terrain(after: Scene, a: int, terrain: list[tuple[TerrainSpec, 
         )
         for piece, polygon in terrain
         if blocks(after, model, piece, polygon, ending=True)
-        and shapely.intersection(shape, polygon).area > 1e-4
+        and (
+            float(shapely.distance(fp.core[a], polygon)) < touch
+            if radius > 0
+            else shapely.intersection(shape, polygon).area > 1e-4
+        )
     ]
 
 
@@ -194,15 +247,21 @@ def contacts_after(after: Scene, a: int) -> list[str] | None:
 
 
 def sudden_attacks(after: Scene, a: int, contacts: list[str]) -> list[str]:
-    """Touched enemies that cannot see the mover: it stands outside their field of view (from behind)."""
+    """Touched enemies that cannot see the mover: it stands outside their field of view (from behind).
+    Only someone can fail to see it (Bronepehota: «защищающийся пехотинец или пилот атакуемой машины
+    «не видит» атаки»): a type that fights in melee (`melee_attackers` types: infantry, vehicles)
+    and is not `pilotless`; a gun or a vehicle without its pilot is no one."""
     field = after.ruleset.field_of_view_deg
     if field is None:
         return []
     mover = after.models[a]
+    fighters = after.ruleset.melee_attackers
     sudden = []
     for enemy_id in contacts:
         enemy = after.models[after.index[enemy_id]]
-        if enemy.heading_deg is None:
+        if enemy.heading_deg is None or enemy.has("pilotless"):
+            continue
+        if fighters is not None and fighters.types is not None and enemy.type not in fighters.types:
             continue
         bearing = math.degrees(math.atan2(mover.y_cm - enemy.y_cm, mover.x_cm - enemy.x_cm))
         if angle_between(bearing, enemy.heading_deg) > field / 2 + 1e-6:

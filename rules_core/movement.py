@@ -185,17 +185,28 @@ class MoveJudge:
     def _idle_must_movers(self) -> dict[str, list]:
         """Models that had to move (World at Fire aircraft) but stayed put, reported beside `models`.
         They must move in their own turn («каждый свой ход»), and a player moves only his own units,
-        so once any model moved only the sides that moved are judged; with none moved, every side."""
+        so once any model moved only the sides that moved are judged; with none moved, every side.
+        A panicked model must run too (Bronepehota: «Паникующий пехотинец ... передвигается на
+        расстояние, равное его скорости ... в направлении ближайшей границы игрового поля»), unless
+        the ruleset holds it still (allowance 0: the vehicle its panicked pilot left)."""
         if self.after.phase != "movement":
             return {}
         moved = set(self.changed)
         movers = {self.after.models[a].side for a in moved}
+        panic = self.rules.panic_heading_tolerance_deg is not None
         idle = {}
         for a, model in enumerate(self.after.models):
             in_turn = not movers or model.side in movers
             stayed = a not in moved and model.id in self.before.index
-            if must_move(self.types[a], model) and in_turn and stayed:
+            if not (in_turn and stayed):
+                continue
+            if must_move(self.types[a], model):
                 idle[model.id] = [reason("did_not_move", f"{model.id} ({model.type}) must move every turn")]
+            elif panic and model.has("panicked"):
+                allowance, _ = unit_allowance(self.after, a, self.types)
+                if allowance is None or allowance > TOLERANCE_CM:
+                    said = f"{model.id} panicked: it must run its speed towards the nearest table edge"
+                    idle[model.id] = [reason("did_not_move", said)]
         return idle
 
     def judge(self, a: int) -> dict:
@@ -251,6 +262,7 @@ class MoveJudge:
             reasons += end_state.overlaps(after, a, self.flies)
             reasons += end_state.near_enemy(after, a, self.flies, self.buffer_cm)
             reasons += end_state.in_forbidden_terrain(after, a, self.terrain)
+            reasons += end_state.hangs_mid_climb(after, a, self.flies)
         return reasons + end_state.split_unit(after, a, self.coherency) + end_state.outside_zone(after, a)
 
     def _ground(self, a: int, b: int) -> tuple[float, float | None, dict, list]:

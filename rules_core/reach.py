@@ -82,7 +82,10 @@ def reaches(
     if weapon.range is None:
         return True
     rules = scene.ruleset
+    # A thrown weapon (`no_height_bonus`) is not small arms and gains no height range.
     levels_below = max(height_level(scene, shooter) - height_level(scene, target), 0)
+    if weapon.no_height_bonus:
+        levels_below = 0
     limit = scene.cm(
         weapon.range
         + rules.range_tolerance

@@ -191,6 +191,11 @@ class TerrainEffect(_Strict):
     # оно пересекает какие-либо препятствия», «склон холма»): a move that stays on it throughout,
     # along its top, crosses nothing.
     slope: bool = False
+    # A piece of this kind laid across a barrier of up to this many storeys is a bridge over it
+    # (Mobile Infantry: «Барьеры одноэтажные и двухэтажные могут быть соединены мостами (мосты не
+    # дают штрафов при передвижении)»): a move whose path crosses the barrier's outline only on such
+    # pieces is free of the barrier rule. None: not a bridge.
+    bridges_up_to_level: int | None = Field(default=None, ge=1)
     note: str = ""
 
 
@@ -488,6 +493,10 @@ class Weapon(_Strict):
     # task «не может атаковать стрелковым оружием либо гранатами», cold steel still his).
     not_flags: list[str] = []
     needs_sight: bool = False
+    # Gains no range from the height levels the target stands below (`range_per_level_below`): a
+    # thrown weapon is not small arms (Mobile Infantry: «каждый уровень высоты добавляет дальности
+    # стрелковому оружию на +35 мм», and a grenade is thrown, «бросать»).
+    no_height_bonus: bool = False
     # Fired by the men a vehicle carries (Combined Arms: «Бойцы танкового десанта могут вести огонь
     # с техники»), so not from one the scene says carries no one (`passengers` 0).
     by_passengers: bool = False
