@@ -201,7 +201,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     blockers = sight_blockers(scene)
     covers = _covers(scene)
     sight = sight_lines(blockers, scene.xy[shooters], scene.xy[targets])
-    open_fire = sight_lines(fire_blockers(scene), scene.xy[shooters], scene.xy[targets])
+    open_fire = sight_lines(fire_blockers(scene), scene.xy[shooters], scene.xy[targets], seen_in=False)
     unworked = unworked_guns(scene) | fire_held(scene)
     rows = []
     for column, t in enumerate(targets):

@@ -30,9 +30,13 @@ def fire_blockers(scene: Scene) -> list[shapely.Polygon]:
     ]
 
 
-def sight_lines(blockers: list[shapely.Polygon], shooters: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """(shooters x targets) True where the centre-to-centre line crosses no sight-blocking piece
-    (a piece either model stands in does not block: it shoots out of it, or is seen in it)."""
+def sight_lines(
+    blockers: list[shapely.Polygon], shooters: np.ndarray, targets: np.ndarray, seen_in: bool = True
+) -> np.ndarray:
+    """(shooters x targets) True where the centre-to-centre line crosses no blocking piece. With
+    `seen_in` a piece either model stands in does not block: it shoots out of it, or is seen in
+    it (a wood, a building). Without, a line that enters the piece at all is blocked: a smoke
+    screen «непростреливаема», so no one fires into it or out of it."""
     clear = np.ones((len(shooters), len(targets)), dtype=bool)
     if not blockers:
         return clear
@@ -43,6 +47,10 @@ def sight_lines(blockers: list[shapely.Polygon], shooters: np.ndarray, targets: 
     from_points, to_points = shapely.points(shooters), shapely.points(targets)
     for piece in blockers:
         shapely.prepare(piece)
+        if not seen_in:
+            entering = shapely.intersects(lines, piece) & ~shapely.touches(lines, piece)
+            clear &= ~entering.reshape(len(shooters), len(targets))
+            continue
         crossing = shapely.crosses(lines, piece).reshape(len(shooters), len(targets))
         clear &= ~(
             crossing

@@ -26,3 +26,27 @@ def test_ca_a_gun_whose_role_is_hmg_fires_the_heavy_machine_gun(crew: int, fires
     enemy = base(25.4 + 11 * INCH, 25.4, "e1", side="blue", unit="blue-1", diameter_mm=25.4)
     rows = api.ranges(scene(CA, [gun, *hands, enemy]), "h1")["targets"]
     assert [row["weapons"] for row in rows] == [["hmg"] if fires else []]
+
+
+def _smoke(x: float, y: float) -> dict:
+    """The 5" x 1" strip `rules template ... smoke X Y --heading 90` lays, as a terrain piece."""
+    half_long, half_wide = 2.5 * INCH, 0.5 * INCH
+    corners = [[x - half_wide, y - half_long], [x + half_wide, y - half_long], [x + half_wide, y + half_long],
+               [x - half_wide, y + half_long]]
+    return {"id": "sm", "kind": "smoke", "polygon_cm": corners}
+
+
+@pytest.mark.parametrize(("shooter", "target"), [("s", "in"), ("in", "s")])
+def test_ca_no_one_fires_into_or_out_of_a_smoke_screen(shooter: str, target: str) -> None:
+    """002: «Дымовая завеса непростреливаема и непроходима для всех боевых единиц» (the smoke
+    screen cannot be fired through nor passed by any unit). Fire across the strip was blocked, but a
+    fighter standing in the smoke was shot with rifle and grenade, and shot out of it: the pieces
+    one stands in were let off as a wood is. A fighter beside the strip is shot as before."""
+    rifleman = base(52, 60, "s", weapons=["rifle", "grenade"])
+    hidden = base(61.27, 60, "in", side="blue", unit="blue-1", weapons=["rifle", "grenade"])
+    beside = base(52, 75, "b", side="blue", unit="blue-2")
+    rows = api.ranges(scene(CA, [rifleman, hidden, beside], terrain=[_smoke(61.27, 60)]), shooter)["targets"]
+    weapons = {row["id"]: row["weapons"] for row in rows}
+    assert weapons[target] == []
+    if shooter == "s":
+        assert weapons["b"] == ["rifle"]
