@@ -144,17 +144,24 @@ def _rectify(args: argparse.Namespace) -> int:
     import cv2
 
     from calibration.imagefile import read_image
-    from calibration.output_file import check_output
+    from calibration.output_file import check_output, replace_atomically
 
-    check_output(args.output, "-o", "give -o a new image name, e.g. top.png, in a folder that exists",
-                 inputs=[args.image, args.calibration], streams=False)
+    fix = "give -o a new image name, e.g. top.png, in a folder that exists"
+    output = check_output(args.output, "-o", fix, inputs=[args.image, args.calibration], streams=False)
     _check_image_writer(args.output)
     calibration = load_calibration(args.calibration)
     top = calibration.rectify(read_image(args.image), args.px_per_mm)
-    if not cv2.imwrite(args.output, top):
-        raise TablesightError(
-            f"cannot write {args.output}", "choose a writable -o path ending in .png or .jpg"
-        )
+    fix = "choose a writable -o path ending in .png or .jpg, or free some disk space"
+
+    def write(partial: Path) -> None:
+        if not cv2.imwrite(str(partial), top):  # OpenCV says no more than that it failed
+            raise TablesightError(f"cannot write {args.output}", fix)
+
+    try:
+        # beside, then renamed over: a full disk keeps the old image
+        replace_atomically(output, write)
+    except OSError as error:
+        raise TablesightError(f"cannot write {args.output} ({error.strerror})", fix) from None
     print(f"wrote {args.output} ({top.shape[1]}x{top.shape[0]} px, {args.px_per_mm:g} px/mm)")
     return 0
 
@@ -178,7 +185,9 @@ def _check_image_writer(path: str) -> None:
 
 def _charuco_board(args: argparse.Namespace) -> int:
     from calibration.lens import write_board
+    from calibration.output_file import check_output
 
+    check_output(args.output, "-o", "give -o a board.pdf or board.png name in a folder that exists")
     write_board(args.output)
     print(f"wrote {args.output}")
     return 0

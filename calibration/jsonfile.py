@@ -18,7 +18,8 @@ def read_json(path: str | Path, what: str, option: str, written_by: str) -> Any:
     if not str(path).strip():  # Path("") is the current folder, which would read as a folder
         raise TablesightError(f"{option} is empty", f"give {written_by}")
     try:
-        return json.loads(Path(path).read_text())
+        # utf-8-sig: a file saved with a byte order mark (Windows Notepad, PowerShell) reads too
+        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise TablesightError(f"{what} file {path} not found", f"check the {option} path") from None
     except IsADirectoryError:

@@ -45,15 +45,22 @@ def board_image(px_per_mm: float = 10.0) -> np.ndarray:
 
 def write_board(path: str | Path) -> None:
     """PDF at exact scale on A4 landscape, or a PNG at 10 px/mm, chosen by the suffix."""
+    from calibration.output_file import replace_atomically
+
     path = Path(path)
+
+    def write_png(partial: Path) -> None:
+        image = cv2.copyMakeBorder(board_image(), 150, 150, 150, 150, cv2.BORDER_CONSTANT, value=255)
+        if not cv2.imwrite(str(partial), image):  # libpng's error is only printed, never raised
+            raise TablesightError(f"cannot write {path}", "choose a writable -o path, or free some space")
+
     try:
+        # beside, then renamed over: a full disk keeps the old board
         if path.suffix.lower() == ".pdf":
-            _board_pdf().output(str(path))
+            board = _board_pdf()
+            replace_atomically(path, lambda partial: board.output(str(partial)))
         elif path.suffix.lower() == ".png":
-            cv2.imwrite(
-                str(path),
-                cv2.copyMakeBorder(board_image(), 150, 150, 150, 150, cv2.BORDER_CONSTANT, value=255),
-            )
+            replace_atomically(path, write_png)
         else:
             raise TablesightError(
                 f"cannot write a board as {path.suffix or 'a file without suffix'}",

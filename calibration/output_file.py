@@ -9,14 +9,47 @@ refuses the names whose replacement would lose something the user did not mean t
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from rules_core.errors import TablesightError
 
 DESCRIPTOR_NAMES = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/")
+
+# What to do about a path the system refuses, by its reason; anything else: check the path.
+_ADVICE = {
+    errno.EACCES: "check that your user may use it and enter every folder above it (ls -ld), "
+                  "or use a path where it may",
+    errno.EPERM: "check that your user may use it and enter every folder above it (ls -ld), "
+                 "or use a path where it may",
+    errno.ENAMETOOLONG: "give a shorter name: a file or folder name may be at most 255 bytes",
+    errno.ELOOP: "a symbolic link on the way points round in a circle; fix or remove it",
+    errno.EFBIG: "free some disk space, then run the command again",
+    errno.ENOSPC: "free some disk space, then run the command again",
+    errno.EDQUOT: "free some disk space, then run the command again",
+}
+
+
+def unusable(path: str | Path, error: OSError, fix: str = "", verb: str = "use") -> TablesightError:
+    """The one line for a path the system will not let a command use: a file or folder the user
+    may not read or enter, a name too long, a link loop, a full disk. Python's `Path.is_dir()`,
+    `exists()` and kin answer only "missing" for themselves; every other refusal is an OSError,
+    and every command says it this way. `fix` replaces the advice the reason implies."""
+    reason = error.strerror or str(error) or type(error).__name__
+    advice = _ADVICE.get(error.errno, "check the path")
+    return TablesightError(f"cannot {verb} {path} ({reason})", fix or advice)
+
+
+@contextlib.contextmanager
+def using(path: str | Path, fix: str = "", verb: str = "use") -> Iterator[None]:
+    """Checks of `path` inside raise `unusable` instead of an OSError."""
+    try:
+        yield
+    except OSError as error:
+        raise unusable(path, error, fix, verb) from None
 
 
 def replace_atomically(out: Path, write: Callable[[Path], object]) -> None:
@@ -33,7 +66,8 @@ def replace_atomically(out: Path, write: Callable[[Path], object]) -> None:
         return
     out = Path(os.path.realpath(out))
     out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial")
+    # The suffix stays last: a writer that picks the format by it (OpenCV, numpy) still can.
+    partial = out.with_name(f".{out.stem}.partial{out.suffix}")
     try:
         write(partial)
         os.replace(partial, out)
@@ -75,12 +109,15 @@ def check_output(
     if not name.strip():
         raise TablesightError(f"{option} is empty: it needs a file name", fix)
     path = Path(name)
-    if path.is_dir():
-        raise TablesightError(f"{option} {name} is a folder, not a file", fix)
-    if not path.parent.is_dir():
-        raise TablesightError(f"{option} {name}: the folder {path.parent} does not exist", fix)
-    if not path.exists():
-        return path
+    with using(name):
+        if path.is_dir():
+            raise TablesightError(f"{option} {name} is a folder, not a file", fix)
+        if name.endswith((os.sep, "/")):  # Path() drops the slash, and would write a file so named
+            raise TablesightError(f"{option} {name} ends in a slash, so it names a folder, not a file", fix)
+        if not path.parent.is_dir():
+            raise TablesightError(f"{option} {name}: the folder {path.parent} does not exist", fix)
+        if not path.exists():
+            return path
     for source in inputs:
         if _same_file(path, source):
             raise TablesightError(f"{option} {name} is the input {source}: writing it would replace it", fix)

@@ -16,6 +16,7 @@ from fpdf import FPDF
 
 from calibration.layout import Layout
 from calibration.marker_sheet import QUIET_ZONE, SHEET_SCALE
+from calibration.output_file import using
 from rules_core.errors import TablesightError
 
 PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
@@ -146,14 +147,18 @@ def marker_sheets(layout: Layout, paper: str = "a4") -> FPDF:
 
 def write_marker_sheets(layout: Layout, pdf_path: str | Path, paper: str = "a4") -> Path:
     """Write the sheets and the matching layout JSON beside them; returns the JSON's path."""
+    from calibration.output_file import replace_atomically
+
     json_path = _layout_path_beside(str(pdf_path))
     _keep_another_layout(json_path, layout)
     pdf_path = Path(pdf_path)
+    sheets = marker_sheets(layout, paper)
     writing = pdf_path  # the file an error names: the sheets', then the layout's
     try:
-        marker_sheets(layout, paper).output(str(pdf_path))
+        # beside, then renamed over: a full disk keeps the old sheets and layout whole
+        replace_atomically(pdf_path, lambda partial: sheets.output(str(partial)))
         writing = json_path
-        json_path.write_text(layout.to_json())
+        replace_atomically(json_path, lambda partial: partial.write_text(layout.to_json()))
     except OSError as error:
         raise TablesightError(
             f"cannot write {writing} ({error.strerror})", "choose a writable -o path"
@@ -168,7 +173,10 @@ def _layout_path_beside(pdf_path: str) -> Path:
     path = Path(pdf_path)
     if not pdf_path.strip():
         raise TablesightError("-o is empty: the marker sheets need a file name", fix)
-    if path.is_dir() or pdf_path.endswith(os.sep):
+    with using(pdf_path):  # a folder on the way the user may not enter, a name too long
+        folder = path.is_dir()
+        json_folder = path.with_suffix(".json").is_dir() if path.suffix else False
+    if folder or pdf_path.endswith(os.sep):
         raise TablesightError(f"-o {pdf_path} names a folder, not a file for the marker sheets", fix)
     if path.suffix.lower() == ".json":
         raise TablesightError(
@@ -177,7 +185,7 @@ def _layout_path_beside(pdf_path: str) -> Path:
     if path.suffix.lower() != ".pdf":
         raise TablesightError(f"-o {pdf_path}: the marker sheets are a PDF, so the name ends .pdf", fix)
     json_path = path.with_suffix(".json")
-    if json_path.is_dir():
+    if json_folder:
         raise TablesightError(
             f"the layout JSON goes beside the sheets, at {json_path}, and that is a folder",
             "give -o another name, or move that folder away",

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from calibration.imagefile import decode_quietly
+from calibration.output_file import using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
@@ -20,7 +21,9 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".
 
 def image_files(folder: Path) -> list[Path]:
     """The pictures in `folder`, in name order (other files, e.g. a README, are not frames)."""
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+    fix = "check that your user may list the folder (ls -ld), or copy the photos somewhere it can"
+    with using(folder, fix, verb="list"):
+        return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
 
 
 class FolderSource:
@@ -30,7 +33,10 @@ class FolderSource:
 
     def __init__(self, path: str | Path, fps: float = 10.0) -> None:
         path = Path(path)
-        if path.is_dir():
+        with using(path, verb="read"):
+            folder = path.is_dir()
+            single = not folder and path.is_file()
+        if folder:
             self._paths = image_files(path)
             if not self._paths:
                 raise TablesightError(
@@ -39,7 +45,7 @@ class FolderSource:
                 )
             # A bad still in a folder can be taken out; a single still can only be replaced.
             self._fix_unreadable = "remove or replace that file in the folder"
-        elif path.is_file():
+        elif single:
             self._paths = [path]
             self._fix_unreadable = "give a JPEG or PNG photo instead"
         else:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from calibration.output_file import using
 from hardware.capture import CaptureSource, is_network_url
 from hardware.folder import IMAGE_SUFFIXES, FolderSource
 from hardware.reconnect import ReconnectingSource, SourceStatus
@@ -64,13 +65,15 @@ def _opener(
     if is_network_url(spec):
         return lambda: CaptureSource(spec, **options)
     path = Path(spec).expanduser()
-    if recording_reader is not None and path.exists():
+    with using(spec, verb="read"):  # a file or folder the user may not read, a name too long
+        exists, folder, regular = path.exists(), path.is_dir(), path.is_file()
+    if recording_reader is not None and exists:
         frames = recording_reader(path)
         if frames is not None:
             return lambda: RecordingSource(frames, description=f"recording {path}")
-    if path.is_dir():
+    if folder:
         return lambda: FolderSource(path, **options)
-    if path.is_file():
+    if regular:
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return lambda: FolderSource(path, **options)
         return lambda: CaptureSource(path, **options)

@@ -217,10 +217,13 @@ def _samples(
 ) -> tuple:
     """A training's samples (patches first): from the `--dataset` cache where it exists, else
     made from the recipe's tables (Mitsuba checked first) and saved there when one is named."""
+    from calibration.output_file import using
     from models.verifier import PATCH_SHAPE
 
     cache = Path(dataset) if dataset else None
-    if cache is not None and cache.exists():
+    with using(dataset or ""):  # a folder on the way the user may not enter, a name too long
+        found = cache is not None and cache.exists()
+    if found:
         samples = cached(cache)
         shape = samples[0].shape[1:]
         if shape != PATCH_SHAPE:
@@ -234,8 +237,25 @@ def _samples(
         _writable(str(cache), "--dataset")
     samples = make()
     if cache is not None:
-        save(cache, samples)
+        _save_cache(cache, samples, save)
     return samples
+
+
+def _save_cache(cache: Path, samples: tuple, save: Callable) -> None:
+    """Beside, then renamed over: a disk that fills up mid-write leaves no broken cache (which
+    the next run would refuse) and keeps any old one. Written into an open file, so numpy adds
+    no .npz to the name. The samples are made, so a cache that cannot be kept stops nothing."""
+    from calibration.output_file import replace_atomically
+
+    def write(partial: Path) -> None:
+        with partial.open("wb") as handle:
+            save(handle, samples)
+
+    try:
+        replace_atomically(cache, write)
+    except OSError as error:
+        _log(f"tablesight train: --dataset {cache} was not saved ({error.strerror or error}); "
+             "training goes on with the tables just made. free some space to keep them next time")
 
 
 def _cached_rims(cache: Path):
@@ -273,15 +293,16 @@ def _cached(cache: Path, what: str, saved_by: str, read: Callable):
 def _writable(path: str, option: str, inputs: tuple[str | None, ...] = ()) -> str:
     """Checked before an hour of rendering and training, whose result would be lost at the end:
     the folder must take a new file, and the file must be no input nor anything but a regular one."""
-    from calibration.output_file import check_folder_writable, check_output
+    from calibration.output_file import check_folder_writable, check_output, using
 
     target = Path(path)
     fix = f"give {option} a file name in a folder you can write to"
-    if target.is_dir():
-        raise TablesightError(f"{option} {path} is a folder, not a file", fix)
-    folder = target.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent  # the folders missing below it will be made
+    with using(path):  # a folder on the way the user may not enter, a name too long
+        if target.is_dir():
+            raise TablesightError(f"{option} {path} is a folder, not a file", fix)
+        folder = target.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent  # the folders missing below it will be made
     if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
         raise TablesightError(f"{option} {path} cannot be written: {folder} is not writable", fix)
     if folder == target.parent:

@@ -311,13 +311,19 @@ def load_detector(weights: str | None = None) -> Detector:
     path = Path(weights) if weights is not None else SHIPPED_WEIGHTS
     if weights is None and not path.exists():
         return Detector(base_map=base_map, centring=centring, hull_map=hull_map, hull_fit=hull_fit)
-    if path.is_dir():
+    from calibration.output_file import using
+
+    with using(path, verb="read"):  # a file or folder the user may not read, a name too long
+        folder, regular = path.is_dir(), path.is_file()
+        if regular:
+            path.open("rb").close()
+    if folder:
         # The folder the weights ship in is the likelier mistake: the file inside must be named.
         raise TablesightError(
             f"--weights {path} is a folder, not a model file",
             "pass the .onnx file itself (e.g. models/weights/rim_verifier.onnx), or leave the option out",
         )
-    if not path.is_file():
+    if not regular:
         raise TablesightError(
             f"model file {path} does not exist",
             "pass a .onnx file made by `tablesight train`, or leave the option out to use the shipped model",

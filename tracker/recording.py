@@ -23,6 +23,7 @@ from typing import NoReturn
 import cv2
 import numpy as np
 
+from calibration.output_file import using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
@@ -45,10 +46,11 @@ CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, frame 
 def is_recording(path: str | Path) -> bool:
     """A file that starts like SQLite: worth opening as a recording (the name may be anything)."""
     path = Path(path)
-    if not path.is_file():
-        return False
-    with path.open("rb") as handle:
-        return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    with using(path, verb="read"):  # a file or folder the user may not read, a name too long
+        if not path.is_file():
+            return False
+        with path.open("rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
 
 
 def meant_as_recording(spec: str | Path) -> bool:
@@ -69,27 +71,40 @@ class RecordingWriter:
 
     def __init__(self, path: str | Path, manifest: dict, commit_every_s: float = 1.0) -> None:
         self.path = Path(path)
-        if self.path.is_dir():
-            raise TablesightError(
-                f"{self.path} is a folder, not a recording file",
-                f"give a file name for the recording, e.g. {self.path / 'game.tsr'}",
-            )
-        if self.path.exists():
-            raise TablesightError(f"{self.path} already exists", "record to a new file name")
+        with using(self.path):  # a folder on the way the user may not enter, a name too long
+            if self.path.is_dir():
+                raise TablesightError(
+                    f"{self.path} is a folder, not a recording file",
+                    f"give a file name for the recording, e.g. {self.path / 'game.tsr'}",
+                )
+            if self.path.exists():
+                raise TablesightError(f"{self.path} already exists", "record to a new file name")
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
         except sqlite3.Error as error:
             raise TablesightError(
                 f"cannot create {self.path} ({error})", "record into a folder you can write to"
             ) from None
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
-        self._db.executemany(
-            "INSERT INTO manifest VALUES (?, ?)",
-            [(k, json.dumps(v)) for k, v in {**manifest, "format_version": FORMAT_VERSION}.items()],
-        )
-        self._db.commit()
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(SCHEMA)
+            self._db.executemany(
+                "INSERT INTO manifest VALUES (?, ?)",
+                [(k, json.dumps(v)) for k, v in {**manifest, "format_version": FORMAT_VERSION}.items()],
+            )
+            self._db.commit()
+        except sqlite3.Error as error:
+            # A disk full before the first frame: the file is new (checked above) and holds
+            # nothing, so it goes, and the same command can be run again once there is room.
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            with contextlib.suppress(OSError):
+                self.discard()
+            raise TablesightError(
+                f"cannot create {self.path} ({error}; is the disk full?)",
+                "free some disk space, or record into another folder",
+            ) from None
         self.commit_every_s = commit_every_s
         self._last_commit = time.monotonic()
         self.frames_written = 0  # committed, so it is what a crash or a full disk keeps
@@ -208,6 +223,19 @@ def _check_manifest(path: Path, manifest: dict) -> None:
             raise TablesightError(f"{path} manifest: preset items need an action and a payload object", fix)
 
 
+def _log_left_behind(path: Path) -> bool:
+    """A recording still in WAL mode (its recorder ended before folding the log into the file)
+    whose -wal file is not beside it: copied alone, everything past its header is in that file.
+    (SQLite, opening it, makes an empty one.)"""
+    log = path.with_name(path.name + "-wal")
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(20)
+        return header[18:19] == b"\x02" and (not log.exists() or log.stat().st_size == 0)
+    except OSError:
+        return False
+
+
 @dataclass(frozen=True)
 class Control:
     frame: int
@@ -220,10 +248,13 @@ class Recording:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if self.path.is_dir():
-            raise TablesightError(f"{self.path} is a folder, not a recording", "give the .tsr file inside it")
-        if not self.path.is_file():
-            raise TablesightError(f"{self.path} does not exist", "check the recording's path")
+        with using(self.path, verb="read"):
+            if self.path.is_dir():
+                raise TablesightError(
+                    f"{self.path} is a folder, not a recording", "give the .tsr file inside it"
+                )
+            if not self.path.is_file():
+                raise TablesightError(f"{self.path} does not exist", "check the recording's path")
         if not is_recording(self.path):
             raise TablesightError(
                 f"{self.path} is not a tablesight recording",
@@ -238,10 +269,14 @@ class Recording:
             self._db.execute("PRAGMA writable_schema=ON")
             self.manifest = {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM manifest")}
         except sqlite3.DatabaseError as error:
-            raise TablesightError(
-                f"{self.path} is damaged beyond its header ({error})",
-                "nothing in it can be replayed; use another recording",
-            ) from None
+            with contextlib.suppress(AttributeError, sqlite3.Error):
+                self._db.close()  # and the -wal and -shm files it made beside the file with it
+            fix = "nothing in it can be replayed; use another recording"
+            if _log_left_behind(self.path):
+                fix = (f"its game is in the file {self.path.name}-wal, which is not beside it: copy that "
+                       "file too, into the same folder (a recording stopped by a kill or a power cut "
+                       "keeps it)")
+            raise TablesightError(f"{self.path} is damaged beyond its header ({error})", fix) from None
         except (ValueError, TypeError, RecursionError):  # json.loads of a cut-off or missing value
             raise TablesightError(
                 f"{self.path} is damaged beyond its header: its manifest cannot be read",

@@ -104,7 +104,9 @@ def _print(result: Any) -> int:
 
 def _read_json(path: str, name: str) -> Any:
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        # utf-8-sig: a file saved with a byte order mark (Windows Notepad, PowerShell) reads too
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8-sig")
+        text = text.removeprefix("\ufeff")
     except FileNotFoundError:
         raise SceneError(f"{name} {path}: file not found", "give the path of a scene JSON file") from None
     except (OSError, UnicodeDecodeError) as error:

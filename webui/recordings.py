@@ -8,12 +8,14 @@ file modification time, because a replay reruns the pipeline.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from pathlib import Path
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 from werkzeug.exceptions import BadRequest, NotFound, ServiceUnavailable
 
+from rules_core.errors import TablesightError
 from webui.report import report_context, timeline
 
 recordings = Blueprint("recordings", __name__, url_prefix="/api/recordings")
@@ -29,15 +31,30 @@ def _root() -> Path | None:
 @recordings.get("")
 def listing():
     root = _root()
-    if root is None or not root.is_dir():
+    try:
+        names = sorted(root.iterdir()) if root is not None and root.is_dir() else None
+    except OSError as error:  # a folder the server's user may not list or enter
+        return jsonify(recordings=[], message=f"The rig cannot list its recordings folder "
+                       f"({error.strerror}). Let the user tablesight runs as read it, then reload.")
+    if names is None:
         return jsonify(
             recordings=[], message="No recordings folder on this rig. Start it with one to replay games."
         )
     is_recording = _recording_test()
-    entries = sorted(
-        (p for p in root.iterdir() if not p.name.startswith(".") and is_recording(p)), key=lambda p: p.name
-    )
-    return jsonify(recordings=[_describe(path) for path in entries])
+    listed = []
+    for path in names:
+        if path.name.startswith("."):
+            continue
+        try:
+            if is_recording(path):
+                listed.append(_describe(path))
+        except (TablesightError, OSError):
+            # One the server may not read is listed when named like a recording (opening it then
+            # says why it cannot be replayed), and never hides the others.
+            if path.suffix.lower() == ".tsr":
+                with contextlib.suppress(OSError):
+                    listed.append(_describe(path))
+    return jsonify(recordings=listed)
 
 
 @recordings.get("/<path:name>/report")

@@ -1,0 +1,48 @@
+"""The Replay list with a recording the server may not read (audit 19, P1, W-01): the others
+still show, and the unreadable one is listed so that opening it says why."""
+
+from __future__ import annotations
+
+import errno
+
+from rules_core.errors import TablesightError
+
+
+def test_one_unreadable_recording_hides_none_of_the_others(client, recordings_dir, monkeypatch) -> None:
+    from tracker import recording
+
+    (recordings_dir / "locked.tsr").write_bytes(b"")
+    (recordings_dir / "locked.bin").write_bytes(b"")
+    real = recording.is_recording
+
+    def is_recording(path) -> bool:
+        if path.name.startswith("locked"):  # as it raised before it said so in one line
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(recording, "is_recording", is_recording)
+    response = client.get("/api/recordings")
+    assert response.status_code == 200
+    names = [r["name"] for r in response.get_json()["recordings"]]
+    assert names == ["game-2026-11-29", "locked.tsr", "skirmish.tsr"]
+
+    def says_so(path) -> bool:
+        if path.name.startswith("locked"):
+            raise TablesightError(f"cannot read {path} (Permission denied)", "check")
+        return real(path)
+
+    monkeypatch.setattr(recording, "is_recording", says_so)
+    names = [r["name"] for r in client.get("/api/recordings").get_json()["recordings"]]
+    assert names == ["game-2026-11-29", "locked.tsr", "skirmish.tsr"]
+
+
+def test_a_recordings_folder_the_server_may_not_list_says_so(client, recordings_dir, monkeypatch) -> None:
+    def refuses(self):
+        raise PermissionError(errno.EACCES, "Permission denied", str(self))
+
+    monkeypatch.setattr(type(recordings_dir), "iterdir", refuses)
+    response = client.get("/api/recordings")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["recordings"] == []
+    assert "cannot list its recordings folder (Permission denied)" in body["message"]
