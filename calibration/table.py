@@ -27,6 +27,13 @@ from rules_core.errors import TablesightError
 EXTRAPOLATION_WARN_CM = 10.0
 # Marker corners this far off the fitted plane mean the camera model is missing something.
 LOOSE_FIT_MM = 1.5
+# Markers still this far apart (worst corner) once a lens is modelled are not where the layout
+# says: two markers swapped, the wrong table size named, every marker turned. Measured on the
+# benchmark's generated tables (benchmarks/calibration.py: 24 scenes and the 16 hard ones, with
+# and without intrinsics, plus wide lenses to k1 -0.3 without): good fits at most 0.87 mm
+# (a 20 px motion smear); wrong layouts that no marker's removal explains 16.4 mm and more
+# (122x122 named for a 183x122 table), swapped or turned markers 100-270 mm.
+WRONG_LAYOUT_MM = 5.0
 # No two markers fit in a picture narrower than this (a 4x4 marker alone is 6 cells with its
 # border), and the marker search's light map, made at an eighth of the size, would be empty.
 MIN_IMAGE_SIDE_PX = 16
@@ -221,6 +228,7 @@ class TableCalibration:
         _check_pose(pose, f"{source} pose", fix)
         if not isinstance(data.get("marker_rms_mm", {}), dict):
             raise TablesightError(f"{source} marker_rms_mm is not a JSON object", fix)
+        _check_fit(data, intrinsics is None or bool(data.get("lens_estimated", False)), source)
         return cls(
             layout=layout,
             image_size=size,
@@ -248,6 +256,20 @@ def _check_pose(pose: Any, source: str, fix: str) -> None:
         value = np.asarray(pose.get(key), dtype=np.float64)
         if value.size != size or (key == "K" and value.shape != (3, 3)) or not np.isfinite(value).all():
             raise TablesightError(f"{source} {key} must be {'3x3' if key == 'K' else 3} numbers", fix)
+
+
+def _check_fit(data: dict[str, Any], lens_unmeasured: bool, source: str) -> None:
+    """Files written before `calibrate` refused a wrong layout: without a measured lens no good
+    fit leaves its markers WRONG_LAYOUT_MM apart, and such a map puts pieces off the table (one
+    read 269 mm with its camera 1,900 km away). With a measured lens it may be the lens's."""
+    worst = float(data["max_mm"])
+    if lens_unmeasured and worst > WRONG_LAYOUT_MM:
+        raise TablesightError(
+            f"{source} was fitted to markers that are not where its layout says (markers disagree "
+            f"by up to {worst:.0f} mm)",
+            "calibrate again with `tablesight calibrate`: check each marker's id against its place on "
+            "the printed map, and that --layout is this table's size",
+        )
 
 
 def _pose_from_homography(
@@ -295,6 +317,28 @@ def _too_few_markers(layout: Layout, seen: list[int], ignored: list[int]) -> Tab
     )
 
 
+def _layout_mismatch(max_mm: float, lens_given: bool) -> TablesightError:
+    """Markers that no lens model brings together: the layout does not describe this table."""
+    fix = (
+        "check each marker's id against its place on the printed map, and that --layout is this "
+        "table's size"
+    )
+    if not lens_given:
+        fix += "; if both are right, give --intrinsics from `tablesight calibrate-lens`"
+    return TablesightError(
+        f"the markers are not where --layout says (they disagree by up to {max_mm:.0f} mm)", fix
+    )
+
+
+def _lens_explains(image: np.ndarray, layout: Layout, refinement: str) -> bool:
+    """With a lens calibration that may be another camera's: do the markers agree once a lens is
+    estimated from them instead? Then the lens is wrong, not the layout."""
+    try:
+        return calibrate(image, layout, None, refinement).max_mm <= WRONG_LAYOUT_MM
+    except TablesightError:
+        return False
+
+
 def _extrapolation_warning(layout: Layout, marker_ids: list[int]) -> str | None:
     """Warn when the markers used leave a band of the table's width or depth beyond them."""
     corners = np.concatenate([layout.corners_by_id[i] for i in marker_ids])
@@ -338,6 +382,11 @@ def calibrate(
             lens_estimated = True
         else:
             fit = _fit(sighting.corners, layout, judge)
+    residuals = np.concatenate([fit.corner_residuals_mm[i] for i in fit.used_ids])
+    # Checked before the pose: a wrong layout's fit can put the camera 1,900 km away.
+    worst = float(residuals.max())
+    if worst > WRONG_LAYOUT_MM and not (lens_given and _lens_explains(image, layout, refinement)):
+        raise _layout_mismatch(worst, lens_given)
     table_corners = grown_corners(layout.corners_by_id, fit.edge_offset_cm)
     used_table = np.concatenate([table_corners[i] for i in fit.used_ids])
     used_image = np.concatenate([fit.corners[i] for i in fit.used_ids])
@@ -346,7 +395,6 @@ def calibrate(
     table_to_image = np.linalg.inv(fit.image_to_table)
     K = None if intrinsics is None else intrinsics.K
     pose = solve_pose(used_table, used_image, K, size, table_to_image / table_to_image[2, 2])
-    residuals = np.concatenate([fit.corner_residuals_mm[i] for i in fit.used_ids])
     measured_lens = None if lens_estimated else intrinsics
     warnings = _warnings(layout, sighting, fit, pose, float(residuals.max()), measured_lens)
     if lens_estimated:

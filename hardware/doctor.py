@@ -250,6 +250,10 @@ def _coverage(calibration: TableCalibration) -> list[Check]:
                    "pixels across)",
                    "" if mm_per_px <= MAX_MM_PER_PIXEL
                    else "use the full sensor resolution or lower the camera")
+    if not (np.isfinite(corners_px).all() and area_px > 0):  # "one pixel covers inf mm" said nothing
+        detail = Check("Detail", False, "not measured: the calibration maps the table onto no area of the "
+                       "picture", "check each marker's id against its place on the printed map, and that "
+                       "--layout is this table's size")
     return [view, detail]
 
 

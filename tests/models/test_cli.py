@@ -132,11 +132,12 @@ def test_train_refuses_counts_below_one_before_rendering_anything(tmp_path, caps
     assert not out.exists()
 
 
-def test_a_wrong_layout_is_warned_of_on_stderr_while_stdout_stays_json(capsys, squad_photo):
-    """A 244x183 layout on a 183x122 table calibrates, to positions off by centimetres: `calibrate`
-    warned, `detect` said nothing."""
-    assert main(["detect", str(squad_photo), "--layout", "244x183", "--json"]) == 0
+def test_a_wrong_layout_is_refused_in_one_line(capsys, squad_photo):
+    """A 244x183 layout on a 183x122 table: its markers disagree by centimetres, so every position
+    would be off by as much (`detect` printed bases past the table's edge with a warning). It is
+    refused, naming the layout, with nothing on stdout."""
+    assert main(["detect", str(squad_photo), "--layout", "244x183", "--json"]) == 2
     out, err = capsys.readouterr()
-    json.loads(out)
-    assert err.startswith("tablesight detect: calibration warnings: markers 4, 5 not found")
+    assert out == ""
+    assert err.startswith("tablesight detect: the markers are not where --layout says")
     assert err.count("\n") == 1

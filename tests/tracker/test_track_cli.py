@@ -352,7 +352,9 @@ def test_track_on_a_recording_uses_its_layout_and_says_when_another_is_given(sho
     err = capsys.readouterr().err.splitlines()
     assert err[0] == (f"tablesight track: --layout 244x183 is not the layout {short_demo} was recorded "
                       "with; leave --layout out to use the recording's")
-    assert err[1].startswith("tablesight track: frame 0: calibration warnings: markers 4, 5 not found")
+    assert err[1].startswith(
+        "tablesight track: frame 0: calibration failed: the markers are not where --layout says"
+    )
 
 
 def test_track_without_a_layout_for_a_folder_is_one_line(tmp_path, capsys):
