@@ -290,21 +290,20 @@ def highest_obstacle(scene: Scene, a: int, unit_type: UnitType) -> tuple[float |
 
 def climbs_freely(scene: Scene, a: int, unit_type: UnitType, start: ModelSpec) -> bool:
     """Whether the move from `start` walks up or down a slope the type walks (`max_climb_free_on`,
-    World at Fire: a hill is no obstacle, the climb rules speak of «препятствия»): it starts or ends
-    on such a piece and on no other piece with a height (`height_cm`) or that is an obstacle; a
-    road or a forest without a height on the hill does not change that."""
+    World at Fire: a hill is no obstacle, the climb rules speak of «препятствия»): every piece
+    under either end is such a slope, and the height changes by no more than the tallest of them
+    where their heights are given. Any other piece there (a ruin's upper floor, a building, a wall)
+    may be what the model climbed, as the seed's own climb is «подняться на второй этаж»."""
     if not unit_type.max_climb_free_on:
         return False
-    ends = shapely.points([(start.x_cm, start.y_cm), (scene.models[a].x_cm, scene.models[a].y_cm)])
+    model = scene.models[a]
+    ends = shapely.points([(start.x_cm, start.y_cm), (model.x_cm, model.y_cm)])
     under = [piece for piece in scene.spec.terrain if shapely.Polygon(piece.polygon_cm).covers(ends).any()]
-    free = [piece for piece in under if piece.kind in unit_type.max_climb_free_on]
-    raised = [
-        piece
-        for piece in under
-        if piece.kind not in unit_type.max_climb_free_on
-        and (piece.height_cm is not None or scene.ruleset.terrain[piece.kind].obstacle)
-    ]
-    return bool(free) and not raised
+    if not under or any(piece.kind not in unit_type.max_climb_free_on for piece in under):
+        return False
+    tops = [piece.height_cm for piece in under if piece.height_cm is not None]
+    rise = abs((model.z_cm or 0.0) - (start.z_cm or 0.0))
+    return not tops or rise <= max(tops) + TOLERANCE_CM
 
 
 def climb_limit(

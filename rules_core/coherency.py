@@ -14,19 +14,57 @@ from scipy.sparse.csgraph import connected_components
 from rules_core.footprints import measured
 from rules_core.scene import Scene
 
+# World at Fire: mounts their riders dismounted from and left behind («ездовые животные в этом случае
+# также остаются на месте») are «другим отрядом», another unit, though the scene keeps one unit id.
+LEFT_BEHIND_FLAG = "abandoned"
+
+
+def unit_parts(scene: Scene) -> np.ndarray:
+    """The unit each model is judged with: its `unit`, but mounts left behind (flag abandoned) apart
+    from the riders who dismounted from them («наездники становятся обычным отрядом пехоты, а
+    ездовые животные – другим отрядом»)."""
+    return np.array(
+        [f"{m.unit}\x1f{LEFT_BEHIND_FLAG}" if m.has(LEFT_BEHIND_FLAG) else m.unit for m in scene.models],
+        dtype=str,
+    )
+
+
+def squad_teams(scene: Scene, parts: np.ndarray) -> np.ndarray:
+    """Heavy weapon teams inside an infantry unit: models of the crew rule's gun types and crews
+    (`crew_of`) in a unit that has other models keeping coherency. They keep the squad's spacing and
+    the squad stays an infantry unit (World at Fire: «расчеты тяжелого оружия действуют в составе
+    пехотных отрядов и подчиняются правилам для пехотных отрядов – ... соблюдать дистанцию в составе
+    отряда»); a gun unit of its own is bound by the crew rule instead. Rulesets without a crew rule
+    have no such team."""
+    crew = scene.ruleset.crew
+    n = len(scene.models)
+    if crew is None or not n:
+        return np.zeros(n, dtype=bool)
+    in_team = np.array(
+        [m.crew_of is not None or m.type in crew.gun_types for m in scene.models], dtype=bool
+    )
+    keeps = np.array([scene.unit_type(i).coherency for i in range(n)], dtype=bool) & ~in_team
+    return in_team & np.isin(parts, parts[keeps])
+
 
 def coherency_groups(scene: Scene) -> dict[str, dict]:
     """units.{unit}: coherent, groups (lists of model ids), applies (whether the rule binds it).
 
     Only models whose type keeps coherency form the groups; guns, vehicles and gun crews (bound
-    to their gun by the crew rule instead) are left out of a unit that has such models. A unit
-    no coherency rule binds (vehicles, or a ruleset without one) is one group.
+    to their gun by the crew rule instead) are left out of a unit that has such models, except a
+    heavy weapon team inside an infantry unit (`squad_teams`), which keeps the squad's spacing. A
+    unit no coherency rule binds (vehicles, or a ruleset without one) is one group. Mounts left
+    behind (`unit_parts`) are another unit under the same id: each part must be one group, and
+    `groups` lists them all.
     """
     n = len(scene.models)
     threshold = scene.ruleset.coherency
+    parts = unit_parts(scene)
+    teams = squad_teams(scene, parts)
     applies_model = np.array(
         [
-            threshold is not None and scene.unit_type(i).coherency and scene.models[i].crew_of is None
+            threshold is not None
+            and ((scene.unit_type(i).coherency and scene.models[i].crew_of is None) or bool(teams[i]))
             for i in range(n)
         ],
         dtype=bool,
@@ -38,7 +76,7 @@ def coherency_groups(scene: Scene) -> dict[str, dict]:
         i, j, _ = fp.pairs_within(
             limit if threshold.measured == "edge" else limit + 2 * float(fp.radius.max())
         )
-        same_unit = (scene.units[i] == scene.units[j]) & (applies_model[i] == applies_model[j])
+        same_unit = (parts[i] == parts[j]) & (applies_model[i] == applies_model[j])
         i, j = i[same_unit], j[same_unit]
         distance = measured(fp, i, j, threshold.measured)
         linked = threshold.holds(distance, scene.cm_per_unit)
@@ -59,5 +97,13 @@ def coherency_groups(scene: Scene) -> dict[str, dict]:
         groups: dict[int, list[str]] = {}
         for k in members[applies_model[members]]:
             groups.setdefault(int(labels[k]), []).append(scene.models[k].id)
-        report[unit] = {"coherent": len(groups) == 1, "groups": list(groups.values()), "applies": True}
+        held = {parts[k] for k in members[applies_model[members]]}
+        coherent = len(groups) == len(held)
+        report[unit] = {"coherent": coherent, "groups": list(groups.values()), "applies": True}
+        left = [scene.models[k].id for k in members if parts[k] != unit]
+        if left and len(left) < len(members):
+            report[unit]["note"] = (
+                f"{', '.join(left)} (flag {LEFT_BEHIND_FLAG}): mounts the riders left behind, another unit "
+                "under the same id («ездовые животные – другим отрядом»); each part keeps together on its own"
+            )
     return report

@@ -33,7 +33,7 @@ def crew_report(scene: Scene) -> dict[str, dict]:
         ]
         working = [i for i in near if not any(scene.models[scene.index[i]].has(f) for f in rules.not_flags)]
         counts = sorted((int(key) for key in rules.hits), reverse=True)
-        bound = _bound(scene, gun.weapons, rules.gun_weapons)
+        bound = _bound(scene, gun, rules.gun_weapons)
         # A gun the crew rule does not bind is as well served as a gun can be, towing aside.
         key = next((c for c in counts if len(working) >= c or not bound), None)
         hits_on = rules.hits[str(key)] if key is not None else None
@@ -59,8 +59,11 @@ def _crewed(scene: Scene, gun: ModelSpec) -> bool:
     return gun.type in rules.gun_types and not own
 
 
-def _bound(scene: Scene, weapons: list[str] | None, gun_weapons: list[str]) -> bool:
-    """Whether a gun firing `weapons` (None: not named) is one the crew rule binds."""
+def _bound(scene: Scene, gun: ModelSpec, gun_weapons: list[str]) -> bool:
+    """Whether the crew rule binds this gun, by the weapons it fires: those the scene names, else
+    those its role arms it with (a flamethrower's); a gun armed by neither is taken for the
+    rule's own gun."""
+    weapons = gun.weapons if gun.weapons is not None else scene.ruleset.role_weapons.get(gun.role or "")
     if not gun_weapons or weapons is None:
         return True
     ruled = {id(scene.ruleset.weapon(name)) for name in gun_weapons}
@@ -86,7 +89,7 @@ def unworked_guns(scene: Scene) -> set[int]:
             or gun.get("towed_by")
             or (
                 bool(rules.gun_weapons)
-                and _bound(scene, scene.models[scene.index[gun_id]].weapons, rules.gun_weapons)
+                and _bound(scene, scene.models[scene.index[gun_id]], rules.gun_weapons)
             )
         )
     }
@@ -108,7 +111,7 @@ def apart_from_crew(scene: Scene, a: int) -> list[tuple[str, str, float]]:
     crew = [a] if model.crew_of is not None else crew
     gun = scene.models[g]
     towed = any(m.towing == gun.id for m in scene.models)
-    if not crew or towed or not _crewed(scene, gun) or not _bound(scene, gun.weapons, rules.gun_weapons):
+    if not crew or towed or not _crewed(scene, gun) or not _bound(scene, gun, rules.gun_weapons):
         return []
     gaps = np.atleast_1d(
         measured(scene.footprints, np.full(len(crew), g), np.array(crew), rules.distance.measured)

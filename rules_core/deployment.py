@@ -75,8 +75,15 @@ def inside(scene: Scene, i: int, zone: Polygon) -> bool:
     return bool(zone.buffer(TOLERANCE_CM).covers(fp.core[i]))
 
 
+# Tankomaster: the ambush rules bind the soldiers who make up the ambush («не выставляет на поле тех
+# солдат, которые и должны составить засаду»); a scene names them with this flag.
+AMBUSH_FLAG = "ambush"
+
+
 def deployment_report(scene: Scene) -> dict[str, dict]:
-    """models.{id}: in_deployment_zone, and why not (problems) when the ruleset adds conditions."""
+    """models.{id}: in_deployment_zone, and why not (problems) when the ruleset adds conditions.
+    Under a `one_sided` kind a side that flags some of its models `ambush` deploys only those by it:
+    its other models have no zone (null); a side that flags none has every model judged."""
     deployment = scene.spec.deployment
     report: dict[str, dict] = {}
     if deployment is None or scene.ruleset.deployment is None:
@@ -84,11 +91,19 @@ def deployment_report(scene: Scene) -> dict[str, dict]:
         return {m.id: {"in_deployment_zone": None, "problems": [missing]} for m in scene.models}
     kind = scene.ruleset.deployment.kinds[deployment.kind]
     zones = {side: zone_of(scene, side) for side in deployment.sides}
+    flagging = {m.side for m in scene.models if m.has(AMBUSH_FLAG)} if kind.one_sided else set()
     for i, model in enumerate(scene.models):
         zone = zones.get(model.side)
         if zone is None and kind.one_sided:
             away = f"side {model.side} does not deploy by {deployment.kind} (deployment.sides leaves it out)"
             report[model.id] = {"in_deployment_zone": None, "problems": [away]}
+            continue
+        if model.side in flagging and not model.has(AMBUSH_FLAG):
+            other = (
+                f"{model.id} is not flagged {AMBUSH_FLAG}: side {model.side} deploys only its models "
+                f"flagged {AMBUSH_FLAG} by {deployment.kind}"
+            )
+            report[model.id] = {"in_deployment_zone": None, "problems": [other]}
             continue
         problems = deployment_problems(scene, i, kind, zone)
         placed = forbidden_terrain_problems(scene, i)
@@ -100,6 +115,12 @@ def deployment_problems(
     scene: Scene, i: int, kind: DeploymentKind, zone: Polygon | None, keep_away: bool = True
 ) -> list[str]:
     model = scene.models[i]
+    if (
+        kind.one_sided
+        and not model.has(AMBUSH_FLAG)
+        and any(m.has(AMBUSH_FLAG) for m in scene.models if m.side == model.side)
+    ):
+        return []  # its side flags its ambushers, and this model is not one (deployment_report)
     if zone is None:
         return [f"side {model.side} has no deployment zone in deployment.sides"]
     problems = []

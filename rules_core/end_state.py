@@ -14,7 +14,7 @@ import shapely
 
 from rules_core.crossing import blocks
 from rules_core.deployment import deployment_problems, inside, too_close_to_enemy, zone_of
-from rules_core.footprints import measured
+from rules_core.footprints import measured, reaches_into
 from rules_core.proximity import can_attack, held_off_by, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import Scene, TerrainSpec
@@ -51,12 +51,14 @@ def on_top(after: Scene, upper: int, lower: int) -> bool:
 HANGS_FLAG = "mountain"
 
 
-def hangs_mid_climb(after: Scene, a: int, flies: np.ndarray) -> list:
+def hangs_mid_climb(after: Scene, a: int, flies: np.ndarray, start_z_cm: float | None) -> list:
     """A model whose climb counts (`climb_counts_from`: World at Fire's infantry) ending at least
     that high (`z_cm`; a lower step is crossed «без замедления», no climb to hang in) with nothing
     under its base that high: no terrain piece whose top (`height_cm`, within the contact
     tolerance; one without it may be that high) reaches it, nor a hull it stands on (`on_top`).
-    Flying models and placing at deployment are no climb. It hangs half-way up and must end at the
+    Flying models, placing at deployment and a move that kept its height (from `start_z_cm`: a
+    turn on the spot is no climb) are not judged. Under it means under its centre: a rim that
+    only touches a wall stands on nothing. It hangs half-way up and must end at the
     foot instead («Если расстояния движения в 15см не хватает чтобы подняться наверх конечной точки
     и отряд как бы зависает в воздухе посередине дороги, то отряд должен завершить движение у
     основания препятствия»), unless it is a mountain trooper (flag `mountain`: «горные стрелки –
@@ -69,12 +71,13 @@ def hangs_mid_climb(after: Scene, a: int, flies: np.ndarray) -> list:
         or climbs_from is None
         or model.has(HANGS_FLAG)
         or z < after.cm(climbs_from) - TOLERANCE_CM
+        or abs(z - (start_z_cm or 0.0)) <= TOLERANCE_CM
     ):
         return []
-    shape = after.footprints.shapes[a]
+    shape, centre = after.footprints.shapes[a], shapely.Point(model.x_cm, model.y_cm)
     for piece in after.spec.terrain:
         carries = piece.height_cm is None or piece.height_cm >= z - slack - TOLERANCE_CM
-        if carries and shapely.intersection(shape, shapely.Polygon(piece.polygon_cm)).area > 1e-4:
+        if carries and shapely.Polygon(piece.polygon_cm).covers(centre):
             return []
     hulls = after.footprints.shapes
     if any(k != a and not flies[k] and on_top(after, a, k) and shapely.intersects(shape, hulls[k])
@@ -168,18 +171,23 @@ def in_forbidden_terrain(after: Scene, a: int, terrain: list[tuple[TerrainSpec, 
         and (
             float(shapely.distance(fp.core[a], polygon)) < touch
             if radius > 0
-            else shapely.intersection(shape, polygon).area > 1e-4
+            else reaches_into(shape, polygon, after.ruleset.contact_tolerance_cm)
         )
     ]
 
 
-def split_unit(after: Scene, a: int, coherency: dict[str, dict]) -> list:
+def split_unit(after: Scene, a: int, coherency: dict[str, dict], placed_in_play: bool = False) -> list:
     """The moved model's unit ends in more than one group (it broke, or kept broken, coherency), in a
-    phase where the ruleset binds a move to its unit (`coherency_move_phases`)."""
+    phase where the ruleset binds a move to its unit (`coherency_move_phases`). A model placed on the
+    table during the game (`placed_in_play`: Tankomaster's ambush, «во время своего хода использовать
+    один приказ для размещения на поле одного подразделения в засаде») is being set up, so its unit is
+    held to the set-up spacing in any phase («При расстановке части расстояние между солдатами не
+    должно превышать 5 см»), as World at Fire's late arrivals are."""
     unit = after.models[a].unit
     state = coherency.get(unit)
     phases = after.ruleset.coherency_move_phases
-    if state is None or state["coherent"] or (phases is not None and after.phase not in phases):
+    bound = phases is None or after.phase in phases or placed_in_play
+    if state is None or state["coherent"] or not bound:
         return []
     rule = after.ruleset.coherency
     groups = " | ".join(", ".join(g) for g in state["groups"])

@@ -159,6 +159,13 @@ def gaps(
     return gap
 
 
+def reaches_into(shape: shapely.Geometry, polygon: shapely.Geometry, tolerance_cm: float) -> bool:
+    """Whether a hull (or the ground it swept) reaches into `polygon` by more than the contact
+    tolerance: a tank set against a wall touches it, and the camera may put it a millimetre in,
+    so it is shrunk by the tolerance first, as two hulls are in `gaps`."""
+    return bool(shapely.intersection(shapely.buffer(shape, -tolerance_cm), polygon).area > 1e-6)
+
+
 def distance_to_point(footprints: Footprints, x: float, y: float) -> np.ndarray:
     """Edge distance from every footprint to a point (0 inside)."""
     return footprints.edge_to(shapely.Point(x, y))

@@ -30,7 +30,7 @@ from rules_core.coherency import coherency_groups
 from rules_core.crew import apart_from_crew
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight, must_move, no_flight_stays_on
-from rules_core.footprints import gaps, measured, overlapping_across
+from rules_core.footprints import gaps, measured, overlapping_across, reaches_into
 from rules_core.orders import interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import from_rear_edges, held_off_by, proximity_report, selected, within
@@ -258,12 +258,17 @@ class MoveJudge:
         after = self.after
         deserting = after.ruleset.panic_heading_tolerance_deg is not None and after.models[a].has("panicked")
         reasons = [] if deserting or forced_off else end_state.off_table(after, a)
+        old = self.before.index.get(after.models[a].id)
         if not self.flies[a]:
             reasons += end_state.overlaps(after, a, self.flies)
             reasons += end_state.near_enemy(after, a, self.flies, self.buffer_cm)
             reasons += end_state.in_forbidden_terrain(after, a, self.terrain)
-            reasons += end_state.hangs_mid_climb(after, a, self.flies)
-        return reasons + end_state.split_unit(after, a, self.coherency) + end_state.outside_zone(after, a)
+            if old is not None:  # placed on the table, it climbed nothing
+                reasons += end_state.hangs_mid_climb(after, a, self.flies, self.before.models[old].z_cm)
+        # A unit set on the table in play is being set up: held to the set-up spacing in any phase.
+        placed = old is None and self._placed(a)
+        reasons += end_state.split_unit(after, a, self.coherency, placed_in_play=placed)
+        return reasons + end_state.outside_zone(after, a)
 
     def _ground(self, a: int, b: int) -> tuple[float, float | None, dict, list]:
         model, old = self.after.models[a], self.before.models[b]
@@ -661,7 +666,7 @@ class MoveJudge:
             if gap < radius - self.rules.contact_tolerance_cm - TOLERANCE_CM:
                 return True
             return self._deeper_mid_move(sweep, polygon, gap)
-        return bool(sweep.intersects(polygon) and shapely.intersection(sweep, polygon).area > TOLERANCE_CM)
+        return reaches_into(sweep, polygon, self.rules.contact_tolerance_cm)
 
     @staticmethod
     def _deeper_mid_move(sweep: shapely.Geometry, polygon: shapely.Geometry, gap: float) -> bool:
@@ -870,7 +875,7 @@ class MoveJudge:
             shapes = list(grown)
         if not self.flies[a]:
             table = self.after.table
-            edge = pathing.beyond_the_table(table.width_cm, table.depth_cm, clearance)
+            edge = pathing.beyond_the_table(table.width_cm, table.depth_cm, clearance, start, end)
             shapes += [] if edge is None else [edge]
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
 

@@ -2,7 +2,10 @@
 
 World at Fire: a side holds an objective when one of its (non-Unique) infantry models is in
 range and no enemy model of any kind is; with `whole_unit`, only a model whose unit is all of
-controller types counts (an infantry unit, not a squadron a dismounted rider walks with). The
+controller types counts (an infantry unit, not a squadron a dismounted rider walks with); riders
+who left their mounts behind are an infantry unit of their own («наездники становятся обычным
+отрядом пехоты, а ездовые животные – другим отрядом»), and a heavy weapon team leaves its squad
+an infantry unit (coherency.unit_parts, squad_teams). The
 reference points and the inclusiveness are the ruleset's `objectives.radius` (edge of the marker
 to edge of the base by default).
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
+from rules_core.coherency import squad_teams, unit_parts
 from rules_core.scene import Scene
 
 
@@ -38,9 +42,11 @@ def objectives_report(scene: Scene) -> dict[str, dict]:
         dtype=bool,
     )
     if rules.whole_unit:
-        of_type = np.isin([m.type for m in scene.models], rules.controller_types)
-        mixed = np.unique(scene.units[~of_type])
-        can_control &= ~np.isin(scene.units, mixed)
+        # The unit as coherency sees it: mounts left behind are another unit, and a heavy weapon
+        # team keeps its squad an infantry unit («действуют в составе пехотных отрядов»).
+        parts = unit_parts(scene)
+        of_type = np.isin([m.type for m in scene.models], rules.controller_types) | squad_teams(scene, parts)
+        can_control &= ~np.isin(parts, parts[~of_type])
     for objective in scene.spec.objectives:
         marker_radius = (objective.diameter_mm or rules.marker_mm) / 20.0
         distance = objective_distances(

@@ -47,17 +47,23 @@ def grown(core: np.ndarray, radius: np.ndarray, quad_segs: int = COARSE_SEGS) ->
     return out
 
 
-def beyond_the_table(width_cm: float, depth_cm: float, clearance: float) -> shapely.Geometry | None:
+def beyond_the_table(
+    width_cm: float, depth_cm: float, clearance: float, start: tuple[float, float], end: tuple[float, float]
+) -> shapely.Geometry | None:
     """The floor round the table, grown in by the mover's clearance: a frame no way round may
-    cross, since a base that leaves the table has left the game («не могут проходить»
-    holds on the table only), and a way round off its edge made a blocked move legal. None
-    where the table is too small for the mover at all."""
-    inner = shapely.box(clearance, clearance, width_cm - clearance, depth_cm - clearance)
-    if inner.is_empty or inner.area <= 0:
+    cross, since a base that leaves the table has left the game («не могут проходить» holds on
+    the table only), and a way round off its edge made a blocked move legal. Its hole holds both
+    ends even where a base hangs over the edge (camera noise, a base set down on the edge, a
+    deserter running off): a frame one end lay inside would be dropped as an overlap, opening
+    the whole edge again. None where the table is too small for the mover and the ends coincide."""
+    (sx, sy), (ex, ey) = start, end
+    low_x, low_y = min(clearance, sx, ex), min(clearance, sy, ey)
+    high_x, high_y = max(width_cm - clearance, sx, ex), max(depth_cm - clearance, sy, ey)
+    if high_x <= low_x or high_y <= low_y:
         return None
     margin = max(width_cm, depth_cm)
-    outer = shapely.box(-margin, -margin, width_cm + margin, depth_cm + margin)
-    return shapely.Polygon(outer.exterior.coords, [inner.exterior.coords])
+    outer = shapely.box(low_x - margin, low_y - margin, high_x + margin, high_y + margin)
+    return shapely.Polygon(outer.exterior.coords, [shapely.box(low_x, low_y, high_x, high_y).exterior.coords])
 
 
 def shortest_path(start: tuple[float, float], end: tuple[float, float], obstacles: list) -> float:

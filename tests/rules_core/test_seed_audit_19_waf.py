@@ -81,6 +81,23 @@ def test_waf_a_wall_still_costs_its_climb_and_a_building_on_a_hill_is_still_a_fl
     assert "too_far" in codes(over) and over["climb_cm"] == pytest.approx(6)
 
 
+@pytest.mark.parametrize(("kind", "start_x", "end_x", "code"), [("infantry", 45, 58, "too_far"),
+                                                            ("cavalry", 40, 60, "impassable_terrain")])
+def test_waf_from_a_hill_up_to_a_ruins_floor_is_still_a_climb(kind: str, start_x: float, end_x: float,
+                                                               code: str) -> None:
+    """The seed's own climb: «отряд снайперов хочет войти в развалины дома и подняться на второй
+    этаж, высота этажа 10см» (a squad goes into a ruin and up to its second floor, 10 cm up), and
+    cavalry «не может взбираться по ... этажам зданий ... выше 5 сантиметров». A move from a hill
+    to a ruin's floor 10 cm up was free as a walk up the hill: it costs its 10 cm, and a horse may
+    not make it."""
+    hill = {"id": "h", "kind": "hill", "polygon_cm": [[0, 0], [50, 0], [50, 50], [0, 50]]}
+    ruin = {"id": "r", "kind": "ruins", "polygon_cm": [[52, 0], [70, 0], [70, 50], [52, 50]]}
+    size = 32 if kind == "infantry" else 65
+    before = [base(start_x, 20, "a", type=kind, diameter_mm=size, z_cm=0.0)]
+    after = [base(end_x, 20, "a", type=kind, diameter_mm=size, z_cm=10.0)]
+    assert code in codes(moved(WAF, before, after, terrain=[hill, ruin])["a"])
+
+
 @pytest.mark.parametrize(
     "weapon", ["machine_gun", "submachine_gun", "heavy_machine_gun", "anti_tank_rifle", "anti_aircraft_gun"]
 )
@@ -133,3 +150,17 @@ def test_waf_check_at_deployment_reports_a_rider_placed_in_a_trench(kind: str, p
     if problem:
         assert "trench tr" in report["r"]["problems"][0]
     assert report["e"]["problems"] == []
+
+
+def test_waf_a_tank_set_against_a_wall_drives_away_at_full_speed() -> None:
+    """A tank whose hull touches a 2 cm wall (the camera puts it half a millimetre in) drives
+    25 cm away from it: it crosses no obstacle, so it keeps its 30 cm («машины ... 30 см»). A
+    hull's contact with the wall was read as crossing it, as a round base's no longer is, and
+    the tank was held to 15 cm."""
+    corners = [[40, 64.95], [60, 64.95], [60, 66], [40, 66]]
+    wall = {"id": "w", "kind": "wall", "height_cm": 2, "polygon_cm": corners}
+    hull_mm = {"shape": "rect", "length_mm": 200, "width_mm": 100}
+    tank = {"id": "t", "side": "red", "unit": "red-t", "type": "vehicle", "x_cm": 50, "y_cm": 60,
+            "heading_deg": 0, "chassis": "tracked", "base": hull_mm}
+    report = moved(WAF, [tank], [{**tank, "y_cm": 35}], terrain=[wall])["t"]
+    assert report["legal"] and report["allowance_cm"] == 30

@@ -130,3 +130,23 @@ def test_bp_a_gun_or_a_pilotless_vehicle_does_not_see_a_sudden_attack() -> None:
     assert report["a60"]["contacts"] == ["v"] and "sudden_attack_on" not in report["a60"]
     assert report["a100"]["sudden_attack_on"] == ["w"]
     assert report["a0"]["sudden_attack_on"] == ["s"]
+
+
+def test_waf_a_soldier_turning_on_the_spot_up_a_building_climbed_nothing() -> None:
+    """A soldier 6 cm up, on a building 5 cm tall, who only turns: no climb in this move, so he
+    hangs nowhere («...не хватает чтобы подняться наверх» is said of a climb). He was refused
+    `too_far` having moved 0 cm."""
+    building = {"id": "b", "kind": "building", "height_cm": 5,
+                "polygon_cm": [[40, 40], [60, 40], [60, 60], [40, 60]]}
+    before = [base(50, 50, "a", z_cm=6.0, heading_deg=0)]
+    after = [base(50, 50, "a", z_cm=6.0, heading_deg=90)]
+    assert moved(WAF, before, after, terrain=[building]).get("a", {"legal": True})["legal"] is True
+
+
+def test_waf_a_soldier_whose_rim_only_touches_a_wall_stands_on_nothing() -> None:
+    """A soldier beside a 6 cm wall, his rim touching it, given 6 cm of height: the wall is not
+    under him, so he hangs beside it and must stop at its foot."""
+    wall = {"id": "w", "kind": "wall", "height_cm": 6, "polygon_cm": [[40, 0], [41, 0], [41, 122], [40, 122]]}
+    before = [base(35, 50, "a", z_cm=0.0)]
+    after = [base(38.45, 50, "a", z_cm=6.0)]
+    assert codes(moved(WAF, before, after, terrain=[wall])["a"]) == ["too_far"]

@@ -143,3 +143,16 @@ def test_tm_an_at_gun_touching_a_hill_is_not_on_it(x: float, legal: bool) -> Non
     report = _gun_to(x)
     assert report["legal"] is legal
     assert ("impassable_terrain" in codes(report)) is not legal
+
+
+@pytest.mark.parametrize(("end_x", "legal"), [(37.55, True), (38.0, False)])
+def test_tm_an_at_gun_on_a_square_base_touching_a_hill_is_not_on_it(end_x: float, legal: bool) -> None:
+    """«Противотанковое орудие может двигаться только по ровной местности»: a gun on a 50 mm
+    square base stopped against a hill, half a millimetre in, stands on flat ground, as one on a
+    round base does; 5 mm in, it is on the hill."""
+    hill = {"id": "h1", "kind": "hill", "polygon_cm": [[40, 0], [80, 0], [80, 60], [40, 60]]}
+    gun = {"id": "g", "side": "red", "unit": "G", "type": "heavy_gun", "x_cm": 32, "y_cm": 30,
+           "heading_deg": 0, "base": {"shape": "rect", "length_mm": 50, "width_mm": 50}}
+    crew = [base(24, 24 + 4 * k, f"c{k}", unit="G", crew_of="g") for k in range(3)]
+    report = moved(TM, [gun, *crew], [{**gun, "x_cm": end_x}, *crew], terrain=[hill])["g"]
+    assert report["legal"] is legal

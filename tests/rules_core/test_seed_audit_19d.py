@@ -50,3 +50,15 @@ def test_ca_no_one_fires_into_or_out_of_a_smoke_screen(shooter: str, target: str
     assert weapons[target] == []
     if shooter == "s":
         assert weapons["b"] == ["rifle"]
+
+
+def test_ca_a_gun_armed_by_its_role_is_not_taken_for_a_crewless_mortar() -> None:
+    """002: the crew rule is the mortar's («Наличие 1-2 миномётчиков и командира расчёта является
+    обязательным условием для возможности действия миномёта»). A gun the scene names no weapons
+    for but whose role arms it (a flamethrower) was taken for a mortar: with no crew on the
+    table it fired at nothing, and check said it could not fire. Its role's weapons decide."""
+    gun = base(20, 20, "g", type="gun", diameter_mm=25.4, role="flamethrower", flags=["dug_in"])
+    enemy = base(40, 20, "e", side="blue", unit="blue-1")
+    played = scene(CA, [gun, enemy])
+    assert api.ranges(played, "g")["targets"][0]["weapons"] == ["flamethrower"]
+    assert api.check(played)["guns"]["g"]["can_fire"] is True

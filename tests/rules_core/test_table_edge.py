@@ -52,3 +52,13 @@ def test_a_way_round_between_a_rock_and_the_edge_that_the_base_fits_is_taken(y: 
     touching it) walks round the rock's near end, on the table, within his 15 cm."""
     report = moved(WAF, [base(50, y, "a")], [base(60, y, "a")], terrain=[_rock(54, 56, 6.0, 40)])["a"]
     assert report["legal"], report
+
+
+@pytest.mark.parametrize(("start_y", "end_y"), [(1.0, 3.0), (1.3, 1.7)], ids=["over-the-edge", "both-near"])
+def test_a_base_hanging_over_the_edge_finds_no_way_round_off_the_table(start_y: float, end_y: float) -> None:
+    """A rifleman whose base hangs 0.6 cm over the edge (camera noise, a base set down on the
+    edge), or 0.3 cm over it and ending just short of touching: the floor beyond was dropped as
+    an obstacle he overlapped, and the way round off the table (12-13 cm) was legal again."""
+    report = moved(WAF, [base(56, start_y, "a")], [base(65, end_y, "a")], terrain=[_rock(60, 61, 0, 40)])["a"]
+    assert codes(report) == ["impassable_terrain"]
+    assert report["path_cm"] > 75
