@@ -12,6 +12,7 @@ import shapely
 from shapely.geometry import Polygon, box
 
 from rules_core.crossing import blocks
+from rules_core.footprints import stands_in
 from rules_core.proximity import within
 from rules_core.ruleset import DeploymentKind
 from rules_core.scene import EDGES, Scene
@@ -161,19 +162,24 @@ def too_close_to_enemy(scene: Scene, i: int, kind: DeploymentKind) -> list[str]:
 
 
 def forbidden_terrain_problems(scene: Scene, i: int) -> list[str]:
-    """Terrain the model stands in that its type may not enter nor end a move in, as `move` refuses
-    it (World at Fire: cavalry and motorcycles «не может быть помещена в бункер или окоп»). Its zone
-    is not at stake, so in_deployment_zone does not change; flying models stand in nothing."""
+    """Terrain the model stands in that its type may cross but not stop in: World at Fire's
+    cavalry and motorcycles cross a narrow trench, yet «не может быть помещена в бункер или окоп».
+    Pieces a type may not enter at all are no placing rule: what a gun may not be moved onto it
+    may be set down on (World at Fire: «пушки между этажами зданий во время игры передвигать
+    вообще нельзя ... но можно разместить во время расстановки»), and a Tankomaster ambush
+    stands in the wood its gun cannot drive into. Its zone is not at stake,
+    so in_deployment_zone does not change; flying models stand in nothing."""
     model = scene.models[i]
     if scene.ruleset.unit_types[model.type].flies:
         return []
-    shape = scene.footprints.shapes[i]
+    tolerance = scene.ruleset.contact_tolerance_cm
     problems = []
     for piece in scene.spec.terrain:
         polygon = shapely.Polygon(piece.polygon_cm)
         if (
             blocks(scene, model, piece, polygon, ending=True)
-            and shapely.intersection(shape, polygon).area > 1e-4
+            and not blocks(scene, model, piece, polygon, ending=False)
+            and stands_in(scene.footprints, i, polygon, tolerance)
         ):
             problems.append(
                 f"{model.id} stands in {piece.kind} {piece.id}, which {model.type} may not be placed in"

@@ -14,7 +14,7 @@ import shapely
 
 from rules_core.crossing import blocks
 from rules_core.deployment import deployment_problems, inside, too_close_to_enemy, zone_of
-from rules_core.footprints import measured, reaches_into
+from rules_core.footprints import measured, stands_in
 from rules_core.proximity import can_attack, held_off_by, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, reason
 from rules_core.scene import Scene, TerrainSpec
@@ -158,9 +158,7 @@ def in_forbidden_terrain(after: Scene, a: int, terrain: list[tuple[TerrainSpec, 
     against a hill still stands on flat ground: «Противотанковое орудие может двигаться только по
     ровной местности»)."""
     model = after.models[a]
-    fp = after.footprints
-    shape, radius = fp.shapes[a], fp.radius[a]
-    touch = radius - after.ruleset.contact_tolerance_cm - TOLERANCE_CM
+    tolerance = after.ruleset.contact_tolerance_cm
     return [
         reason(
             "impassable_terrain",
@@ -168,11 +166,7 @@ def in_forbidden_terrain(after: Scene, a: int, terrain: list[tuple[TerrainSpec, 
         )
         for piece, polygon in terrain
         if blocks(after, model, piece, polygon, ending=True)
-        and (
-            float(shapely.distance(fp.core[a], polygon)) < touch
-            if radius > 0
-            else reaches_into(shape, polygon, after.ruleset.contact_tolerance_cm)
-        )
+        and stands_in(after.footprints, a, polygon, tolerance)
     ]
 
 

@@ -166,6 +166,15 @@ def reaches_into(shape: shapely.Geometry, polygon: shapely.Geometry, tolerance_c
     return bool(shapely.intersection(shapely.buffer(shape, -tolerance_cm), polygon).area > 1e-6)
 
 
+def stands_in(footprints: Footprints, i: int, polygon: shapely.Geometry, tolerance_cm: float) -> bool:
+    """Whether model i stands in the polygon, not merely against it: a round base whose rim
+    overlaps the outline by no more than the contact tolerance is beside it, as is a hull."""
+    radius = footprints.radius[i]
+    if radius > 0:
+        return bool(shapely.distance(footprints.core[i], polygon) < radius - tolerance_cm - 1e-6)
+    return reaches_into(footprints.shapes[i], polygon, tolerance_cm)
+
+
 def distance_to_point(footprints: Footprints, x: float, y: float) -> np.ndarray:
     """Edge distance from every footprint to a point (0 inside)."""
     return footprints.edge_to(shapely.Point(x, y))

@@ -152,6 +152,29 @@ def test_waf_check_at_deployment_reports_a_rider_placed_in_a_trench(kind: str, p
     assert report["e"]["problems"] == []
 
 
+BREAKTHROUGH = {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}
+
+
+@pytest.mark.parametrize(
+    "placed",
+    [
+        base(6.85, 60, "r", type="cavalry", diameter_mm=65),
+        {"id": "r", "side": "red", "unit": "G", "type": "heavy_gun", "x_cm": 15, "y_cm": 60, "heading_deg": 0,
+         "base": {"shape": "rect", "length_mm": 40, "width_mm": 30}},
+    ],
+    ids=["rider-touching-the-trench", "gun-set-in-the-trench"],
+)
+def test_waf_check_at_deployment_bans_only_the_placings_the_seed_bans(placed: dict) -> None:
+    """The seed bans riders from trenches («не может быть помещена в бункер или окоп»), not every
+    piece a type cannot move into: a gun «между этажами зданий во время игры передвигать вообще
+    нельзя ... но можно разместить во время расстановки». A rider whose rim only touches a trench
+    stands beside it, and a gun set down in one breaks no placing rule (both were reported)."""
+    trench = {"id": "tr", "kind": "trench", "polygon_cm": [[10, 0], [20, 0], [20, 122], [10, 122]]}
+    models = [placed, base(170, 60, "e", side="blue")]
+    report = api.check(scene(WAF, models, terrain=[trench], phase="deployment", deployment=BREAKTHROUGH))
+    assert report["models"]["r"]["problems"] == []
+
+
 def test_waf_a_tank_set_against_a_wall_drives_away_at_full_speed() -> None:
     """A tank whose hull touches a 2 cm wall (the camera puts it half a millimetre in) drives
     25 cm away from it: it crosses no obstacle, so it keeps its 30 cm («машины ... 30 см»). A

@@ -156,3 +156,16 @@ def test_tm_an_at_gun_on_a_square_base_touching_a_hill_is_not_on_it(end_x: float
     crew = [base(24, 24 + 4 * k, f"c{k}", unit="G", crew_of="g") for k in range(3)]
     report = moved(TM, [gun, *crew], [{**gun, "x_cm": end_x}, *crew], terrain=[hill])["g"]
     assert report["legal"] is legal
+
+
+def test_tm_an_at_gun_set_in_ambush_in_a_wood_breaks_no_placing_rule() -> None:
+    """An ambush stands «в кустах, в лесу или в доме» (in bushes, a wood or a house), and an AT gun
+    «может двигаться только по ровной местности» (moves only over flat ground): that limits its
+    moves, not where it is set up. Check at deployment reported it as placed where it may not be."""
+    wood = {"id": "f", "kind": "forest", "polygon_cm": [[10, 5], [40, 5], [40, 25], [10, 25]]}
+    gun = {"id": "g", "side": "red", "unit": "red-g", "type": "heavy_gun", "x_cm": 20, "y_cm": 15,
+           "heading_deg": 0.0, "base": {"shape": "rect", "length_mm": 30, "width_mm": 30}}
+    enemy = base(150, 100, "e", side="blue", unit="blue-1")
+    deployment = {"kind": "ambush", "sides": {"red": "top"}}
+    report = api.check(scene(TM, [gun, enemy], terrain=[wood], phase="deployment", deployment=deployment))
+    assert report["models"]["g"]["problems"] == []
