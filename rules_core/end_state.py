@@ -47,10 +47,6 @@ def on_top(after: Scene, upper: int, lower: int) -> bool:
     )
 
 
-# World at Fire's mountain troops («горные стрелки») may stop half-way up a climb.
-HANGS_FLAG = "mountain"
-
-
 def hangs_mid_climb(after: Scene, a: int, flies: np.ndarray, start_z_cm: float | None) -> list:
     """A model whose climb counts (`climb_counts_from`: World at Fire's infantry) ending at least
     that high (`z_cm`; a lower step is crossed «без замедления», no climb to hang in) with nothing
@@ -61,15 +57,15 @@ def hangs_mid_climb(after: Scene, a: int, flies: np.ndarray, start_z_cm: float |
     only touches a wall stands on nothing. It hangs half-way up and must end at the
     foot instead («Если расстояния движения в 15см не хватает чтобы подняться наверх конечной точки
     и отряд как бы зависает в воздухе посередине дороги, то отряд должен завершить движение у
-    основания препятствия»), unless it is a mountain trooper (flag `mountain`: «горные стрелки –
-    они могут “зависать” на полпути»)."""
+    основания препятствия»), unless a flag of its type's `hangs_flags` says it may (mountain
+    troops: «горные стрелки – они могут “зависать” на полпути»)."""
     model, climbs_from = after.models[a], after.unit_type(a).climb_counts_from
     z, slack = model.z_cm or 0.0, after.ruleset.contact_tolerance_cm
     if (
         after.phase == "deployment"
         or flies[a]
         or climbs_from is None
-        or model.has(HANGS_FLAG)
+        or any(model.has(flag) for flag in after.unit_type(a).hangs_flags)
         or z < after.cm(climbs_from) - TOLERANCE_CM
         or abs(z - (start_z_cm or 0.0)) <= TOLERANCE_CM
     ):

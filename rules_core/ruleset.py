@@ -114,11 +114,15 @@ class UnitType(_Strict):
     obstacle_limit_from: Literal["wheel", "hull"] | None = None
     area_terrain_move: float | None = Field(default=None, ge=0)
     climb_counts_from: float | None = Field(default=None, ge=0)
+    # Flags that let a model whose climb counts stop part-way up it; the others must end at the
+    # foot (World at Fire: «Исключением из этого правила являются горные стрелки»).
+    hangs_flags: list[str] = []
     # The most its height (z_cm) may change in one move, up or down: World at Fire's horses and
     # motorcycles climb no floor or wall over 5 cm or a wheel, guns never change floors.
     max_climb: float | None = Field(default=None, ge=0)
-    # Terrain kinds whose slope that limit does not bind: a height change made on them (the move
-    # starts or ends on one and on no other piece) is a walk up a slope (World at Fire's guns:
+    # Terrain kinds whose slope that limit does not bind: a height change made on them (every
+    # piece under either end is one, the rise no more than their height) is a walk up a slope
+    # (World at Fire's guns:
     # «пушки между этажами зданий ... передвигать вообще нельзя» is about floors; a hill is no
     # obstacle there).
     max_climb_free_on: list[str] = []
