@@ -167,7 +167,7 @@ def run_track(args: argparse.Namespace) -> int:
     from tracker.pipeline import build_pipeline
 
     source = _open_frames(args.source, args.fps)
-    warned, calibrated = "", None
+    warned, calibrated, measured = "", None, False
     try:
         layout, intrinsics = _track_setup(args, source)
         pipeline = build_pipeline(layout, intrinsics)
@@ -176,6 +176,7 @@ def run_track(args: argparse.Namespace) -> int:
             if pipeline.status.message and pipeline.status.message != warned:
                 warned = pipeline.status.message
                 print(f"tablesight track: frame {frame.index}: {warned}", file=sys.stderr)
+            measured = measured or pipeline.calibration is not None
             if pipeline.calibration is not calibrated:
                 calibrated = pipeline.calibration
                 if getattr(calibrated, "warnings", None):
@@ -191,7 +192,19 @@ def run_track(args: argparse.Namespace) -> int:
                 )
     finally:
         source.close()
+    if warned and not measured:
+        raise _never_calibrated(args.source, "no position above was measured")
     return 0
+
+
+def _never_calibrated(source: str, kept: str) -> TablesightError:
+    """No frame of the whole source calibrated (the markers out of view, or not where --layout
+    says, as the line before it said): the command ran but measured nothing, which its exit
+    status must say."""
+    return TablesightError(
+        f"no frame of {source} could be calibrated, so {kept}",
+        "put the markers in view and give the --layout of this table, then run it again",
+    )
 
 
 def run_record(args: argparse.Namespace) -> int:
@@ -235,11 +248,12 @@ def run_record(args: argparse.Namespace) -> int:
         writer=writer,
         policy=policy,
     )
-    seen = 0
+    seen, calibrated = 0, False
     try:
         for frame in _frames(source, intrinsics):
             runner.step(frame)
             seen += 1
+            calibrated = calibrated or runner.pipeline.calibration is not None
     except KeyboardInterrupt:
         print("tablesight record: stopped by the user.", file=sys.stderr)
     finally:
@@ -257,6 +271,12 @@ def run_record(args: argparse.Namespace) -> int:
             # refuse to record over it.
             writer.discard()
             print(f"tablesight record: no frame recorded, so {args.output} was not kept", file=sys.stderr)
+    if seen and not calibrated:
+        print(f"tablesight record: {runner.pipeline.status.message or 'no markers found'}", file=sys.stderr)
+        kept = f"the frames in {args.output} replay to no game"
+        if not writer.frames_written:
+            kept = "nothing was kept"
+        raise _never_calibrated(args.source, kept)
     return 0
 
 

@@ -348,13 +348,30 @@ def test_track_on_a_recording_uses_its_layout_and_says_when_another_is_given(sho
     assert main(["track", str(short_demo), "--json"]) == 0
     out, err = capsys.readouterr()
     assert len(out.splitlines()) == 2 and err == ""
-    assert main(["track", str(short_demo), "--layout", "244x183", "--json"]) == 0
+    assert main(["track", str(short_demo), "--layout", "244x183", "--json"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[0] == (f"tablesight track: --layout 244x183 is not the layout {short_demo} was recorded "
                       "with; leave --layout out to use the recording's")
     assert err[1].startswith(
         "tablesight track: frame 0: calibration failed: the markers are not where --layout says"
     )
+    assert err[-1].startswith(f"tablesight track: no frame of {short_demo} could be calibrated")
+
+
+def test_record_with_a_wrong_layout_keeps_its_frames_and_says_so(short_demo, tmp_path, capsys):
+    """A game recorded with another table's layout calibrated no frame: `record` exited 0 with
+    frames that replay to no game. It keeps them, says why on its last lines, and exits 2."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    with sqlite3.connect(short_demo) as db:
+        for index, (jpeg,) in enumerate(db.execute("SELECT jpeg FROM frames ORDER BY idx")):
+            (frames / f"f{index:03d}.jpg").write_bytes(jpeg)
+    game = tmp_path / "game.tsr"
+    assert main(["record", "--source", str(frames), "--layout", "244x183", "-o", str(game)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "the markers are not where --layout says" in err[-2]
+    assert err[-1].startswith(f"tablesight record: no frame of {frames} could be calibrated, so the frames")
+    assert game.is_file()
 
 
 def test_track_without_a_layout_for_a_folder_is_one_line(tmp_path, capsys):
@@ -372,13 +389,16 @@ def _video(path, frames: int) -> None:
 
 
 def test_a_video_cut_off_is_reported_with_how_far_it_got(tmp_path, capsys):
-    """A video cut to a third ended with exit 0, as if the game had been that short."""
+    """A video cut to a third ended with exit 0, as if the game had been that short. (These frames
+    hold no markers, so the whole one is refused too, but for that alone.)"""
     whole, cut = tmp_path / "game.avi", tmp_path / "cut.avi"
     _video(whole, 32)
     data = whole.read_bytes()
     cut.write_bytes(data[: len(data) // 3])
-    assert main(["track", str(whole), "--layout", "183x122", "--json"]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == 32
+    assert main(["track", str(whole), "--layout", "183x122", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 32
+    assert "ended after" not in err and "could be calibrated" in err.splitlines()[-1]
     assert main(["track", str(cut), "--layout", "183x122", "--json"]) == 2
     out, err = capsys.readouterr()
     read = len(out.splitlines())
