@@ -11,7 +11,7 @@ import numpy as np
 
 from rules_core.reach import height_level
 from rules_core.scene import Scene
-from rules_core.sight import sight_blockers, sight_lines
+from rules_core.sight import sight_between
 
 
 def leader_sight_report(scene: Scene) -> dict[str, dict]:
@@ -19,7 +19,6 @@ def leader_sight_report(scene: Scene) -> dict[str, dict]:
     sight-blocking piece between, and on his height level where the ruleset asks it) and whether
     any does. Units without a leader are left out."""
     rule = scene.ruleset.leader_sight
-    blockers = sight_blockers(scene)
     roles = np.array([m.role for m in scene.models], dtype=object)
     report: dict[str, dict] = {}
     for unit in dict.fromkeys(scene.units.tolist()):
@@ -28,7 +27,7 @@ def leader_sight_report(scene: Scene) -> dict[str, dict]:
         troopers = members[~np.isin(roles[members], rule.leader_roles)]
         if not len(leaders) or not len(troopers):
             continue
-        seen = sight_lines(blockers, scene.xy[leaders], scene.xy[troopers])
+        seen = sight_between(scene, scene.xy[leaders], scene.xy[troopers])
         if rule.same_level:
             seen &= _levels(scene, leaders)[:, None] == _levels(scene, troopers)[None, :]
         for column, k in enumerate(troopers):

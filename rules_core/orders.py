@@ -17,7 +17,7 @@ from rules_core.proximity import within
 from rules_core.reach import reaches, weapons_of
 from rules_core.reasons import angle_between
 from rules_core.scene import Scene
-from rules_core.sight import sight_blockers, sight_lines
+from rules_core.sight import sight_between
 
 
 def interception_report(scene: Scene) -> dict[str, dict]:
@@ -25,7 +25,6 @@ def interception_report(scene: Scene) -> dict[str, dict]:
     contact), and the enemies inside its front arc that one of its weapons reaches (null without
     a `heading_deg`: the front is unknown)."""
     rule = scene.ruleset.interception
-    blockers = sight_blockers(scene)
     report: dict[str, dict] = {}
     for i, model in enumerate(scene.models):
         if model.order != rule.order:
@@ -33,7 +32,7 @@ def interception_report(scene: Scene) -> dict[str, dict]:
         enemies = np.flatnonzero(scene.sides != model.side)
         edge = measured(scene.footprints, np.full(len(enemies), i), enemies, "edge")
         in_contact = enemies[within(scene, rule.contact, edge)] if len(enemies) else enemies
-        sight = sight_lines(blockers, scene.xy[[i]], scene.xy[enemies])[0] if len(enemies) else []
+        sight = sight_between(scene, scene.xy[[i]], scene.xy[enemies])[0] if len(enemies) else []
         triggered: list[str] | None = None if model.heading_deg is None else []
         for column, k in enumerate(enemies if triggered is not None else []):
             enemy = scene.models[k]

@@ -14,7 +14,7 @@ import shapely
 from rules_core.footprints import hull_corners, measured
 from rules_core.ruleset import Condition, ProximityRule, Selector, Threshold
 from rules_core.scene import ModelSpec, Scene
-from rules_core.sight import sight_blockers, sight_lines
+from rules_core.sight import sight_between
 from rules_core.transport import has_room
 
 TOLERANCE_CM = 1e-6
@@ -106,7 +106,7 @@ def _matches(scene: Scene, subjects: np.ndarray, condition: Condition) -> list[l
         )
     hits = related & within(scene, condition.distance, distance)
     if condition.needs_sight:
-        hits &= sight_lines(sight_blockers(scene), scene.xy[subjects], scene.xy[candidates])
+        hits &= sight_between(scene, scene.xy[subjects], scene.xy[candidates])
     return [[scene.models[k].id for k in candidates[row]] for row in hits]
 
 

@@ -11,7 +11,7 @@ from rules_core.lobbing import over_obstacle, throws_over_obstacle
 from rules_core.proximity import fire_held, within
 from rules_core.ruleset import Ruleset, Weapon
 from rules_core.scene import ModelSpec, Scene
-from rules_core.sight import fire_blockers, sight_blockers, sight_lines
+from rules_core.sight import fire_blockers, sight_between, sight_blockers, sight_lines
 
 TOLERANCE_CM = 1e-6
 
@@ -200,7 +200,7 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     )
     blockers = sight_blockers(scene)
     covers = _covers(scene)
-    sight = sight_lines(blockers, scene.xy[shooters], scene.xy[targets])
+    sight = sight_between(scene, scene.xy[shooters], scene.xy[targets])
     open_fire = sight_lines(fire_blockers(scene), scene.xy[shooters], scene.xy[targets], seen_in=False)
     unworked = unworked_guns(scene) | fire_held(scene)
     rows = []

@@ -21,6 +21,17 @@ def sight_blockers(scene: Scene) -> list[shapely.Polygon]:
     ]
 
 
+def sight_between(scene: Scene, seers: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """(seers x seen) True where one sees the other, centre to centre. A wood or a building hides
+    what stands behind it, not what stands in it; a piece that screens fire as well (a smoke
+    screen: «непростреливаема», nothing sees through it) hides what stands in it too."""
+    terrain = scene.ruleset.terrain
+    screens = [t for t in scene.spec.terrain if terrain[t.kind].blocks_sight]
+    open_inside = [shapely.Polygon(t.polygon_cm) for t in screens if not terrain[t.kind].blocks_fire]
+    closed = [shapely.Polygon(t.polygon_cm) for t in screens if terrain[t.kind].blocks_fire]
+    return sight_lines(open_inside, seers, seen) & sight_lines(closed, seers, seen, seen_in=False)
+
+
 def fire_blockers(scene: Scene) -> list[shapely.Polygon]:
     """The scene's pieces no fire crosses (a smoke screen), as polygons."""
     return [

@@ -62,3 +62,16 @@ def test_ca_a_gun_armed_by_its_role_is_not_taken_for_a_crewless_mortar() -> None
     played = scene(CA, [gun, enemy])
     assert api.ranges(played, "g")["targets"][0]["weapons"] == ["flamethrower"]
     assert api.check(played)["guns"]["g"]["can_fire"] is True
+
+
+def test_ca_a_smoke_screen_hides_whoever_stands_in_it() -> None:
+    """«Дымовая завеса непростреливаема и непроходима»; the ruleset's smoke lets nothing see
+    through it. A scout observed an enemy standing in the smoke, and ranges gave the line of
+    sight into it (a wood hides only what stands behind it: the smoke hides what stands in it)."""
+    scout = base(20, 55, "sc", role="scout")
+    hidden = base(46, 55, "e1", side="blue", unit="blue-1")
+    corners = [[40, 53.65], [52.7, 53.65], [52.7, 56.19], [40, 56.19]]
+    strip = {"id": "s", "kind": "smoke", "polygon_cm": corners}
+    played = scene(CA, [scout, hidden], terrain=[strip])
+    assert api.check(played)["proximity"]["observed_by_scout"]["e1"]["met"] is False
+    assert api.ranges(played, "sc")["targets"][0]["line_of_sight"] is False
