@@ -475,14 +475,20 @@ class MoveJudge:
         """Whether the model, as BEFORE has it, waited under an interception order no enemy had
         triggered (Mobile Infantry: «фигура остается на своем месте до тех пор, пока в зоне ее
         эффективного огня по фронту не появляется фигура противника»; once triggered it may take
-        any action). Judged on the BEFORE scene, where it waited; without a heading its front is
-        unknown."""
+        any action). Judged where it waited, against the enemies where they stood before and where
+        they ended: one that walked into its front fire zone this turn set it off too («Активация
+        приказа прерывает у вступившей в зону эффективного огня фигуры 2 действие»: it acts within
+        the enemy's move). Without a heading its front is unknown."""
         rule = self.rules.interception
         if rule is None or old.order != rule.order:
             return False
         if self._intercepting is None:
             self._intercepting = interception_report(self.before)
-        return self._intercepting[old.id]["triggered_by"] == []
+        if self._intercepting[old.id]["triggered_by"] != []:
+            return False
+        waited = tuple(old if model.id == old.id else model for model in self.after.models)
+        arrived = interception_report(dataclasses.replace(self.after, models=waited))
+        return old.id in arrived and arrived[old.id]["triggered_by"] == []
 
     def _ordered_with(self, model_id: str) -> set[str] | None:
         """The ids of the coherency group the model stood in before the move (None where no

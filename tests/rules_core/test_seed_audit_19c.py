@@ -169,3 +169,20 @@ def test_tm_an_at_gun_set_in_ambush_in_a_wood_breaks_no_placing_rule() -> None:
     deployment = {"kind": "ambush", "sides": {"red": "top"}}
     report = api.check(scene(TM, [gun, enemy], terrain=[wood], phase="deployment", deployment=deployment))
     assert report["models"]["g"]["problems"] == []
+
+
+@pytest.mark.parametrize(("bug_ends_x", "legal"), [(62.5, True), (70.0, False)])
+def test_mi_an_enemy_walking_into_the_fire_zone_sets_the_interception_off_this_turn(
+    bug_ends_x: float, legal: bool
+) -> None:
+    """001: «Активация приказа прерывает у вступившей в зону эффективного огня фигуры 2 действие»
+    (the order goes off during the move of the figure that enters the fire zone) and «Данный
+    приказ позволяет производить любые действия после его активации». A bug walking from 22 cm
+    to 12.5 cm ahead of a trooper on interception (rifle 140 mm) set the order off, yet the
+    trooper stepping 3 cm was held at 0 (check on AFTER said the order was triggered); one that
+    stops 20 cm ahead, out of reach, leaves him waiting."""
+    trooper = {"id": "r1", "side": "red", "unit": "red-r1", "type": "trooper", "x_cm": 50, "y_cm": 60,
+               "order": "interception", "heading_deg": 0, "speed": 100, "weapons": ["assault_rifle"]}
+    bug = {"id": "b1", "side": "blue", "unit": "blue-b1", "type": "bug", "x_cm": 72, "y_cm": 60}
+    report = moved(MI, [trooper, bug], [{**trooper, "x_cm": 53}, {**bug, "x_cm": bug_ends_x}])
+    assert report["r1"]["legal"] is legal
