@@ -24,10 +24,10 @@ NEEDS_LENS_MM = 0.5
 MIN_IMPROVEMENT = 3.0
 # k1 search range in units of the reference focal length (the larger image side).
 K1_BOUND = 0.6
-# No lens bends more (k1, k2 in the same units; the widest lens the benchmark estimates, k1 -0.3
-# at its focal length, reads about 1.0). Markers the layout misplaces sent the free two-term
-# search to k1 ~ 1e20, and the camera 1,900 km away.
-MAX_RADIAL = 10.0
+# How far a lens may move the picture's corner, as a share of its distance from the centre: a
+# lens seeing 126 degrees across moves it about a third. Markers the layout misplaces sent the
+# free two-term search to k1 ~ 1e20, and the camera 1,900 km away.
+MAX_CORNER_SHIFT = 0.9
 
 
 def _residual_px(
@@ -84,11 +84,27 @@ def estimate_radial(
         method="Nelder-Mead",
         options={"xatol": 1e-6, "fatol": 1e-9},
     )
-    physical = bool(np.isfinite(both.x).all() and np.abs(both.x).max() <= MAX_RADIAL)
+    physical = _physical(both.x, image_size)
     best = both if physical and both.fun < k1.fun else k1
     if best.fun * MIN_IMPROVEMENT > plain:
         return None
     return (float(both.x[0]), float(both.x[1])) if best is both else (float(k1.x), 0.0)
+
+
+def _physical(radial: np.ndarray, image_size: tuple[int, int]) -> bool:
+    """Whether (k1, k2) describe a lens: out to the picture's corner the bend keeps points in order
+    (r(1 + k1 r^2 + k2 r^4) grows) and moves none by more than MAX_CORNER_SHIFT of its radius
+    (beyond the corner the polynomial fits nothing and may turn anywhere). A share of the radius
+    reads the same at any focal length, where a bound on k1 and k2 themselves refused lenses
+    seeing 116-126 degrees across."""
+    if not np.isfinite(radial).all():
+        return False
+    k1, k2 = radial
+    corner = np.hypot(*image_size) / 2 / max(image_size)  # in the estimate's units
+    r = np.linspace(0.0, corner, 64)
+    shift = k1 * r**2 + k2 * r**4
+    growth = 1 + 3 * k1 * r**2 + 5 * k2 * r**4
+    return bool((growth > 0).all() and (np.abs(shift) <= MAX_CORNER_SHIFT).all())
 
 
 def intrinsics_for(radial: tuple[float, float], image_size: tuple[int, int], focal: float) -> Intrinsics:

@@ -32,8 +32,10 @@ LOOSE_FIT_MM = 1.5
 # benchmark's generated tables (benchmarks/calibration.py: 24 scenes and the 16 hard ones, with
 # and without intrinsics, plus wide lenses to k1 -0.3 without): good fits at most 0.87 mm
 # (a 20 px motion smear); wrong layouts that no marker's removal explains 16.4 mm and more
-# (122x122 named for a 183x122 table), swapped or turned markers 100-270 mm.
-WRONG_LAYOUT_MM = 5.0
+# (122x122 named for a 183x122 table), swapped or turned markers 100-270 mm. Six markers laid by
+# hand on a 244x183 table, each within 6 mm and a degree of its place, read up to 9 mm: 12 mm
+# leaves them room and stays clear of the wrong layouts.
+WRONG_LAYOUT_MM = 12.0
 # No two markers fit in a picture narrower than this (a 4x4 marker alone is 6 cells with its
 # border), and the marker search's light map, made at an eighth of the size, would be empty.
 MIN_IMAGE_SIDE_PX = 16
@@ -320,8 +322,8 @@ def _too_few_markers(layout: Layout, seen: list[int], ignored: list[int]) -> Tab
 def _layout_mismatch(max_mm: float, lens_given: bool) -> TablesightError:
     """Markers that no lens model brings together: the layout does not describe this table."""
     fix = (
-        "check each marker's id against its place on the printed map, and that --layout is this "
-        "table's size"
+        "check each marker's id against its place on the printed map, that each lies where its "
+        "page says, and that --layout is this table's size"
     )
     if not lens_given:
         fix += "; if both are right, give --intrinsics from `tablesight calibrate-lens`"

@@ -86,10 +86,10 @@ def test_a_wide_lens_without_intrinsics_is_not_taken_for_a_wrong_layout(wide_sho
 
 
 def test_intrinsics_of_another_lens_are_blamed_on_the_lens_not_the_layout(wide_shot: Shot) -> None:
-    """A CAM.json without the lens's distortion leaves the markers over WRONG_LAYOUT_MM apart,
-    but a lens explains it: calibrated, with the advice to recalibrate the lens."""
+    """A CAM.json whose distortion bends the other way leaves the markers over WRONG_LAYOUT_MM
+    apart, but a lens explains it: calibrated, with the advice to recalibrate the lens."""
     camera = wide_shot.camera
-    other = Intrinsics(camera.K, np.zeros(5), camera.image_size)
+    other = Intrinsics(camera.K, -2 * np.asarray(camera.dist, float), camera.image_size)
     calibration = calibrate(wide_shot.image, wide_shot.layout, other)
     assert calibration.max_mm > WRONG_LAYOUT_MM
     assert any("recalibrate the lens" in w for w in calibration.warnings)
