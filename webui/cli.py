@@ -122,7 +122,9 @@ def _serve(session, args: argparse.Namespace, what: str) -> int:
     shown_pin = "as set in TABLESIGHT_PIN" if from_environment else pin
     address = f"http://{lan_address(args.host)}:{args.port}/"
     print(f"tablesight {args.command}: {what} on {address}  table PIN {shown_pin}", flush=True)
-    stops = (signal.SIGTERM, signal.SIGINT)
+    # A dropped ssh session's SIGHUP stops it the same way, unless it runs under nohup.
+    hangup = () if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN else (signal.SIGHUP,)
+    stops = (signal.SIGTERM, signal.SIGINT, *hangup)
     previous = {signum: signal.signal(signum, _stop_serving(app)) for signum in stops}
     try:
         server.run()
@@ -159,8 +161,9 @@ def _listen(session, pin: str, args: argparse.Namespace) -> tuple:
 
 
 def _stop_serving(app) -> Callable[[int, object], None]:
-    """`systemctl stop` sends SIGTERM, Ctrl-C SIGINT: leave through `_serve`'s clean stop, so the
-    recording is closed (flushed, its -wal file folded in) instead of the process dying mid-write.
+    """`systemctl stop` sends SIGTERM, Ctrl-C SIGINT, a dropped ssh session SIGHUP: leave through
+    `_serve`'s clean stop, so the recording is closed (flushed, its -wal file folded in) instead of
+    the process dying mid-write.
     The open streams are told first: waitress's own stop waits up to 5 s for their threads, and
     phones keep their state streams open all game. A second signal while stopping is let be: it
     would break off the very stop that keeps the recording whole, which takes a second or two."""

@@ -66,7 +66,9 @@ def camera_state(port: int) -> str:
         return json.loads(reply.read())["status"]["camera"]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"]
+)
 def test_a_phone_watching_does_not_hold_the_stop(tmp_path, signum):
     """Phones keep the state stream and the camera open all game. Waitress's own stop waits up
     to 5 s for their threads and then says "thread(s) still running" (then closed the trigger
