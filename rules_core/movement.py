@@ -303,6 +303,10 @@ class MoveJudge:
             why.append(approach[1])
         climb = abs((model.z_cm or 0.0) - (old.z_cm or 0.0))
         climbs_from = unit_type.climb_counts_from
+        if climbs_from is not None:
+            # World at Fire: «до верха препятствия (или низа в случае со рвом или окопом)»,
+            # «спуститься ... в окоп ... по такой же схеме»: a trench's bottom is where its man stands.
+            climb = abs(self._floor_height(model) - self._floor_height(old))
         over = 0.0 if climbs_from is None else self._over_obstacles(a, b, self.after.cm(climbs_from))
         if over > 0:
             cost += over
@@ -583,14 +587,28 @@ class MoveJudge:
             default=0.0,
         )
 
+    def _floor_height(self, model: ModelSpec) -> float:
+        """Where a model whose climb counts stands: its `z_cm`, else the bottom of the deepest sunken
+        piece with a `height_cm` under its centre (World at Fire: «низа в случае со рвом или
+        окопом»), else the table."""
+        if model.z_cm is not None:
+            return model.z_cm
+        here = shapely.Point(model.x_cm, model.y_cm)
+        return -max(
+            (piece.height_cm for piece, polygon in self.terrain
+             if piece.height_cm is not None and self.rules.terrain[piece.kind].sunken
+             and polygon.covers(here)),
+            default=0.0,
+        )
+
     def _over_obstacles(self, a: int, b: int, counts_from: float) -> float:
         """The climb up and down the obstacles of at least `counts_from` the move passes over
         (World at Fire: «отмерить полное расстояние до верха препятствия ... а затем добавить
         расстояние от этого верха ... до конечной точки»), from the start's height to each top and
-        down to the end's. A piece the model starts or ends on is a climb onto it (its z_cm), and
-        a piece without height_cm has no number to add."""
+        down to the end's. A piece the model starts or ends on is a climb onto it (its z_cm, or a
+        sunken piece's bottom: `_floor_height`), and a piece without height_cm has no number to add."""
         model, old = self.after.models[a], self.before.models[b]
-        z_start, z_end = old.z_cm or 0.0, model.z_cm or 0.0
+        z_start, z_end = self._floor_height(old), self._floor_height(model)
         ends = shapely.points([(old.x_cm, old.y_cm), (model.x_cm, model.y_cm)])
         crossed = [
             (piece.height_cm, polygon)
@@ -739,6 +757,8 @@ class MoveJudge:
         still = self._models_of(waiting)
         near = np.union1d(fa.tree.query(swept, predicate="dwithin", distance=reach), still)
         near = near[(self.after.units[near] != model.unit) & ~self.flies[near]]
+        if self._jumps(a):  # it flies over the models below, as aircraft do; where it lands is end_state's
+            near = near[:0]
         if a in self.carriers:  # a rider walks on the deck of the vehicle carrying him, not through it
             near = near[near != self.after.index[self.carriers[a]]]
         still = np.array([k for k in still if not self._together(a, k)], dtype=int)
@@ -761,6 +781,8 @@ class MoveJudge:
         hit_terrain = [piece for piece, polygon in impassable if self._crosses(a, b, polygon)]
         if not (hit_models or hit_buffers or hit_terrain):
             return Way(None, [], [], [], ended_on.tolist())
+        if self._jumps(a):  # «только прямо»: the straight line is its only way
+            return Way(math.inf, hit_models, hit_buffers, hit_terrain, ended_on.tolist())
         budget = allowance if allowance is not None else math.inf
         old = self.before.models[b]
         start, end = (old.x_cm, old.y_cm), (model.x_cm, model.y_cm)
@@ -770,6 +792,16 @@ class MoveJudge:
             first = self._standing(waiting | open_order)
             length = min(length, self._shortest(a, impassable, start, end, budget, first))
         return Way(length, hit_models, hit_buffers, hit_terrain, ended_on.tolist())
+
+    def _jumps(self, a: int) -> bool:
+        """The move is a jump, flown straight over what stands below («Выполняется прыжок только
+        прямо – изменять направление полёта во время прыжка пехотинец не может»): Bronepehota's
+        `jump_range` with `jump` (or no `speed`, as `_ground` reads it), Mobile Infantry's `jump`
+        where the type has a `jump_move`."""
+        model = self.after.models[a]
+        if model.jump_range is not None and (model.jump or (model.jump is None and model.speed is None)):
+            return True
+        return bool(model.jump) and self.types[a].jump_move is not None
 
     def _shortest(
         self, a: int, impassable: list, start: tuple, end: tuple, budget: float, cores: np.ndarray

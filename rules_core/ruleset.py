@@ -191,6 +191,10 @@ class TerrainEffect(_Strict):
     # (Bronepehota's «верхняя площадка» a jump lands on: a building's roof, a hill); a wood's trees
     # or a ruin's walls are not stood on.
     platform: bool = False
+    # A model inside the piece stands at its bottom, `height_cm` down, where the scene gives it no
+    # z_cm (World at Fire: «до верха препятствия (или низа в случае со рвом или окопом)»,
+    # «спуститься ... в окоп ... по такой же схеме»): stepping in or out climbs its depth.
+    sunken: bool = False
     # The piece slows a move only over its outline, a hill's slope (Tankomaster: «Если в ходе движения
     # оно пересекает какие-либо препятствия», «склон холма»): a move that stays on it throughout,
     # along its top, crosses nothing.
