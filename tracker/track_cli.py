@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -254,8 +255,11 @@ def run_record(args: argparse.Namespace) -> int:
             runner.step(frame)
             seen += 1
             calibrated = calibrated or runner.pipeline.calibration is not None
-    except KeyboardInterrupt:
-        print("tablesight record: stopped by the user.", file=sys.stderr)
+    except KeyboardInterrupt as stop:
+        # Ctrl-C, or SIGTERM / SIGHUP met the same way (tracker.cli.Stopped carries its signal).
+        signum = getattr(stop, "signum", None)
+        why = "by the user" if signum is None else f"({signal.Signals(signum).name})"
+        print(f"tablesight record: stopped {why}.", file=sys.stderr)
     finally:
         source.close()
         writer.close()

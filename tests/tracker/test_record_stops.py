@@ -78,7 +78,7 @@ def test_record_stopped_by_a_signal_folds_its_game_into_the_file(frames: Path, s
     done.send_signal(signum)
     _, err = done.communicate(timeout=60)
     assert done.returncode == 0, err
-    assert "stopped" in err and "Traceback" not in err
+    assert f"stopped ({signal.Signals(signum).name})" in err and "Traceback" not in err
     assert not log.exists(), "the log is folded into the recording"
     copy = frames / "copy"
     copy.mkdir()
