@@ -294,12 +294,13 @@ def climbs_freely(scene: Scene, a: int, unit_type: UnitType, start: ModelSpec) -
     under either end is such a slope, and the height changes by no more than the tallest of them
     where their heights are given. Any other piece there (a ruin's upper floor, a building, a wall)
     may be what the model climbed, as the seed's own climb is «подняться на второй этаж»."""
-    if not unit_type.max_climb_free_on:
+    slopes = unit_type.max_climb_free_on
+    if not slopes or not any(piece.kind in slopes for piece in scene.spec.terrain):
         return False
     model = scene.models[a]
     ends = shapely.points([(start.x_cm, start.y_cm), (model.x_cm, model.y_cm)])
     under = [piece for piece in scene.spec.terrain if shapely.Polygon(piece.polygon_cm).covers(ends).any()]
-    if not under or any(piece.kind not in unit_type.max_climb_free_on for piece in under):
+    if not under or any(piece.kind not in slopes for piece in under):
         return False
     tops = [piece.height_cm for piece in under if piece.height_cm is not None]
     rise = abs((model.z_cm or 0.0) - (start.z_cm or 0.0))

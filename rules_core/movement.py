@@ -806,11 +806,18 @@ class MoveJudge:
     def _shortest(
         self, a: int, impassable: list, start: tuple, end: tuple, budget: float, cores: np.ndarray
     ) -> float:
-        """The way round, drawn coarsely, and again finely where it comes near the budget."""
-        length = pathing.shortest_path(start, end, self._obstacles(a, impassable, start, end, budget, cores))
+        """The way round, drawn coarsely, and again finely where it comes near the budget; for a
+        ground mover, on the table (`pathing.table_room`)."""
+        room = None
+        if not self.flies[a]:
+            table, fa = self.after.table, self.after.footprints
+            clearance = fa.radius[a] if fa.radius[a] > 0 else self.after.models[a].base.width_mm / 20.0
+            room = pathing.table_room(table.width_cm, table.depth_cm, clearance, start, end)
+        coarse = self._obstacles(a, impassable, start, end, budget, cores)
+        length = pathing.shortest_path(start, end, coarse, room)
         if math.isfinite(budget) and abs(length - budget) <= pathing.NEAR_BUDGET * budget:
             fine = self._obstacles(a, impassable, start, end, budget, cores, pathing.FINE_SEGS)
-            length = pathing.shortest_path(start, end, fine)
+            length = pathing.shortest_path(start, end, fine, room)
         return length
 
     def _swapped(self, a: int, b: int) -> list:
@@ -885,8 +892,8 @@ class MoveJudge:
     ) -> list:
         """Other units' ground models (their `cores` where they stand as this one moves) and
         impassable terrain, grown by the mover's clearance (and the enemy buffer), kept only where a
-        path within the budget could touch them (the start-end ellipse), and the floor beyond the
-        table's edge. A hull mover turns freely, so its clearance is half its width."""
+        path within the budget could touch them (the start-end ellipse). A hull mover turns freely,
+        so its clearance is half its width."""
         fa = self.after.footprints
         model = self.after.models[a]
         clearance = fa.radius[a] if fa.radius[a] > 0 else model.base.width_mm / 20.0
@@ -911,10 +918,6 @@ class MoveJudge:
                 grown[~rounded], grow[near][~rounded] * pathing.circumscribe(quad_segs), quad_segs=quad_segs
             )
             shapes = list(grown)
-        if not self.flies[a]:
-            table = self.after.table
-            edge = pathing.beyond_the_table(table.width_cm, table.depth_cm, clearance, start, end)
-            shapes += [] if edge is None else [edge]
         return shapes + [shapely.buffer(polygon, clearance, join_style="mitre") for _, polygon in impassable]
 
 

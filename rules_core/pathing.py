@@ -47,27 +47,32 @@ def grown(core: np.ndarray, radius: np.ndarray, quad_segs: int = COARSE_SEGS) ->
     return out
 
 
-def beyond_the_table(
+def table_room(
     width_cm: float, depth_cm: float, clearance: float, start: tuple[float, float], end: tuple[float, float]
-) -> shapely.Geometry | None:
-    """The floor round the table, grown in by the mover's clearance: a frame no way round may
-    cross, since a base that leaves the table has left the game («не могут проходить» holds on
-    the table only), and a way round off its edge made a blocked move legal. Its hole holds both
-    ends even where a base hangs over the edge (camera noise, a base set down on the edge, a
-    deserter running off): a frame one end lay inside would be dropped as an overlap, opening
-    the whole edge again. None where the table is too small for the mover and the ends coincide."""
+) -> tuple[float, float, float, float] | None:
+    """Where on the table the mover's centre may pass (low x, low y, high x, high y): the table
+    shrunk by its clearance, since a base that leaves the table has left the game («не могут
+    проходить» holds on the table only) and a way round off its edge made a blocked move legal.
+    The box holds both ends even where a base hangs over the edge (camera noise, a base set down
+    on the edge, a deserter running off), or the rule would drop the move. None where the table
+    is too small for the mover and the ends coincide."""
     (sx, sy), (ex, ey) = start, end
     low_x, low_y = min(clearance, sx, ex), min(clearance, sy, ey)
     high_x, high_y = max(width_cm - clearance, sx, ex), max(depth_cm - clearance, sy, ey)
     if high_x <= low_x or high_y <= low_y:
         return None
-    margin = max(width_cm, depth_cm)
-    outer = shapely.box(low_x - margin, low_y - margin, high_x + margin, high_y + margin)
-    return shapely.Polygon(outer.exterior.coords, [shapely.box(low_x, low_y, high_x, high_y).exterior.coords])
+    return low_x, low_y, high_x, high_y
 
 
-def shortest_path(start: tuple[float, float], end: tuple[float, float], obstacles: list) -> float:
-    """Length (cm) of the shortest start-end path outside every obstacle interior; inf if none exists.
+def shortest_path(
+    start: tuple[float, float],
+    end: tuple[float, float],
+    obstacles: list,
+    room: tuple[float, float, float, float] | None = None,
+) -> float:
+    """Length (cm) of the shortest start-end path outside every obstacle interior and inside the
+    `room` box (`table_room`); inf if none exists. The room is convex and holds both ends, so a
+    path keeps inside it when its corners do: obstacle corners outside it are no way round.
 
     A model that starts or ends in contact with an obstacle sits on its true outline, which
     the drawn-around polygon swallows: such an obstacle is shrunk just enough to free the
@@ -84,9 +89,15 @@ def shortest_path(start: tuple[float, float], end: tuple[float, float], obstacle
     shapely.prepare(inner)
     if not inner.intersects(shapely.LineString([start, end])):
         return direct
-    nodes = np.vstack(
-        [np.array([start, end]), _corners(shapely.buffer(blocking, SLACK_CM, join_style="mitre"))]
-    )
+    corners = _corners(shapely.buffer(blocking, SLACK_CM, join_style="mitre"))
+    if room is not None:
+        low_x, low_y, high_x, high_y = room
+        inside = (
+            (corners[:, 0] >= low_x - SLACK_CM) & (corners[:, 0] <= high_x + SLACK_CM)
+            & (corners[:, 1] >= low_y - SLACK_CM) & (corners[:, 1] <= high_y + SLACK_CM)
+        )
+        corners = corners[inside]
+    nodes = np.vstack([np.array([start, end]), corners])
     i, j = np.triu_indices(len(nodes), k=1)
     lines = shapely.linestrings(np.stack([nodes[i], nodes[j]], axis=1))
     free = ~shapely.intersects(lines, inner)
