@@ -20,16 +20,18 @@ from rules_core.errors import TablesightError
 DESCRIPTOR_NAMES = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/")
 
 # What to do about a path the system refuses, by its reason; anything else: check the path.
+_NOT_ALLOWED = (
+    "check that your user may use it and enter every folder above it (ls -ld), or use a path where it may"
+)
+_FULL = "free some disk space, then run the command again"
 _ADVICE = {
-    errno.EACCES: "check that your user may use it and enter every folder above it (ls -ld), "
-                  "or use a path where it may",
-    errno.EPERM: "check that your user may use it and enter every folder above it (ls -ld), "
-                 "or use a path where it may",
+    errno.EACCES: _NOT_ALLOWED,
+    errno.EPERM: _NOT_ALLOWED,
     errno.ENAMETOOLONG: "give a shorter name: a file or folder name may be at most 255 bytes",
     errno.ELOOP: "a symbolic link on the way points round in a circle; fix or remove it",
-    errno.EFBIG: "free some disk space, then run the command again",
-    errno.ENOSPC: "free some disk space, then run the command again",
-    errno.EDQUOT: "free some disk space, then run the command again",
+    errno.EFBIG: _FULL,
+    errno.ENOSPC: _FULL,
+    errno.EDQUOT: _FULL,
 }
 
 

@@ -36,6 +36,11 @@ LOOSE_FIT_MM = 1.5
 # hand on a 244x183 table, each within 6 mm and a degree of its place, read up to 9 mm: 12 mm
 # leaves them room and stays clear of the wrong layouts.
 WRONG_LAYOUT_MM = 12.0
+# What to check when the markers are not where the layout says (calibrate, rectify, doctor).
+LAYOUT_ADVICE = (
+    "check each marker's id against its place on the printed map, that each lies where its page "
+    "says, and that --layout is this table's size"
+)
 # No two markers fit in a picture narrower than this (a 4x4 marker alone is 6 cells with its
 # border), and the marker search's light map, made at an eighth of the size, would be empty.
 MIN_IMAGE_SIDE_PX = 16
@@ -269,8 +274,7 @@ def _check_fit(data: dict[str, Any], lens_unmeasured: bool, source: str) -> None
         raise TablesightError(
             f"{source} was fitted to markers that are not where its layout says (markers disagree "
             f"by up to {worst:.0f} mm)",
-            "calibrate again with `tablesight calibrate`: check each marker's id against its place on "
-            "the printed map, and that --layout is this table's size",
+            f"calibrate again with `tablesight calibrate`: {LAYOUT_ADVICE}",
         )
 
 
@@ -321,10 +325,7 @@ def _too_few_markers(layout: Layout, seen: list[int], ignored: list[int]) -> Tab
 
 def _layout_mismatch(max_mm: float, lens_given: bool) -> TablesightError:
     """Markers that no lens model brings together: the layout does not describe this table."""
-    fix = (
-        "check each marker's id against its place on the printed map, that each lies where its "
-        "page says, and that --layout is this table's size"
-    )
+    fix = LAYOUT_ADVICE
     if not lens_given:
         fix += "; if both are right, give --intrinsics from `tablesight calibrate-lens`"
     return TablesightError(

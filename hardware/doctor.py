@@ -21,7 +21,7 @@ import numpy as np
 from calibration.aruco import detector, to_gray
 from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.layout import Layout, load_layout
-from calibration.table import LOOSE_FIT_MM, TableCalibration, calibrate
+from calibration.table import LAYOUT_ADVICE, LOOSE_FIT_MM, TableCalibration, calibrate
 from hardware.source import Frame, FrameSource
 from hardware.sources import RecordingReader, open_source
 from rules_core.errors import TablesightError
@@ -252,8 +252,7 @@ def _coverage(calibration: TableCalibration) -> list[Check]:
                    else "use the full sensor resolution or lower the camera")
     if not (np.isfinite(corners_px).all() and area_px > 0):  # "one pixel covers inf mm" said nothing
         detail = Check("Detail", False, "not measured: the calibration maps the table onto no area of the "
-                       "picture", "check each marker's id against its place on the printed map, and that "
-                       "--layout is this table's size")
+                       "picture", LAYOUT_ADVICE)
     return [view, detail]
 
 

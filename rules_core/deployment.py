@@ -92,14 +92,13 @@ def deployment_report(scene: Scene) -> dict[str, dict]:
         return {m.id: {"in_deployment_zone": None, "problems": [missing]} for m in scene.models}
     kind = scene.ruleset.deployment.kinds[deployment.kind]
     zones = {side: zone_of(scene, side) for side in deployment.sides}
-    flagging = {m.side for m in scene.models if m.has(AMBUSH_FLAG)} if kind.one_sided else set()
     for i, model in enumerate(scene.models):
         zone = zones.get(model.side)
         if zone is None and kind.one_sided:
             away = f"side {model.side} does not deploy by {deployment.kind} (deployment.sides leaves it out)"
             report[model.id] = {"in_deployment_zone": None, "problems": [away]}
             continue
-        if model.side in flagging and not model.has(AMBUSH_FLAG):
+        if _not_an_ambusher(scene, i, kind):
             other = (
                 f"{model.id} is not flagged {AMBUSH_FLAG}: side {model.side} deploys only its models "
                 f"flagged {AMBUSH_FLAG} by {deployment.kind}"
@@ -112,16 +111,23 @@ def deployment_report(scene: Scene) -> dict[str, dict]:
     return report
 
 
+def _not_an_ambusher(scene: Scene, i: int, kind: DeploymentKind) -> bool:
+    """Under a `one_sided` kind, a model of a side that flags its ambushers `ambush` and is not
+    one of them: the ambush rules leave it alone."""
+    model = scene.models[i]
+    return (
+        kind.one_sided
+        and not model.has(AMBUSH_FLAG)
+        and any(m.has(AMBUSH_FLAG) for m in scene.models if m.side == model.side)
+    )
+
+
 def deployment_problems(
     scene: Scene, i: int, kind: DeploymentKind, zone: Polygon | None, keep_away: bool = True
 ) -> list[str]:
     model = scene.models[i]
-    if (
-        kind.one_sided
-        and not model.has(AMBUSH_FLAG)
-        and any(m.has(AMBUSH_FLAG) for m in scene.models if m.side == model.side)
-    ):
-        return []  # its side flags its ambushers, and this model is not one (deployment_report)
+    if _not_an_ambusher(scene, i, kind):
+        return []
     if zone is None:
         return [f"side {model.side} has no deployment zone in deployment.sides"]
     problems = []

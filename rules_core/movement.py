@@ -301,12 +301,13 @@ class MoveJudge:
         if approach is not None and approach[0] > cost + TOLERANCE_CM:
             cost = approach[0]
             why.append(approach[1])
-        climb = abs((model.z_cm or 0.0) - (old.z_cm or 0.0))
         climbs_from = unit_type.climb_counts_from
         if climbs_from is not None:
             # World at Fire: «до верха препятствия (или низа в случае со рвом или окопом)»,
             # «спуститься ... в окоп ... по такой же схеме»: a trench's bottom is where its man stands.
             climb = abs(self._floor_height(model) - self._floor_height(old))
+        else:
+            climb = abs((model.z_cm or 0.0) - (old.z_cm or 0.0))
         over = 0.0 if climbs_from is None else self._over_obstacles(a, b, self.after.cm(climbs_from))
         if over > 0:
             cost += over

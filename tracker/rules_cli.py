@@ -104,8 +104,8 @@ def _print(result: Any) -> int:
 
 def _read_json(path: str, name: str) -> Any:
     try:
-        # utf-8-sig: a file saved with a byte order mark (Windows Notepad, PowerShell) reads too
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8-sig")
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        # A byte order mark (Windows Notepad, PowerShell), from a file or a pipe alike, is no JSON.
         text = text.removeprefix("\ufeff")
     except FileNotFoundError:
         raise SceneError(f"{name} {path}: file not found", "give the path of a scene JSON file") from None
