@@ -5,14 +5,13 @@ and a PNG OpenCV failed to write is an error, never "wrote"."""
 from __future__ import annotations
 
 import resource
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-DEMO = Path(__file__).resolve().parents[2] / "tracker" / "demo" / "demo.tsr"
+from tests.demo_files import demo_layout_and_frames
 
 
 def tablesight(argv: list[str], cwd: Path, limit_bytes: int | None = None) -> subprocess.CompletedProcess:
@@ -25,11 +24,9 @@ def tablesight(argv: list[str], cwd: Path, limit_bytes: int | None = None) -> su
 
 @pytest.fixture
 def table(tmp_path: Path) -> Path:
-    with sqlite3.connect(f"file:{DEMO}?mode=ro", uri=True) as db:
-        manifest = dict(db.execute("SELECT key, value FROM manifest"))
-        jpeg = db.execute("SELECT jpeg FROM frames ORDER BY idx LIMIT 1").fetchone()[0]
-    (tmp_path / "layout.json").write_text(manifest["layout"])
-    (tmp_path / "frame0.jpg").write_bytes(jpeg)
+    layout, jpegs = demo_layout_and_frames()
+    (tmp_path / "layout.json").write_text(layout)
+    (tmp_path / "frame0.jpg").write_bytes(jpegs[0])
     done = tablesight(["calibrate", "frame0.jpg", "--layout", "layout.json", "-o", "calib.json"], tmp_path)
     assert done.returncode == 0, done.stderr
     return tmp_path

@@ -7,32 +7,27 @@ tests marked so failed before the fix (the jump was judged as a walk: refused as
 
 from __future__ import annotations
 
+import pytest
+
 from tests.rules_core.builders import base, codes, moved
 
 BP = "bronepehota"
 MI = "mobile-infantry"
 
-def test_bp_a_straight_jump_over_an_enemy_is_legal() -> None:
+
+@pytest.mark.parametrize("lands_x", [32, 30], ids=["12-cm-jump", "10-cm-jump"])
+def test_bp_a_straight_jump_over_an_enemy_is_legal_with_no_way_round(lands_x: float) -> None:
     """004: «Ранцевый ускоритель позволяет пехотинцу перемещаться прыжком, что делает возможным
     преодоление высоких препятствий» and «Выполняется прыжок только прямо – изменять направление
     полёта во время прыжка пехотинец не может» (the jet pack lets him move by a jump, over high
     obstacles; the jump goes straight only, he cannot change direction in flight). A Пр5 jumper
-    (12.5 cm) jumping 12 cm straight over an enemy in his line flies over him: legal (it was
-    `passes_through_model`, «the shortest way round is 13.84 cm»)."""
+    (12.5 cm) jumping straight over an enemy in his line flies over him: legal, as a flight and
+    not as a curved way round (12 cm was `passes_through_model`, «the shortest way round is
+    13.84 cm»; 10 cm passed with `path_cm` 12.14, a walk round the enemy's base, which a jump that
+    cannot change direction does not have)."""
     jumper = base(20, 60, "p1", jump_range=5, jump=True)
     enemy = base(26, 60, "e1", side="blue")
-    report = moved(BP, [jumper, enemy], [{**jumper, "x_cm": 32}, enemy])["p1"]
-    assert report["legal"] is True, report["reasons"]
-    assert report.get("path_cm") is None
-
-
-def test_bp_a_jump_over_one_enemy_has_no_way_round() -> None:
-    """004: «Выполняется прыжок только прямо» (the jump goes straight only): a shorter jump over one
-    enemy is legal as a flight over him, not as a curved way round (it had `path_cm` 12.14, a walk
-    round the enemy's base, which a jump that cannot change direction does not have)."""
-    jumper = base(20, 60, "p1", jump_range=5, jump=True)
-    enemy = base(26, 60, "e1", side="blue")
-    report = moved(BP, [jumper, enemy], [{**jumper, "x_cm": 30}, enemy])["p1"]
+    report = moved(BP, [jumper, enemy], [{**jumper, "x_cm": lands_x}, enemy])["p1"]
     assert report["legal"] is True, report["reasons"]
     assert report.get("path_cm") is None
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from rules_core.errors import TablesightError
+from tests.demo_files import demo_layout_and_frames
 from tracker.cli import main
 from tracker.recording import Recording, RecordingWriter, is_recording
+from tracker.session import DEMO_RECORDING
 
-DEMO = Path(__file__).resolve().parents[2] / "tracker" / "demo" / "demo.tsr"
 LONG = "a" * 300  # past the 255 bytes a file name may have
 NO_CAPS = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"]  # root obeying file modes
 
@@ -26,12 +26,10 @@ NO_CAPS = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"]  # root ob
 @pytest.fixture
 def table(tmp_path: Path) -> Path:
     """The demo game's layout, a photo of its table and the recording itself, in tmp_path."""
-    with sqlite3.connect(f"file:{DEMO}?mode=ro", uri=True) as db:
-        manifest = dict(db.execute("SELECT key, value FROM manifest"))
-        jpeg = db.execute("SELECT jpeg FROM frames ORDER BY idx LIMIT 1").fetchone()[0]
-    (tmp_path / "layout.json").write_text(manifest["layout"])
-    (tmp_path / "frame0.jpg").write_bytes(jpeg)
-    shutil.copy(DEMO, tmp_path / "demo.tsr")
+    layout, jpegs = demo_layout_and_frames()
+    (tmp_path / "layout.json").write_text(layout)
+    (tmp_path / "frame0.jpg").write_bytes(jpegs[0])
+    shutil.copy(DEMO_RECORDING, tmp_path / "demo.tsr")
     return tmp_path
 
 

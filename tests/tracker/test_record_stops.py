@@ -7,7 +7,6 @@ from __future__ import annotations
 import resource
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -16,19 +15,17 @@ from pathlib import Path
 import pytest
 
 from rules_core.errors import TablesightError
+from tests.demo_files import demo_layout_and_frames
 from tracker.recording import Recording, RecordingWriter
 
-DEMO = Path(__file__).resolve().parents[2] / "tracker" / "demo" / "demo.tsr"
 MANIFEST = {"ruleset": "world-at-fire", "table": {"width_cm": 183.0, "depth_cm": 122.0}}
 
 
 @pytest.fixture
 def frames(tmp_path: Path) -> Path:
     """The demo game's layout, and a folder of its frames long enough to be stopped part-way."""
-    with sqlite3.connect(f"file:{DEMO}?mode=ro", uri=True) as db:
-        manifest = dict(db.execute("SELECT key, value FROM manifest"))
-        jpegs = [row[0] for row in db.execute("SELECT jpeg FROM frames ORDER BY idx")]
-    (tmp_path / "layout.json").write_text(manifest["layout"])
+    layout, jpegs = demo_layout_and_frames()
+    (tmp_path / "layout.json").write_text(layout)
     folder = tmp_path / "frames"
     folder.mkdir()
     for index in range(400):
