@@ -331,12 +331,14 @@ def terrain_allowance(
     terrain: list[tuple[TerrainSpec, shapely.Polygon]],
     allowance: float | None,
     stays_on: Callable[[shapely.Geometry], bool] | None = None,
+    starts_against: Callable[[shapely.Geometry], bool] | None = None,
 ) -> tuple[float | None, list[str], list[dict[str, str]]]:
     """Caps from area terrain and obstacles the move crossed, and obstacles too high to cross.
 
     A barrier outlines its height level (Mobile Infantry: «уровнями высоты, которые оконтурены
     барьерами»), and a slope a hill's top, so a move that `stays_on` the piece throughout walks on
-    its top and crosses neither."""
+    its top and crosses neither. A barrier that takes two turns is crossed only by a walk that
+    `starts_against` its outline, where the turn before ended."""
     model = scene.models[a]
     unit_type = scene.unit_type(a)
     cm = scene.cm
@@ -361,12 +363,28 @@ def terrain_allowance(
             if model.jump and unit_type.jump_barrier_level is not None:
                 limit = max(limit, unit_type.jump_barrier_level)
             ground = _ground_level(scene, piece, polygon, terrain)
-            if level - ground > limit and not _bridged(scene, polygon, level - ground, terrain, stays_on):
-                round_it = f", {level - ground} above the level {ground} round it" if ground else ""
-                who = f"{model.id} ({model.type}{', jumping' if model.jump else ''})"
-                what = f"the level {level} {piece.kind} {piece.id}{round_it}"
+            storeys = level - ground
+            round_it = f", {storeys} above the level {ground} round it" if ground else ""
+            who = f"{model.id} ({model.type}{', jumping' if model.jump else ''})"
+            what = f"the level {level} {piece.kind} {piece.id}{round_it}"
+            if storeys > limit and not _bridged(scene, polygon, storeys, terrain, stays_on):
                 reasons.append(
                     reason("impassable_terrain", f"{who} cannot cross {what}; it crosses up to level {limit}")
+                )
+                continue
+            if (
+                storeys in unit_type.two_turn_barrier_levels
+                and not model.jump
+                and starts_against is not None
+                and not starts_against(polygon)
+                and not _bridged(scene, polygon, storeys, terrain, stays_on)
+            ):
+                reasons.append(
+                    reason(
+                        "too_far",
+                        f"{who} walked across {what} in one move; a {storeys}-storey barrier takes two "
+                        "turns: end one move against it and cross it with the next",
+                    )
                 )
                 continue
         if effect.area and unit_type.area_terrain_move is not None:

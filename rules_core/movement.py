@@ -290,6 +290,7 @@ class MoveJudge:
             self.terrain,
             allowance,
             stays_on=lambda polygon: bool(shapely.covers(polygon, self._sweep(a, b))),
+            starts_against=lambda polygon: self._against(b, polygon),
         )
         why += terrain_why
         if a in self.carriers:
@@ -355,7 +356,7 @@ class MoveJudge:
                 a,
                 unit_type,
                 self.after.cm(model.jump_range),
-                [f"jump: length {fmt(moved)} + height {fmt(height)} cm within its jump range"],
+                [f"jump: length {fmt(moved)} + height {fmt(height)} = {fmt(cost)} cm against its jump range"],
                 dashing=False,
             )
             reasons += self._jumped_with_gun(a)
@@ -381,6 +382,12 @@ class MoveJudge:
             may = "reverse" if code == "moved_backwards_too_far" else "move"
             said = f"{verb} {fmt_over(cost, allowance)} cm, {model.type} may {may} {fmt(allowance)} cm"
             reasons.append(reason(code, said + because))
+        if allowance is None and moved > TOLERANCE_CM:
+            # Legal by distance only because nothing bounds it: say so, not a bare verdict.
+            why.append(
+                f"not judged by distance: {self.rules.id} gives a {model.type} no move of its own; "
+                "give the model's speed (army list or order) to judge it"
+            )
         if why:
             extra["allowance_notes"] = why
         reasons += self._path(a, b, None if allowance is None else allowance + slack, extra)
@@ -692,6 +699,12 @@ class MoveJudge:
                 return True
             return self._deeper_mid_move(sweep, polygon, gap)
         return reaches_into(sweep, polygon, self.rules.contact_tolerance_cm)
+
+    def _against(self, b: int, polygon: shapely.Geometry) -> bool:
+        """Whether the model stood against the piece's outline before its move (its footprint
+        within contact_tolerance_cm of it, from either side)."""
+        gap = float(self.before.footprints.edge_to(polygon.boundary, b))
+        return gap <= self.rules.contact_tolerance_cm + TOLERANCE_CM
 
     @staticmethod
     def _deeper_mid_move(sweep: shapely.Geometry, polygon: shapely.Geometry, gap: float) -> bool:

@@ -100,6 +100,9 @@ class UnitType(_Strict):
     flag_moves: list[FlagMove] = []
     max_barrier_level: int | None = Field(default=None, ge=0)
     jump_barrier_level: int | None = Field(default=None, ge=0)
+    # Barriers of these storeys take two turns to walk across (Mobile Infantry: «одноэтажные -
+    # преодолимые в 2 хода»): a walk crosses one only from where it stood against it last turn.
+    two_turn_barrier_levels: list[int] = []
     unit_moves_at_slowest: bool = False
     # Tankomaster: the unit, not the model, crosses an obstacle, so one member's terrain cap binds all.
     terrain_caps_unit: bool = False

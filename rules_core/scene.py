@@ -298,16 +298,25 @@ def parse_scene(data: Any, allow_off_table: bool = False) -> Scene:
 def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     step_cm = spec.step_cm or spec.table.step_cm
     known_sides = set(spec.sides) if spec.sides is not None else None
+    sides_from = "sides"
     if spec.deployment is not None:
         _check_deployment(spec, ruleset)
-        if not ruleset.deployment.kinds[spec.deployment.kind].one_sided:
-            known_sides = set(spec.deployment.sides) if known_sides is None else known_sides
-    if spec.first_player is not None and known_sides is not None and spec.first_player not in known_sides:
+        if not ruleset.deployment.kinds[spec.deployment.kind].one_sided and known_sides is None:
+            known_sides, sides_from = set(spec.deployment.sides), "deployment.sides"
+
+    def check_side(where: str, side: str) -> None:
+        if known_sides is None or side in known_sides:
+            return
+        if sides_from == "sides":
+            raise _fail(where, f"unknown side {side!r}", f"use one of {', '.join(sorted(known_sides))}")
         raise _fail(
-            "first_player",
-            f"unknown side {spec.first_player!r}",
-            f"use one of {', '.join(sorted(known_sides))}",
+            where,
+            f"side {side!r} has no edge in deployment.sides (it names {', '.join(sorted(known_sides))})",
+            "give deployment.sides an edge for every side on the table",
         )
+
+    if spec.first_player is not None:
+        check_side("first_player", spec.first_player)
     index: dict[str, int] = {}
     unit_first: dict[str, ModelSpec] = {}
     models = []
@@ -345,12 +354,7 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"unit {model.unit!r} is on side {first.side!r} (model {first.id!r}), not {model.side!r}",
                 "put a unit's models on one side",
             )
-        if known_sides is not None and model.side not in known_sides:
-            raise _fail(
-                f"{where}.side",
-                f"unknown side {model.side!r}",
-                f"use one of {', '.join(sorted(known_sides))}",
-            )
+        check_side(f"{where}.side", model.side)
         for weapon in model.weapons or []:
             if known_weapons and ruleset.weapon(weapon) is None and weapon not in ruleset.weapon_names:
                 raise _fail(
@@ -391,12 +395,7 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         if model.towing is not None and ruleset.tow is not None:
             _check_tow(ruleset.tow, model, models[index[model.towing]], f"models[{i}].towing")
     for i, mine in enumerate(spec.mines):
-        if known_sides is not None and mine.side not in known_sides:
-            raise _fail(
-                f"mines[{i}].side",
-                f"unknown side {mine.side!r}",
-                f"use one of {', '.join(sorted(known_sides))}",
-            )
+        check_side(f"mines[{i}].side", mine.side)
     _check_ids_and_terrain(spec, ruleset, set(index))
     return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)
 

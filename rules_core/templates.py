@@ -27,9 +27,14 @@ def under_template_report(
 ) -> dict:
     template = scene.ruleset.template(kind)
     if template is None:
+        if not scene.ruleset.templates:
+            raise SceneError(
+                f"template: ruleset {scene.ruleset.id} has no templates (its seed lays none)",
+                "run rules template on a scene of a ruleset with templates (rules show ID lists them)",
+            )
         raise SceneError(
             f"template: unknown kind {kind!r} for ruleset {scene.ruleset.id}",
-            f"use one of {', '.join(scene.ruleset.templates) or '(this ruleset has none)'}",
+            f"use one of {', '.join(scene.ruleset.templates)}",
         )
     fp = scene.footprints
     result: dict = {"kind": kind, "shape": template.shape, "x_cm": x_cm, "y_cm": y_cm}

@@ -262,11 +262,12 @@ def test_mi_a_barrier_is_as_high_as_its_step_above_the_ground_round_it(outer_lev
     (the relief's height levels are outlined by barriers; one storey may be crossed, two only by
     jet jump). A level-2 plateau on a level-1 hill is outlined by a one-storey barrier: a trooper
     walking up onto it was refused as crossing level 2 (a shot down from it already counted one
-    level). On the bare table the same plateau is two storeys high."""
+    level). On the bare table the same plateau is two storeys high. The trooper starts against the
+    plateau's outline: a one-storey barrier takes two turns, and this is the second."""
     plateau = {"id": "h2", "kind": "hill", "level": 2, "polygon_cm": [[40, 20], [60, 20], [60, 80], [40, 80]]}
     outline = [[20, 10], [80, 10], [80, 90], [20, 90]]
     hill = {"id": "h1", "kind": "hill", "level": outer_level, "polygon_cm": outline}
-    trooper = base(35, 50, "t", type="trooper", speed=200)
+    trooper = base(38.4, 50, "t", type="trooper", speed=200)
     report = moved(MI, [trooper], [{**trooper, "x_cm": 45}], terrain=[hill, plateau])["t"]
     assert report["legal"] is legal
 
