@@ -17,7 +17,7 @@ from rules_core.morale import leader_sight_report
 from rules_core.objectives import objectives_report
 from rules_core.orders import interception_report
 from rules_core.placement import placement_report
-from rules_core.proximity import can_attack, proximity_report, within
+from rules_core.proximity import can_attack, proximity_check, within
 from rules_core.ruleset import Threshold
 from rules_core.scene import Scene
 from rules_core.transport import transport_report
@@ -160,7 +160,7 @@ _RULESET_REPORTS = (
     ("crew", "guns", crew_report),
     ("command", "command", command_report),
     ("melee", "contacts", contacts_report),
-    ("proximity", "proximity", proximity_report),
+    ("proximity", "proximity", proximity_check),
     ("mine_detection", "mines", mines_report),
     ("leader_sight", "leader_sight", leader_sight_report),
     ("transport", "transport", transport_report),

@@ -172,6 +172,30 @@ def proximity_report(scene: Scene) -> dict[str, dict[str, dict]]:
     return {name: _rule_report(scene, rule) for name, rule in scene.ruleset.proximity.items()}
 
 
+def proximity_check(scene: Scene) -> dict[str, dict[str, dict]]:
+    """`proximity_report` for `check`, with the models of a rule's kind that lack the state it
+    needs listed as not met and why (Combined Arms: a vehicle whose running gear is sound takes
+    no capture test), so that asking after one finds an answer, not a missing key."""
+    return {
+        name: _rule_report(scene, rule) | _not_subjects(scene, rule.subject)
+        for name, rule in scene.ruleset.proximity.items()
+    }
+
+
+def _not_subjects(scene: Scene, subject: Selector) -> dict[str, dict]:
+    """Models a rule's subject picks by type and role but not by state flags."""
+    if subject.types is None or not (subject.flags or subject.any_flags or subject.not_flags):
+        return {}
+    state = [f"flag {flag}" for flag in subject.flags]
+    if subject.any_flags:
+        state.append(f"one of the flags {', '.join(subject.any_flags)}")
+    state += [f"no flag {flag}" for flag in subject.not_flags]
+    chosen = set(_selection(scene, subject).tolist())
+    kind = _selection(scene, subject.model_copy(update={"flags": [], "any_flags": [], "not_flags": []}))
+    row = {"met": False, "near": [], "blocked_by": [], "not_subject": f"needs {' and '.join(state)}"}
+    return {scene.models[i].id: dict(row) for i in kind.tolist() if i not in chosen}
+
+
 def fire_held(scene: Scene) -> set[int]:
     """Models that fire no weapon because a rule they need to fire does not hold for them
     (`holds_fire`: Combined Arms' heavy MG with no fighter within 1")."""

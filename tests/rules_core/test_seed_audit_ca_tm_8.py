@@ -41,7 +41,8 @@ def test_ca_a_capture_test_needs_damaged_running_gear() -> None:
     meet no capture test; round a tank with damaged running gear, or tracks hit by a mine, they do."""
     raiders = [base(60 + 10 + 1.6 + 1.5 * INCH, 24 + 4 * k, f"r{k}") for k in range(4)]
     sound = hull(60, 30, "v", side="blue")
-    assert "v" not in api.check(scene(CA, [sound, *raiders]))["proximity"]["capture_test"]
+    row = api.check(scene(CA, [sound, *raiders]))["proximity"]["capture_test"]["v"]
+    assert row["met"] is False and "running_gear_damaged" in row["not_subject"]
     for flag in ("running_gear_damaged", "tracks_damaged"):
         damaged = {**sound, "flags": [flag]}
         assert api.check(scene(CA, [damaged, *raiders]))["proximity"]["capture_test"]["v"]["met"] is True

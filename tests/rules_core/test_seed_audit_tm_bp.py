@@ -149,7 +149,7 @@ def test_the_repair_helix_may_repair_itself_unless_an_enemy_touches_it() -> None
     raider = base(50 + 3 + 1.6, 50, "e", side="blue")
     assert api.check(scene(BP, [helix, raider]))["proximity"]["helix_self_repair"]["h"]["met"] is False
     alone = api.check(scene(BP, [{**helix, "pilotless": True}]))["proximity"]["helix_self_repair"]
-    assert alone == {}
+    assert alone["h"]["met"] is False and alone["h"]["not_subject"] == "needs no flag pilotless"
 
 
 @pytest.mark.parametrize(("heading", "legal"), [(None, True), (0.0, False), (180.0, True)])

@@ -134,3 +134,17 @@ def test_a_template_on_a_ruleset_without_templates_says_it_has_none() -> None:
     with pytest.raises(SceneError) as caught:
         api.under_template(scene(TM, [base(10, 10)]), "grenade", 20, 20)
     assert "has no templates" in str(caught.value)
+
+
+@pytest.mark.parametrize("flags", [[], ["running_gear_damaged"]])
+def test_ca_a_tank_with_sound_running_gear_is_listed_as_no_capture(flags: list[str]) -> None:
+    """002: «Тест на захват проводится при следующих условиях: повреждена ходовая часть техники,
+    ... не менее 4 человек» (the capture test is taken when the vehicle's running gear is damaged
+    and at least 4 men stand within 2"). With four enemies round a sound tank, `check` left the
+    tank out of `capture_test`, so asking whether it may be captured found no key; it is now
+    listed as not met and why. The damaged one is met, as before."""
+    tank = hull(50, 50, "t", length_mm=150, width_mm=80, flags=flags)
+    men = [base(50 + dx, 50 + dy, f"r{k}") for k, (dx, dy) in enumerate([(-10, 0), (10, 0), (0, -6), (0, 6)])]
+    row = api.check(scene("combined-arms", [tank, *men]))["proximity"]["capture_test"]["t"]
+    assert row["met"] is bool(flags)
+    assert ("not_subject" in row) is not flags
