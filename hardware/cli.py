@@ -55,6 +55,33 @@ def _recording_frames(path: Path):
     return frames()
 
 
+def _recorded_setup(path: Path):
+    """A recording's own layout and lens calibration, which doctor measures with when no --layout
+    is given, as `track` does; None for any other source, or a recording whose manifest cannot
+    be read (opening it as the source says what is wrong)."""
+    from calibration.intrinsics import Intrinsics
+    from calibration.layout import Layout
+    from tracker.recording import Recording, meant_as_recording
+
+    try:
+        if not meant_as_recording(path):
+            return None
+        recording = Recording(path)
+    except (TablesightError, OSError):
+        return None
+    try:
+        manifest = recording.manifest
+        if not manifest.get("layout"):
+            return None
+        layout = Layout.from_dict(manifest["layout"], source="the recording's layout")
+        lens = manifest.get("intrinsics")
+        return layout, Intrinsics.from_dict(lens, source="the recording's intrinsics") if lens else None
+    except TablesightError:
+        return None
+    finally:
+        recording.close()
+
+
 def default_source() -> str:
     """The Pi camera where picamera2 is installed (a Pi), otherwise the first USB camera."""
     return "picamera2" if importlib.util.find_spec("picamera2") is not None else "camera:0"
@@ -63,8 +90,9 @@ def default_source() -> str:
 def run_doctor_command(args: argparse.Namespace) -> int:
     from hardware.doctor import run_doctor
 
+    recorded = _recorded_setup(Path(args.source)) if args.source and args.layout is None else None
     report = run_doctor(args.source or default_source(), args.layout, intrinsics_path=args.intrinsics,
-                        frames=args.frames, recording_reader=_recording_frames)
+                        frames=args.frames, recording_reader=_recording_frames, recorded=recorded)
     for check in report.checks:
         print(check.line())
     for check in report.checks:

@@ -207,6 +207,24 @@ def test_a_camera_too_low_for_the_table_is_told_to_rise() -> None:
     assert checks["Detail"].finding.startswith(f"one pixel covers {mm_per_px:.2f} mm")
 
 
+@pytest.mark.parametrize(("size", "ok"), [((2304, 1296), True), ((1152, 648), False)])
+def test_detail_asks_for_more_pixels_only_where_a_base_is_under_20(size: tuple[int, int], ok: bool) -> None:
+    """The 183 x 122 table filling a 2304x1296 frame (the Camera Module 3 binned, the size the
+    contracts take as an example) is about 1.1 mm a pixel, a 32 mm base 28 pixels across: the
+    detector meets its targets there, yet doctor warned (exit 1) on every such rig. At 1152x648
+    a base is 14 pixels: it still warns."""
+    centres = [[7, 7], [176, 7], [176, 115], [7, 115]]
+    markers = [{"id": i, "center_cm": c, "size_cm": 10.0} for i, c in enumerate(centres)]
+    table = {"width_cm": 183.0, "depth_cm": 122.0}
+    layout = Layout.from_dict({**SMALL_TABLE, "table": table, "markers": markers})
+    focal = focal_to_fit(layout.table_size_cm, 180.0, size)
+    camera = Camera.looking_at((91.5, 61.0), 180.0, image_size=size, focal_px=focal)
+    drawn = layout.markers_as_synthetic()
+    image = render_markers(camera, layout.table_size_cm, drawn, layout.dictionary).image
+    detail = {c.name: c for c in check_calibration(image, layout)}["Detail"]
+    assert detail.ok is ok, detail.finding
+
+
 def test_a_moved_marker_is_left_out_and_named(table, tmp_path) -> None:
     folder, layout_path = table
     moved = json.loads(layout_path.read_text())
@@ -239,6 +257,15 @@ def test_a_recording_is_checked_like_a_video(capsys) -> None:
 
     assert main(["doctor", "--source", str(DEMO_RECORDING), "--frames", "2"]) in (0, 1)
     assert f"ok   Camera: recording {DEMO_RECORDING}, 1920x1080 pixels." in capsys.readouterr().out
+
+
+def test_a_recording_is_calibrated_with_its_own_layout(capsys) -> None:
+    """A recording holds the layout it was made with, and `track` uses it; doctor, given no
+    --layout, said "Calibration: not checked, because no layout was given" (exit 1)."""
+    from tracker.session import DEMO_RECORDING
+
+    assert main(["doctor", "--source", str(DEMO_RECORDING), "--frames", "2"]) == 0
+    assert "ok   Calibration: marker corners fit to" in capsys.readouterr().out
 
 
 def test_an_empty_tsr_is_named_a_broken_recording_not_a_video(tmp_path, capsys) -> None:
