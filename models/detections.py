@@ -103,11 +103,13 @@ class Vehicles:
                         self.heading_deg[index], self.confidence[index])
 
     def corners_cm(self) -> np.ndarray:
-        """(n, 4, 2) hull corners: front-left, front-right, rear-right, rear-left."""
+        """(n, 4, 2) hull corners: rear-left, front-left, front-right, rear-right (left is -y at
+        heading 0), the order of CONTRACTS.md's example, whose hull at heading 0 starts at its
+        smallest x and y."""
         along, across = heading_axes(self.heading_deg)
         half_l = (self.length_cm / 2)[:, None]
         half_w = (self.width_cm / 2)[:, None]
-        signs = ((1, -1), (1, 1), (-1, 1), (-1, -1))
+        signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
         return np.stack([self.xy_cm + a * half_l * along + b * half_w * across for a, b in signs], axis=1)
 
     @classmethod

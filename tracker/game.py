@@ -527,5 +527,5 @@ def _corners(piece: dict) -> list[list[float]]:
             round(piece["x_cm"] + a * half_l * along[0] + b * half_w * across[0], 2),
             round(piece["y_cm"] + a * half_l * along[1] + b * half_w * across[1], 2),
         ]
-        for a, b in ((1, -1), (1, 1), (-1, 1), (-1, -1))
+        for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))  # as Vehicles.corners_cm
     ]

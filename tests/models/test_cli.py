@@ -49,6 +49,24 @@ def test_detect_prints_the_contract_json(capsys, layout_file, squad_photo, squad
     assert tank["id"] == "v1" and len(tank["corners_cm"]) == 4
     assert set(tank) >= {"x_cm", "y_cm", "length_cm", "width_cm", "heading_deg", "confidence"}
     assert 0 <= tank["heading_deg"] < 360
+    # Corners in the contract example's order: rear-left, front-left, front-right, rear-right.
+    t = np.radians(tank["heading_deg"])
+    along, across = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+    half_l, half_w = tank["length_cm"] / 2, tank["width_cm"] / 2
+    centre = np.array([tank["x_cm"], tank["y_cm"]])
+    signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+    expected = [centre + a * half_l * along + b * half_w * across for a, b in signs]
+    assert np.allclose(tank["corners_cm"], expected, atol=0.02)
+
+
+def test_the_contract_examples_hull_has_the_contract_examples_corners() -> None:
+    """CONTRACTS.md: a hull at (110, 55), 20 x 10 cm, heading 0 has corners
+    [[100, 50], [120, 50], [120, 60], [100, 60]]; ours started one corner on, at [120, 50]."""
+    from models.detections import Vehicles
+    from models.synth.specs import VehicleTruth
+
+    hull = Vehicles.placed([VehicleTruth(110.0, 55.0, 20.0, 10.0, 0.0, 1.0)])
+    assert np.allclose(hull.corners_cm()[0], [[100, 50], [120, 50], [120, 60], [100, 60]])
 
 
 def test_the_default_sheets_need_no_layout_file(capsys, layout_file, squad_photo, monkeypatch):

@@ -193,7 +193,7 @@ def _corners(vehicle: dict) -> list[list[float]]:
             round(vehicle["x_cm"] + sl * half_l * ux - sw * half_w * uy, 2),
             round(vehicle["y_cm"] + sl * half_l * uy + sw * half_w * ux, 2),
         ]
-        for sl, sw in ((1, -1), (1, 1), (-1, 1), (-1, -1))
+        for sl, sw in ((-1, -1), (1, -1), (1, 1), (-1, 1))
     ]
 
 
