@@ -75,7 +75,14 @@ def judge_flight(
     if moved > after.ruleset.moved_threshold_cm:
         reasons += _heading_reasons(unit_type, old, model, start, end)
     reasons += separation_reasons(after, a, flies)
-    return moved, allowance, ({"min_cm": round(shortest, 4)} if shortest is not None else {}), reasons
+    extra: dict = {"min_cm": round(shortest, 4)} if shortest is not None else {}
+    headings = {"its turn before": old.heading_deg, "its flying straight ahead": model.heading_deg}
+    unjudged = [what for what, heading in headings.items() if heading is None]
+    if unjudged and unit_type.max_turn_deg is not None and moved > after.ruleset.moved_threshold_cm:
+        extra["allowance_notes"] = [
+            f"{' and '.join(unjudged)} not judged: give the aircraft's heading_deg before and after"
+        ]
+    return moved, allowance, extra, reasons
 
 
 def no_flight_stays_on(before: Scene, after: Scene, a: int, b: int) -> bool:
