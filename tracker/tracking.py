@@ -123,7 +123,14 @@ class Tracker:
                                     in_play, changes, headings=vehicles.heading_deg):
             track.length_cm = float(vehicles.length_cm[j])
             track.width_cm = float(vehicles.width_cm[j])
-            track.heading_deg = float(vehicles.heading_deg[j]) % 360.0
+            heading = float(vehicles.heading_deg[j]) % 360.0
+            # The detector reads a hull's front from a barrel's ridge that may lead by little, so
+            # from one look to the next a hull standing where it stood can turn round on paper:
+            # one that did not move (nor turn its axis) keeps the front it had.
+            kept = track.id not in changes.moved and track.id not in changes.added
+            if kept and abs((heading - track.heading_deg + 180.0) % 360.0 - 180.0) > 90.0:
+                heading = (heading + 180.0) % 360.0
+            track.heading_deg = heading
         return changes
 
     def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, alike: Alike,

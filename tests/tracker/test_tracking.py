@@ -188,6 +188,19 @@ def test_vehicle_keeps_id_when_driven_and_turned():
     assert np.allclose(v1.xy_cm, (118, 55)) and v1.heading_deg == 30.0
 
 
+def test_a_hull_standing_still_keeps_its_front_when_a_look_reads_it_turned_round():
+    """The detector takes the end whose barrel ridge leads as the front, however slight the lead,
+    so an untouched hull read at 359 degrees one look can read 179 the next (a blind tracking
+    check: a tank's twin turned round on paper when its neighbour was driven). One that stood
+    still keeps its front; one driven and turned takes the detector's."""
+    tracker = Tracker()
+    tracker.update(Detections(vehicles=vehicles((100, 50, 359), (40, 90, 90))))
+    changes = tracker.update(Detections(vehicles=vehicles((100, 50, 179), (60, 90, 270))))
+    headings = {t.id: t.heading_deg for t in tracker.vehicles()}
+    assert headings["v1"] == 359.0 and "v1" not in changes.moved
+    assert headings["v2"] == 270.0 and "v2" in changes.moved
+
+
 def test_a_far_phantom_detection_never_pulls_a_model_off_its_own_match():
     tracker = Tracker()
     tracker.update(detections((30, 80), (34.6, 80), (30, 84.6)))
