@@ -153,9 +153,9 @@ def test_ca_a_tank_with_sound_running_gear_is_listed_as_no_capture(flags: list[s
 def test_waf_an_aircraft_without_a_heading_says_its_turn_was_not_judged() -> None:
     """000: «Самолеты летают только вперед по прямой на расстояние от 60 до 110 см, но перед
     движением могут совершить маневр поворота на угол до 90 градусов» (aircraft fly only straight
-    ahead, 60-110 cm, and may first turn up to 90 degrees): both need its heading. A flight of an aircraft given no `heading_deg` came back legal
-    with nothing said; the notes now say what went unjudged and what to give. Given both
-    headings, nothing is said."""
+    ahead, 60-110 cm, and may first turn up to 90 degrees): both need its heading. A flight of
+    an aircraft given no `heading_deg` came back legal with nothing said; the notes now say what
+    went unjudged and what to give. Given both headings, nothing is said."""
     plane = base(40, 60, "a1", type="aircraft", diameter_mm=65)
     bare = moved(WAF, [plane], [{**plane, "x_cm": 110}])["a1"]
     assert bare["legal"] is True
