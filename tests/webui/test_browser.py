@@ -268,6 +268,31 @@ def test_wrong_pin_says_so_and_changes_nothing(page, session):
     assert session.state() == before
 
 
+def test_a_pin_dialog_closed_with_escape_sends_nothing_then_or_later(page, session):
+    """Escape (a phone's Back) closed the PIN dialog without Cancel, and the control stayed
+    waiting: the next PIN typed sent it beside the next control, so one tap on Next turn went
+    Turn 1 -> Turn 3 (a blind phone check)."""
+    page.click("[data-action='next-turn']")
+    page.wait_for_selector("#pin-dialog[open]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#pin-dialog", state="hidden")
+    page.click("[data-action='next-turn']")
+    enter_pin(page)
+    page.wait_for_function("document.querySelector('#turn').textContent.startsWith('Turn 2')")
+    page.wait_for_timeout(500)
+    assert [a for a, _ in session.applied] == ["next_turn"]
+    assert page.locator("#turn").text_content().startswith("Turn 2")
+
+
+def test_a_wrong_pin_is_said_when_the_dialog_asks_again(page, session):
+    """A refused PIN brought back the same empty dialog, saying nothing until a second wrong one."""
+    page.click("[data-action='next-phase']")
+    page.fill("#pin-input", "0000")
+    page.click("#pin-form button[value='ok']")
+    expect(page.locator("#pin-reason")).to_be_visible()
+    assert "wrong" in page.locator("#pin-reason").text_content()
+
+
 def test_orders_phase_hides_measurements(page, session):
     session.apply("setup", {"ruleset": "mobile-infantry", "deployment": None})
     page.wait_for_selector("#premeasure-note:not([hidden])")

@@ -48,12 +48,13 @@ export async function getJson(url) {
   return parse(await reach(url, { cache: "no-store" }));
 }
 
-// askPin() resolves to a PIN the player typed, or null when they cancel.
+// askPin(reason) resolves to a PIN the player typed, or null when they cancel; the reason says
+// why it is asked again (the last one was refused).
 export async function action(name, payload, askPin) {
   let pin = storedPin();
   for (let attempt = 0; attempt < 2; attempt += 1) {
     if (!pin) {
-      pin = await askPin();
+      pin = await askPin(attempt ? "That PIN was wrong. Type the table PIN the rig printed when it started." : "");
       if (!pin) throw new ApiError(403, "No PIN given: nothing was changed.");
       storePin(pin);
     }

@@ -36,16 +36,23 @@ const ctx = {
 
 // --- talking to the rig -----------------------------------------------------------------
 
-function askPin() {
+function askPin(reason = "") {
   const dialog = $("#pin-dialog");
   const input = $("#pin-input");
+  const why = $("#pin-reason");
   input.value = "";
+  why.textContent = reason;
+  why.hidden = !reason;
   dialog.showModal();
   return new Promise((resolve) => {
+    let answered = false;
     const done = (pin) => {
-      dialog.close();
+      if (answered) return;
+      answered = true;
       $("#pin-form").removeEventListener("submit", onSubmit);
       $("#pin-cancel").removeEventListener("click", onCancel);
+      dialog.removeEventListener("close", onClose);
+      if (dialog.open) dialog.close();
       resolve(pin);
     };
     const onSubmit = (event) => {
@@ -53,8 +60,12 @@ function askPin() {
       done(input.value.trim() || null);
     };
     const onCancel = () => done(null);
+    // Escape, or a phone's Back, closes the dialog without Cancel: that is no PIN either. Left
+    // waiting, the control went out with the next PIN typed, beside the next one: twice.
+    const onClose = () => done(null);
     $("#pin-form").addEventListener("submit", onSubmit);
     $("#pin-cancel").addEventListener("click", onCancel);
+    dialog.addEventListener("close", onClose);
   });
 }
 
@@ -258,7 +269,7 @@ function wireButtons() {
     const pin = await askPin();
     if (pin) {
       storePin(pin);
-      show("PIN saved for this tab.");
+      show("PIN saved for this tab; the rig checks it at the next control you use.");
     }
   });
 }

@@ -29,13 +29,16 @@ export class Labels {
     const queue = [...this.queue].sort((a, b) => b.priority - a.priority || a.order - b.order);
     for (const label of queue) {
       const width = label.text.length * label.size * 0.6;
-      const height = label.size * 1.15;
+      const height = label.size * 1.3;  // bold text in a halo: a little air between lines
+      // Boxes are kept by their middles: a text's baseline y lies 0.35 of its size below its
+      // middle. (A candidate's baseline against the placed middles let two lines touch.)
+      const middle = (y) => y - label.size * 0.35;
       const free = (y) => placed.every((p) => Math.abs(p.x - label.x) * 2 >= p.width + width
-        || Math.abs(p.y - y) * 2 >= p.height + height);
+        || Math.abs(p.y - middle(y)) * 2 >= p.height + height);
       const shift = SHIFTS.find((k) => free(label.y + k * height));
       if (shift === undefined) continue;
       const y = label.y + shift * height;
-      placed.push({ x: label.x, y: y - label.size * 0.35, width, height });
+      placed.push({ x: label.x, y: middle(y), width, height });
       const text = document.createElementNS("http://www.w3.org/2000/svg", "text");
       const attrs = { x: label.x, y, class: label.bad ? "label bad" : "label", "font-size": label.size,
         "text-anchor": "middle", "data-priority": label.priority };

@@ -38,6 +38,7 @@ export function initReplay(ctx) {
     stop();
     ctx.replay = null;
     $("#banner").hidden = true;
+    $("#replay-controls").hidden = true;
     ctx.redraw();
   };
 
@@ -65,6 +66,7 @@ export function initReplay(ctx) {
       ctx.show(`${name} has no finished phase to show yet.`, true);
       return;
     }
+    ctx.show("");  // opened: the wait's toast would lie over the timeline on a small phone
     $("#replay-controls").hidden = false;
     showDamage(timeline);
     $("#scrubber").max = String(timeline.snapshots.length - 1);

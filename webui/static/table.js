@@ -26,9 +26,10 @@ function pxPerCm(state) {
   return box.width && box.height ? Math.min(box.width / vw, box.height / vh) : 390 / vw;
 }
 
-// Labels 13 px high on the screen, whatever the zoom and the phone.
+// Labels 15 px high on the screen, whatever the zoom and the phone: the smallest (a move's,
+// a range's, at 0.8 of it) still 12 px.
 function fontCm(state) {
-  return Math.max(0.8, 13 / pxPerCm(state));
+  return Math.max(0.8, 15 / pxPerCm(state));
 }
 
 // The part of the table in view: all of it, or a zoomed window a phone can tap bases in.
@@ -91,8 +92,9 @@ function tablePoint(event) {
   return [p.x, p.y];
 }
 
-// A fingertip covers about this many screen pixels round where it lands.
-const FINGER_PX = 12;
+// A fingertip covers about this many screen pixels round where it lands (40 across, the
+// smallest tap target a phone is designed for); the nearest piece within it is the one tapped.
+const FINGER_PX = 20;
 
 function pieceAt(point) {
   const state = ctx.shown();
