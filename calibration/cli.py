@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from calibration.jsonfile import read_json
@@ -72,13 +73,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_calibrate_lens)
 
 
-def _json_output(name: str, inputs: list[str]) -> Path:
+def _json_output(name: str, inputs: list[str], kind: tuple[str, Callable[[object], bool]]) -> Path:
     """Checked before the work: `-o` must not replace an input, nor a file that holds no JSON
-    (a photo named by a slip of the finger is the only copy)."""
+    (a photo named by a slip of the finger is the only copy), nor JSON of another `kind`."""
     from calibration.output_file import check_output
 
     fix = "give -o a new .json file name in a folder that exists"
-    return check_output(name, "-o", fix, inputs=inputs, json_only=True)
+    return check_output(name, "-o", fix, inputs=inputs, json_only=True, same_kind=kind)
+
+
+def _a_calibration(data: object) -> bool:
+    return isinstance(data, dict) and "homography" in data
+
+
+def _a_lens(data: object) -> bool:
+    return isinstance(data, dict) and "K" in data and "homography" not in data
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -108,7 +117,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     from calibration.layout import load_layout
     from calibration.table import calibrate
 
-    output = _json_output(args.output, [args.image, args.layout, *filter(None, [args.intrinsics])])
+    inputs = [args.image, args.layout, *filter(None, [args.intrinsics])]
+    output = _json_output(args.output, inputs, ("calibration", _a_calibration))
     layout = load_layout(args.layout)
     image = read_image(args.image)
     intrinsics = None
@@ -196,7 +206,7 @@ def _charuco_board(args: argparse.Namespace) -> int:
 def _calibrate_lens(args: argparse.Namespace) -> int:
     from calibration.lens import calibrate_lens
 
-    output = _json_output(args.output, args.sources)
+    output = _json_output(args.output, args.sources, ("lens calibration", _a_lens))
     result = calibrate_lens(args.sources, wide=args.wide)
     _write_json(output, result.to_dict())
     print(

@@ -99,6 +99,7 @@ def check_output(
     inputs: Iterable[str | Path] = (),
     json_only: bool = False,
     streams: bool = True,
+    same_kind: tuple[str, Callable[[object], bool]] | None = None,
 ) -> Path:
     """The output path, checked before the work whose result it would hold.
 
@@ -106,7 +107,9 @@ def check_output(
     of the photo or the recording would be replaced by what was made from it), a special file
     other than a stream (or any, without `streams`), and, with `json_only`, an existing file
     that holds no JSON: a command that writes JSON has no business replacing a photo or a
-    recording that happens to bear the name.
+    recording that happens to bear the name. With `same_kind` (what the command writes, and a
+    test of a file's JSON), an existing JSON file of another kind is refused too: a scene or a
+    layout is the user's work, and only an earlier output of this kind is written over.
     """
     if not name.strip():
         raise TablesightError(f"{option} is empty: it needs a file name", fix)
@@ -129,6 +132,12 @@ def check_output(
         raise TablesightError(f"{option} {name} is not a regular file, so it cannot be replaced", fix)
     if json_only and not _holds_json(path):
         raise TablesightError(f"{option} {name} exists and holds no JSON, so it is not replaced", fix)
+    if same_kind is not None and not is_stream(path) and not _of_kind(path, same_kind[1]):
+        raise TablesightError(
+            f"{option} {name} holds other JSON than a {same_kind[0]} (a scene, a layout?), "
+            "so it is not replaced",
+            fix,
+        )
     return path
 
 
@@ -152,6 +161,17 @@ def _same_file(path: Path, other: str | Path) -> bool:
     try:
         return os.path.samefile(path, other)
     except (OSError, ValueError):
+        return False
+
+
+def _of_kind(path: Path, test: Callable[[object], bool]) -> bool:
+    """Whether an existing file is empty or holds JSON that passes `test`."""
+    import json
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        return not text.strip() or test(json.loads(text))
+    except (OSError, ValueError, RecursionError):
         return False
 
 

@@ -284,7 +284,9 @@ def _cached(cache: Path, what: str, saved_by: str, read: Callable):
         data = np.load(cache)
         samples = read(data) if isinstance(data, np.lib.npyio.NpzFile) else None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        raise TablesightError(f"--dataset {cache} cannot be read as a {what} cache ({error})", fix) from None
+        # numpy's own words for a pickle suggest loading it unsafely: not advice to pass on.
+        why = "it holds pickled objects, which a cache never does" if "pickle" in str(error) else str(error)
+        raise TablesightError(f"--dataset {cache} cannot be read as a {what} cache ({why})", fix) from None
     if samples is None:
         raise TablesightError(f"--dataset {cache} is not a {what} cache that `{saved_by}` saved", fix)
     return samples

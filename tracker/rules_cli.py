@@ -109,9 +109,14 @@ def _read_json(path: str, name: str) -> Any:
         text = text.removeprefix("\ufeff")
     except FileNotFoundError:
         raise SceneError(f"{name} {path}: file not found", "give the path of a scene JSON file") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError:
         raise SceneError(
-            f"{name} {path}: cannot read ({error.__class__.__name__})", "give a readable UTF-8 JSON file"
+            f"{name} {path}: cannot read (not UTF-8 text)", "give a readable UTF-8 JSON file"
+        ) from None
+    except OSError as error:  # the system's reason (a name too long, a folder, no permission)
+        raise SceneError(
+            f"{name} {path}: cannot read ({error.strerror or error.__class__.__name__})",
+            "give the path of a readable scene JSON file",
         ) from None
     try:
         return json.loads(text)

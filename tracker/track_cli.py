@@ -328,7 +328,8 @@ def _report_path(name: str, recording: str) -> Path:
     from calibration.output_file import check_output
 
     fix = "give --report a new file name in a folder that exists, e.g. report.json"
-    return check_output(name, "--report", fix, inputs=[recording], json_only=True)
+    kind = ("replay report", lambda data: isinstance(data, dict) and "events" in data and "recording" in data)
+    return check_output(name, "--report", fix, inputs=[recording], json_only=True, same_kind=kind)
 
 
 def _write_report(path: Path, report: dict) -> None:

@@ -157,10 +157,22 @@ def test_calibrate_does_not_replace_its_own_layout(tmp_path, capsys, files):
 
 def test_calibrate_writes_over_an_earlier_calibration(tmp_path, capsys, files):
     out = tmp_path / "calib.json"
-    out.write_text('{"an": "older calibration"}')
+    out.write_text('{"image_size": [640, 480], "homography": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}')
     assert main(["calibrate", str(files["table.png"]), "--layout", str(files["layout.json"]),
                  "-o", str(out)]) == 0
-    assert "homography" in json.loads(out.read_text())
+    assert json.loads(out.read_text())["image_size"] != [640, 480]
+
+
+@pytest.mark.parametrize("command", ["calibrate", "calibrate-lens"])
+def test_an_output_holding_the_users_scene_is_not_replaced(tmp_path, capsys, files, command):
+    """`-o scene.json` (a slip of the finger, or a name reused) replaced the player's scene with a
+    calibration: only a JSON file of the kind the command writes is written over."""
+    scene = tmp_path / "scene.json"
+    content = b'{"ruleset": "world-at-fire", "table": {"width_cm": 183, "depth_cm": 122}, "models": []}'
+    scene.write_bytes(content)
+    options = ["--layout", str(files["layout.json"])] if command == "calibrate" else []
+    assert main([command, str(files["table.png"]), *options, "-o", str(scene)]) == 2
+    _kept(scene, content, capsys, "holds other JSON than a")
 
 
 def test_an_empty_output_name_is_said_so(capsys, files):

@@ -135,6 +135,19 @@ def test_a_dataset_that_is_no_rim_cache_is_one_line(tmp_path, capsys, content):
     assert str(cache) in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_pickled_dataset_is_refused_without_numpys_advice_to_load_it_unsafely(tmp_path, capsys):
+    """numpy's refusal of a pickle says "you can load it unsafely using allow_pickle": advice a
+    user of `train` cannot take, and should not (a pickle runs code as it loads)."""
+    pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")
+    from tracker.cli import main
+
+    cache = tmp_path / "rims.npy"
+    np.save(cache, np.array([{"x": 1}], dtype=object), allow_pickle=True)
+    assert main(["train", "--dataset", str(cache), "-o", str(tmp_path / "rim.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert "pickled objects" in err and "allow_pickle" not in err and "unsafely" not in err
+
+
 @pytest.mark.parametrize("where", ["folder", "unwritable"])
 def test_an_output_that_cannot_be_written_is_refused_before_rendering(tmp_path, capsys, monkeypatch, where):
     pytest.importorskip("torch", reason="needs the train extra (pip install '.[train]')")

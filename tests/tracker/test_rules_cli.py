@@ -223,3 +223,13 @@ def test_usage_errors_are_one_line(
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith("tablesight rules: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"), [("a" * 5000 + ".json", "File name too long"), (".", "Is a directory")]
+)
+def test_a_scene_path_the_system_refuses_says_why(capsys, path, reason):
+    """The system's reason, not its exception's class: "cannot read (OSError)" left a player with
+    a 5,000-character name guessing."""
+    code, _, err = run(capsys, "check", path)
+    assert code == 2 and f"cannot read ({reason})" in err and err.count("\n") == 1

@@ -236,7 +236,8 @@ def test_a_report_path_that_cannot_be_written_is_refused_before_the_replay(short
 def test_a_report_that_fails_to_write_is_one_line_and_leaves_the_old_one(short_demo, tmp_path, capsys,
                                                                          monkeypatch):
     report = tmp_path / "report.json"
-    report.write_text('{"the last good": "report"}')
+    last_good = '{"recording": "game.tsr", "events": [], "the last good": "report"}'
+    report.write_text(last_good)
 
     def full_disk(source, target):
         raise OSError(28, "No space left on device")
@@ -246,19 +247,30 @@ def test_a_report_that_fails_to_write_is_one_line_and_leaves_the_old_one(short_d
     err = capsys.readouterr().err
     assert err == f"tablesight replay: cannot write the report {report} (No space left on device). " \
                   "give --report a path in a folder you can write to.\n"
-    assert report.read_text() == '{"the last good": "report"}'
+    assert report.read_text() == last_good
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
+def test_a_report_named_like_the_players_scene_is_refused(short_demo, tmp_path, capsys):
+    """`--report scene.json` replaced the player's scene with the replay's report."""
+    scene = tmp_path / "scene.json"
+    scene.write_text('{"ruleset": "world-at-fire", "models": []}')
+    assert main(["replay", str(short_demo), "--report", str(scene)]) == 2
+    err = capsys.readouterr().err
+    assert "holds other JSON than a replay report" in err and err.count("\n") == 1
+    assert scene.read_text() == '{"ruleset": "world-at-fire", "models": []}'
 
 
 def test_a_replay_that_stops_early_does_not_write_over_an_existing_report(short_demo, tmp_path, capsys):
     damaged = _first_frame_broken(short_demo, tmp_path)
     report = tmp_path / "report.json"
-    report.write_text('{"the report of": "a good copy"}')
+    good = '{"recording": "game.tsr", "events": [], "the report of": "a good copy"}'
+    report.write_text(good)
     assert main(["replay", str(damaged), "--report", str(report)]) == 1
     err = capsys.readouterr().err
     assert f"{report} was kept" in err
     assert f"{damaged}: stopped before its first frame: frame 0 is not a readable JPEG" in err
-    assert report.read_text() == '{"the report of": "a good copy"}'
+    assert report.read_text() == good
     fresh = tmp_path / "fresh.json"
     assert main(["replay", str(damaged), "--report", str(fresh)]) == 1
     assert json.loads(fresh.read_text())["frames"] == 0  # with nothing to lose, the partial report is written
