@@ -29,6 +29,8 @@ from rules_core.errors import TablesightError
 SQUARE_TOLERANCE = 0.02
 LAYOUTS_DIR = "layouts"
 MAX_COORDINATE_CM = 1e5
+# How far past the table's edge a marker may reach (a sheet laid over the edge, on a side board).
+OFF_TABLE_CM = 20.0
 
 
 def dictionary_size(name: str) -> int:
@@ -138,6 +140,17 @@ class Layout(BaseModel):
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise ValueError(f"marker id {duplicates[0]} is listed twice")
+        width, depth = self.table.width_cm, self.table.depth_cm
+        for marker in self.markers:
+            corners = np.asarray(marker.corners_cm, dtype=np.float64)
+            # A marker lies on the table (a little past its edge on the same board is fine): one
+            # far off it is a typing slip, which calibration would blame on the printed marker.
+            beyond = max(float(np.max(-corners)), float(np.max(corners - [width, depth])))
+            if beyond > OFF_TABLE_CM:
+                raise ValueError(
+                    f"marker {marker.id} lies {beyond:.0f} cm outside the {width:g} x {depth:g} cm table "
+                    "(positions are table cm from its top-left corner)"
+                )
         squares = [Polygon(m.corners_cm) for m in self.markers]
         for i, a in enumerate(squares):
             for j in range(i + 1, len(squares)):

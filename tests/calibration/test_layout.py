@@ -81,6 +81,8 @@ def test_load_layout_reads_the_file_it_wrote(tmp_path):
     (layout_data(dictionary="DICT_9X9_50"), "unknown ArUco dictionary"),
     (layout_data(markers=layout_data()["markers"][:3]), "at least 4"),
     (layout_data(table={"width_cm": -1, "depth_cm": 122}), "table.width_cm"),
+    # A typing slip that calibration blamed on the printed marker ("moved, bent").
+    (with_marker(1, {"id": 1, "center_cm": [505.0, 505.0], "size_cm": 10.0}), "marker 1 lies 388 cm outside"),
 ])
 def test_bad_layouts_name_the_problem_on_one_line(data, message):
     with pytest.raises(TablesightError, match=message) as caught:
@@ -113,6 +115,11 @@ def test_a_seed_table_size_names_its_default_sheets_unless_a_file_has_that_name(
 def test_a_table_size_that_is_no_size_names_the_size(table):
     with pytest.raises(TablesightError, match=rf"table size '{table}' must be positive and finite.*183x122"):
         parse_table(table)
+
+
+def test_a_marker_on_a_sheet_over_the_tables_edge_is_accepted():
+    data = with_marker(1, {"id": 1, "center_cm": [185.0, 7.0], "size_cm": 10.0})  # 7 cm past the edge
+    assert Layout.from_dict(data).corners_by_id[1][:, 0].max() == 190.0
 
 
 def test_markers_too_big_for_the_table_are_refused():
