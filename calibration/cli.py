@@ -161,6 +161,7 @@ def _rectify(args: argparse.Namespace) -> int:
     _check_image_writer(args.output)
     calibration = load_calibration(args.calibration)
     top = calibration.rectify(read_image(args.image), args.px_per_mm)
+    _check_not_another_picture(output, top.shape[:2], fix)
     fix = "choose a writable -o path ending in .png or .jpg, or free some disk space"
 
     def write(partial: Path) -> None:
@@ -174,6 +175,27 @@ def _rectify(args: argparse.Namespace) -> int:
         raise TablesightError(f"cannot write {args.output} ({error.strerror})", fix) from None
     print(f"wrote {args.output} ({top.shape[1]}x{top.shape[0]} px, {args.px_per_mm:g} px/mm)")
     return 0
+
+
+def _check_not_another_picture(output: Path, shape: tuple[int, ...], fix: str) -> None:
+    """An existing -o is written over only when it is a top-down view of this size, an earlier
+    rectify's: a photo of the game that bears the name is the only copy of it."""
+    import numpy as np
+
+    from calibration.imagefile import decode_quietly
+    from calibration.output_file import is_stream
+
+    if not output.is_file() or is_stream(output) or output.stat().st_size == 0:
+        return
+    with output.open("rb") as handle:
+        found = decode_quietly(np.frombuffer(handle.read(), np.uint8))
+    if found is None or found.shape[:2] != tuple(shape):
+        what = "no picture" if found is None else f"a {found.shape[1]}x{found.shape[0]} picture"
+        raise TablesightError(
+            f"-o {output} holds {what}, not a {shape[1]}x{shape[0]} top-down view of this table, "
+            "so it is not replaced",
+            fix,
+        )
 
 
 def _check_image_writer(path: str) -> None:

@@ -175,6 +175,19 @@ def test_an_output_holding_the_users_scene_is_not_replaced(tmp_path, capsys, fil
     _kept(scene, content, capsys, "holds other JSON than a")
 
 
+def test_rectify_writes_over_its_own_view_but_not_over_a_photo(tmp_path, capsys, files):
+    """`rectify -o p1.jpg` over another photo of the game (not its input) replaced the only copy."""
+    calib = tmp_path / "calib.json"
+    assert run(capsys, "calibrate", files["table.png"], "--layout", files["layout.json"], "-o", calib)[0] == 0
+    photo = tmp_path / "p1.png"
+    photo.write_bytes(files["table.png"].read_bytes())
+    assert main(["rectify", str(files["table.png"]), "--calibration", str(calib), "-o", str(photo)]) == 2
+    _kept(photo, files["table.png"].read_bytes(), capsys, "top-down view of this table")
+    top = tmp_path / "top.png"
+    for _ in range(2):  # the second run writes over the first's view
+        assert main(["rectify", str(files["table.png"]), "--calibration", str(calib), "-o", str(top)]) == 0
+
+
 def test_an_empty_output_name_is_said_so(capsys, files):
     assert main(["calibrate", str(files["table.png"]), "--layout", str(files["layout.json"]), "-o", ""]) == 2
     assert "-o is empty: it needs a file name" in capsys.readouterr().err
