@@ -140,6 +140,11 @@ def load_calibration(path: str):
     from calibration.table import TableCalibration
 
     data = read_json(path, "calibration", "--calibration", "the JSON written by `tablesight calibrate`")
+    if isinstance(data, dict) and "markers" in data and "homography" not in data:
+        raise TablesightError(
+            f"{path} is a marker layout, not a calibration",
+            f"make one first: tablesight calibrate PHOTO --layout {path} -o calib.json",
+        )
     try:
         return TableCalibration.from_dict(data, source=f"calibration {path}")
     # a field of the wrong shape, or a number too large for its kind (an id of 1e400)
