@@ -32,6 +32,10 @@ def test_every_panel_fits_a_phone_with_big_tap_targets_and_legible_text(page):
     page.wait_for_function("document.querySelector('#camera').naturalWidth > 0")
     assert_phone_friendly(page)
     shot(page, "camera")
+    # The zoom buttons are the table's: in camera view they zoomed the hidden table.
+    assert page.locator("[data-zoom='in']").is_hidden()
+    page.click("[data-view='table']")
+    assert page.locator("[data-zoom='in']").is_visible()
 
 
 def test_the_page_runs_under_its_own_content_security_policy(browser, page):

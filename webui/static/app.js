@@ -232,6 +232,8 @@ function setView(view) {
   }
   $("#table-view").hidden = view !== "table";
   $("#camera-view").hidden = view !== "camera";
+  // Zoom is the table's: in camera view it zoomed the hidden table, found zoomed on the way back.
+  for (const button of document.querySelectorAll("[data-zoom]")) button.hidden = view !== "table";
   const camera = $("#camera");
   clearInterval(setView.renew);
   if (view === "camera") {
