@@ -188,9 +188,9 @@ def _check_not_another_picture(output: Path, shape: tuple[int, ...], fix: str) -
     import numpy as np
 
     from calibration.imagefile import decode_quietly
-    from calibration.output_file import is_stream
 
-    if not output.is_file() or is_stream(output) or output.stat().st_size == 0:
+    # check_output (streams=False) has refused anything but a regular file or no file at all
+    if not output.is_file() or output.stat().st_size == 0:
         return
     with output.open("rb") as handle:
         found = decode_quietly(np.frombuffer(handle.read(), np.uint8))

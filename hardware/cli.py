@@ -59,9 +59,7 @@ def _recorded_setup(path: Path):
     """A recording's own layout and lens calibration, which doctor measures with when no --layout
     is given, as `track` does; None for any other source, or a recording whose manifest cannot
     be read (opening it as the source says what is wrong)."""
-    from calibration.intrinsics import Intrinsics
-    from calibration.layout import Layout
-    from tracker.recording import Recording, meant_as_recording
+    from tracker.recording import Recording, meant_as_recording, recorded_layout, recorded_lens
 
     try:
         if not meant_as_recording(path):
@@ -70,12 +68,8 @@ def _recorded_setup(path: Path):
     except (TablesightError, OSError):
         return None
     try:
-        manifest = recording.manifest
-        if not manifest.get("layout"):
-            return None
-        layout = Layout.from_dict(manifest["layout"], source="the recording's layout")
-        lens = manifest.get("intrinsics")
-        return layout, Intrinsics.from_dict(lens, source="the recording's intrinsics") if lens else None
+        layout = recorded_layout(recording.manifest)
+        return None if layout is None else (layout, recorded_lens(recording.manifest))
     except TablesightError:
         return None
     finally:

@@ -298,16 +298,15 @@ def parse_scene(data: Any, allow_off_table: bool = False) -> Scene:
 def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     step_cm = spec.step_cm or spec.table.step_cm
     known_sides = set(spec.sides) if spec.sides is not None else None
-    sides_from = "sides"
     if spec.deployment is not None:
         _check_deployment(spec, ruleset)
         if not ruleset.deployment.kinds[spec.deployment.kind].one_sided and known_sides is None:
-            known_sides, sides_from = set(spec.deployment.sides), "deployment.sides"
+            known_sides = set(spec.deployment.sides)
 
     def check_side(where: str, side: str) -> None:
         if known_sides is None or side in known_sides:
             return
-        if sides_from == "sides":
+        if spec.sides is not None:
             raise _fail(where, f"unknown side {side!r}", f"use one of {', '.join(sorted(known_sides))}")
         raise _fail(
             where,

@@ -236,6 +236,22 @@ def _log_left_behind(path: Path) -> bool:
         return False
 
 
+def recorded_layout(manifest: dict):
+    """The marker layout a recording was made with, or None where its manifest holds none."""
+    from calibration.layout import Layout
+
+    recorded = manifest.get("layout")
+    return Layout.from_dict(recorded, source="the recording's layout") if recorded else None
+
+
+def recorded_lens(manifest: dict):
+    """The lens calibration a recording was made with, or None where it was made without one."""
+    from calibration.intrinsics import Intrinsics
+
+    lens = manifest.get("intrinsics")
+    return Intrinsics.from_dict(lens, source="the recording's intrinsics") if lens else None
+
+
 @dataclass(frozen=True)
 class Control:
     frame: int

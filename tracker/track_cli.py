@@ -125,8 +125,9 @@ def _track_setup(args: argparse.Namespace, source) -> tuple:
     """The layout and lens calibration to track with: the options', else a recording's own.
     A --layout other than the one a game was recorded with is said, as its positions would be
     off by centimetres without any other sign."""
-    from calibration.intrinsics import Intrinsics, load_intrinsics
-    from calibration.layout import Layout, load_layout
+    from calibration.intrinsics import load_intrinsics
+    from calibration.layout import load_layout
+    from tracker.recording import recorded_layout, recorded_lens
 
     manifest = source.recording.manifest if hasattr(source, "recording") else {}
     recorded = manifest.get("layout")
@@ -139,7 +140,7 @@ def _track_setup(args: argparse.Namespace, source) -> tuple:
                 file=sys.stderr,
             )
     elif recorded:
-        layout = Layout.from_dict(recorded, source="the recording's layout")
+        layout = recorded_layout(manifest)
     else:
         raise TablesightError(
             f"track needs --layout for {args.source}: only a recording holds its own",
@@ -147,8 +148,7 @@ def _track_setup(args: argparse.Namespace, source) -> tuple:
         )
     if args.intrinsics:
         return layout, load_intrinsics(args.intrinsics)
-    lens = manifest.get("intrinsics")
-    return layout, Intrinsics.from_dict(lens, source="the recording's intrinsics") if lens else None
+    return layout, recorded_lens(manifest)
 
 
 def _check_whole(source, count: int) -> None:
