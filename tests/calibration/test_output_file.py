@@ -72,6 +72,20 @@ def test_a_json_output_does_not_replace_a_file_that_holds_other_data(tmp_path: P
     assert check_output(str(old), "-o", FIX, json_only=True) == old
 
 
+def test_a_json_output_of_a_kind_replaces_only_json_of_that_kind(tmp_path: Path) -> None:
+    kind = ("calibration", lambda data: isinstance(data, dict) and "homography" in data)
+    scene = tmp_path / "scene.json"
+    scene.write_text('{"ruleset": "world-at-fire"}')
+    with pytest.raises(TablesightError, match="holds other JSON than a calibration"):
+        check_output(str(scene), "-o", FIX, json_only=True, same_kind=kind)
+    old = tmp_path / "calib.json"
+    old.write_text('{"homography": []}')
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    assert check_output(str(old), "-o", FIX, json_only=True, same_kind=kind) == old
+    assert check_output(str(empty), "-o", FIX, json_only=True, same_kind=kind) == empty
+
+
 def test_a_special_file_is_refused_unless_a_stream_may_take_the_output(tmp_path: Path) -> None:
     import os
     import socket
