@@ -23,6 +23,7 @@ from typing import NoReturn
 import cv2
 import numpy as np
 
+from calibration.imagefile import decode_checked
 from calibration.output_file import using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
@@ -269,6 +270,10 @@ class Recording:
                 raise TablesightError(
                     f"{self.path} is a folder, not a recording", "give the .tsr file inside it"
                 )
+            if self.path.exists() and not self.path.is_file():
+                raise TablesightError(
+                    f"{self.path} is not a regular file (a pipe or a device)", "give the .tsr file itself"
+                )
             if not self.path.is_file():
                 raise TablesightError(f"{self.path} does not exist", "check the recording's path")
         if not is_recording(self.path):
@@ -278,6 +283,7 @@ class Recording:
             )
         self.stopped = ""
         self.frames_stopped = ""  # where `frames` met damage; `stopped` may be earlier damage elsewhere
+        self.damaged_frames: list[int] = []  # frames that decode, but with part of their JPEG corrupt
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
             # A truncated file is shorter than its header says; SQLite refuses such a file
@@ -373,13 +379,27 @@ class Recording:
             if row is None:
                 return
             whole = isinstance(row[3], bytes) and isinstance(row[1], int | float)  # damage reads as NULL
-            image = cv2.imdecode(np.frombuffer(row[3], np.uint8), cv2.IMREAD_COLOR) if whole else None
+            image, damaged = decode_checked(np.frombuffer(row[3], np.uint8)) if whole else (None, False)
             if image is None:
                 self._stop_frames(f"{where}: frame {row[0]} is not a readable JPEG")
                 return
             last = int(row[0])
             count += 1
+            if damaged:
+                self.damaged_frames.append(last)
             yield Frame(image=image, index=last, timestamp_s=float(row[1]), name=str(row[2]))
+
+    def damage(self) -> str:
+        """The frames read so far that were damaged inside their JPEG, in words; "" when none.
+        Such a frame is still used (what decodes of it), so its positions may be off."""
+        if not self.damaged_frames:
+            return ""
+        which = ", ".join(str(index) for index in self.damaged_frames)
+        if len(self.damaged_frames) == 1:
+            return (f"frame {which} of {self.path.name} is damaged inside its JPEG and was used as far as "
+                    "it decodes")
+        return (f"frames {which} of {self.path.name} are damaged inside their JPEG and were used as far as "
+                "they decode")
 
     def close(self) -> None:
         self._db.close()

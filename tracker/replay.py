@@ -29,6 +29,7 @@ class Replay:
     recorded_events: list[dict] = field(default_factory=list)
     report: dict = field(default_factory=dict)
     stopped: str = ""
+    damage: str = ""
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -117,6 +118,9 @@ def replay(
             for control in controls:
                 out.problems += _apply(runner, control)
         out.stopped = recording.stopped
+        out.damage = recording.damage()
+        if out.damage:
+            out.problems.append(out.damage)
         out.report = {
             **runner.report(),
             "recording": Path(path).name,

@@ -193,6 +193,10 @@ def run_track(args: argparse.Namespace) -> int:
                 )
     finally:
         source.close()
+    damage = source.recording.damage() if hasattr(source, "recording") else ""
+    if damage:
+        print(f"tablesight track: {damage}; a clean copy of the recording gives its exact positions",
+              file=sys.stderr)
     if warned and not measured:
         raise _never_calibrated(args.source, "no position above was measured")
     return 0
@@ -310,11 +314,14 @@ def run_replay(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if outcome.damage:
+        print(f"tablesight replay: {outcome.damage}", file=sys.stderr)
     if not outcome.events_match:
         # Checking is the command's job: a difference must show in its status, not only in words.
+        why = "the damaged frames above" if outcome.damage else "a detector of another version"
         print(
-            f"tablesight replay: {args.recording} does not replay to the events it recorded: a detector "
-            "of another version finds others, and so do frames damaged inside their JPEG",
+            f"tablesight replay: {args.recording} does not replay to the events it recorded; {why} "
+            "would explain it",
             file=sys.stderr,
         )
         return 1

@@ -164,3 +164,11 @@ def test_a_control_and_the_events_it_caused_are_committed_together(tmp_path):
     writer.close()
     assert committed[-1] == (3, 3)
     assert all(events == controls for events, controls in committed), committed
+
+
+def test_a_pipe_given_as_a_recording_is_named_as_such(tmp_path):
+    """A named pipe was said not to exist."""
+    pipe = tmp_path / "game.tsr"
+    os.mkfifo(pipe)
+    with pytest.raises(TablesightError, match="is not a regular file"):
+        Recording(pipe)

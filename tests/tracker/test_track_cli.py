@@ -445,3 +445,33 @@ def test_a_folder_is_spaced_in_time_by_fps_and_only_a_folder_takes_it(
     assert "is not a folder of images" in capsys.readouterr().err
     assert main(["track", str(folder), "--layout", str(layout), "--fps", "0"]) == 2
     assert "fps must be a number above 0" in capsys.readouterr().err
+
+
+def _frame_damaged_inside(short_demo, tmp_path):
+    """A copy whose last frame's JPEG data is cut short but still ends: it decodes, partly grey."""
+    damaged = tmp_path / "smeared.tsr"
+    damaged.write_bytes(short_demo.read_bytes())
+    with sqlite3.connect(damaged) as db:
+        index, jpeg = db.execute("SELECT idx, jpeg FROM frames ORDER BY idx DESC LIMIT 1").fetchone()
+        db.execute("UPDATE frames SET jpeg = ? WHERE idx = ?", (jpeg[: len(jpeg) * 2 // 3] + b"\xff\xd9", index))
+    return damaged, index
+
+
+def test_track_names_a_frame_damaged_inside_its_jpeg_in_its_own_words(short_demo, tmp_path, capfd):
+    """libjpeg printed "Corrupt JPEG data: premature end of data segment" and track said nothing."""
+    damaged, index = _frame_damaged_inside(short_demo, tmp_path)
+    assert main(["track", str(damaged), "--json"]) == 0
+    out, err = capfd.readouterr()
+    assert len(out.splitlines()) == Recording(damaged).frame_count()
+    assert err == (f"tablesight track: frame {index} of smeared.tsr is damaged inside its JPEG and was used "
+                   "as far as it decodes; a clean copy of the recording gives its exact positions\n")
+
+
+def test_replay_names_a_frame_damaged_inside_its_jpeg_and_keeps_it_in_the_report(short_demo, tmp_path, capfd):
+    damaged, index = _frame_damaged_inside(short_demo, tmp_path)
+    report = tmp_path / "report.json"
+    main(["replay", str(damaged), "--report", str(report)])
+    err = capfd.readouterr().err
+    said = f"frame {index} of smeared.tsr is damaged inside its JPEG and was used as far as it decodes"
+    assert f"tablesight replay: {said}\n" in err and "Corrupt JPEG" not in err
+    assert said in json.loads(report.read_text())["problems"]
