@@ -56,9 +56,9 @@ def _recording_frames(path: Path):
 
 
 def _recorded_setup(path: Path):
-    """A recording's own layout and lens calibration, which doctor measures with when no --layout
-    is given, as `track` does; None for any other source, or a recording whose manifest cannot
-    be read (opening it as the source says what is wrong)."""
+    """A recording's own layout and lens calibration, which doctor measures with where no --layout
+    or --intrinsics is given, as `track` does; None for any other source, or a recording whose
+    manifest cannot be read (opening it as the source says what is wrong)."""
     from tracker.recording import Recording, meant_as_recording, recorded_layout, recorded_lens
 
     try:
@@ -84,7 +84,7 @@ def default_source() -> str:
 def run_doctor_command(args: argparse.Namespace) -> int:
     from hardware.doctor import run_doctor
 
-    recorded = _recorded_setup(Path(args.source)) if args.source and args.layout is None else None
+    recorded = _recorded_setup(Path(args.source)) if args.source else None
     report = run_doctor(args.source or default_source(), args.layout, intrinsics_path=args.intrinsics,
                         frames=args.frames, recording_reader=_recording_frames, recorded=recorded)
     for check in report.checks:

@@ -79,12 +79,11 @@ def run_doctor(
     recording_reader: RecordingReader | None = None,
     recorded: tuple[Layout, Intrinsics | None] | None = None,
 ) -> Report:
-    """The checklist for one source; `recorded` is a recording's own layout and lens, used where
-    no --layout is given (as `track` does)."""
+    """The checklist for one source; `recorded` is a recording's own layout and lens, the layout
+    used where no --layout is given and the lens where no --intrinsics is (as `track` does)."""
     checks: list[Check] = []
     layout, lens = recorded if recorded is not None else (None, None)
     if layout_path is not None:
-        lens = None
         try:
             layout = load_layout(layout_path)
         except TablesightError as error:

@@ -292,3 +292,22 @@ def test_a_broken_image_gets_the_file_fix_not_cable_advice(table, weights, tmp_p
         f"tablesight doctor: images in {folder} gave no picture ({broken}). "
         "remove or replace that file in the folder.\n"
     )
+
+
+def test_a_recording_lens_is_kept_when_only_the_layout_is_given(monkeypatch, tmp_path) -> None:
+    """`track REC --layout L` keeps the recording's lens calibration; doctor dropped it, so the
+    same game was measured without the lens by one command and with it by the other."""
+    import sqlite3
+
+    from calibration.intrinsics import Intrinsics
+    from tracker.session import DEMO_RECORDING
+
+    lens = Intrinsics(np.array([[1500.0, 0, 960], [0, 1500.0, 540], [0, 0, 1]]), np.zeros(5), (1920, 1080))
+    game = tmp_path / "game.tsr"
+    shutil.copyfile(DEMO_RECORDING, game)
+    with sqlite3.connect(game) as db:
+        db.execute("UPDATE manifest SET value = ? WHERE key = 'intrinsics'", (json.dumps(lens.to_dict()),))
+    used = []
+    monkeypatch.setattr(doctor, "_camera_checks", lambda *args: used.append(args[-1]) or [])
+    main(["doctor", "--source", str(game), "--layout", "183x122", "--frames", "2"])
+    assert len(used) == 1 and np.array_equal(used[0].K, lens.K)

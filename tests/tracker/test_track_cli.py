@@ -453,7 +453,8 @@ def _frame_damaged_inside(short_demo, tmp_path):
     damaged.write_bytes(short_demo.read_bytes())
     with sqlite3.connect(damaged) as db:
         index, jpeg = db.execute("SELECT idx, jpeg FROM frames ORDER BY idx DESC LIMIT 1").fetchone()
-        db.execute("UPDATE frames SET jpeg = ? WHERE idx = ?", (jpeg[: len(jpeg) * 2 // 3] + b"\xff\xd9", index))
+        smeared = jpeg[: len(jpeg) * 2 // 3] + b"\xff\xd9"
+        db.execute("UPDATE frames SET jpeg = ? WHERE idx = ?", (smeared, index))
     return damaged, index
 
 
