@@ -8,6 +8,8 @@ code. A threshold of 0 means touching, within the ruleset's camera contact toler
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import shapely
 
@@ -176,24 +178,26 @@ def proximity_check(scene: Scene) -> dict[str, dict[str, dict]]:
     """`proximity_report` for `check`, with the models of a rule's kind that lack the state it
     needs listed as not met and why (Combined Arms: a vehicle whose running gear is sound takes
     no capture test), so that asking after one finds an answer, not a missing key."""
-    return {
-        name: _rule_report(scene, rule) | _not_subjects(scene, rule.subject)
-        for name, rule in scene.ruleset.proximity.items()
-    }
+    checks = {}
+    for name, rule in scene.ruleset.proximity.items():
+        report = _rule_report(scene, rule)
+        checks[name] = report | _not_subjects(scene, rule.subject, report.keys())
+    return checks
 
 
-def _not_subjects(scene: Scene, subject: Selector) -> dict[str, dict]:
-    """Models a rule's subject picks by type and role but not by state flags."""
+def _not_subjects(scene: Scene, subject: Selector, subjects: Iterable[str]) -> dict[str, dict]:
+    """Models a rule's subject picks by type and role but not by state flags (`subjects`, the
+    ids it picks, reported already)."""
     if subject.types is None or not (subject.flags or subject.any_flags or subject.not_flags):
         return {}
     state = [f"flag {flag}" for flag in subject.flags]
     if subject.any_flags:
         state.append(f"one of the flags {', '.join(subject.any_flags)}")
     state += [f"no flag {flag}" for flag in subject.not_flags]
-    chosen = set(_selection(scene, subject).tolist())
+    chosen = set(subjects)
     kind = _selection(scene, subject.model_copy(update={"flags": [], "any_flags": [], "not_flags": []}))
     row = {"met": False, "near": [], "blocked_by": [], "not_subject": f"needs {' and '.join(state)}"}
-    return {scene.models[i].id: dict(row) for i in kind.tolist() if i not in chosen}
+    return {scene.models[i].id: dict(row) for i in kind.tolist() if scene.models[i].id not in chosen}
 
 
 def fire_held(scene: Scene) -> set[int]:

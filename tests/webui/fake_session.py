@@ -342,10 +342,15 @@ class FakeSession:
         """As tracker/game.py: the ruleset's own template, its seed sizes, the reply under "template"."""
         ruleset = rules_api.load_ruleset(state["ruleset"]["id"])
         spec = ruleset.template(payload["kind"])
+        if spec is None and not ruleset.templates:
+            raise TablesightError(
+                f"template: ruleset {ruleset.id} has no templates (its seed lays none)",
+                "run rules template on a scene of a ruleset with templates (rules show ID lists them)",
+            )
         if spec is None:
             raise TablesightError(
                 f"template: unknown kind {payload['kind']!r} for ruleset {ruleset.id}",
-                f"use one of {', '.join(ruleset.templates) or '(this ruleset has none)'}",
+                f"use one of {', '.join(ruleset.templates)}",
             )
         unit_cm = state["ruleset"]["unit_cm"]
         pieces = [*state["models"], *state["vehicles"]]

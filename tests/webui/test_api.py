@@ -143,7 +143,7 @@ def test_malformed_json_is_a_400_with_a_message(client, session):
         ("assign", {"model_ids": []}, "model_ids"),
         ("assign", {"model_ids": "m9"}, "model_ids"),
         ("terrain", {"terrain": [{"id": "x", "kind": "hill", "polygon_cm": [[0, 0], [1, 1]]}]}, "polygon_cm"),
-        ("template", {"kind": "napalm", "x_cm": 1, "y_cm": 1}, "kind"),
+        ("template", {"kind": "napalm", "x_cm": 1, "y_cm": 1}, "templates"),  # world-at-fire lays none
         ("setup", {"table": {"width_cm": -5, "depth_cm": 100}}, "width_cm"),
         ("phase", {}, "to"),
     ],
