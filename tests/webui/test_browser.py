@@ -83,7 +83,10 @@ def test_a_lost_camera_is_said_in_words(page, session):
     expect(page.locator("#status")).to_have_class(re.compile("bad"))
 
 
-def test_state_pushes_redraw_the_overlay(page, session):
+def test_state_pushes_redraw_the_overlay_from_a_gzipped_stream(page, session):
+    with page.expect_response(lambda response: "/api/events" in response.url) as events:
+        page.reload()
+    assert events.value.headers.get("content-encoding") == "gzip"
     session.move_model("r1", 60.0, 30.0)
     page.wait_for_function(
         "document.querySelector(\"#pieces circle[data-id='r1']\").getAttribute('cx') === '60'"
