@@ -18,6 +18,7 @@ from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
 from rules_core.errors import TablesightError
+from webui.compression import gzip_responses
 from webui.pin import PinGuard
 from webui.serve import VIEWERS
 
@@ -81,6 +82,7 @@ def create_app(
         app.register_blueprint(blueprint)
     _register_error_handlers(app)
     app.after_request(_security_headers)
+    gzip_responses(app)
     return app
 
 

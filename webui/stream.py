@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import threading
 import time
-import zlib
 from collections.abc import Iterator
 
 from flask import Blueprint, Flask, Response, current_app, request
 from werkzeug.exceptions import ServiceUnavailable
 
+from webui.compression import gzipped
 from webui.state_json import dumps_state
 
 stream = Blueprint("stream", __name__)
@@ -61,22 +61,8 @@ def events():
     body = _state_events(session, last_version, config["SSE_MAX_S"], config["SSE_HEARTBEAT_S"], closing)
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Accept-Encoding"}
     if "gzip" in request.accept_encodings:
-        body, headers["Content-Encoding"] = _gzipped(body), "gzip"
+        body, headers["Content-Encoding"] = gzipped(body), "gzip"
     return _streamed(body, mimetype="text/event-stream", headers=headers)
-
-
-def _gzipped(events: Iterator[str]) -> Iterator[bytes]:
-    """The stream compressed as one gzip member, flushed at every event so none waits.
-
-    Each event is the whole state (about 9 KB, several a second while pieces move: 65-85 kbit/s),
-    which a phone on weak club Wi-Fi could not keep up with, falling further behind while its
-    pill said "ok". Consecutive states differ in a few numbers, and one compressor across them
-    finds the rest in its window: about 350 bytes a state on the demo game (2.5 kbit/s).
-    """
-    packer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    for event in events:
-        yield packer.compress(event.encode()) + packer.flush(zlib.Z_SYNC_FLUSH)
-    yield packer.flush()
 
 
 def _state_events(
