@@ -8,7 +8,8 @@ though: in path-traced light the benchmark's swapped pair read 0.04-0.08 apart, 
 of them differs from itself after a move. Their lightness tells them apart (0.06-0.09 apart
 in log brightness against at most 0.02 for either after the swap), so a look carries it too,
 taken against the frame's median brightness (mostly mat) so that the camera's exposure does
-not move it.
+not move it, and in the reference light (`tracker.lighting`), so that a white balance or a
+lamp does not.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
+from tracker.lighting import LightField
 
 HUE_BINS = 12
 SAT_BINS = 4
@@ -33,41 +36,51 @@ class Look:
 
 
 @dataclass(frozen=True)
-class HsvFrame:
-    """A frame as looks are taken from it: in HSV, converted once for every model and vehicle on
-    it (a 2304x1296 conversion takes ~2 ms), and its median brightness (HSV value): mostly the
-    mat under an overhead camera, so the exposure's and the room light's share of every model's
-    brightness."""
+class LitFrame:
+    """A frame as looks are taken from it: its pixels, the light's gain at each place against the
+    reference light (`tracker.lighting`; None: the reference light itself), and its median
+    brightness (HSV value) in that light: mostly the mat under an overhead camera, so the
+    exposure's and the room light's share of every model's brightness."""
 
-    hsv: np.ndarray
+    bgr: np.ndarray
+    light: LightField | None
     value: float
 
 
-def seen(image_bgr: np.ndarray) -> HsvFrame:
-    hsv = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2HSV)
-    return HsvFrame(hsv, float(np.median(hsv[::FRAME_SAMPLE, ::FRAME_SAMPLE, 2])))
+def seen(image_bgr: np.ndarray, light: LightField | None = None) -> LitFrame:
+    sample = image_bgr[::FRAME_SAMPLE, ::FRAME_SAMPLE]
+    pixels = sample.reshape(-1, sample.shape[2]).astype(np.float64)
+    if light is not None:
+        ys, xs = np.mgrid[0:sample.shape[0], 0:sample.shape[1]] * FRAME_SAMPLE
+        pixels = pixels / light.gains(np.stack([xs.ravel(), ys.ravel()], axis=1))
+    return LitFrame(image_bgr, light, float(np.median(pixels.max(axis=1))))
 
 
-def describe(frame: HsvFrame, centres_px: np.ndarray, radii_px: np.ndarray) -> list[Look | None]:
-    """One look per disc; None where the disc falls off the image."""
-    hsv = frame.hsv
-    h, w = hsv.shape[:2]
+def describe(frame: LitFrame, centres_px: np.ndarray, radii_px: np.ndarray) -> list[Look | None]:
+    """One look per disc, in the reference light; None where the disc falls off the image."""
+    image = frame.bgr
+    h, w = image.shape[:2]
+    centres = np.asarray(centres_px, float).reshape(-1, 2)
+    gains = frame.light.gains(centres) if frame.light is not None else None
     out: list[Look | None] = []
-    for (cx, cy), r in zip(np.asarray(centres_px, float), np.asarray(radii_px, float), strict=True):
+    for i, ((cx, cy), r) in enumerate(zip(centres, np.asarray(radii_px, float), strict=True)):
         r = max(round(float(r)), 2)
         x0, y0, x1, y1 = int(cx) - r, int(cy) - r, int(cx) + r + 1, int(cy) + r + 1
         if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
             out.append(None)
             continue
-        patch = hsv[y0:y1, x0:x1]
+        patch = image[y0:y1, x0:x1]
+        if gains is not None:
+            patch = np.clip(patch / gains[i], 0, 255).astype(np.uint8)
+        hsv = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)
         mask = np.zeros(patch.shape[:2], np.uint8)
         cv2.circle(mask, (int(cx) - x0, int(cy) - y0), r, 255, -1)
-        hist = cv2.calcHist([patch], [0, 1], mask, [HUE_BINS, SAT_BINS], [0, 180, 0, 256]).ravel()
+        hist = cv2.calcHist([hsv], [0, 1], mask, [HUE_BINS, SAT_BINS], [0, 180, 0, 256]).ravel()
         total = hist.sum()
         if total <= 0:
             out.append(None)
             continue
-        value = float(cv2.mean(patch[..., 2], mask)[0])
+        value = float(cv2.mean(hsv[..., 2], mask)[0])
         out.append(Look(hist / total, float(np.log((value + 1.0) / (frame.value + 1.0)))))
     return out
 

@@ -19,7 +19,8 @@ import numpy as np
 from hardware.source import Frame
 from models.detections import Detections
 from rules_core.errors import TablesightError
-from tracker.appearance import HsvFrame, describe, seen
+from tracker.appearance import LitFrame, describe, seen
+from tracker.lighting import Lighting
 from tracker.motion import MotionGate
 from tracker.tracking import Tracker
 from tracker.tracks import FrameResult, TrackChanges
@@ -76,12 +77,16 @@ class Pipeline:
         self._last_detection_s: float | None = None
         self._recalibrate = False
         self._in_play: np.ndarray | None = None
+        self._handled: np.ndarray | None = None  # where the picture changed while hands were over the table
         self._touched: set[str] = set()
+        self._lighting = Lighting()
 
     def process(self, frame: Frame) -> FrameResult:
         reading = self.gate.observe(frame.image, frame.timestamp_s)
         if self._in_play is not None and self._in_play.shape == reading.changed.shape:
             self._in_play |= reading.changed
+            if not reading.settled:
+                self._handled |= reading.changed
         if self._new_image_size(frame.image):
             self.calibration, self.status.calibrated = None, False
         if (self.calibration is None or self._recalibrate
@@ -170,7 +175,8 @@ class Pipeline:
         bases, vehicles = detections.bases_to_track(), detections.vehicles
         # The inner 60 % of the base: the miniature's paint, not the rim and base top that a
         # whole army shares (measured on benchmark renders: 2.4x the contrast between models).
-        frame = seen(image)
+        light = self._lighting.field(image)
+        frame = seen(image, light)
         model_look = self._appearance(frame, bases.xy_cm, 0.6 * bases.diameter_mm / 20.0)
         vehicle_look = self._appearance(frame, vehicles.xy_cm, vehicles.width_cm / 2.0)
         in_play = None
@@ -181,12 +187,18 @@ class Pipeline:
         if reading.resting_hand is not None:
             under_hand = lambda xy: reading.under_resting_hand(self.calibration.table_to_image(xy))  # noqa: E731
         now_differs = lambda xy: reading.covers(self.calibration.table_to_image(xy))  # noqa: E731
-        changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand, now_differs)
+        relit = None
+        if light.changed() and self._in_play is not None:
+            unhanded = replace(reading, changed=self._handled)
+            relit = lambda xy: ~unhanded.covers(self.calibration.table_to_image(xy))  # noqa: E731
+        changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand, now_differs,
+                                      relit)
         self._in_play = np.zeros_like(reading.changed)
+        self._handled = np.zeros_like(reading.changed)
         self._touched = set()
         return changes
 
-    def _appearance(self, frame: HsvFrame, xy_cm: np.ndarray, radius_cm: np.ndarray) -> list:
+    def _appearance(self, frame: LitFrame, xy_cm: np.ndarray, radius_cm: np.ndarray) -> list:
         if not len(xy_cm):
             return []
         centres = self.calibration.table_to_image(xy_cm)

@@ -21,6 +21,7 @@ import numpy as np
 from models.detections import Detections
 from tracker.appearance import Look, blend
 from tracker.association import (
+    INFEASIBLE,
     Weights,
     appearance_cost,
     assign,
@@ -57,6 +58,7 @@ class Tracker:
         self.allowance_cm: dict[str, float] = {}
         self.unit_of: dict[str, str] = {}
         self._counter = {"model": 0, "vehicle": 0}
+        self._relit: InPlay | None = None
         self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
         self._under_hand: InPlay | None = None
         self._put_down: InPlay | None = None
@@ -82,7 +84,8 @@ class Tracker:
 
     def update(self, detections: Detections, model_appearance: Appearance | None = None,
                vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None,
-               under_hand: InPlay | None = None, now_differs: InPlay | None = None) -> TrackChanges:
+               under_hand: InPlay | None = None, now_differs: InPlay | None = None,
+               relit: InPlay | None = None) -> TrackChanges:
         """A settled frame's detections: re-associate, add the new, retire the gone.
 
         `in_play(xy_cm) -> bool array` says where the picture changed since the last detection
@@ -94,9 +97,12 @@ class Tracker:
         `now_differs(xy_cm)`: where the picture now differs from the last detection's, not
         counting what hands covered on the way (default: `in_play`): where a piece missing
         now may have been put, so where it may be found again (see `_revive`).
+        `relit(xy_cm)`: where the room's light changed since the last detection and no hand was
+        over the table (None: nowhere), so where a look may have changed while its piece stood
+        still (see `_kept_in_place`).
         """
         self._under_hand, self._put_down = under_hand, now_differs or in_play
-        self._now_differs = now_differs
+        self._now_differs, self._relit = now_differs, relit
         changes = TrackChanges()
         # Faint bases (see Detections.faint) may keep a track, never start one.
         bases, vehicles = detections.bases_to_track(), detections.vehicles
@@ -126,12 +132,27 @@ class Tracker:
             heading = float(vehicles.heading_deg[j]) % 360.0
             # The detector reads a hull's front from a barrel's ridge that may lead by little, so
             # from one look to the next a hull standing where it stood can turn round on paper:
-            # one that did not move (nor turn its axis) keeps the front it had.
-            kept = track.id not in changes.moved and track.id not in changes.added
-            if kept and abs((heading - track.heading_deg + 180.0) % 360.0 - 180.0) > 90.0:
+            # one that did not move (nor turn its axis) keeps the front it had, unless a hand
+            # reached it: a player may have turned it round on the spot, which changes the picture
+            # too little to see (a symmetric hull, a short barrel; a blind check's 180-degree turn
+            # read as no turn at all until it was next driven).
+            turned_round = abs((heading - track.heading_deg + 180.0) % 360.0 - 180.0) > 90.0
+            stood = track.id not in changes.moved and track.id not in changes.added
+            if stood and turned_round and not self._handled(track, in_play):
                 heading = (heading + 180.0) % 360.0
+            elif stood and turned_round:
+                changes.moved[track.id] = (tuple(map(float, track.xy_cm)), tuple(map(float, track.xy_cm)))
             track.heading_deg = heading
         return changes
+
+    def _handled(self, hull: Track, in_play: InPlay | None) -> bool:
+        """Whether a hand or a change of the picture reached a hull since the last detection
+        anywhere along its axis (its middle and both ends' inner parts)."""
+        if in_play is None:
+            return True
+        axis = np.radians(hull.heading_deg)
+        along = np.array([np.cos(axis), np.sin(axis)]) * hull.length_cm * 0.35
+        return bool(in_play(np.array([hull.xy_cm - along, hull.xy_cm, hull.xy_cm + along])).any())
 
     def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, alike: Alike,
                extra: np.ndarray | None, in_play: InPlay | None, changes: TrackChanges,
@@ -144,7 +165,8 @@ class Tracker:
         same_size = alike(tracks)
         played = np.ones(len(tracks), bool) if in_play is None or not tracks else (
             in_play(np.array([t.xy_cm for t in tracks])) | np.array([t.missed > 0 for t in tracks]))
-        played &= ~self._stood_still(tracks, xy, look, same_size)
+        played &= ~(self._stood_still(tracks, xy, look, same_size)
+                     | self._kept_in_place(tracks, xy, look, same_size))
         fresh = np.ones(len(xy), bool) if in_play is None or not len(xy) else in_play(xy)
         taken: set[int] = set()
         out: list[tuple[Track, int]] = []
@@ -208,6 +230,35 @@ class Tracker:
         stood[rows[alike]] = True
         unchanged = ~self._now_differs(old) & np.array([t.missed == 0 for t in tracks])
         return unchanged & stood
+
+    def _kept_in_place(self, tracks: list[Track], xy: np.ndarray, look: list,
+                       same_size: np.ndarray) -> np.ndarray:
+        """Which tracks where the light changed and no hand was (`relit`) still have a detection
+        on their spot (within `still_cm`) that nothing else explains better: none of the
+        detections within their reach is as alike as the same model, or the one on their spot is.
+        A hand that exchanged two pieces put each where the other looks as it did, and a hand
+        that moved a squad along its row one spacing put a look-alike on each spot, so only
+        where no hand was; there a change of light (a white balance
+        step, a lamp) made every look less alike and none alike, and squad-mates standing still
+        were matched by whichever look the light had moved least (5 and 13 identity switches on
+        two blind sequences). One unlike beyond the gate (`appearance_gate`) is left to the
+        association: pieces exchanged by hand may look that different, each on the other's spot,
+        though neither looks quite as it did (a lamp that blows a red model out to white does
+        too, and it takes a new id)."""
+        kept = np.zeros(len(tracks), bool)
+        if self._relit is None or not tracks or not len(xy):
+            return kept
+        old = np.array([t.xy_cm for t in tracks])
+        distance = np.linalg.norm(old[:, None, :] - xy[None, :, :], axis=2)
+        near = (distance <= self.still_cm) & same_size
+        reach = self._allowances(tracks) * self.weights.allowance_slack + self.weights.slack_cm
+        for i in np.flatnonzero((near.sum(axis=1) == 1) & self._relit(old)):
+            own = int(np.flatnonzero(near[i])[0])
+            others = np.flatnonzero((distance[i] <= reach[i]) & same_size[i])
+            cost = appearance_cost([tracks[i].appearance], [look[j] for j in others], self.weights)[0]
+            own_cost = cost[others == own][0]
+            kept[i] = own_cost < INFEASIBLE and (own_cost == 0.0 or not (cost == 0.0).any())
+        return kept
 
     def _revive(self, kind: str, xy: np.ndarray, look: list, alike: Alike, columns: list[int],
                 changes: TrackChanges, headings: np.ndarray | None) -> list[tuple[Track, int]]:

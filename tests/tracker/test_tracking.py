@@ -3,6 +3,7 @@ import pytest
 
 from models.detections import Detections
 from tests.tracker.scenes import bases, colour, detections, vehicles
+from tracker.appearance import Look
 from tracker.tracking import Tracker
 
 
@@ -195,10 +196,24 @@ def test_a_hull_standing_still_keeps_its_front_when_a_look_reads_it_turned_round
     still keeps its front; one driven and turned takes the detector's."""
     tracker = Tracker()
     tracker.update(Detections(vehicles=vehicles((100, 50, 359), (40, 90, 90))))
-    changes = tracker.update(Detections(vehicles=vehicles((100, 50, 179), (60, 90, 270))))
+    changes = tracker.update(Detections(vehicles=vehicles((100, 50, 179), (60, 90, 270))),
+                             in_play=near((40, 90), (60, 90), cm=12.0))
     headings = {t.id: t.heading_deg for t in tracker.vehicles()}
     assert headings["v1"] == 359.0 and "v1" not in changes.moved
     assert headings["v2"] == 270.0 and "v2" in changes.moved
+
+
+def test_a_hull_turned_round_on_the_spot_takes_its_new_front():
+    """Where a hand reached the hull, the detector's front is a turn, not the coin toss of a
+    slight barrel lead: a blind check's tank turned round on the spot kept reading its old
+    heading until it was next driven."""
+    tracker = Tracker()
+    tracker.update(Detections(vehicles=vehicles((100, 50, 90), (40, 90, 90))))
+    changes = tracker.update(Detections(vehicles=vehicles((100, 50, 270), (40, 90, 270))),
+                             in_play=near((100, 50), cm=8.0))
+    headings = {t.id: t.heading_deg for t in tracker.vehicles()}
+    assert headings == {"v1": 270.0, "v2": 90.0}
+    assert list(changes.moved) == ["v1"]
 
 
 def test_a_far_phantom_detection_never_pulls_a_model_off_its_own_match():
@@ -349,3 +364,28 @@ def test_a_model_lifted_past_its_squad_mates_takes_none_of_their_ids(jump):
     tracker.update(detections(*line[1:], landed), in_play=near(*line, landed, cm=3.0),
                    now_differs=near(line[0], landed))
     assert positions(tracker) == {"m1": landed, "m2": line[1], "m3": line[2]}
+
+
+def _paint(weights, lightness: float) -> Look:
+    """A look painted in three hues, in the given shares."""
+    hist = np.full(48, 1e-3)
+    for hue_bin, share in zip((0, 6, 12), weights, strict=True):
+        hist[hue_bin] += max(share, 0.02)
+    return Look(hist / hist.sum(), lightness)
+
+
+def test_a_squad_that_stood_still_while_the_light_changed_keeps_its_ids():
+    """A white balance step moved every look (the picture changed under the whole squad), none
+    to a look as alike as the same model, and whichever the light had moved least was taken:
+    squad-mates standing still swapped ids with no hand near them (a blind tracking check)."""
+    tracker = Tracker()
+    spots = [(30, 30), (34.5, 30), (39, 30)]
+    paints = [(0.45, 0.25, 0.35), (0.65, 0.25, 0.25), (0.55, 0.35, 0.25)]
+    before = [_paint(p, light) for p, light in zip(paints, (0.02, -0.09, -0.14), strict=True)]
+    tracker.update(detections(*spots), before)
+    warmer = [_paint(np.add(p, (0.28, 0.01, -0.23)), light)
+              for p, light in zip(paints, (0.08, -0.03, -0.08), strict=True)]
+    everywhere = lambda xy: np.ones(len(xy), bool)  # noqa: E731
+    changes = tracker.update(detections(*spots), warmer, in_play=everywhere, relit=everywhere)
+    assert positions(tracker) == {"m1": (30.0, 30.0), "m2": (34.5, 30.0), "m3": (39.0, 30.0)}
+    assert not changes
