@@ -138,14 +138,14 @@ class Tracker:
             # read as no turn at all until it was next driven).
             turned_round = abs((heading - track.heading_deg + 180.0) % 360.0 - 180.0) > 90.0
             stood = track.id not in changes.moved and track.id not in changes.added
-            if stood and turned_round and not self._handled(track, in_play):
+            if stood and turned_round and not self._reached(track, in_play):
                 heading = (heading + 180.0) % 360.0
             elif stood and turned_round:
                 changes.moved[track.id] = (tuple(map(float, track.xy_cm)), tuple(map(float, track.xy_cm)))
             track.heading_deg = heading
         return changes
 
-    def _handled(self, hull: Track, in_play: InPlay | None) -> bool:
+    def _reached(self, hull: Track, in_play: InPlay | None) -> bool:
         """Whether a hand or a change of the picture reached a hull since the last detection
         anywhere along its axis (its middle and both ends' inner parts)."""
         if in_play is None:
