@@ -13,7 +13,8 @@ by a smooth quadratic over the picture (a lamp's fall-off, a window's), the piec
 and hands being outliers to the fit. Looks are then taken in the reference light, dividing each
 piece's pixels by the gain there. The reference is the first detection's light; after each
 detection the picture is brought into it, so what changed on the table since (pieces moved,
-terrain placed) never reads as light.
+terrain placed) never reads as light. The motion gate brings its two thumbnails to one light
+by the same fit (`light_change`), so a lamp at one side is not taken for an arm.
 """
 
 from __future__ import annotations
@@ -95,3 +96,19 @@ def _robust_fit(terms: np.ndarray, change: np.ndarray) -> np.ndarray:
         spread = np.median(residual[keep]) * 1.4826
         keep = residual <= max(OUTLIER_MADS * spread, FLOOR)
     return np.linalg.lstsq(terms[keep], change[keep], rcond=None)[0]
+
+
+def light_change(before: np.ndarray, after: np.ndarray, step: int = 8) -> np.ndarray:
+    """Per pixel and channel, the log gain of the light from `before` to `after` (two colour
+    pictures of one size, uint8): the same smooth fit as `Lighting.field`, over every `step`th
+    pixel, spread back over the picture (a quadratic is smooth enough to interpolate)."""
+    height, width, channels = before.shape
+    a = np.log(before[::step, ::step].astype(np.float64) + 1.0)
+    b = np.log(after[::step, ::step].astype(np.float64) + 1.0)
+    ys, xs = np.mgrid[0:height:step, 0:width:step]
+    terms = _terms(xs.ravel() / width, ys.ravel() / width)
+    change = (b - a).reshape(-1, channels)
+    coefficients = np.stack([_robust_fit(terms, change[:, c]) for c in range(channels)], axis=1)
+    coarse = (terms @ coefficients).reshape(a.shape).astype(np.float32)
+    spread = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_LINEAR)
+    return spread.reshape(height, width, channels)

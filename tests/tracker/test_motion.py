@@ -92,6 +92,25 @@ def test_a_lamp_switched_on_between_moves_is_no_hand():
     assert not readings[1].pieces_moved and not readings[1].changed.any()
 
 
+def test_a_lamp_switched_on_at_one_side_is_no_hand():
+    """The brightened side reaches the picture's edge: read as an arm, it hid every piece and
+    left the squad there to be matched on looks the light had changed (a blind check)."""
+    image = render(TABLE).astype(np.float32)
+    ramp = 1.0 + 0.4 * np.clip(1.0 - np.arange(image.shape[1]) / (0.8 * image.shape[1]), 0, 1)
+    lamp = np.clip(image * ramp[None, :, None], 0, 255).astype(np.uint8)
+    readings = observe(MotionGate(), [render(TABLE), lamp, lamp, render(TABLE, (60, 60))])
+    assert [r.settled for r in readings] == [True, True, True, False]
+    assert readings[1].changed.mean() < 0.005
+
+
+def test_a_hand_under_a_lamp_switched_on_is_still_a_hand():
+    image = render(TABLE, (60, 60)).astype(np.float32)
+    ramp = 1.0 + 0.4 * np.clip(1.0 - np.arange(image.shape[1]) / (0.8 * image.shape[1]), 0, 1)
+    lamp_and_hand = np.clip(image * ramp[None, :, None], 0, 255).astype(np.uint8)
+    readings = observe(MotionGate(), [render(TABLE), lamp_and_hand, lamp_and_hand])
+    assert [r.settled for r in readings] == [True, False, False]
+
+
 def checkered(pieces: list[Piece], hand: tuple[float, float] | None = None) -> np.ndarray:
     """`render` on a black and grey checkered mat: strong edges that every picture of it shares."""
     image, bare = render(pieces, hand), render([])
