@@ -187,12 +187,12 @@ class Pipeline:
         if reading.resting_hand is not None:
             under_hand = lambda xy: reading.under_resting_hand(self.calibration.table_to_image(xy))  # noqa: E731
         now_differs = lambda xy: reading.covers(self.calibration.table_to_image(xy))  # noqa: E731
-        relit = None
-        if light.changed() and self._in_play is not None:
-            unhanded = replace(reading, changed=self._handled)
-            relit = lambda xy: ~unhanded.covers(self.calibration.table_to_image(xy))  # noqa: E731
+        unhanded = None
+        if self._in_play is not None:
+            handled = replace(reading, changed=self._handled)
+            unhanded = lambda xy: ~handled.covers(self.calibration.table_to_image(xy))  # noqa: E731
         changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand, now_differs,
-                                      relit)
+                                      unhanded, light.changed())
         self._in_play = np.zeros_like(reading.changed)
         self._handled = np.zeros_like(reading.changed)
         self._touched = set()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from models.detections import Detections
-from tracker.appearance import Look, blend
+from tracker.appearance import Look, blend, colour_distance
 from tracker.association import (
     INFEASIBLE,
     Weights,
@@ -58,7 +58,8 @@ class Tracker:
         self.allowance_cm: dict[str, float] = {}
         self.unit_of: dict[str, str] = {}
         self._counter = {"model": 0, "vehicle": 0}
-        self._relit: InPlay | None = None
+        self._unhanded: InPlay | None = None
+        self._relit = False
         self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
         self._under_hand: InPlay | None = None
         self._put_down: InPlay | None = None
@@ -85,7 +86,7 @@ class Tracker:
     def update(self, detections: Detections, model_appearance: Appearance | None = None,
                vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None,
                under_hand: InPlay | None = None, now_differs: InPlay | None = None,
-               relit: InPlay | None = None) -> TrackChanges:
+               unhanded: InPlay | None = None, relit: bool = False) -> TrackChanges:
         """A settled frame's detections: re-associate, add the new, retire the gone.
 
         `in_play(xy_cm) -> bool array` says where the picture changed since the last detection
@@ -97,12 +98,13 @@ class Tracker:
         `now_differs(xy_cm)`: where the picture now differs from the last detection's, not
         counting what hands covered on the way (default: `in_play`): where a piece missing
         now may have been put, so where it may be found again (see `_revive`).
-        `relit(xy_cm)`: where the room's light changed since the last detection and no hand was
-        over the table (None: nowhere), so where a look may have changed while its piece stood
-        still (see `_kept_in_place`).
+        `unhanded(xy_cm)`: where no hand was over the table since the last detection (None:
+        nowhere known), so where a piece can have moved only as between two stills (see
+        `_moved_between_stills`) and, if `relit` (the room's light changed since), where a look
+        may have changed while its piece stood still (see `_kept_in_place`).
         """
         self._under_hand, self._put_down = under_hand, now_differs or in_play
-        self._now_differs, self._relit = now_differs, relit
+        self._now_differs, self._unhanded, self._relit = now_differs, unhanded, relit
         changes = TrackChanges()
         # Faint bases (see Detections.faint) may keep a track, never start one.
         bases, vehicles = detections.bases_to_track(), detections.vehicles
@@ -171,6 +173,7 @@ class Tracker:
         taken: set[int] = set()
         out: list[tuple[Track, int]] = []
         untouched = [i for i in range(len(tracks)) if not played[i]]
+        stayed: set[int] = set()
         if untouched and len(xy):
             old = np.array([tracks[i].xy_cm for i in untouched])
             cost = np.linalg.norm(old[:, None, :] - xy[None, :, :], axis=2)
@@ -180,6 +183,7 @@ class Tracker:
                 self._follow(tracks[untouched[a]], xy[j], look[j], changes, headings, j)
                 out.append((tracks[untouched[a]], j))
                 taken.add(j)
+                stayed.add(untouched[a])
         for i in untouched:
             tracks[i].visible = True
         moving = [i for i in range(len(tracks)) if played[i]]
@@ -194,6 +198,12 @@ class Tracker:
             taken.add(free[b])
         matched = {moving[a] for a, _ in pairs}
         self._retire([tracks[i] for i in moving if i not in matched], changes, went_along)
+        vacant = [i for i in untouched if i not in stayed]
+        for track, j in self._moved_between_stills([tracks[i] for i in vacant], same_size[vacant], xy, look,
+                                                   fresh & ~np.isin(np.arange(len(xy)), list(taken)), strong,
+                                                   changes, headings):
+            out.append((track, j))
+            taken.add(j)
         seen_before, self.candidates[kind] = self.candidates[kind], []
         starting: list[int] = []
         for j in self._in_reading_order(xy, taken):
@@ -210,6 +220,39 @@ class Tracker:
             starting.remove(j)
         out += [(self._new(kind, xy[j], look[j], changes), j) for j in starting]
         return out
+
+    def _moved_between_stills(self, tracks: list[Track], same_size: np.ndarray, xy: np.ndarray, look: list,
+                              put: np.ndarray, strong: np.ndarray | None, changes: TrackChanges,
+                              headings: np.ndarray | None) -> list[tuple[Track, int]]:
+        """Pieces missing from their spot where the picture did not change, found where it did,
+        with no hand over either since the last detection: a base lifted and set down 10 cm away
+        between two stills (a folder of photos) whose gate thumbnail did not see the spot it left
+        (a dark base on a dark mat, 14 levels against 18) stood there visible over an empty spot,
+        and took a new id where it was put (a blind contract check: 17 ids for 12 bases over 500
+        stills). A track is matched to such a detection (`put`: unclaimed, where the picture
+        changed) of its size class, within its move, painted much as itself: within twice the
+        colour a model differs from itself by (10 cm along, a blind check's base read 0.19 from
+        its own look, 0.15 the floor), whatever its shade (the light differs across a table)."""
+        if self._unhanded is None or not tracks or not put.any():
+            return []
+        if strong is not None:
+            put = put & strong
+        columns = [j for j in np.flatnonzero(put) if self._unhanded(xy[j:j + 1])[0]]
+        rows = np.flatnonzero(self._unhanded(np.array([t.xy_cm for t in tracks])))
+        if not columns or not len(rows):
+            return []
+        movers = [tracks[i] for i in rows]
+        old_looks, new_looks = [t.appearance for t in movers], [look[j] for j in columns]
+        bound = 2 * self.weights.appearance_floor
+        alike = np.array([[a is None or b is None or colour_distance(a, b) <= bound for b in new_looks]
+                          for a in old_looks], bool).reshape(len(movers), len(columns))
+        old = np.array([t.xy_cm for t in movers])
+        cost = match_cost(old, xy[columns], self._allowances(movers), old_looks, new_looks,
+                          same_size[np.ix_(rows, columns)] & alike, self.weights)
+        pairs, _, _ = assign(cost, self.weights.max_cost)
+        for a, b in pairs:
+            self._follow(movers[a], xy[columns[b]], look[columns[b]], changes, headings, columns[b])
+        return [(movers[a], columns[b]) for a, b in pairs]
 
     def _stood_still(self, tracks: list[Track], xy: np.ndarray, look: list,
                      same_size: np.ndarray) -> np.ndarray:
@@ -233,7 +276,7 @@ class Tracker:
 
     def _kept_in_place(self, tracks: list[Track], xy: np.ndarray, look: list,
                        same_size: np.ndarray) -> np.ndarray:
-        """Which tracks where the light changed and no hand was (`relit`) still have a detection
+        """Which tracks where the light changed and no hand was (`relit`, `unhanded`) still have a detection
         on their spot (within `still_cm`) that nothing else explains better: none of the
         detections within their reach is as alike as the same model, or the one on their spot is.
         A hand that exchanged two pieces put each where the other looks as it did, and a hand
@@ -246,13 +289,13 @@ class Tracker:
         though neither looks quite as it did (a lamp that blows a red model out to white does
         too, and it takes a new id)."""
         kept = np.zeros(len(tracks), bool)
-        if self._relit is None or not tracks or not len(xy):
+        if not self._relit or self._unhanded is None or not tracks or not len(xy):
             return kept
         old = np.array([t.xy_cm for t in tracks])
         distance = np.linalg.norm(old[:, None, :] - xy[None, :, :], axis=2)
         near = (distance <= self.still_cm) & same_size
         reach = self._allowances(tracks) * self.weights.allowance_slack + self.weights.slack_cm
-        for i in np.flatnonzero((near.sum(axis=1) == 1) & self._relit(old)):
+        for i in np.flatnonzero((near.sum(axis=1) == 1) & self._unhanded(old)):
             own = int(np.flatnonzero(near[i])[0])
             others = np.flatnonzero((distance[i] <= reach[i]) & same_size[i])
             cost = appearance_cost([tracks[i].appearance], [look[j] for j in others], self.weights)[0]
