@@ -34,7 +34,7 @@ DEFAULTS: dict[str, Any] = {
     # SSE: a connection lives this long then the browser reconnects, so a waitress thread is
     # never held by one phone for ever; heartbeats keep proxies and phones from idling it out.
     "SSE_MAX_S": 30.0,
-    "SSE_HEARTBEAT_S": 10.0,
+    "SSE_HEARTBEAT_S": 5.0,  # the page takes 2.5 of them without a word for a stalled stream (api.js)
     "MJPEG_MAX_FPS": 5.0,
     "MJPEG_MAX_S": 600.0,
     "TOPDOWN_MAX_AGE_S": 1.0,

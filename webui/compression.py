@@ -24,11 +24,10 @@ def gzip_responses(app: Flask) -> None:
 
 
 def _gzip(response: Response) -> Response:
-    if (response.status_code != 200 or response.mimetype not in COMPRESSIBLE
-            or "Content-Encoding" in response.headers):
+    if response.mimetype not in COMPRESSIBLE or "Content-Encoding" in response.headers:
         return response
-    response.vary.add("Accept-Encoding")
-    if "gzip" not in request.accept_encodings:
+    response.vary.add("Accept-Encoding")  # a 304 too: a cache keys what it keeps by it
+    if response.status_code != 200 or request.accept_encodings["gzip"] <= 0:  # "gzip;q=0": not wanted
         return response
     response.direct_passthrough = False  # a static file: read it here to compress it
     body = response.get_data()

@@ -83,7 +83,7 @@ def _state_events(
             yield _event(state)
             said_at = time.monotonic()
         elif time.monotonic() - said_at >= heartbeat_s:
-            yield ": still here\n\n"
+            yield f"event: beat\ndata: {version}\n\n"  # an event, not a comment: the page's watchdog hears it
             said_at = time.monotonic()
 
 

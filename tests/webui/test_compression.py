@@ -51,3 +51,15 @@ def test_the_page_asks_for_every_module_at_once(client):
     page = client.get("/").get_data(as_text=True)
     modules = {path.name for path in STATIC.glob("*.js")} - {"app.js"}
     assert {name for name in modules if f'rel="modulepreload" href="/static/{name}"' in page} == modules
+
+
+def test_a_client_that_refuses_gzip_by_its_quality_gets_the_files_as_they_are(client):
+    response = client.get("/static/app.js", headers={"Accept-Encoding": "gzip;q=0, identity"})
+    assert "Content-Encoding" not in response.headers
+    assert response.data == (STATIC / "app.js").read_bytes()
+
+
+def test_not_modified_says_what_the_answer_varies_by(client):
+    first = client.get("/static/app.js", headers=GZIP)
+    again = client.get("/static/app.js", headers={**GZIP, "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and "Accept-Encoding" in again.headers.get("Vary", "")

@@ -74,13 +74,38 @@ export async function action(name, payload, askPin) {
 // Calls onState(state) for every pushed state. EventSource reconnects by itself after a
 // dropped stream, but gives up for good on an error answer (a 503 when too many phones
 // stream): then a new one is opened a few seconds later.
+// The rig says something at least every heartbeat (SSE_HEARTBEAT_S, 5 s), a state or a beat. A
+// stream silent for 2.5 of them has stalled without closing (a phone woken from sleep, Wi-Fi
+// that dropped under an open socket): the page went on showing an old table with the pill at
+// "ok". It is dropped and opened again, and said to be down meanwhile.
+const STALL_MS = 2500 * (Number(document.body.dataset.heartbeatS) || 5);
+
 export function subscribe(onState, onConnection) {
   const source = new EventSource("/api/events");
-  source.addEventListener("state", (event) => onState(JSON.parse(event.data)));
-  source.addEventListener("open", () => onConnection(true));
+  let watchdog = null;
+  const heard = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      source.close();
+      onConnection(false);
+      subscribe(onState, onConnection);
+    }, STALL_MS);
+  };
+  source.addEventListener("state", (event) => {
+    heard();
+    onState(JSON.parse(event.data));
+  });
+  source.addEventListener("beat", heard);
+  source.addEventListener("open", () => {
+    heard();
+    onConnection(true);
+  });
   source.addEventListener("error", () => {
     onConnection(false);
-    if (source.readyState === EventSource.CLOSED) setTimeout(() => subscribe(onState, onConnection), 3000);
+    if (source.readyState === EventSource.CLOSED) {
+      clearTimeout(watchdog);
+      setTimeout(() => subscribe(onState, onConnection), 3000);
+    }
   });
-  return source;
+  heard();
 }
