@@ -7,6 +7,7 @@ is time order; timestamps are spaced by `fps` because a folder has no clock of i
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -20,10 +21,20 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".
 
 
 def image_files(folder: Path) -> list[Path]:
-    """The pictures in `folder`, in name order (other files, e.g. a README, are not frames)."""
+    """The pictures in `folder`, in name order (other files, e.g. a README, are not frames), with
+    the numbers in names read as numbers: frame_2 before frame_10, where the characters' order
+    played a game of unpadded names scrambled, with nothing said."""
     fix = "check that your user may list the folder (ls -ld), or copy the photos somewhere it can"
     with using(folder, fix, verb="list"):
-        return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+        pictures = [p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
+    return sorted(pictures, key=_name_order)
+
+
+def _name_order(path: Path) -> tuple:
+    """frame_10.jpg -> ("frame_", 10, ".jpg"), with the name itself last to break ties
+    (frame_01 and frame_1)."""
+    parts = re.split(r"(\d+)", path.name)
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in parts), path.name
 
 
 class FolderSource:

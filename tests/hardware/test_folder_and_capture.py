@@ -32,6 +32,15 @@ def test_folder_frames_come_in_name_order_with_spaced_timestamps(image_folder: P
     assert source.read() is None
 
 
+def test_unpadded_numbers_in_names_play_in_number_order(tmp_path: Path) -> None:
+    """frame_10 came before frame_2, and the game played scrambled with nothing said (a blind
+    contract check)."""
+    for number in (10, 2, 1, 9):
+        cv2.imwrite(str(tmp_path / f"frame_{number}.png"), table_image(number))
+    frames = read_all(open_source(str(tmp_path)))
+    assert [f.name for f in frames] == ["frame_1.png", "frame_2.png", "frame_9.png", "frame_10.png"]
+
+
 def test_empty_folder_says_so(tmp_path: Path) -> None:
     with pytest.raises(TablesightError, match="holds no images"):
         open_source(str(tmp_path))
