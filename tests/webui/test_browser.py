@@ -333,34 +333,6 @@ def test_replay_scrubber_moves_through_the_game(page):
     expect(page.locator("#pieces circle[data-id='r1']")).to_have_attribute("cx", "32")
 
 
-def test_a_stream_that_stalls_without_closing_is_dropped_and_opened_again(browser, session, monkeypatch):
-    """All traffic stalled under open sockets for 20 s: the pill kept saying "ok", the table 17
-    states old (a blind phone check). The rig beats every heartbeat; 2.5 beats of silence end
-    the stream on the page's side and it subscribes again."""
-    from tests.webui.browser import serving
-    from webui import stream
-    from webui.app import create_app
-
-    def stalls_after_the_first_state(session, last_version, max_s, heartbeat_s, closing):
-        yield "retry: 1000\n\n"
-        yield stream._event(session.state())
-        closing.wait(max_s)
-
-    monkeypatch.setattr(stream, "_state_events", stalls_after_the_first_state)
-    app = create_app(session, PIN, config={"SSE_HEARTBEAT_S": 0.4, "SSE_MAX_S": 30})
-    with serving(app) as url:
-        context = browser.new_context(**PHONE)
-        page = context.new_page()
-        opened: list[str] = []
-        page.on("request", lambda request: "/api/events" in request.url and opened.append(request.url))
-        page.goto(url + "/")
-        page.wait_for_selector("#pieces circle[data-id='r1']")
-        page.wait_for_timeout(3500)
-        context.close()
-        app.extensions["tablesight"]["closing"].set()
-    assert len(opened) >= 2
-
-
 def test_the_top_down_photo_is_asked_for_one_at_a_time(page, session):
     """On a 50 kbit/s link a new photo every 2 s queued behind the last: 25 in flight after
     3 minutes, most of the bytes, the one shown 1.5 minutes old (a blind phone check)."""

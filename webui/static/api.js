@@ -75,10 +75,11 @@ export async function action(name, payload, askPin) {
 // dropped stream, but gives up for good on an error answer (a 503 when too many phones
 // stream): then a new one is opened a few seconds later.
 // The rig says something at least every heartbeat (SSE_HEARTBEAT_S, 5 s), a state or a beat. A
-// stream silent for 2.5 of them has stalled without closing (a phone woken from sleep, Wi-Fi
+// stream silent for 2.5 of them, and never less than 5 s (waitress may hold a small write for
+// up to a second of its loop), has stalled without closing (a phone woken from sleep, Wi-Fi
 // that dropped under an open socket): the page went on showing an old table with the pill at
 // "ok". It is dropped and opened again, and said to be down meanwhile.
-const STALL_MS = 2500 * (Number(document.body.dataset.heartbeatS) || 5);
+const STALL_MS = Math.max(2500 * (Number(document.body.dataset.heartbeatS) || 5), 5000);
 
 export function subscribe(onState, onConnection) {
   const source = new EventSource("/api/events");
