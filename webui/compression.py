@@ -1,7 +1,8 @@
 """Gzip for what a phone loads from the rig, which club Wi-Fi may carry at 50 kbit/s.
 
 The page's scripts, styles and HTML (90 KB, 29 KB gzipped) and its JSON answers are
-compressed once each; the state stream with one compressor across its events (`gzipped`).
+compressed as they are sent (about a millisecond a script); the state stream with one
+compressor across its events (`gzipped`).
 The standard library's zlib does both: Flask-Compress would bring brotli and zstd builds onto
 the Pi for the same gain on a page this small, and a stream flushed event by event is ours to
 write in any case. Pictures (JPEG, MJPEG) are compressed already and pass as they are.
@@ -23,11 +24,16 @@ def gzip_responses(app: Flask) -> None:
     app.after_request(_gzip)
 
 
+def takes_gzip() -> bool:
+    """Whether this request's client accepts gzip ("gzip;q=0" refuses it)."""
+    return request.accept_encodings["gzip"] > 0
+
+
 def _gzip(response: Response) -> Response:
     if response.mimetype not in COMPRESSIBLE or "Content-Encoding" in response.headers:
         return response
     response.vary.add("Accept-Encoding")  # a 304 too: a cache keys what it keeps by it
-    if response.status_code != 200 or request.accept_encodings["gzip"] <= 0:  # "gzip;q=0": not wanted
+    if response.status_code != 200 or not takes_gzip():
         return response
     response.direct_passthrough = False  # a static file: read it here to compress it
     body = response.get_data()

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from flask import Blueprint, Flask, Response, current_app, request
 from werkzeug.exceptions import ServiceUnavailable
 
-from webui.compression import gzipped
+from webui.compression import gzipped, takes_gzip
 from webui.state_json import dumps_state
 
 stream = Blueprint("stream", __name__)
@@ -60,7 +60,7 @@ def events():
     closing = current_app.extensions["tablesight"]["closing"]
     body = _state_events(session, last_version, config["SSE_MAX_S"], config["SSE_HEARTBEAT_S"], closing)
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Accept-Encoding"}
-    if "gzip" in request.accept_encodings:
+    if takes_gzip():
         body, headers["Content-Encoding"] = gzipped(body), "gzip"
     return _streamed(body, mimetype="text/event-stream", headers=headers)
 

@@ -160,3 +160,8 @@ def test_streams_beyond_the_cap_are_refused_so_the_controls_keep_a_thread(sessio
     assert again.status_code == 200
     again.close()
     watching[1].close()
+
+
+def test_events_come_plain_to_a_client_that_refuses_gzip_by_its_quality(client):
+    response = client.get("/api/events", headers={"Accept-Encoding": "gzip;q=0", "Last-Event-ID": "1"})
+    assert "Content-Encoding" not in response.headers
