@@ -343,3 +343,19 @@ def test_the_top_down_photo_is_asked_for_one_at_a_time(page, session):
         page.wait_for_timeout(2300)
     assert len(asked) == 1
     page.unroute("**/topdown.jpg*")
+
+
+def test_no_top_down_photo_is_asked_for_while_the_rig_is_not_calibrated(page, session):
+    """The demo's loop is uncalibrated for a moment each round: the page asked for the photo and
+    got a 503, a console error every 34 s (a blind phone check)."""
+    asked: list[str] = []
+    page.on("request", lambda request: "/topdown.jpg" in request.url and asked.append(request.url))
+    with session._changed:
+        session._state["status"]["calibration"]["ok"] = False
+        session._state["version"] += 1
+        session._changed.notify_all()
+    page.wait_for_selector("#status.bad")
+    page.wait_for_timeout(2500)
+    session.move_model("r1", 50.0, 30.0)
+    page.wait_for_timeout(500)
+    assert asked == []

@@ -223,7 +223,9 @@ let topdownLoading = false;
 
 function refreshTopdown(state) {
   const now = performance.now();
-  if (topdownLoading || now - topdownAt < 2000 || $("#table-view").hidden) return;
+  // Uncalibrated, the rig has no top-down view to give (a 503, and a console error per ask).
+  const calibrated = state.status && state.status.calibration && state.status.calibration.ok;
+  if (!calibrated || topdownLoading || now - topdownAt < 2000 || $("#table-view").hidden) return;
   topdownAt = now;
   topdownLoading = true;
   const loader = new Image();
