@@ -61,6 +61,7 @@ class Blobs:
     piece: bool
     arms: np.ndarray
     bulk: np.ndarray
+    pictures: tuple[np.ndarray, np.ndarray]  # the two as compared: brought to one exposure and light
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,8 @@ class MotionGate:
         return cv2.GaussianBlur(small, (5, 5), 0), scale
 
     def _blobs(self, a: np.ndarray, b: np.ndarray) -> Blobs:
-        mask = _changed(*_same_light(a, b, self.threshold), self.threshold).astype(np.uint8)
+        a, b, changed = _same_light(a, b, self.threshold)
+        mask = changed.astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         h, w = mask.shape
         biggest = self.max_piece_cm2 * self.px_per_cm ** 2
@@ -144,7 +146,7 @@ class MotionGate:
                 bulk |= labels == label
             else:
                 piece = True
-        return Blobs(mask, edge, big, piece, arms, bulk)
+        return Blobs(mask, edge, big, piece, arms, bulk, (a, b))
 
     def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
@@ -155,7 +157,7 @@ class MotionGate:
         if motion.edge or motion.big or motion.piece:
             self._still_since = timestamp_s
         change = self._blobs(thumb, self._reference)
-        arm_gone = change.edge and self._arm_gone(thumb, change.arms, change.bulk)
+        arm_gone = change.edge and self._arm_gone(change)
         self._previous = thumb
         was_settled = self._settled and not arm_gone
         hands = not arm_gone and (change.edge or (motion.big and change.big))
@@ -172,9 +174,9 @@ class MotionGate:
                            changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled,
                            resting_hand=resting)
 
-    def _arm_gone(self, thumb: np.ndarray, arms: np.ndarray, bulk: np.ndarray) -> bool:
-        """Whether the change against the settled frame is something that frame holds and `thumb`
-        does not: the picture holding an arm has its outline along the changed blob's rim, the
+    def _arm_gone(self, change: Blobs) -> bool:
+        """Whether the `change` against the settled frame is something that frame holds and this
+        frame does not: the picture holding an arm has its outline along the changed blob's rim, the
         other the mat carrying on.
 
         Judged per rim pixel on the exposure-matched pair, as the masks are: how much sharpness
@@ -186,9 +188,10 @@ class MotionGate:
         spot. They count in the total instead, so a hand without an arm in view (the arm as
         dim as the mat: a tiny stray arm blob then reads either way) keeps the frame unsettled.
         """
-        settled, now = _same_light(self._reference, thumb, self.threshold)
+        now, settled = change.pictures
+        arms = change.arms
         lost = _edges(settled) - _edges(now)
-        count, labels = cv2.connectedComponents((arms | bulk).astype(np.uint8), connectivity=8)
+        count, labels = cv2.connectedComponents((arms | change.bulk).astype(np.uint8), connectivity=8)
         square = np.ones((3, 3), np.uint8)
         lost_all = gained_all = 0.0
         for label in range(1, count):
@@ -221,24 +224,27 @@ def _changed(a: np.ndarray, b: np.ndarray, threshold: int) -> np.ndarray:
     return difference > threshold
 
 
-def _same_light(a: np.ndarray, b: np.ndarray, threshold: int) -> tuple[np.ndarray, np.ndarray]:
-    """`a` and `b` brought to one exposure (`_same_exposure`) and, where that leaves more than
-    `SPREAD` of the picture changed, to one light: a lamp switched on at one side brightens the
-    picture unevenly, and the brightened part, reaching the picture's edge, was taken for an arm
-    (every piece hidden, and matched on changed looks after). The light's change is fitted as
-    the tracker's looks take it (`tracker.lighting`), a smooth gain per channel that hands and
-    moved pieces do not follow, and kept only if it explains at least half the change: a hand
-    it cannot explain stays whole."""
+def _same_light(a: np.ndarray, b: np.ndarray, threshold: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`a` and `b` brought to one exposure (`_same_exposure`) and where they then differ by more
+    than `threshold`. Where that is more than `SPREAD` of the picture, they are brought to one
+    light too: a lamp switched on at one side brightens the picture unevenly, and the
+    brightened part, reaching the picture's edge, was taken for an arm (every piece hidden, and
+    matched on changed looks after). The light's change is fitted as the tracker's looks take
+    it (`tracker.lighting`), a smooth gain per channel that hands and moved pieces do not
+    follow, and kept only if it explains at least half the change: a hand it cannot explain
+    stays whole."""
     a, b = _same_exposure(a, b)
-    before = _changed(a, b, threshold).mean()
+    changed = _changed(a, b, threshold)
+    before = changed.mean()
     if before <= SPREAD or a.ndim != 3:
-        return a, b
+        return a, b, changed
     gain = np.exp(light_change(a, b)).astype(np.float32)
     lit_a = np.clip(a * np.maximum(gain, 1.0), 0, 255).astype(np.uint8)
     lit_b = np.clip(b / np.minimum(gain, 1.0), 0, 255).astype(np.uint8)
-    if _changed(lit_a, lit_b, threshold).mean() <= 0.5 * before:
-        return lit_a, lit_b
-    return a, b
+    lit_changed = _changed(lit_a, lit_b, threshold)
+    if lit_changed.mean() <= 0.5 * before:
+        return lit_a, lit_b, lit_changed
+    return a, b, changed
 
 
 def _same_exposure(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
