@@ -70,8 +70,7 @@ class Lighting:
             return LightField(np.zeros((6, flat.shape[1])), float(image.shape[1]), float(image.shape[0]))
         ys, xs = np.mgrid[0:height, 0:width]
         terms = _terms((xs.ravel() + 0.5) / width, (ys.ravel() + 0.5) / width)
-        change = flat - self._reference
-        coefficients = np.stack([_robust_fit(terms, change[:, c]) for c in range(flat.shape[1])], axis=1)
+        coefficients = _fit(terms, flat - self._reference)
         self._reference = flat - terms @ coefficients
         return LightField(coefficients, float(image.shape[1]), float(image.shape[0]))
 
@@ -85,6 +84,11 @@ def _log_thumbnail(image: np.ndarray) -> np.ndarray:
 
 def _terms(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1)
+
+
+def _fit(terms: np.ndarray, change: np.ndarray) -> np.ndarray:
+    """(terms, channels) coefficients of each channel's log change (points, channels)."""
+    return np.stack([_robust_fit(terms, change[:, c]) for c in range(change.shape[1])], axis=1)
 
 
 def _robust_fit(terms: np.ndarray, change: np.ndarray) -> np.ndarray:
@@ -107,8 +111,6 @@ def light_change(before: np.ndarray, after: np.ndarray, step: int = 8) -> np.nda
     b = np.log(after[::step, ::step].astype(np.float64) + 1.0)
     ys, xs = np.mgrid[0:height:step, 0:width:step]
     terms = _terms(xs.ravel() / width, ys.ravel() / width)
-    change = (b - a).reshape(-1, channels)
-    coefficients = np.stack([_robust_fit(terms, change[:, c]) for c in range(channels)], axis=1)
-    coarse = (terms @ coefficients).reshape(a.shape).astype(np.float32)
+    coarse = (terms @ _fit(terms, (b - a).reshape(-1, channels))).reshape(a.shape).astype(np.float32)
     spread = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_LINEAR)
     return spread.reshape(height, width, channels)

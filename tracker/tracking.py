@@ -237,7 +237,8 @@ class Tracker:
             return []
         if strong is not None:
             put = put & strong
-        columns = [j for j in np.flatnonzero(put) if self._unhanded(xy[j:j + 1])[0]]
+        put_at = np.flatnonzero(put)
+        columns = put_at[self._unhanded(xy[put_at])].tolist()
         rows = np.flatnonzero(self._unhanded(np.array([t.xy_cm for t in tracks])))
         if not columns or not len(rows):
             return []
@@ -276,15 +277,15 @@ class Tracker:
 
     def _kept_in_place(self, tracks: list[Track], xy: np.ndarray, look: list,
                        same_size: np.ndarray) -> np.ndarray:
-        """Which tracks where the light changed and no hand was (`relit`, `unhanded`) still have a detection
-        on their spot (within `still_cm`) that nothing else explains better: none of the
-        detections within their reach is as alike as the same model, or the one on their spot is.
-        A hand that exchanged two pieces put each where the other looks as it did, and a hand
-        that moved a squad along its row one spacing put a look-alike on each spot, so only
-        where no hand was; there a change of light (a white balance
-        step, a lamp) made every look less alike and none alike, and squad-mates standing still
-        were matched by whichever look the light had moved least (5 and 13 identity switches on
-        two blind sequences). One unlike beyond the gate (`appearance_gate`) is left to the
+        """Which tracks where the light changed and no hand was (`relit`, `unhanded`) still have a
+        detection on their spot (within `still_cm`) that nothing else explains better: none of
+        the detections within their reach is as alike as the same model, or the one on their
+        spot is. A hand that exchanged two pieces put each where the other looks as it did, and
+        a hand that moved a squad along its row one spacing put a look-alike on each spot, so
+        only where no hand was; there a change of light (a white balance step, a lamp) made
+        every look less alike and none alike, and squad-mates standing still were matched by
+        whichever look the light had moved least (5 and 13 identity switches on two blind
+        sequences). One unlike beyond the gate (`appearance_gate`) is left to the
         association: pieces exchanged by hand may look that different, each on the other's spot,
         though neither looks quite as it did (a lamp that blows a red model out to white does
         too, and it takes a new id)."""
