@@ -2,14 +2,15 @@
 
 The page's scripts, styles and HTML (90 KB, 29 KB gzipped) and its JSON answers are
 compressed as they are sent (about a millisecond a script); the state stream with one
-compressor across its events (`gzipped`).
-The standard library's zlib does both: Flask-Compress would bring brotli and zstd builds onto
-the Pi for the same gain on a page this small, and a stream flushed event by event is ours to
-write in any case. Pictures (JPEG, MJPEG) are compressed already and pass as they are.
+compressor across its events (`gzipped`). The standard library does both: Flask-Compress
+would bring brotli and zstd builds onto the Pi for the same gain on a page this small, and a
+stream flushed event by event is ours to write in any case. Pictures (JPEG, MJPEG) are
+compressed already and pass as they are.
 """
 
 from __future__ import annotations
 
+import gzip
 import zlib
 from collections.abc import Iterator
 
@@ -18,6 +19,7 @@ from flask import Flask, Response, request
 COMPRESSIBLE = {"text/html", "text/css", "text/javascript", "application/javascript", "application/json"}
 # Under this a gzip header and trailer cost more than they save.
 SMALLEST = 512
+LEVEL = 6  # zlib's default: 9 saved 0.2 % of the page's scripts for 1.7 times the time
 
 
 def gzip_responses(app: Flask) -> None:
@@ -39,14 +41,9 @@ def _gzip(response: Response) -> Response:
     body = response.get_data()
     if len(body) < SMALLEST:
         return response
-    response.set_data(gzip_bytes(body))
+    response.set_data(gzip.compress(body, LEVEL, mtime=0))
     response.headers["Content-Encoding"] = "gzip"
     return response
-
-
-def gzip_bytes(body: bytes) -> bytes:
-    packer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    return packer.compress(body) + packer.flush()
 
 
 def gzipped(events: Iterator[str]) -> Iterator[bytes]:
@@ -57,7 +54,7 @@ def gzipped(events: Iterator[str]) -> Iterator[bytes]:
     pill said "ok". Consecutive states differ in a few numbers, and one compressor across them
     finds the rest in its window: about 350 bytes a state on the demo game (2.5 kbit/s).
     """
-    packer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    packer = zlib.compressobj(LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # 16 +: a gzip member
     for event in events:
         yield packer.compress(event.encode()) + packer.flush(zlib.Z_SYNC_FLUSH)
     yield packer.flush()

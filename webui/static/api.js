@@ -71,9 +71,6 @@ export async function action(name, payload, askPin) {
   return null;
 }
 
-// Calls onState(state) for every pushed state. EventSource reconnects by itself after a
-// dropped stream, but gives up for good on an error answer (a 503 when too many phones
-// stream): then a new one is opened a few seconds later.
 // The rig says something at least every heartbeat (SSE_HEARTBEAT_S, 5 s), a state or a beat. A
 // stream silent for 2.5 of them, and never less than 5 s (waitress may hold a small write for
 // up to a second of its loop), has stalled without closing (a phone woken from sleep, Wi-Fi
@@ -81,6 +78,9 @@ export async function action(name, payload, askPin) {
 // "ok". It is dropped and opened again, and said to be down meanwhile.
 const STALL_MS = Math.max(2500 * (Number(document.body.dataset.heartbeatS) || 5), 5000);
 
+// Calls onState(state) for every pushed state. EventSource reconnects by itself after a
+// dropped stream, but gives up for good on an error answer (a 503 when too many phones
+// stream): then a new one is opened a few seconds later.
 export function subscribe(onState, onConnection) {
   const source = new EventSource("/api/events");
   let watchdog = null;
