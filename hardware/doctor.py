@@ -171,6 +171,8 @@ def _frame_rate(
         what = "camera" if live else "source"
         finding = f"the {what} stopped after {len(sample)} frames ({failure.problem})"
         return Check("Frame rate", False, finding, cable if live else failure.fix or cable)
+    if damage := getattr(source, "damage", lambda: None)():
+        return Check("Frame rate", False, damage.problem, damage.fix)
     if len(sample) < 2 or seconds <= 0:
         return Check("Frame rate", True, "not measured (fewer than 2 frames in the source)")
     fps = (len(sample) - 1) / seconds

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.imagefile import decode_quietly
+from calibration.imagefile import decode_checked
 from calibration.output_file import using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
@@ -38,7 +38,13 @@ def _name_order(path: Path) -> tuple:
 
 
 class FolderSource:
-    """Each image of a folder (or a single image file) becomes one frame."""
+    """Each image of a folder (or a single image file) becomes one frame.
+
+    A still of a folder that cannot be read (a copy cut short, a file of another kind) is
+    passed over and named by `damage()`: ending the run there would leave every later still of
+    the game to a second run, for want of one photo. A single still, or a folder none of whose
+    stills can be read, is an error.
+    """
 
     live = False
 
@@ -54,37 +60,68 @@ class FolderSource:
                     f"the folder {path} holds no images (.jpg, .png, ...)",
                     "point --source at the folder of photos, or at a video file",
                 )
-            # A bad still in a folder can be taken out; a single still can only be replaced.
-            self._fix_unreadable = "remove or replace that file in the folder"
         elif single:
             self._paths = [path]
-            self._fix_unreadable = "give a JPEG or PNG photo instead"
         else:
             raise TablesightError(f"{path} does not exist", "check the path given as the source")
         if not math.isfinite(fps) or fps <= 0:  # nan or inf would leave every frame at one time
             raise TablesightError(f"fps must be a number above 0, got {fps}", "give a frame rate such as 10")
         self.description = f"images in {path}"
+        self._where = path
+        self._folder = folder
         self._fps = fps
         self._next = 0
+        self._given = 0
+        self._skipped: list[str] = []
+        self._damaged: list[str] = []
 
     def read(self) -> Frame | None:
-        if self._next >= len(self._paths):
-            return None
-        index = self._next
-        path = self._paths[index]
-        self._next += 1
+        while self._next < len(self._paths):
+            index = self._next
+            path = self._paths[index]
+            self._next += 1
+            image, problem = self._load(path)
+            if image is not None:
+                self._given += 1
+                return Frame(image=image, index=index, timestamp_s=index / self._fps, name=path.name)
+            if not self._folder:
+                raise TablesightError(f"{path} {problem}", "give a JPEG or PNG photo instead")
+            self._skipped.append(f"{path.name} {problem}")
+        if self._skipped and not self._given:
+            more = f" and {len(self._skipped) - 1} more" if len(self._skipped) > 1 else ""
+            raise TablesightError(
+                f"none of the images in {self._where} can be read ({self._skipped[0]}{more})",
+                "remove or replace those files in the folder",
+            )
+        return None
+
+    def _load(self, path: Path) -> tuple[np.ndarray | None, str]:
+        """The still's picture, or None and what is wrong with the file."""
         try:
             data = np.fromfile(path, dtype=np.uint8)
         except OSError as error:
-            raise TablesightError(
-                f"cannot read {path} ({error.strerror})", "check the file is still there and readable"
-            ) from None
-        image = decode_quietly(data)
+            return None, f"cannot be read ({error.strerror})"
+        image, damaged = decode_checked(data)
         if image is None:
-            raise TablesightError(
-                f"{path} is not an image OpenCV can read", self._fix_unreadable
-            )
-        return Frame(image=image, index=index, timestamp_s=index / self._fps, name=path.name)
+            return None, "is not an image OpenCV can read"
+        if damaged:
+            self._damaged.append(path.name)
+        return image, ""
+
+    def damage(self) -> TablesightError | None:
+        """The stills passed over, and those damaged inside their JPEG (used as far as they
+        decode), with what to do: a finding to print once the run is over, not raised."""
+        said = []
+        if self._skipped:
+            said.append(f"{len(self._skipped)} of the {len(self._paths)} images in {self._where} were "
+                        f"skipped ({', '.join(self._skipped)})")
+        if self._damaged:
+            said.append(f"{', '.join(self._damaged)} {'is' if len(self._damaged) == 1 else 'are'} damaged "
+                        "inside the JPEG and used as far as the picture decodes")
+        if not said:
+            return None
+        fix = "replace those files with good copies and run again for their positions"
+        return TablesightError("; ".join(said), fix)
 
     def close(self) -> None:
         self._next = len(self._paths)

@@ -426,5 +426,12 @@ class RecordingSource:
             )
         return frame
 
+    def damage(self) -> TablesightError | None:
+        """The frames damaged inside their JPEG so far and what to do, as a folder's source
+        says its unreadable stills."""
+        if damage := self.recording.damage():
+            return TablesightError(damage, "a clean copy of the recording gives its exact positions")
+        return None
+
     def close(self) -> None:
         self._frames.close()

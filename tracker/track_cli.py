@@ -193,13 +193,17 @@ def run_track(args: argparse.Namespace) -> int:
                 )
     finally:
         source.close()
-    damage = source.recording.damage() if hasattr(source, "recording") else ""
-    if damage:
-        print(f"tablesight track: {damage}; a clean copy of the recording gives its exact positions",
-              file=sys.stderr)
+    if damage := _damage(source):
+        print(f"tablesight track: {damage}", file=sys.stderr)
     if warned and not measured:
         raise _never_calibrated(args.source, "no position above was measured")
     return 0
+
+
+def _damage(source) -> TablesightError | None:
+    """What the source passed over or used damaged (a folder's unreadable stills, a recording's
+    corrupt frames), with what to do."""
+    return source.damage() if hasattr(source, "damage") else None
 
 
 def _never_calibrated(source: str, kept: str) -> TablesightError:
@@ -279,6 +283,8 @@ def run_record(args: argparse.Namespace) -> int:
             # refuse to record over it.
             writer.discard()
             print(f"tablesight record: no frame recorded, so {args.output} was not kept", file=sys.stderr)
+        if damage := _damage(source):
+            print(f"tablesight record: {damage}", file=sys.stderr)
     if seen and not calibrated:
         print(f"tablesight record: {runner.pipeline.status.message or 'no markers found'}", file=sys.stderr)
         kept = f"the frames in {args.output} replay to no game"

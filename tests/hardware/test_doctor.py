@@ -283,14 +283,15 @@ def test_a_broken_image_gets_the_file_fix_not_cable_advice(table, weights, tmp_p
     shutil.copy(next(table[0].iterdir()), folder / "a.png")
     (folder / "b.png").write_bytes(b"")
     rate = by_name(run_doctor(str(folder), weights_dir=weights, disk_path=tmp_path))["Frame rate"]
-    broken = f"{folder / 'b.png'} is not an image OpenCV can read"
-    assert rate.finding == f"the source stopped after 1 frames ({broken})"
-    assert rate.fix == "remove or replace that file in the folder"
+    assert not rate.ok
+    assert rate.finding == (f"1 of the 2 images in {folder} were skipped "
+                            "(b.png is not an image OpenCV can read)")
+    assert rate.fix == "replace those files with good copies and run again for their positions"
     (folder / "a.png").unlink()
     assert main(["doctor", "--source", str(folder)]) == 2
     assert capsys.readouterr().err == (
-        f"tablesight doctor: images in {folder} gave no picture ({broken}). "
-        "remove or replace that file in the folder.\n"
+        f"tablesight doctor: images in {folder} gave no picture (none of the images in {folder} can be read "
+        "(b.png is not an image OpenCV can read)). remove or replace those files in the folder.\n"
     )
 
 

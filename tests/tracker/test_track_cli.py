@@ -49,6 +49,23 @@ def test_track_prints_contract_json_lines_for_a_folder_of_images(short_demo, tmp
     assert not all(m["visible"] for m in lines[1]["models"])
 
 
+def test_track_goes_on_past_a_still_that_cannot_be_read_and_names_it(short_demo, tmp_path, capsys):
+    """A folder run ended at the first photo cut short by its copy, every later one untracked."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for number, frame in enumerate(list(Recording(short_demo).frames())[:2]):
+        cv2.imwrite(str(folder / f"still_{2 * number}.png"), frame.image)
+    (folder / "still_1.jpg").write_bytes(b"\xff\xd8 cut short")
+    layout = tmp_path / "layout.json"
+    layout.write_text(default_layout("183x122").to_json())
+    assert main(["track", str(folder), "--layout", str(layout), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["frame"] for line in out.splitlines()] == [0, 2]
+    assert err == (f"tablesight track: 1 of the 3 images in {folder} were skipped (still_1.jpg is not an "
+                   "image OpenCV can read). replace those files with good copies and run again for their "
+                   "positions.\n")
+
+
 def test_track_into_a_reader_that_went_away_is_quiet(short_demo, tmp_path):
     layout = tmp_path / "layout.json"
     layout.write_text(default_layout("183x122").to_json())
@@ -465,7 +482,7 @@ def test_track_names_a_frame_damaged_inside_its_jpeg_in_its_own_words(short_demo
     out, err = capfd.readouterr()
     assert len(out.splitlines()) == Recording(damaged).frame_count()
     assert err == (f"tablesight track: frame {index} of smeared.tsr is damaged inside its JPEG and was used "
-                   "as far as it decodes; a clean copy of the recording gives its exact positions\n")
+                   "as far as it decodes. a clean copy of the recording gives its exact positions.\n")
 
 
 def test_replay_names_a_frame_damaged_inside_its_jpeg_and_keeps_it_in_the_report(short_demo, tmp_path, capfd):
