@@ -38,6 +38,23 @@ def test_every_panel_fits_a_phone_with_big_tap_targets_and_legible_text(page):
     assert page.locator("[data-zoom='in']").is_visible()
 
 
+def test_the_panel_tabs_work_from_the_keyboard_as_a_screen_reader_announces_them(page):
+    """The tabs had no link to their panels and no arrow keys: a screen reader could not say
+    which panel a tab shows, and a keyboard went through all four before reaching the panel."""
+    for tab in ("play", "setup", "replay", "log"):
+        controls = page.get_attribute(f"#tab-{tab}", "aria-controls")
+        assert page.get_attribute(f"#{controls}", "aria-labelledby") == f"tab-{tab}"
+    page.focus("#tab-play")
+    for key, shown in (("ArrowRight", "setup"), ("End", "log"), ("ArrowRight", "play"), ("ArrowLeft", "log"),
+                       ("Home", "play")):
+        page.keyboard.press(key)
+        assert page.evaluate("document.activeElement.id") == f"tab-{shown}"
+        assert page.get_attribute(f"#tab-{shown}", "aria-selected") == "true"
+        assert page.locator(f"#panel-{shown}").is_visible()
+        assert page.evaluate("[...document.querySelectorAll('[role=tab]')].filter(t => t.tabIndex === 0)"
+                             ".map(t => t.id)") == [f"tab-{shown}"]
+
+
 def test_the_page_runs_under_its_own_content_security_policy(browser, page):
     context = browser.new_context(**PHONE)
     strict = context.new_page()

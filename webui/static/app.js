@@ -277,6 +277,7 @@ function wireButtons() {
     if (button.dataset.tab) setTab(button.dataset.tab);
     if (button.dataset.action && ctx.actions[button.dataset.action]) ctx.actions[button.dataset.action]();
   });
+  $("[role=tablist]").addEventListener("keydown", tabKeys);
   $("#message").addEventListener("click", () => show(""));
   $("#pin-button").addEventListener("click", async () => {
     const pin = await askPin();
@@ -287,9 +288,23 @@ function wireButtons() {
   });
 }
 
+// The tab list as screen readers and keyboards expect it (WAI-ARIA tabs): one stop in the Tab
+// order, the arrow keys (and Home, End) move between the tabs and show each one's panel.
+function tabKeys(event) {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  const at = tabs.indexOf(document.activeElement);
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+  if (at < 0 || to === undefined) return;
+  event.preventDefault();
+  const tab = tabs[(to + tabs.length) % tabs.length];
+  setTab(tab.dataset.tab);
+  tab.focus();
+}
+
 function setTab(tab) {
   for (const button of document.querySelectorAll("[data-tab]")) {
     button.setAttribute("aria-selected", String(button.dataset.tab === tab));
+    button.tabIndex = button.dataset.tab === tab ? 0 : -1; // Tab goes to the panel; arrows pick the tab
   }
   for (const panel of document.querySelectorAll(".panel")) panel.hidden = panel.id !== `panel-${tab}`;
   if (tab === "log" && ctx.live) drawEvents(ctx.live);
