@@ -43,6 +43,11 @@ def _gzip(response: Response) -> Response:
         return response
     response.set_data(gzip.compress(body, LEVEL, mtime=0))
     response.headers["Content-Encoding"] = "gzip"
+    tag, weak = response.get_etag()
+    if tag and not weak:
+        # A strong tag names these very bytes, and the file's own names the plain ones: a cache
+        # holding both would take either for the other. A weak one still answers If-None-Match.
+        response.set_etag(tag, weak=True)
     return response
 
 

@@ -45,6 +45,14 @@ def test_an_unchanged_file_is_still_answered_not_modified(client):
     assert again.status_code == 304 and not again.data
 
 
+def test_the_gzipped_and_plain_files_are_not_tagged_as_the_same_bytes(client):
+    gzipped = client.get("/static/app.js", headers=GZIP)
+    plain = client.get("/static/app.js", headers={"Accept-Encoding": "identity"})
+    assert plain.headers["ETag"].startswith('"') and gzipped.headers["ETag"] == f"W/{plain.headers['ETag']}"
+    for tag in (gzipped.headers["ETag"], plain.headers["ETag"]):
+        assert client.get("/static/app.js", headers={**GZIP, "If-None-Match": tag}).status_code == 304
+
+
 def test_the_page_asks_for_every_module_at_once(client):
     """app.js's imports were found one level at a time (app, then overlay, then geometry): a
     round trip each, 0.8 s apiece on a poor link."""
