@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
+from scipy.spatial.distance import cdist
 
 from models.detections import Detections
 from tracker.appearance import Look, blend, colour_distance
@@ -167,8 +168,10 @@ class Tracker:
         same_size = alike(tracks)
         played = np.ones(len(tracks), bool) if in_play is None or not tracks else (
             in_play(np.array([t.xy_cm for t in tracks])) | np.array([t.missed > 0 for t in tracks]))
-        played &= ~(self._stood_still(tracks, xy, look, same_size)
-                     | self._kept_in_place(tracks, xy, look, same_size))
+        if tracks and len(xy):
+            distance = cdist([t.xy_cm for t in tracks], xy)
+            played &= ~(self._stood_still(tracks, distance, look, same_size)
+                         | self._kept_in_place(tracks, distance, look, same_size))
         fresh = np.ones(len(xy), bool) if in_play is None or not len(xy) else in_play(xy)
         taken: set[int] = set()
         out: list[tuple[Track, int]] = []
@@ -255,17 +258,17 @@ class Tracker:
             self._follow(movers[a], xy[columns[b]], look[columns[b]], changes, headings, columns[b])
         return [(movers[a], columns[b]) for a, b in pairs]
 
-    def _stood_still(self, tracks: list[Track], xy: np.ndarray, look: list,
+    def _stood_still(self, tracks: list[Track], distance: np.ndarray, look: list,
                      same_size: np.ndarray) -> np.ndarray:
         """Which tracks stand where the picture has not changed since the last detection, with a
         detection as alike as the same model within `still_cm`: they stood still while the hand
         went past (a look-alike put in one's place cannot be told from it). Left in play, squared
         distance slid them along their line when a squad-mate was lifted past them: three short
         moves cost less than one long one."""
-        if self._now_differs is None or not tracks or not len(xy):
+        if self._now_differs is None:
             return np.zeros(len(tracks), bool)
         old = np.array([t.xy_cm for t in tracks])
-        near = (np.linalg.norm(old[:, None, :] - xy[None, :, :], axis=2) <= self.still_cm) & same_size
+        near = (distance <= self.still_cm) & same_size
         # Looks only for the pairs near enough to count: all of them cost 140 ms at 200 pieces.
         rows, columns = np.nonzero(near)
         alike = np.array([appearance_cost([tracks[i].appearance], [look[j]], self.weights)[0, 0] == 0.0
@@ -275,7 +278,7 @@ class Tracker:
         unchanged = ~self._now_differs(old) & np.array([t.missed == 0 for t in tracks])
         return unchanged & stood
 
-    def _kept_in_place(self, tracks: list[Track], xy: np.ndarray, look: list,
+    def _kept_in_place(self, tracks: list[Track], distance: np.ndarray, look: list,
                        same_size: np.ndarray) -> np.ndarray:
         """Which tracks where the light changed and no hand was (`relit`, `unhanded`) still have a
         detection on their spot (within `still_cm`) that nothing else explains better: none of
@@ -290,10 +293,9 @@ class Tracker:
         though neither looks quite as it did (a lamp that blows a red model out to white does
         too, and it takes a new id)."""
         kept = np.zeros(len(tracks), bool)
-        if not self._relit or self._unhanded is None or not tracks or not len(xy):
+        if not self._relit or self._unhanded is None:
             return kept
         old = np.array([t.xy_cm for t in tracks])
-        distance = np.linalg.norm(old[:, None, :] - xy[None, :, :], axis=2)
         near = (distance <= self.still_cm) & same_size
         reach = self._allowances(tracks) * self.weights.allowance_slack + self.weights.slack_cm
         for i in np.flatnonzero((near.sum(axis=1) == 1) & self._unhanded(old)):
