@@ -48,6 +48,10 @@ from tracker.lighting import light_change
 # Past this share of the picture changed, a change of light is looked for: hands and the pieces
 # they move changed at most 5.5 % of it on a blind check's sequences (2304x1296, 183 cm wide).
 SPREAD = 0.08
+# A hand resting on the table drifts by up to this and still counts as still; the thumbnail's
+# blur spreads an outline's change by BLUR_PX more (its 5x5 kernel's reach).
+REST_TREMOR_CM = 1.0
+BLUR_PX = 2
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,7 @@ class MotionGate:
         self.outline_ratio = outline_ratio
         self._previous: np.ndarray | None = None
         self._reference: np.ndarray | None = None
+        self._rest_start: np.ndarray | None = None  # the picture when the stillness began
         self._still_since = 0.0
         self._settled = False
 
@@ -151,11 +156,12 @@ class MotionGate:
     def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
         if self._previous is None or self._previous.shape != thumb.shape:
-            self._previous = self._reference = thumb
+            self._previous = self._reference = self._rest_start = thumb
             self._still_since = timestamp_s
         motion = self._blobs(thumb, self._previous)
-        if motion.edge or motion.big or motion.piece:
+        if (motion.edge or motion.big or motion.piece) and not self._resting(thumb):
             self._still_since = timestamp_s
+            self._rest_start = thumb
         change = self._blobs(thumb, self._reference)
         arm_gone = change.edge and self._arm_gone(change)
         self._previous = thumb
@@ -173,6 +179,17 @@ class MotionGate:
         return GateReading(settled=self._settled, just_settled=self._settled and not was_settled,
                            changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled,
                            resting_hand=resting)
+
+    def _resting(self, thumb: np.ndarray) -> bool:
+        """Whether all that changed since the stillness began is a thin band, the outline of a
+        hand shifted by no more than a resting hand's tremor (`REST_TREMOR_CM`): a hand leaning
+        on the table's edge never holds its outline to the pixel, and stillness waited for that
+        never came, so the rig stayed unsettled, tracking nothing, for as long as a player
+        leaned there. A hand shifted by d changes only pixels within d of its outline; one that
+        drifted further since the stillness began, a piece put down or taken away, is thicker."""
+        drift = self._blobs(thumb, self._rest_start).changed
+        thickest = cv2.distanceTransform(drift, cv2.DIST_L2, 3).max() if drift.any() else 0.0
+        return thickest <= REST_TREMOR_CM * self.px_per_cm + BLUR_PX
 
     def _arm_gone(self, change: Blobs) -> bool:
         """Whether the `change` against the settled frame is something that frame holds and this

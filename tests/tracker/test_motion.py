@@ -50,6 +50,21 @@ def test_a_frame_unchanged_for_long_enough_becomes_the_new_settled_frame():
     assert [r.settled for r in readings] == [True, False, False, False, True, True]
 
 
+def test_a_hand_resting_on_the_edge_with_a_tremor_is_settled_after_the_wait_and_stays_so():
+    """A player leaning on the table never holds a hand to the pixel: waiting for a picture
+    unchanged kept the rig unsettled, tracking nothing, for as long as the hand stayed."""
+    tremor = np.random.default_rng(1).uniform(-0.8, 0.8, (25, 2))
+    resting = [render(TABLE, (60 + dx, 60 + dy)) for dx, dy in tremor]
+    readings = observe(MotionGate(), [render(TABLE), *resting])
+    assert [r.settled for r in readings] == [True] + [False] * 10 + [True] * 15
+    assert readings[11].resting_hand is not None  # the pieces under it are not taken for gone
+
+
+def test_a_hand_sliding_slowly_over_the_table_is_no_resting_hand():
+    readings = observe(MotionGate(), [render(TABLE), *[render(TABLE, (60 + 0.5 * i, 60)) for i in range(25)]])
+    assert not any(r.settled for r in readings[1:])
+
+
 def test_the_frame_the_arm_leaves_is_settled_though_it_moved_something_bigger_than_a_base():
     """A tank driven 30 cm (a disc of 314 cm2 here) leaves a change against the settled frame
     bigger than any base: with the arm gone that frame was taken for one with a hand still in

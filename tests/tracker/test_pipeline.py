@@ -60,6 +60,25 @@ def test_a_hand_resting_still_over_a_model_never_makes_it_a_casualty():
     assert by_id(results[-1])["m1"]["visible"] and sorted(by_id(results[-1])) == ["m1", "m2"]
 
 
+def test_a_model_moved_while_a_player_leans_on_the_table_is_tracked_to_its_new_spot():
+    """The leaning hand trembles (up to 8 mm a frame): stillness to the pixel never came, and
+    the move was never seen for as long as the player leaned there."""
+    import numpy as np
+
+    from hardware.source import Frame
+    from tests.tracker.flat import BLUE, RED, Piece, render
+
+    table, moved = [Piece(40, 40, RED), Piece(100, 80, BLUE)], [Piece(40, 40, RED), Piece(120, 70, BLUE)]
+    tremor = np.random.default_rng(2).uniform(-0.8, 0.8, (30, 2))
+    pictures = [render(table)] + [render(table if i < 5 else moved, (150 + dx, 110 + dy))
+                                  for i, (dx, dy) in enumerate(tremor)]
+    pipeline = flat_pipeline()
+    results = [pipeline.process(Frame(image, i, 0.2 * i, f"{i}")) for i, image in enumerate(pictures)]
+    last = by_id(results[-1])
+    assert results[-1].settled and sorted(last) == ["m1", "m2"]
+    assert (last["m2"]["x_cm"], last["m2"]["y_cm"]) == (120.0, 70.0) and last["m2"]["visible"]
+
+
 def test_two_shades_of_one_paint_swapped_by_a_hand_keep_their_ids_though_the_exposure_changed():
     """Alike hue histograms; only their lightness against the frame tells them apart, and the
     camera's exposure dropping by 15 % after the swap must not."""
