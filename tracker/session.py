@@ -189,7 +189,9 @@ class TableSession:
             self._stopping.wait(self.retry_s)
             return _RETRY
         if frame is None:
-            self._set_camera("ended", f"{self.description} has ended.")
+            # What the source passed over (a folder's unreadable still) is said where players look.
+            damage = self._source.damage() if hasattr(self._source, "damage") else None
+            self._set_camera("ended", f"{self.description} has ended." + (f" {damage}" if damage else ""))
             self._close_source()
         return frame
 

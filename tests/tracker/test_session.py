@@ -56,6 +56,28 @@ def test_state_follows_the_contract_schema(finished):
     assert finished.latest_jpeg().startswith(b"\xff\xd8")
 
 
+def test_a_folder_that_ends_says_which_stills_it_passed_over(tmp_path):
+    import cv2
+
+    from hardware.folder import FolderSource
+
+    for frame in game_frames()[:2]:
+        cv2.imwrite(str(tmp_path / f"{frame.name}.png"), frame.image)
+    (tmp_path / "zz.jpg").write_bytes(b"cut short")
+    session = TableSession(lambda: FolderSource(tmp_path), lambda: GameRunner(flat_pipeline(), Game()),
+                           description=f"images in {tmp_path}")
+    session.start()
+    deadline = time.monotonic() + 20
+    while session.state()["status"]["camera"] == "ok" and time.monotonic() < deadline:
+        session.wait_for_change(session.state()["version"], 0.5)
+    status = session.state()["status"]
+    session.stop()
+    assert status["camera"] == "ended"
+    assert status["message"] == (f"images in {tmp_path} has ended. 1 of the 3 images in {tmp_path} were "
+                                 "skipped (zz.jpg is not an image OpenCV can read). replace those files with "
+                                 "good copies and run again for their positions.")
+
+
 @pytest.mark.parametrize(("action", "payload"), [
     ("fly", {}),
     ("assign", {"model_ids": ["m99"], "side": "red", "unit": "r1", "type": "infantry"}),
