@@ -79,6 +79,20 @@ def test_a_model_moved_while_a_player_leans_on_the_table_is_tracked_to_its_new_s
     assert (last["m2"]["x_cm"], last["m2"]["y_cm"]) == (120.0, 70.0) and last["m2"]["visible"]
 
 
+def test_a_hand_sliding_slowly_over_a_model_never_makes_it_a_casualty():
+    """Guard for the tremor allowance: a hand creeping 1 cm/s over a model is no resting hand
+    (taking each frame's picture of it as settled made the model under it a casualty)."""
+    from hardware.source import Frame
+    from tests.tracker.flat import BLUE, RED, Piece, render
+
+    table = [Piece(40, 40, RED), Piece(100, 80, BLUE)]
+    pictures = [render(table)] + [render(table, (25 + 0.2 * i, 40)) for i in range(120)] + [render(table)] * 5
+    pipeline = flat_pipeline()
+    results = [pipeline.process(Frame(image, i, 0.2 * i, f"{i}")) for i, image in enumerate(pictures)]
+    assert not [t for r in results for t in r.changes.removed]
+    assert sorted(by_id(results[-1])) == ["m1", "m2"] and by_id(results[-1])["m1"]["visible"]
+
+
 def test_two_shades_of_one_paint_swapped_by_a_hand_keep_their_ids_though_the_exposure_changed():
     """Alike hue histograms; only their lightness against the frame tells them apart, and the
     camera's exposure dropping by 15 % after the swap must not."""
