@@ -118,6 +118,8 @@ function setMode(mode) {
     objective: "Tap to place an objective." };
   $("#mode-hint").textContent = hints[ctx.mode] || "";
   if (ctx.mode !== "ruler") ctx.ruler = [];
+  // The ruler's taps measure, so a model's ranges picked before would stay up, stale, over them.
+  if (ctx.mode === "ruler") Object.assign(ctx, { selected: null, ranges: null });
   ctx.redraw();
 }
 
