@@ -79,6 +79,7 @@ class GateReading:
     scale: float
     pieces_moved: bool = False
     resting_hand: np.ndarray | None = None
+    rested_s: float = 0.0  # how long the hand `resting_hand` marks has rested in view
 
     def under_resting_hand(self, pixels: np.ndarray) -> np.ndarray:
         """Where a hand that stayed still long enough to count as settled may still lie."""
@@ -123,6 +124,10 @@ class MotionGate:
         self._previous: np.ndarray | None = None
         self._reference: np.ndarray | None = None
         self._rest_start: np.ndarray | None = None  # the picture when the stillness began
+        # Where a hand rests, from the frame it was taken into the settled frame to the one it
+        # leaves: once in the settled frame it no longer differs from it, yet it is still there.
+        self._hand: np.ndarray | None = None
+        self._hand_since = 0.0
         self._still_since = 0.0
         self._settled = False
 
@@ -158,6 +163,7 @@ class MotionGate:
         if self._previous is None or self._previous.shape != thumb.shape:
             self._previous = self._reference = self._rest_start = thumb
             self._still_since = timestamp_s
+            self._hand = None
         motion = self._blobs(thumb, self._previous)
         if (motion.edge or motion.big or motion.piece) and not self._resting(thumb):
             self._still_since = timestamp_s
@@ -172,13 +178,19 @@ class MotionGate:
         if self._settled:
             self._reference = thumb
         kernel = np.ones((2 * self.grow_px + 1, 2 * self.grow_px + 1), np.uint8)
-        resting = None
-        if hands and self._settled:  # settled only by waiting: a hand may be resting there
-            resting = cv2.dilate(change.arms.astype(np.uint8), kernel) > 0
+        if arm_gone:
+            self._hand = None
+        if hands and self._settled:  # settled only by waiting: a hand rests there
+            arms = cv2.dilate(change.arms.astype(np.uint8), kernel) > 0
+            if self._hand is None:
+                self._hand, self._hand_since = arms, timestamp_s
+            else:  # once in the settled frame, the hand shows only where its tremor moved it
+                self._hand = self._hand | arms
         changed = cv2.dilate(change.changed, kernel) if self.grow_px else change.changed
         return GateReading(settled=self._settled, just_settled=self._settled and not was_settled,
                            changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled,
-                           resting_hand=resting)
+                           resting_hand=self._hand,
+                           rested_s=0.0 if self._hand is None else timestamp_s - self._hand_since)
 
     def _resting(self, thumb: np.ndarray) -> bool:
         """Whether all that changed since the stillness began is a thin band, the outline of a

@@ -25,6 +25,12 @@ from tracker.motion import MotionGate
 from tracker.tracking import Tracker
 from tracker.tracks import FrameResult, TrackChanges
 
+# A hand resting in view may hold a piece it lifted from anywhere on the table (a player
+# weighing a move), so for this long no missing piece is retired: the lifted one was taken for
+# a casualty while still in the hand and took a new id when put down. Longer, a piece taken off
+# for good must still count as a casualty, even with a player leaning on the table.
+HELD_S = 20.0
+
 
 class Calibration(Protocol):
     """What the pipeline needs of calibration.table.TableCalibration."""
@@ -192,7 +198,8 @@ class Pipeline:
             handled = replace(reading, changed=self._handled)
             unhanded = lambda xy: ~handled.covers(self.calibration.table_to_image(xy))  # noqa: E731
         changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand, now_differs,
-                                      unhanded, light.changed())
+                                      unhanded, light.changed(),
+                                      hand_holds=under_hand is not None and reading.rested_s < HELD_S)
         self._in_play = np.zeros_like(reading.changed)
         self._handled = np.zeros_like(reading.changed)
         self._touched = set()

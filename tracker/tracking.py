@@ -63,6 +63,7 @@ class Tracker:
         self._relit = False
         self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
         self._under_hand: InPlay | None = None
+        self._hand_holds = False
         self._put_down: InPlay | None = None
         self._now_differs: InPlay | None = None
 
@@ -87,7 +88,7 @@ class Tracker:
     def update(self, detections: Detections, model_appearance: Appearance | None = None,
                vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None,
                under_hand: InPlay | None = None, now_differs: InPlay | None = None,
-               unhanded: InPlay | None = None, relit: bool = False) -> TrackChanges:
+               unhanded: InPlay | None = None, relit: bool = False, hand_holds: bool = False) -> TrackChanges:
         """A settled frame's detections: re-associate, add the new, retire the gone.
 
         `in_play(xy_cm) -> bool array` says where the picture changed since the last detection
@@ -95,7 +96,9 @@ class Tracker:
         can neither move far, vanish nor appear: a missed or doubled detection there is the
         detector's flicker, not the game's. None: everything is in play (the first look).
         `under_hand(xy_cm)`: where a hand resting still (a player measuring) may hide pieces;
-        a piece missing there is held unseen, never counted towards its removal.
+        a piece missing there is held unseen, never counted towards its removal, and nothing
+        found there starts a track (a palm read as a hull was a phantom vehicle). With
+        `hand_holds`, that hand may hold a piece lifted from anywhere: none missing is retired.
         `now_differs(xy_cm)`: where the picture now differs from the last detection's, not
         counting what hands covered on the way (default: `in_play`): where a piece missing
         now may have been put, so where it may be found again (see `_revive`).
@@ -104,7 +107,7 @@ class Tracker:
         `_moved_between_stills`) and, if `relit` (the room's light changed since), where a look
         may have changed while its piece stood still (see `_kept_in_place`).
         """
-        self._under_hand, self._put_down = under_hand, now_differs or in_play
+        self._under_hand, self._put_down, self._hand_holds = under_hand, now_differs or in_play, hand_holds
         self._now_differs, self._unhanded, self._relit = now_differs, unhanded, relit
         changes = TrackChanges()
         # Faint bases (see Detections.faint) may keep a track, never start one.
@@ -209,8 +212,10 @@ class Tracker:
             taken.add(j)
         seen_before, self.candidates[kind] = self.candidates[kind], []
         starting: list[int] = []
+        under_hand = (self._under_hand(xy) if self._under_hand is not None and len(xy)
+                      else np.zeros(len(xy), bool))
         for j in self._in_reading_order(xy, taken):
-            if strong is not None and not strong[j]:
+            if (strong is not None and not strong[j]) or under_hand[j]:
                 continue
             if fresh[j] or self._seen_again(xy[j], seen_before):
                 starting.append(j)
@@ -435,7 +440,7 @@ class Tracker:
             track.missed += 1
             track.lost_in.append(self._put_down)
             track.expected_xy = went_along.get(track.id, track.expected_xy)
-            if track.missed >= self.confirm_missing:
+            if track.missed >= self.confirm_missing and not self._hand_holds:
                 self.removed[track.id] = self.tracks.pop(track.id)
                 changes.removed.append(track.id)
 

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from tests.tracker.flat import BLUE, PX_PER_CM, RED, Piece, render
 from tracker.motion import MotionGate
@@ -58,6 +59,16 @@ def test_a_hand_resting_on_the_edge_with_a_tremor_is_settled_after_the_wait_and_
     readings = observe(MotionGate(), [render(TABLE), *resting])
     assert [r.settled for r in readings] == [True] + [False] * 10 + [True] * 15
     assert readings[11].resting_hand is not None  # the pieces under it are not taken for gone
+
+
+def test_a_resting_hand_is_marked_from_the_wait_to_the_frame_it_leaves():
+    """Taken into the settled frame, a still hand no longer differs from it: it was marked on
+    the one frame that took it in, and a piece it held was missed on the next detection."""
+    readings = observe(MotionGate(), [render(TABLE), *[render(TABLE, (60, 60))] * 20, render(TABLE)])
+    rested = [r for r in readings if r.resting_hand is not None]
+    assert len(rested) == 10 and readings[-2].resting_hand is not None
+    assert readings[-2].rested_s == pytest.approx(1.8) and readings[-1].resting_hand is None
+    assert readings[-2].under_resting_hand([[180.0, 180.0], [300.0, 240.0]]).tolist() == [True, False]
 
 
 def test_a_hand_sliding_slowly_over_the_table_is_no_resting_hand():

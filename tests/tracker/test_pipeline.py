@@ -79,6 +79,29 @@ def test_a_model_moved_while_a_player_leans_on_the_table_is_tracked_to_its_new_s
     assert (last["m2"]["x_cm"], last["m2"]["y_cm"]) == (120.0, 70.0) and last["m2"]["visible"]
 
 
+def test_a_model_held_in_a_hand_resting_over_the_table_keeps_its_id_when_put_down():
+    """2 s of a trembling hand settle the frame: the model in it was taken for a casualty and
+    took a new id where it was put down."""
+    import numpy as np
+
+    from hardware.source import Frame
+    from tests.tracker.flat import BLUE, RED, Piece, render
+
+    table, without, put = [Piece(40, 40, RED), Piece(100, 80, BLUE)], [Piece(100, 80, BLUE)], [
+        Piece(45, 42, RED), Piece(100, 80, BLUE)]
+    tremor = np.random.default_rng(4).uniform(-0.5, 0.5, (20, 2))
+    pictures = ([render(table)] + [render(table, (40, 40))] * 2
+                + [render(without, (60 + dx, 90 + dy)) for dx, dy in tremor]
+                + [render(put, (45, 42))] * 2 + [render(put)] * 6)
+    pipeline = flat_pipeline()
+    results = [pipeline.process(Frame(image, i, 0.2 * i, f"{i}")) for i, image in enumerate(pictures)]
+    assert any(r.settled and r.detected for r in results[3:23])  # the resting hand settled the frame
+    assert not [t for r in results for t in r.changes.removed]
+    assert not [t for r in results[1:] for t in r.changes.added]
+    last = by_id(results[-1])
+    assert (last["m1"]["x_cm"], last["m1"]["y_cm"]) == (45.0, 42.0) and last["m1"]["visible"]
+
+
 def test_a_hand_sliding_slowly_over_a_model_never_makes_it_a_casualty():
     """Guard for the tremor allowance: a hand creeping 1 cm/s over a model is no resting hand
     (taking each frame's picture of it as settled made the model under it a casualty)."""

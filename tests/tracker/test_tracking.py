@@ -240,6 +240,43 @@ def near(*centres: tuple[float, float], cm: float = 2.0):
     return lambda xy: np.linalg.norm(np.asarray(xy)[:, None] - points[None], axis=2).min(axis=1) <= cm
 
 
+def test_nothing_found_under_a_resting_hand_starts_a_track():
+    """A palm resting at the table's edge was read as a hull: a phantom vehicle for as long as
+    the player leaned there, moved by the hand's tremor and a casualty when it left."""
+    tracker = Tracker()
+    tracker.update(Detections(bases=bases((10, 10))))
+    palm = Detections(bases=bases((10, 10)), vehicles=vehicles((95.0, 6.0, 0.0)))
+    hand = near((95.0, 6.0), cm=6.0)
+    for _ in range(3):
+        changes = tracker.update(palm, in_play=hand, under_hand=hand)
+        assert not changes.added
+    assert not tracker.vehicles()
+
+
+def test_a_piece_lifted_into_a_resting_hand_is_held_until_the_hand_puts_it_down():
+    """Taken for a casualty while still in the hand (2 s of rest settle the frame) and a new
+    piece where it was put down; held while `hand_holds`, it is the piece moved."""
+    tracker = Tracker()
+    tracker.update(detections((10, 10), (50, 50)))
+    lifted = near((50, 50), (80, 60), cm=3.0)
+    elsewhere = near((80, 60), cm=3.0)
+    for _ in range(5):
+        changes = tracker.update(detections((10, 10)), in_play=lifted, under_hand=elsewhere, hand_holds=True)
+        assert not changes.removed
+    changes = tracker.update(detections((10, 10), (56, 50)), in_play=near((56, 50)))
+    assert changes.moved.keys() == {"m2"} and not changes.added
+
+
+def test_a_piece_a_resting_hand_held_and_took_away_is_a_casualty_once_it_leaves():
+    tracker = Tracker()
+    tracker.update(detections((10, 10), (50, 50)))
+    lifted = near((50, 50), (80, 60), cm=3.0)
+    for _ in range(3):
+        assert not tracker.update(detections((10, 10)), in_play=lifted, under_hand=near((80, 60)),
+                                  hand_holds=True).removed
+    assert tracker.update(detections((10, 10)), in_play=lifted).removed == ["m2"]
+
+
 def test_a_moved_piece_the_detector_missed_twice_comes_back_under_its_own_id():
     nothing_changed = near((500.0, 500.0))
     tracker = Tracker()
