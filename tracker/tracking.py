@@ -226,6 +226,11 @@ class Tracker:
                                      found_again, changes, headings):
             out.append((track, j))
             starting.remove(j)
+        put_back = [j for j in starting if fresh[j]]
+        for track, j in self._revive(kind, xy[put_back], [look[j] for j in put_back], alike, put_back,
+                                     changes, headings, on_its_spot=True):
+            out.append((track, j))
+            starting.remove(j)
         out += [(self._new(kind, xy[j], look[j], changes), j) for j in starting]
         return out
 
@@ -312,18 +317,32 @@ class Tracker:
         return kept
 
     def _revive(self, kind: str, xy: np.ndarray, look: list, alike: Alike, columns: list[int],
-                changes: TrackChanges, headings: np.ndarray | None) -> list[tuple[Track, int]]:
+                changes: TrackChanges, headings: np.ndarray | None,
+                on_its_spot: bool = False) -> list[tuple[Track, int]]:
         """A piece found twice where nothing changed is one that was there all along: if it fits
         a piece retired as missing (same size class, within its move of where it was last
         seen, alike; near where the rigid move of the pieces beside it would have put it, if
         they moved as one), it is that piece back, not a new one. A detector that missed a model
         twice after it was moved had retired it, and its next sighting started a new id.
-        A piece put on the table by a hand is where the picture changed, never found again; a
-        piece the first look missed was not put where it is found (see `_put_there`), unless
-        it stands where the lost one stood (a piece a hand passed over, missed twice)."""
+        A piece the first look missed was not put where it is found (see `_put_there`), unless
+        it stands where the lost one stood (a piece a hand passed over, missed twice).
+
+        `on_its_spot`: pieces put down where the picture changed, each back only on the spot
+        (its own footprint) where a piece as alike was retired: a model lifted and put back by a
+        player who changed their mind, or one a card or a tape lay over long enough to be
+        missed twice. Both took new ids; a reinforcement put on a casualty's very spot, looking
+        as it did, is rarer than either, and elsewhere it is a new piece."""
         gone = [t for t in self.removed.values() if t.kind == kind and t.id not in changes.removed]
         if not gone or not len(xy):
             return []
+        if on_its_spot:
+            stood = np.array([t.xy_cm for t in gone])
+            footprint = np.array([max(t.diameter_mm / 20.0, t.width_cm / 2.0) for t in gone])
+            possible = alike(gone)[:, columns] & (
+                np.linalg.norm(xy[None, :, :] - stood[:, None, :], axis=2) <= footprint[:, None])
+            cost = match_cost(stood, xy, self._allowances(gone), [t.appearance for t in gone], look, possible,
+                              self.weights)
+            return self._back(gone, xy, look, cost, columns, changes, headings)
         allowance = self._allowances(gone)
         stood = np.array([t.xy_cm for t in gone])
         expected = np.array([t.looked_for_xy for t in gone])
@@ -334,6 +353,11 @@ class Tracker:
         possible = alike(gone)[:, columns] & ((along & put_there) | stayed)
         cost = match_cost(stood, xy, allowance, [t.appearance for t in gone], look, possible, self.weights,
                           expected - stood)
+        return self._back(gone, xy, look, cost, columns, changes, headings)
+
+    def _back(self, gone: list[Track], xy: np.ndarray, look: list, cost: np.ndarray, columns: list[int],
+              changes: TrackChanges, headings: np.ndarray | None) -> list[tuple[Track, int]]:
+        """The retired pieces `cost` pairs with detections, returned to the table there."""
         pairs, _, _ = assign(cost, self.weights.max_cost)
         back = []
         for a, b in pairs:

@@ -328,13 +328,27 @@ def test_a_piece_a_hand_passed_over_and_the_detector_then_missed_twice_comes_bac
     assert changes.returned == ["m2"] and not changes.added
 
 
-def test_a_reinforcement_put_down_where_a_casualty_stood_is_a_new_piece():
+def test_a_model_put_back_on_its_own_spot_after_it_was_taken_off_is_that_model_back():
+    """A player who changed their mind (or a card lying over it long enough to be missed
+    twice): the model took a new id where it had always stood."""
     tracker = Tracker()
-    tracker.update(detections((10, 10), (50, 50)))
-    tracker.update(detections((10, 10)), in_play=near((50, 50)))
-    tracker.update(detections((10, 10)), in_play=near((50, 50)))
-    changes = tracker.update(detections((10, 10), (50, 51)), in_play=near((50, 51)))
-    assert changes.added == ["m3"] and not changes.returned
+    looks = [colour(0), colour(20)]
+    tracker.update(detections((10, 10), (50, 50)), looks)
+    assert not tracker.update(detections((10, 10)), looks[:1], in_play=near((50, 50))).removed
+    assert tracker.update(detections((10, 10)), looks[:1], in_play=near((50, 50))).removed == ["m2"]
+    changes = tracker.update(detections((10, 10), (50, 51)), looks, in_play=near((50, 51)))
+    assert changes.returned == ["m2"] and not changes.added
+
+
+def test_a_reinforcement_put_down_where_a_casualty_stood_is_a_new_piece_unless_it_is_the_casualty():
+    """Off the casualty's footprint, or painted otherwise, it is a new piece."""
+    for there, look in (((50, 52), colour(20)), ((50, 51), colour(40))):
+        tracker = Tracker()
+        tracker.update(detections((10, 10), (50, 50)), [colour(0), colour(20)])
+        tracker.update(detections((10, 10)), [colour(0)], in_play=near((50, 50)))
+        tracker.update(detections((10, 10)), [colour(0)], in_play=near((50, 50)))
+        changes = tracker.update(detections((10, 10), there), [colour(0), look], in_play=near(there))
+        assert changes.added == ["m3"] and not changes.returned
 
 
 def test_a_piece_lost_in_a_squad_move_is_looked_for_where_the_squad_took_it():
