@@ -159,7 +159,9 @@ class Pipeline:
         return bool(report.drifted)
 
     def _should_detect(self, reading, timestamp_s: float) -> bool:
-        pending = (any(t.missed for t in self.tracker.tracks.values())
+        # A piece missed once is looked for again at once; one missed past that is still a track
+        # only because a resting hand may hold it (`HELD_S`), and waits for the gate to see a change.
+        pending = (any(0 < t.missed < self.tracker.confirm_missing for t in self.tracker.tracks.values())
                    or any(self.tracker.candidates.values()))
         return (reading.just_settled or reading.pieces_moved or pending or self._last_detection_s is None
                 or timestamp_s - self._last_detection_s >= self.redetect_s)
