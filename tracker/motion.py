@@ -199,7 +199,7 @@ class MotionGate:
         never came, so the rig stayed unsettled, tracking nothing, for as long as a player
         leaned there. A hand shifted by d changes only pixels within d of its outline; one that
         drifted further since the stillness began, a piece put down or taken away, is thicker."""
-        drift = self._blobs(thumb, self._rest_start).changed
+        drift = _same_light(thumb, self._rest_start, self.threshold)[2].astype(np.uint8)
         thickest = cv2.distanceTransform(drift, cv2.DIST_L2, 3).max() if drift.any() else 0.0
         return thickest <= REST_TREMOR_CM * self.px_per_cm + BLUR_PX
 

@@ -335,29 +335,21 @@ class Tracker:
         gone = [t for t in self.removed.values() if t.kind == kind and t.id not in changes.removed]
         if not gone or not len(xy):
             return []
-        if on_its_spot:
-            stood = np.array([t.xy_cm for t in gone])
-            footprint = np.array([max(t.diameter_mm / 20.0, t.width_cm / 2.0) for t in gone])
-            possible = alike(gone)[:, columns] & (
-                np.linalg.norm(xy[None, :, :] - stood[:, None, :], axis=2) <= footprint[:, None])
-            cost = match_cost(stood, xy, self._allowances(gone), [t.appearance for t in gone], look, possible,
-                              self.weights)
-            return self._back(gone, xy, look, cost, columns, changes, headings)
-        allowance = self._allowances(gone)
         stood = np.array([t.xy_cm for t in gone])
-        expected = np.array([t.looked_for_xy for t in gone])
-        along = np.linalg.norm(xy[None, :, :] - expected[:, None, :], axis=2) <= self.weights.slack_cm
-        along |= np.array([t.expected_xy is None for t in gone])[:, None]
-        stayed = np.linalg.norm(xy[None, :, :] - stood[:, None, :], axis=2) <= self.still_cm
-        put_there = np.array([self._put_there(t, xy) for t in gone])
-        possible = alike(gone)[:, columns] & ((along & put_there) | stayed)
-        cost = match_cost(stood, xy, allowance, [t.appearance for t in gone], look, possible, self.weights,
-                          expected - stood)
-        return self._back(gone, xy, look, cost, columns, changes, headings)
-
-    def _back(self, gone: list[Track], xy: np.ndarray, look: list, cost: np.ndarray, columns: list[int],
-              changes: TrackChanges, headings: np.ndarray | None) -> list[tuple[Track, int]]:
-        """The retired pieces `cost` pairs with detections, returned to the table there."""
+        distance = cdist(stood, xy)
+        if on_its_spot:
+            footprint = np.array([max(t.diameter_mm / 20.0, t.width_cm / 2.0) for t in gone])
+            possible = alike(gone)[:, columns] & (distance <= footprint[:, None])
+            shift = None
+        else:
+            expected = np.array([t.looked_for_xy for t in gone])
+            along = cdist(expected, xy) <= self.weights.slack_cm
+            along |= np.array([t.expected_xy is None for t in gone])[:, None]
+            put_there = np.array([self._put_there(t, xy) for t in gone])
+            possible = alike(gone)[:, columns] & ((along & put_there) | (distance <= self.still_cm))
+            shift = expected - stood
+        cost = match_cost(stood, xy, self._allowances(gone), [t.appearance for t in gone], look, possible,
+                          self.weights, shift)
         pairs, _, _ = assign(cost, self.weights.max_cost)
         back = []
         for a, b in pairs:
