@@ -22,7 +22,7 @@ from calibration.aruco import detector, to_gray
 from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.layout import Layout, load_layout
 from calibration.table import LAYOUT_ADVICE, LOOSE_FIT_MM, TableCalibration, calibrate
-from hardware.source import Frame, FrameSource
+from hardware.source import Frame, FrameSource, passed_over
 from hardware.sources import RecordingReader, open_source
 from rules_core.errors import TablesightError
 
@@ -171,7 +171,7 @@ def _frame_rate(
         what = "camera" if live else "source"
         finding = f"the {what} stopped after {len(sample)} frames ({failure.problem})"
         return Check("Frame rate", False, finding, cable if live else failure.fix or cable)
-    if damage := getattr(source, "damage", lambda: None)():
+    if damage := passed_over(source):
         return Check("Frame rate", False, damage.problem, damage.fix)
     if len(sample) < 2 or seconds <= 0:
         return Check("Frame rate", True, "not measured (fewer than 2 frames in the source)")

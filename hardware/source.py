@@ -11,6 +11,8 @@ from typing import Protocol
 
 import numpy as np
 
+from rules_core.errors import TablesightError
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -30,3 +32,10 @@ class FrameSource(Protocol):
     def read(self) -> Frame | None: ...
 
     def close(self) -> None: ...
+
+
+def passed_over(source: FrameSource) -> TablesightError | None:
+    """What a source skipped or used damaged (a folder's unreadable stills, a recording's corrupt
+    frames), with what to do; None when nothing was, or the source never does (a camera)."""
+    damage = getattr(source, "damage", None)
+    return damage() if damage is not None else None

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import cv2
 
-from hardware.source import Frame, FrameSource
+from hardware.source import Frame, FrameSource, passed_over
 from rules_core import api as rules
 from rules_core.errors import TablesightError
 from tracker.game import EVENTS_KEPT
@@ -190,7 +190,7 @@ class TableSession:
             return _RETRY
         if frame is None:
             # What the source passed over (a folder's unreadable still) is said where players look.
-            damage = self._source.damage() if hasattr(self._source, "damage") else None
+            damage = passed_over(self._source)
             self._set_camera("ended", f"{self.description} has ended." + (f" {damage}" if damage else ""))
             self._close_source()
         return frame

@@ -165,6 +165,7 @@ def _check_whole(source, count: int) -> None:
 
 
 def run_track(args: argparse.Namespace) -> int:
+    from hardware.source import passed_over
     from tracker.pipeline import build_pipeline
 
     source = _open_frames(args.source, args.fps)
@@ -193,17 +194,11 @@ def run_track(args: argparse.Namespace) -> int:
                 )
     finally:
         source.close()
-    if damage := _damage(source):
+    if damage := passed_over(source):
         print(f"tablesight track: {damage}", file=sys.stderr)
     if warned and not measured:
         raise _never_calibrated(args.source, "no position above was measured")
     return 0
-
-
-def _damage(source) -> TablesightError | None:
-    """What the source passed over or used damaged (a folder's unreadable stills, a recording's
-    corrupt frames), with what to do."""
-    return source.damage() if hasattr(source, "damage") else None
 
 
 def _never_calibrated(source: str, kept: str) -> TablesightError:
@@ -219,6 +214,7 @@ def _never_calibrated(source: str, kept: str) -> TablesightError:
 def run_record(args: argparse.Namespace) -> int:
     from calibration.intrinsics import load_intrinsics
     from calibration.layout import load_layout
+    from hardware.source import passed_over
     from rules_core import api as rules
     from tracker.game import Game
     from tracker.pipeline import build_pipeline
@@ -283,7 +279,7 @@ def run_record(args: argparse.Namespace) -> int:
             # refuse to record over it.
             writer.discard()
             print(f"tablesight record: no frame recorded, so {args.output} was not kept", file=sys.stderr)
-        if damage := _damage(source):
+        if damage := passed_over(source):
             print(f"tablesight record: {damage}", file=sys.stderr)
     if seen and not calibrated:
         print(f"tablesight record: {runner.pipeline.status.message or 'no markers found'}", file=sys.stderr)
