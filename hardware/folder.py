@@ -71,7 +71,6 @@ class FolderSource:
         self._folder = folder
         self._fps = fps
         self._next = 0
-        self._given = 0
         self._skipped: list[str] = []
         self._damaged: list[str] = []
 
@@ -82,12 +81,11 @@ class FolderSource:
             self._next += 1
             image, problem = self._load(path)
             if image is not None:
-                self._given += 1
                 return Frame(image=image, index=index, timestamp_s=index / self._fps, name=path.name)
             if not self._folder:
                 raise TablesightError(f"{path} {problem}", "give a JPEG or PNG photo instead")
             self._skipped.append(f"{path.name} {problem}")
-        if self._skipped and not self._given:
+        if len(self._skipped) == len(self._paths):  # not one still could be read
             more = f" and {len(self._skipped) - 1} more" if len(self._skipped) > 1 else ""
             raise TablesightError(
                 f"none of the images in {self._where} can be read ({self._skipped[0]}{more})",
