@@ -110,6 +110,26 @@ def test_state_pushes_redraw_the_overlay_from_a_gzipped_stream(page, session):
     )
 
 
+def test_a_first_look_answered_after_a_pushed_state_does_not_undo_it(page, session):
+    """The page asks for the state once as it loads, and the stream pushes it too: an answer to
+    the ask that came after a newer push put the older table back (a CI run's flaky push test)."""
+    import json
+    import time
+
+    stale = json.dumps(session.state())
+
+    def answer_late(route):
+        session.move_model("r1", 60.0, 30.0)
+        time.sleep(1.0)  # the stream brings the move meanwhile
+        route.fulfill(status=200, content_type="application/json", body=stale)
+
+    page.route("**/api/state", answer_late)
+    page.reload()
+    page.wait_for_selector("#pieces circle[data-id='r1']")
+    page.wait_for_timeout(500)
+    expect(page.locator("#pieces circle[data-id='r1']")).to_have_attribute("cx", "60")
+
+
 def test_tap_a_model_for_ranges_to_every_enemy(page):
     tap_table(page, 32.0, 30.0)
     page.wait_for_selector("#ranges li[data-id='b1']")

@@ -319,6 +319,9 @@ initPlay(ctx);
 initSetup(ctx);
 initReplay(ctx);
 subscribe(onState, setConnected);
-getJson("/api/state").then(onState).catch((error) => show(error.message, true));
+// The first look may be answered after the stream has pushed a newer state: it must not undo it.
+getJson("/api/state")
+  .then((state) => (!ctx.live || state.version > ctx.live.version) && onState(state))
+  .catch((error) => show(error.message, true));
 window.addEventListener("resize", redraw);
 window.tablesight = ctx; // for the browser tests and curious players
