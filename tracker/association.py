@@ -27,6 +27,7 @@ One Hungarian assignment (scipy `linear_sum_assignment`) on a combined cost:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -127,6 +128,49 @@ def distinct_shifts(shift_cm: np.ndarray | None, grain_cm: float = 0.05) -> int:
         return 0
     moves = np.unique(np.round(shift_cm[np.linalg.norm(shift_cm, axis=1) > 0] / grain_cm), axis=0)
     return len(moves)
+
+
+def kept_on_their_spots(old_xy: np.ndarray, new_xy: np.ndarray, cost: np.ndarray,
+                        pairs: list[tuple[int, int]], lost: list[int], max_cost: float,
+                        alike: Callable[[int, int], bool], spot_cm: float,
+                        rigid_cm: float) -> tuple[list[tuple[int, int]], list[int]]:
+    """A piece with a detection on its own spot (within `spot_cm`) keeps it, against a move
+    the looks do not confirm. The assignment weighs looks against distance and counts no
+    changes, so a look that a card's edge partly covered, more like a squad-mate's than its
+    own, moved pieces onto each other's spots (a blind check's card sequence: the mate the card
+    hid took the partly covered base's id, and when the card went, the base took the mate's).
+    Two readings are undone, each a piece moved alone (no other matched piece moved by the same
+    step), its look not as the same model's at its end:
+    - it came from a spot now empty onto the spot of a piece left without a match: one piece
+      unseen, not one carried onto another's very spot while that one vanished;
+    - it left its spot while a detection there went unclaimed: it stayed, and the far one is
+      another piece (one found again, or new).
+    A mover whose look matches as the same model is believed: a neighbour moved into a
+    casualty's place."""
+    pairs, lost = list(pairs), list(lost)
+    claimed = {j for _, j in pairs}
+
+    def alone(k: int) -> bool:
+        i, j = pairs[k]
+        step = new_xy[j] - old_xy[i]
+        return (np.linalg.norm(step) > spot_cm and not alike(i, j)
+                and all(np.linalg.norm(new_xy[b] - old_xy[a] - step) > rigid_cm for a, b in pairs if a != i))
+
+    on_spot = np.linalg.norm(new_xy[None, :, :] - old_xy[:, None, :], axis=2) <= spot_cm
+    for k in range(len(pairs)):
+        i, _ = pairs[k]
+        own = [j for j in np.flatnonzero(on_spot[i]) if j not in claimed and cost[i, j] <= max_cost]
+        if own and alone(k):
+            claimed.discard(pairs[k][1])
+            pairs[k] = (i, int(own[0]))
+            claimed.add(int(own[0]))
+    for t in list(lost):
+        for k, (s, j) in enumerate(pairs):
+            if on_spot[t, j] and cost[t, j] <= max_cost and not on_spot[s].any() and alone(k):
+                pairs[k] = (t, j)
+                lost[lost.index(t)] = s
+                break
+    return pairs, lost
 
 
 def heading_cost(old_deg: np.ndarray, new_deg: np.ndarray) -> np.ndarray:

@@ -28,6 +28,7 @@ from tracker.association import (
     assign,
     distinct_shifts,
     heading_cost,
+    kept_on_their_spots,
     match_cost,
     rigid_readings,
 )
@@ -397,12 +398,19 @@ class Tracker:
             pairs, lost, unclaimed = assign(cost, self.weights.max_cost)
             total = (sum(cost[i, j] for i, j in pairs) + self.weights.max_cost * (len(lost) + len(unclaimed))
                      + self.weights.rigid_shift * distinct_shifts(shift))
-            return pairs, lost, shift, total
+            return pairs, lost, shift, total, cost
 
         reach = allowance * self.weights.allowance_slack + self.weights.slack_cm
         readings = rigid_readings(old_xy, new_xy, groups, reach, self.weights)
         solved = [solve(shifts) for shifts in readings] or [solve(None)]
-        return min(solved, key=lambda solution: solution[3])[:3]
+        pairs, lost, shift, _, cost = min(solved, key=lambda solution: solution[3])
+
+        def alike(i: int, j: int) -> bool:
+            return appearance_cost([old_appearance[i]], [new_appearance[j]], self.weights)[0, 0] == 0.0
+
+        pairs, lost = kept_on_their_spots(old_xy, new_xy, cost, pairs, lost, self.weights.max_cost, alike,
+                                          self.still_cm, self.weights.rigid_cm)
+        return pairs, lost, shift
 
     def _allowances(self, tracks: list[Track]) -> np.ndarray:
         """How far each piece may have moved since it was last seen (cm)."""

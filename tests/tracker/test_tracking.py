@@ -464,3 +464,43 @@ def test_a_piece_put_down_by_a_hand_is_not_taken_for_one_the_detector_missed_els
     changes = tracker.update(detections((40, 40), (57, 73)), [colour(0), colour(0)], in_play=near((57, 73)),
                              unhanded=lambda xy: ~near((57, 73), cm=8.0)(xy))
     assert changes.added == ["m3"] and positions(tracker)["m2"] == (47.0, 73.0)
+
+
+def _look(**bins: float) -> Look:
+    hist = np.full(48, 1e-3)
+    for name, share in bins.items():
+        hist[int(name[1:])] = share
+    return Look(hist / hist.sum(), 0.0)
+
+
+def test_a_base_a_card_partly_covers_keeps_its_id_from_the_squad_mate_the_card_hides():
+    """A blind check's card: the edge over one base changed its look more towards a squad-mate
+    the card hid whole than towards itself, and the hidden mate took its id while the card lay."""
+    tracker = Tracker(default_allowance_cm=15.0)
+    own, mate, other = _look(b0=1.0), _look(b0=0.5, b1=0.5), _look(b20=1.0)
+    tracker.update(detections((149.2, 30.0), (140.0, 34.6), (144.6, 34.6)), [mate, other, own])
+    edged = _look(b0=0.3, b1=0.4, b5=0.3)
+    tracker.update(detections((140.0, 34.6), (144.6, 34.6)), [other, edged])
+    assert positions(tracker) == {"m1": (149.2, 30.0), "m2": (140.0, 34.6), "m3": (144.6, 34.6)}
+    assert [t.visible for t in tracker.models()] == [False, True, True]
+
+
+def test_a_neighbour_moved_alone_into_a_casualtys_place_keeps_its_own_id():
+    tracker = Tracker(default_allowance_cm=15.0)
+    front, neighbour = _look(b0=1.0), _look(b0=0.5, b1=0.5)
+    tracker.update(detections((149.2, 30.0), (144.6, 34.6)), [neighbour, front])
+    tracker.update(detections((144.6, 34.6)), [neighbour])
+    assert positions(tracker)["m1"] == (144.6, 34.6)
+    assert [t.visible for t in tracker.models()] == [True, False]
+
+
+def test_when_the_card_goes_the_partly_covered_base_and_the_hidden_mate_keep_their_ids():
+    tracker = Tracker(default_allowance_cm=15.0)
+    own, mate, other = _look(b0=1.0), _look(b0=0.5, b1=0.5), _look(b20=1.0)
+    tracker.update(detections((149.2, 30.0), (140.0, 34.6), (144.6, 34.6)), [mate, other, own])
+    edged = _look(b0=0.2, b1=0.6, b5=0.2)
+    for _ in range(2):
+        tracker.update(detections((140.0, 34.6), (144.6, 34.6)), [other, edged])
+    changes = tracker.update(detections((149.2, 30.0), (140.0, 34.6), (144.6, 34.6)), [mate, other, own])
+    assert positions(tracker) == {"m1": (149.2, 30.0), "m2": (140.0, 34.6), "m3": (144.6, 34.6)}
+    assert changes.returned == ["m1"] and not changes.added
