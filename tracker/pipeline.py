@@ -20,6 +20,7 @@ from hardware.source import Frame
 from models.detections import Detections
 from rules_core.errors import TablesightError
 from tracker.appearance import LitFrame, describe, seen
+from tracker.cover import Covers
 from tracker.lighting import Lighting
 from tracker.motion import MotionGate
 from tracker.tracking import Tracker
@@ -86,6 +87,8 @@ class Pipeline:
         self._handled: np.ndarray | None = None  # where the picture changed while hands were over the table
         self._touched: set[str] = set()
         self._lighting = Lighting()
+        self._covers = Covers()
+        self._last_seen: LitFrame | None = None  # the last detection's frame: where missing pieces were seen
 
     def process(self, frame: Frame) -> FrameResult:
         reading = self.gate.observe(frame.image, frame.timestamp_s)
@@ -132,6 +135,7 @@ class Pipeline:
         self.calibration = calibration
         self.gate.px_per_cm = self._thumbnail_px_per_cm(calibration, image)
         self.status.calibrated = True
+        self._last_seen = None
         self.status.drift = False
         self.status.message = ""
         self._watch = self.drift_watch(calibration, image) if self.drift_watch else None
@@ -199,9 +203,15 @@ class Pipeline:
         if self._in_play is not None:
             handled = replace(reading, changed=self._handled)
             unhanded = lambda xy: ~handled.covers(self.calibration.table_to_image(xy))  # noqa: E731
+        covered = lambda tracks: self._covers.covered(  # noqa: E731
+            tracks, self._last_seen, frame, self.calibration.table_to_image, self.tracker.models(),
+            timestamp_s)
         changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand, now_differs,
                                       unhanded, light.changed(),
-                                      hand_holds=under_hand is not None and reading.rested_s < HELD_S)
+                                      hand_holds=under_hand is not None and reading.rested_s < HELD_S,
+                                      covered=covered)
+        self._covers.seen(list(self.tracker.tracks.values()))
+        self._last_seen = frame
         self._in_play = np.zeros_like(reading.changed)
         self._handled = np.zeros_like(reading.changed)
         self._touched = set()

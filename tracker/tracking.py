@@ -37,6 +37,7 @@ from tracker.tracks import Track, TrackChanges
 Appearance = Sequence[Look | None]
 InPlay = Callable[[np.ndarray], np.ndarray]
 Alike = Callable[[list[Track]], np.ndarray]
+Covered = Callable[[list[Track]], np.ndarray]
 
 
 class Tracker:
@@ -65,6 +66,7 @@ class Tracker:
         self.candidates: dict[str, list[np.ndarray]] = {"model": [], "vehicle": []}
         self._under_hand: InPlay | None = None
         self._hand_holds = False
+        self._covered: Covered | None = None
         self._put_down: InPlay | None = None
         self._now_differs: InPlay | None = None
 
@@ -80,7 +82,7 @@ class Tracker:
         casualty missed once showed at its old place until the next detection)."""
         hidden = set(hidden)
         for track in self.tracks.values():
-            track.visible = track.id not in hidden and not track.missed
+            track.visible = track.id not in hidden and not track.missed and not track.covered
 
     def place(self, track_id: str, xy_cm: Sequence[float]) -> None:
         """Put a track at a position by hand (a correction), as if it had settled there."""
@@ -89,7 +91,8 @@ class Tracker:
     def update(self, detections: Detections, model_appearance: Appearance | None = None,
                vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None,
                under_hand: InPlay | None = None, now_differs: InPlay | None = None,
-               unhanded: InPlay | None = None, relit: bool = False, hand_holds: bool = False) -> TrackChanges:
+               unhanded: InPlay | None = None, relit: bool = False, hand_holds: bool = False,
+               covered: Covered | None = None) -> TrackChanges:
         """A settled frame's detections: re-associate, add the new, retire the gone.
 
         `in_play(xy_cm) -> bool array` says where the picture changed since the last detection
@@ -107,8 +110,11 @@ class Tracker:
         nowhere known), so where a piece can have moved only as between two stills (see
         `_moved_between_stills`) and, if `relit` (the room's light changed since), where a look
         may have changed while its piece stood still (see `_kept_in_place`).
+        `covered(tracks)`: which missing tracks have something laid over them (`tracker.cover`):
+        held unseen and not counted towards their removal, as under a resting hand.
         """
         self._under_hand, self._put_down, self._hand_holds = under_hand, now_differs or in_play, hand_holds
+        self._covered = covered
         self._now_differs, self._unhanded, self._relit = now_differs, unhanded, relit
         changes = TrackChanges()
         # Faint bases (see Detections.faint) may keep a track, never start one.
@@ -171,7 +177,8 @@ class Tracker:
         detections are of each track's size class."""
         same_size = alike(tracks)
         played = np.ones(len(tracks), bool) if in_play is None or not tracks else (
-            in_play(np.array([t.xy_cm for t in tracks])) | np.array([t.missed > 0 for t in tracks]))
+            in_play(np.array([t.xy_cm for t in tracks]))
+            | np.array([t.missed > 0 or t.covered for t in tracks]))
         if tracks and len(xy):
             distance = cdist([t.xy_cm for t in tracks], xy)
             played &= ~(self._stood_still(tracks, distance, look, same_size)
@@ -446,6 +453,7 @@ class Tracker:
         track.xy_cm = np.asarray(xy, dtype=np.float64).copy()
         track.appearance = blend(track.appearance, appearance)
         track.visible = True
+        track.covered = False
         track.missed = 0
         track.lost_in.clear()
         track.expected_xy = None
@@ -457,9 +465,13 @@ class Tracker:
                 went_along: dict[str, np.ndarray]) -> None:
         hidden = (self._under_hand(np.array([t.xy_cm for t in unmatched]))
                   if self._under_hand is not None and unmatched else np.zeros(len(unmatched), bool))
-        for track, under_hand in zip(unmatched, hidden, strict=True):
+        left = [t for t, under_hand in zip(unmatched, hidden, strict=True) if not under_hand]
+        covered = self._covered(left) if self._covered is not None and left else np.zeros(len(left), bool)
+        for track in unmatched:
             track.visible = False
-            if under_hand:
+        for track, under in zip(left, covered, strict=True):
+            track.covered = bool(under)
+            if under:
                 continue
             track.missed += 1
             track.lost_in.append(self._put_down)

@@ -58,13 +58,18 @@ def flat_pipeline(manifest: dict | None = None) -> Pipeline:
 
 
 def render(pieces: list[Piece], hand: tuple[float, float] | None = None, seed: int = 0,
-           arm: bool = True) -> np.ndarray:
+           arm: bool = True, card: tuple[float, float] | None = None) -> np.ndarray:
+    """`card`: the middle of a white 9 x 6 cm card lying over whatever is there (table cm)."""
     rng = np.random.default_rng(seed)
     image = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
     image = cv2.add(image, rng.integers(0, 4, image.shape, dtype=np.uint8))
     for piece in pieces:
         centre = (round(piece.x_cm * PX_PER_CM), round(piece.y_cm * PX_PER_CM))
         cv2.circle(image, centre, round(piece.diameter_mm / 20 * PX_PER_CM), piece.colour, -1, cv2.LINE_AA)
+    if card is not None:
+        corners = np.array([[card[0] - 4.5, card[1] - 3.0], [card[0] + 4.5, card[1] + 3.0]]) * PX_PER_CM
+        cv2.rectangle(image, tuple(corners[0].round().astype(int)), tuple(corners[1].round().astype(int)),
+                      (232, 235, 235), -1)
     if hand is not None:
         tip = (round(hand[0] * PX_PER_CM), round(hand[1] * PX_PER_CM))
         if arm:

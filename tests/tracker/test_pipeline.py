@@ -136,3 +136,34 @@ def test_two_shades_of_one_paint_swapped_by_a_hand_keep_their_ids_though_the_exp
     placed = by_id(results[-1])
     assert (placed["m1"]["x_cm"], placed["m1"]["y_cm"]) == (50.0, 40.0)
     assert (placed["m2"]["x_cm"], placed["m2"]["y_cm"]) == (40.0, 40.0)
+
+
+def _carded(seconds_laid: float):
+    """A card laid over a red model beside a blue one, left `seconds_laid`, then taken away."""
+    from hardware.source import Frame
+    from tests.tracker.flat import BLUE, GREEN, RED, Piece, render
+
+    table = [Piece(40, 40, RED), Piece(60, 40, BLUE), Piece(100, 80, GREEN)]
+    laid = round(seconds_laid * 5)
+    scenes = ([dict()] * 3 + [dict(hand=(41, 44))] * 3 + [dict(card=(41, 41))] * laid
+              + [dict(card=(41, 41), hand=(41, 44))] * 3 + [dict()] * 10)
+    pipeline = flat_pipeline()
+    return [pipeline.process(Frame(render(table, seed=i, **scene), i, 0.2 * i, f"{i}"))
+            for i, scene in enumerate(scenes)], laid
+
+
+def test_a_model_a_card_lies_over_is_held_unseen_not_made_a_casualty():
+    results, laid = _carded(8.0)
+    assert not [t for r in results for t in r.changes.removed + r.changes.returned]
+    under = [by_id(r)["m1"] for r in results[8:6 + laid]]
+    assert all(not m["visible"] and (m["x_cm"], m["y_cm"]) == (40.0, 40.0) for m in under)
+    assert all(by_id(r)["m2"]["visible"] for r in results[8:6 + laid])
+    assert by_id(results[-1])["m1"]["visible"]
+
+
+def test_a_card_left_past_the_cover_time_makes_what_it_hides_a_casualty():
+    from tracker.cover import COVER_S
+
+    results, _ = _carded(COVER_S + 12.0)
+    assert [t for r in results for t in r.changes.removed] == ["m1"]
+    assert [t for r in results for t in r.changes.returned] == ["m1"]
