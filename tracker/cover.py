@@ -34,6 +34,7 @@ BARE_SHARE = 0.5
 SAME_GROUND = 15.0  # Lab units: the least a pixel may differ from the mat's median and be mat
 SPREADS = 3.0  # or this many of the ring's own median spread, on a textured mat
 FEWEST_PIXELS = 20
+SHADOW_L = 45.0  # Lab lightness a shadow may take off the mat: a shadow's half of the light, and more
 
 ToImage = Callable[[np.ndarray], np.ndarray]
 
@@ -99,7 +100,7 @@ def _window(frame: LitFrame, track: Track, to_image: ToImage, reach: float):
     patch = frame.bgr[y0:y1, x0:x1].astype(np.float32)
     if frame.light is not None:
         patch /= frame.light.gains(centre[None, :])[0].astype(np.float32)
-    lab = cv2.cvtColor(np.clip(patch, 0, 255).astype(np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab = cv2.cvtColor(np.clip(patch / 255.0, 0.0, 1.0), cv2.COLOR_BGR2LAB)  # L 0-100, a and b signed
     ys, xs = np.mgrid[y0:y1, x0:x1]
     return lab, np.hypot(xs - centre[0], ys - centre[1]) / radius, np.array([x0, y0]), radius
 
@@ -136,5 +137,17 @@ def _bare(frame: LitFrame, track: Track, to_image: ToImage, ground: Ground) -> b
     spot = lab[radii < SPOT]
     if len(spot) < FEWEST_PIXELS:
         return True
-    as_the_mat = np.linalg.norm(spot - ground.median, axis=1) < ground.tolerance
+    as_the_mat = np.linalg.norm(_off_the_mat(spot, ground.median), axis=1) < ground.tolerance
     return bool(as_the_mat.mean() >= BARE_SHARE)
+
+
+def _off_the_mat(lab: np.ndarray, mat: np.ndarray) -> np.ndarray:
+    """How far Lab pixels are from the mat's colour, a shadow not counted: a neighbour's shadow
+    falls where a base stood once it is gone (a low light casts them long), and the mat in it is
+    darker, its chroma shrunk with its lightness. A pixel lighter than the mat is compared as it is."""
+    lightness = lab[:, 0] - mat[0]
+    darker = (lightness < 0) & (lightness > -SHADOW_L)
+    shrink = np.where(darker, np.clip(lab[:, 0] / max(float(mat[0]), 1.0), 0.0, 1.0), 1.0)
+    off = lab - mat[None, :] * np.stack([np.ones_like(shrink), shrink, shrink], axis=1)
+    off[darker, 0] = 0.0
+    return off

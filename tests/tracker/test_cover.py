@@ -95,3 +95,14 @@ def test_a_cover_is_believed_for_a_while_only():
     assert covers.covered(missing, frame(before), frame(card), to_image, squad, 100.0)[0]
     assert covers.covered(missing, frame(card), frame(card), to_image, squad, 100.0 + COVER_S)[0]
     assert not covers.covered(missing, frame(card), frame(card), to_image, squad, 101.0 + COVER_S)[0]
+
+
+def test_a_neighbours_shadow_over_the_spot_a_base_left_is_still_bare_mat():
+    """A low light: the shadow of the next miniature reaches over the spot once its base is gone."""
+    squad = [base("m1", 30, 30), base("m2", 33.4, 30)]
+    before = with_bases(felt(7), *squad)
+    after = with_bases(felt(7), squad[1])
+    shadow = np.zeros(after.shape[:2], np.uint8)
+    cv2.ellipse(shadow, (150, 150), (14, 9), 0, 0, 360, 255, -1)
+    after[shadow > 0] = (after[shadow > 0] * 0.45).astype(np.uint8)
+    assert not verdict(before, after, squad[0], squad)
