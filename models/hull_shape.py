@@ -49,6 +49,18 @@ class Blob:
     fill: float
     cut: bool = False  # cut from a blob of two things touching: no side may be made up
 
+    def __post_init__(self) -> None:
+        """The axis in [0, 180), with `axes` along it: a hull's front is read as the low or high
+        end of `axes` (models.gun) and added to `heading_deg` as 0 or 180, so the two must agree.
+        Blobs were made with the heading reduced and the axes not: a hull whose axis came out at
+        -0.01 degrees (or 359.99) had its axes along +x and its heading at 179.99, and its front
+        was given backwards (a tank still on the table read facing 180 and 0 by turns, a blind
+        path-traced tracking check)."""
+        axis = self.heading_deg % 180.0
+        if float(heading_axes(axis)[0] @ self.axes[0]) < 0.0:
+            self.axes, self.extent = -self.axes, -self.extent[:, ::-1]
+        self.heading_deg = axis
+
     @property
     def centre_cm(self) -> np.ndarray:
         return self.axes.T @ self.extent.mean(axis=1)

@@ -169,7 +169,7 @@ def _placed_by_the_net(
         return None
     if a_building(view, placed, camera_cm):
         return None
-    front = heading + (180.0 if gun_end(view, placed) < 0 else 0.0)
+    front = placed.heading_deg + (180.0 if gun_end(view, placed) < 0 else 0.0)
     return centre, length, width, front % 360, support
 
 
