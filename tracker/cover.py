@@ -88,8 +88,8 @@ def _on_rim(base: Track) -> np.ndarray:
 
 
 def _window(frame: LitFrame, track: Track, to_image: ToImage, reach: float):
-    """The pixels within `reach` radii of a base, their distance from its centre in radii, and
-    the window's corner; None where the base is not in the picture."""
+    """The Lab pixels within `reach` radii of a base, their distance from its centre in radii,
+    and the window's corner; None where the base is not in the picture."""
     centre, rim = to_image(np.array([track.xy_cm, _on_rim(track)]))
     radius = float(np.linalg.norm(rim - centre))
     h, w = frame.bgr.shape[:2]
@@ -102,14 +102,14 @@ def _window(frame: LitFrame, track: Track, to_image: ToImage, reach: float):
         patch /= frame.light.gains(centre[None, :])[0].astype(np.float32)
     lab = cv2.cvtColor(np.clip(patch / 255.0, 0.0, 1.0), cv2.COLOR_BGR2LAB)  # L 0-100, a and b signed
     ys, xs = np.mgrid[y0:y1, x0:x1]
-    return lab, np.hypot(xs - centre[0], ys - centre[1]) / radius, np.array([x0, y0]), radius
+    return lab, np.hypot(xs - centre[0], ys - centre[1]) / radius, np.array([x0, y0])
 
 
 def _ground(frame: LitFrame, track: Track, to_image: ToImage, bases: list[Track]) -> Ground | None:
     window = _window(frame, track, to_image, RING[1])
     if window is None:
         return None
-    lab, radii, corner, _ = window
+    lab, radii, corner = window
     ring = (radii > RING[0]) & (radii < RING[1])
     near = RING[1] * track.diameter_mm / 20.0 + NEIGHBOUR * 6.5 / 2.0
     others = [b for b in bases if b.id != track.id and np.linalg.norm(b.xy_cm - track.xy_cm) < near]
@@ -133,7 +133,7 @@ def _bare(frame: LitFrame, track: Track, to_image: ToImage, ground: Ground) -> b
     window = _window(frame, track, to_image, SPOT)
     if window is None:
         return True
-    lab, radii, _, _ = window
+    lab, radii, _ = window
     spot = lab[radii < SPOT]
     if len(spot) < FEWEST_PIXELS:
         return True
