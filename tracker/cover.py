@@ -8,8 +8,8 @@ leaves something else there. So the spot now (its inner three quarters) is compa
 mat around the base when it was last seen (a ring at 1.3-1.9 radii, other bases' footprints
 left out), both in the reference light (`tracker.lighting`): where at least half the spot's
 pixels are as that mat was, it is bare. On the blind check's painted tables a base taken off
-left 100 % of its spot as the mat, the tape and the card 0-10 %, and a base the card's edge
-half hid 42 %.
+left 100 % of its spot as the mat, the tape 0 % and the card 0-7 %, and a base the card's edge
+half hid 29 %.
 
 A cover is believed for `COVER_S` at most: a token put on a casualty's spot must not keep it
 in play for the rest of the game. Vehicles are left to the usual count of misses.
