@@ -169,7 +169,7 @@ def _as_blob(outline: np.ndarray, area: float, corner: tuple[int, int], cut: boo
     axes = axes_of(heading)
     proj = pts @ axes.T
     extent = np.array([[proj[:, 0].min(), proj[:, 0].max()], [proj[:, 1].min(), proj[:, 1].max()]])
-    return Blob(heading % 180, axes, extent, min(1.0, fill), cut)
+    return Blob(heading, axes, extent, min(1.0, fill), cut)
 
 
 def _neck(outline: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]] | None:

@@ -52,7 +52,8 @@ class Blob:
     def __post_init__(self) -> None:
         """The axis in [0, 180), with `axes` along it: a hull's front is read as the low or high
         end of `axes` (models.gun) and added to `heading_deg` as 0 or 180, so the two must agree.
-        Blobs were made with the heading reduced and the axes not: a hull whose axis came out at
+        Blobs are made from any heading and its axes, and reduced here; they were made with the
+        heading reduced and the axes not: a hull whose axis came out at
         -0.01 degrees (or 359.99) had its axes along +x and its heading at 179.99, and its front
         was given backwards (a tank still on the table read facing 180 and 0 by turns, a blind
         path-traced tracking check)."""
@@ -106,7 +107,7 @@ def roof_blob(
     extent = np.stack([middle - half, middle + half], axis=1)
     far = np.stack([extent[:, 0] < nadir, extent[:, 1] > nadir], axis=1)
     extent = np.where(far, nadir[:, None] + (extent - nadir[:, None]) * scale, extent)
-    return Blob(heading % 180, axes, extent, fill)
+    return Blob(heading, axes, extent, fill)
 
 
 def wall_band(

@@ -343,7 +343,7 @@ def _refined(view: TableView, blob: Blob, camera_cm: np.ndarray) -> Blob | None:
         # Confidence: how solid the blob was and how straight its four sides are.
         straight = float(np.mean([f[2] for f in fits]))
         extent = rotated_extent(blob, extent, turn)
-        blob = Blob(heading % 180, axes_of(heading), extent, coarse_fill * straight, blob.cut)
+        blob = Blob(heading, axes_of(heading), extent, coarse_fill * straight, blob.cut)
         if first is not None and first.fill > blob.fill:
             return replace(first, fill=blob.fill)
         first = blob
