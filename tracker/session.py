@@ -21,7 +21,7 @@ from hardware.source import Frame, FrameSource, passed_over
 from rules_core import api as rules
 from rules_core.errors import TablesightError
 from tracker.game import EVENTS_KEPT
-from tracker.recording import Recording, RecordingSource, RecordingWriter, meant_as_recording
+from tracker.recording import Control, Recording, RecordingSource, RecordingWriter, meant_as_recording
 from tracker.replay import game_from_manifest, pipeline_from_manifest
 from tracker.runner import GameRunner, RecordPolicy
 
@@ -42,7 +42,10 @@ class TableSession:
 
     `open_frames` opens the source (again, after it ended when `loop`); `make_runner` builds a
     fresh pipeline and game (each loop of a replay starts from the recording's beginning).
-    `controls` are recorded controls to re-apply while replaying, by frame.
+    `controls` are recorded controls to re-apply while replaying, by frame. When it loops, the
+    players' own controls are re-applied too, after the frame each followed: a fresh game each
+    loop would otherwise take back every unit assigned, terrain drawn or template laid on the
+    demo half a minute later.
     `realtime`: pace frames by their timestamps (a recording plays at the speed it was taken).
     `retry`: a source that fails is reopened every `retry_s` (the game carries on meanwhile);
     without it a failed source ends the session's frames, as an ended one does.
@@ -60,6 +63,7 @@ class TableSession:
         self.retry = retry
         self.retry_s = retry_s
         self._recorded_controls = list(controls or [])
+        self._players_controls: list[Control] = []
         self._preset = list(preset or [])
         self._on_close = on_close
         self._lock = threading.RLock()
@@ -131,6 +135,10 @@ class TableSession:
     def apply(self, action: str, payload: dict) -> dict:
         with self._lock:
             reply = self.runner.control(action, payload)
+            if self.loop:
+                result = self.runner.last_result
+                followed = result.frame if result is not None else -1
+                self._players_controls.append(Control(followed, action, payload))
         self._publish(force=True)
         return reply
 
@@ -155,7 +163,7 @@ class TableSession:
                 if delay > 0 and self._stopping.wait(delay):
                     break
             with self._lock:
-                self._apply_recorded_controls(frame.index)
+                self._apply_pending_controls(frame.index)
                 try:
                     result = self.runner.step(frame)
                 except TablesightError:  # the recording failed (a full disk): the game plays on, unrecorded
@@ -198,11 +206,14 @@ class TableSession:
     def _restart(self) -> None:
         with self._lock:
             self.runner = self._make_runner()
-            self._pending_controls = list(self._recorded_controls)
+            # Stable: a player's control made after frame f came before the recorded ones
+            # after f, which are applied only as frame f + 1 is stepped.
+            self._pending_controls = sorted(self._players_controls + self._recorded_controls,
+                                            key=lambda control: control.frame)
             self._pending_preset = self._preset
         self._set_camera("ok", "")
 
-    def _apply_recorded_controls(self, frame_index: int) -> None:
+    def _apply_pending_controls(self, frame_index: int) -> None:
         while self._pending_controls and self._pending_controls[0].frame < frame_index:
             control = self._pending_controls.pop(0)
             with contextlib.suppress(TablesightError):

@@ -1,3 +1,4 @@
+import threading
 import time
 
 import pytest
@@ -175,3 +176,52 @@ def test_a_session_stopped_before_any_frame_leaves_no_recording(tmp_path):
     assert len(list(recordings.glob("*.tsr"))) == 1
     session.stop()
     assert list(recordings.iterdir()) == []
+
+
+class GatedFrames(ListSource):
+    """The flat game read only as far as the test lets it, one permit a read."""
+
+    def __init__(self, permits: threading.Semaphore) -> None:
+        super().__init__(game_frames())
+        self.permits = permits
+
+    def read(self):
+        assert self.permits.acquire(timeout=20), "the test stopped feeding frames"
+        return super().read()
+
+
+def _stepped(session: TableSession) -> int | None:
+    result = session.runner.last_result
+    return None if result is None else result.frame
+
+
+def _until(session: TableSession, done, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < deadline:
+        session.wait_for_change(session.state()["version"], 0.2)
+    assert done()
+
+
+def test_a_looping_replay_keeps_the_players_controls_in_every_loop():
+    permits = threading.Semaphore(0)
+    session = TableSession(lambda: GatedFrames(permits), lambda: GameRunner(flat_pipeline(), Game()),
+                           description="test frames", loop=True)
+    first = session.runner
+    session.start()
+    try:
+        permits.release(3)
+        _until(session, lambda: _stepped(session) == 2)
+        red = {"side": "red", "type": "infantry"}
+        session.apply("assign", {"model_ids": ["m1", "m2"], "unit": "red-1", **red})
+        with pytest.raises(TablesightError):
+            session.apply("assign", {"model_ids": ["m99"], "unit": "red-2", **red})
+        # The rest of the first loop (9 frames and its end), then the second loop's first four.
+        permits.release(10 + 4)
+        _until(session, lambda: session.runner is not first and _stepped(session) == 3)
+        models = {m["id"]: m for m in session.state()["models"]}
+        assert (models["m1"]["side"], models["m1"]["unit"]) == ("red", "red-1")
+        assert models["m2"]["unit"] == "red-1" and models["m3"]["unit"] is None
+        assert [e for e in session.runner.game.events if "red-2" in str(e)] == []
+    finally:
+        permits.release(100)
+        session.stop()
