@@ -172,7 +172,7 @@ class MotionGate:
         arm_gone = change.edge and self._arm_gone(change)
         self._previous = thumb
         was_settled = self._settled and not arm_gone
-        hands = not arm_gone and (change.edge or (motion.big and change.big))
+        hands = not arm_gone and (self._another_arm(change) or (motion.big and change.big))
         self._settled = not hands or timestamp_s - self._still_since >= self.rebase_s
         pieces_moved = change.piece or change.big
         if self._settled:
@@ -202,6 +202,20 @@ class MotionGate:
         drift = _same_light(thumb, self._rest_start, self.threshold)[2].astype(np.uint8)
         thickest = cv2.distanceTransform(drift, cv2.DIST_L2, 3).max() if drift.any() else 0.0
         return thickest <= REST_TREMOR_CM * self.px_per_cm + BLUR_PX
+
+    def _another_arm(self, change: Blobs) -> bool:
+        """Whether an arm reaches in other than the one resting in the settled frame. Against
+        that frame a resting hand's tremor changes only a band about its outline, within the
+        tremor and the blur of where it rested: with nothing else at the edge, the frame another
+        hand leaves (a player moving a piece while the other leans on the table) is settled at
+        once, where it waited out the 2 s a hand still in view needs."""
+        if not change.edge:
+            return False
+        if self._hand is None:
+            return True
+        reach = round(REST_TREMOR_CM * self.px_per_cm) + BLUR_PX
+        resting = cv2.dilate(self._hand.astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        return bool((change.arms & (resting == 0)).any())
 
     def _arm_gone(self, change: Blobs) -> bool:
         """Whether the `change` against the settled frame is something that frame holds and this

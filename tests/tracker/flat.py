@@ -58,8 +58,10 @@ def flat_pipeline(manifest: dict | None = None) -> Pipeline:
 
 
 def render(pieces: list[Piece], hand: tuple[float, float] | None = None, seed: int = 0,
-           arm: bool = True, card: tuple[float, float] | None = None) -> np.ndarray:
-    """`card`: the middle of a white 9 x 6 cm card lying over whatever is there (table cm)."""
+           arm: bool = True, card: tuple[float, float] | None = None,
+           other_hand: tuple[float, float] | None = None) -> np.ndarray:
+    """`card`: the middle of a white 9 x 6 cm card lying over whatever is there (table cm);
+    `other_hand`: a second player's hand, arm and all."""
     rng = np.random.default_rng(seed)
     image = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
     image = cv2.add(image, rng.integers(0, 4, image.shape, dtype=np.uint8))
@@ -70,9 +72,11 @@ def render(pieces: list[Piece], hand: tuple[float, float] | None = None, seed: i
         corners = np.array([[card[0] - 4.5, card[1] - 3.0], [card[0] + 4.5, card[1] + 3.0]]) * PX_PER_CM
         cv2.rectangle(image, tuple(corners[0].round().astype(int)), tuple(corners[1].round().astype(int)),
                       (232, 235, 235), -1)
-    if hand is not None:
-        tip = (round(hand[0] * PX_PER_CM), round(hand[1] * PX_PER_CM))
-        if arm:
+    for tip_cm, with_arm in ((hand, arm), (other_hand, True)):
+        if tip_cm is None:
+            continue
+        tip = (round(tip_cm[0] * PX_PER_CM), round(tip_cm[1] * PX_PER_CM))
+        if with_arm:
             cv2.line(image, (tip[0], SIZE[1] + 10), tip, (150, 170, 215), 24)
         cv2.circle(image, tip, 22, (140, 165, 215), -1)
     return image

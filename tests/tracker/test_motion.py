@@ -71,6 +71,31 @@ def test_a_resting_hand_is_marked_from_the_wait_to_the_frame_it_leaves():
     assert readings[-2].under_resting_hand([[180.0, 180.0], [300.0, 240.0]]).tolist() == [True, False]
 
 
+def test_the_frame_a_second_hand_leaves_is_settled_while_the_first_rests():
+    """One player leans on the table while the other moves a piece: the frame the mover's hand
+    leaves waited out 2 s, the leaning hand's tremor read as a hand still coming in."""
+    tremor = np.random.default_rng(2).uniform(-0.8, 0.8, (20, 2))
+    leaning = [(30 + dx, 60 + dy) for dx, dy in tremor]
+    moved = [TABLE[0], Piece(110, 85, BLUE)]
+    frames = [render(TABLE), *[render(TABLE, tip) for tip in leaning[:14]],
+              render(TABLE, leaning[14], other_hand=(100, 80)),
+              render(moved, leaning[15], other_hand=(110, 85)),
+              *[render(moved, tip) for tip in leaning[16:]]]
+    readings = observe(MotionGate(), frames)
+    # Rested 2 s by frame 11; the mover's hand in 15-16; it leaves at 17.
+    assert [r.settled for r in readings[10:]] == [False, *[True] * 4, False, False, *[True] * 4]
+    assert readings[17].just_settled and readings[17].pieces_moved
+    assert readings[17].resting_hand is not None
+
+
+def test_a_second_hand_held_still_beside_a_resting_one_is_still_a_hand():
+    tremor = np.random.default_rng(3).uniform(-0.8, 0.8, (24, 2))
+    leaning = [render(TABLE, (30 + dx, 60 + dy)) for dx, dy in tremor[:14]]
+    reaching = [render(TABLE, (30 + dx, 60 + dy), other_hand=(100, 80)) for dx, dy in tremor[14:]]
+    readings = observe(MotionGate(), [render(TABLE), *leaning, *reaching])
+    assert readings[14].settled and not any(r.settled for r in readings[15:])
+
+
 def test_a_hand_sliding_slowly_over_the_table_is_no_resting_hand():
     readings = observe(MotionGate(), [render(TABLE), *[render(TABLE, (60 + 0.5 * i, 60)) for i in range(25)]])
     assert not any(r.settled for r in readings[1:])
