@@ -22,6 +22,10 @@ from rules_core.errors import TablesightError
 SHIFT_PX = 0.5
 # Below this peak the patch no longer looks like the reference (hand, shadow, glare): no vote.
 MIN_RESPONSE = 0.08
+# A patch whose grey levels spread less than this shows no marker at all (a covered lens, a dead
+# frame): phase correlation of a flat mid-grey patch peaked at 0.08-0.14 somewhere ~80 px off,
+# and three markers "agreed" the camera had moved.
+MIN_SPREAD = 8.0
 # Patches are downscaled to about this many pixels across the marker.
 MARKER_SIDE_PX = 48
 
@@ -32,6 +36,7 @@ class DriftReport:
     shift_px: float
     shift_mm: float
     reason: str
+    markers_seen: int  # markers that still look as they did at calibration (none: nothing to go by)
 
 
 @dataclass(frozen=True)
@@ -94,13 +99,15 @@ class DriftWatch:
         """Has the camera (or the table) moved since the reference frame?"""
         if frame.shape[1::-1] != tuple(self.calibration.image_size):
             return DriftReport(
-                True, float("inf"), float("inf"), "the frame size differs from the calibration's"
+                True, float("inf"), float("inf"), "the frame size differs from the calibration's", 0
             )
         moved: dict[int, float] = {}
         still: dict[int, float] = {}
         mm_per_px: dict[int, float] = {}
         for patch in self._patches:
             current = self._patch(frame, patch.box, patch.scale)
+            if float(current.std()) < MIN_SPREAD:
+                continue
             (dx, dy), response = cv2.phaseCorrelate(patch.reference, current, self._window[patch.marker_id])
             if response < MIN_RESPONSE:
                 continue
@@ -120,6 +127,7 @@ class DriftWatch:
                 float("nan"),
                 float("nan"),
                 "no marker looks like it did at calibration (covered, or the camera moved far)",
+                0,
             )
         shifts = {**moved, **still}
         shift = float(np.median(list(shifts.values())))
@@ -128,18 +136,19 @@ class DriftWatch:
         if len(moved) >= 2 and len(moved) * 2 > voting:
             ids = ", ".join(map(str, sorted(moved)))
             return DriftReport(
-                True, shift, shift_mm, f"markers {ids} shifted by ~{shift:.1f} px: camera moved{note}"
+                True, shift, shift_mm, f"markers {ids} shifted by ~{shift:.1f} px: camera moved{note}", voting
             )
         if moved and len(moved) + hidden > len(still):
             # A knock of a few degrees throws most patches out of recognition; the one that still
             # matches shifted, so "camera moved" explains more markers than "marker nudged" does.
             ids = ", ".join(map(str, sorted(moved)))
             return DriftReport(
-                True, shift, shift_mm, f"marker(s) {ids} shifted, the rest unrecognisable: camera moved{note}"
+                True, shift, shift_mm,
+                f"marker(s) {ids} shifted, the rest unrecognisable: camera moved{note}", voting,
             )
         if moved:
             ids = ", ".join(map(str, sorted(moved)))
             return DriftReport(
-                False, shift, shift_mm, f"only marker(s) {ids} shifted: marker moved or covered{note}"
+                False, shift, shift_mm, f"only marker(s) {ids} shifted: marker moved or covered{note}", voting
             )
-        return DriftReport(False, shift, shift_mm, f"steady{note}")
+        return DriftReport(False, shift, shift_mm, f"steady{note}", voting)

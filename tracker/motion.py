@@ -131,6 +131,12 @@ class MotionGate:
         self._still_since = 0.0
         self._settled = False
 
+    def rebase(self) -> None:
+        """Take the next frame as the settled picture, as the first one is: after the camera
+        was knocked, its pictures before differ from those after everywhere, which read as a
+        hand over most of the table that never left (no new piece tracked, none retired)."""
+        self._previous = None
+
     def thumbnail(self, image: np.ndarray) -> tuple[np.ndarray, float]:
         scale = self.width / image.shape[1]
         small = cv2.resize(image, (self.width, max(1, round(image.shape[0] * scale))),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from tracker.lighting import Lighting
 from tracker.motion import MotionGate
 from tracker.tracking import Tracker
 from tracker.tracks import FrameResult, TrackChanges
+
+if TYPE_CHECKING:
+    from calibration.drift import DriftReport
 
 # A hand resting in view may hold a piece it lifted from anywhere on the table (a player
 # weighing a move), so for this long no missing piece is retired: the lifted one was taken for
@@ -89,23 +92,38 @@ class Pipeline:
         self._lighting = Lighting()
         self._covers = Covers()
         self._last_seen: LitFrame | None = None  # the last detection's frame: where missing pieces were seen
+        self._blind = False  # the last frame showed no marker and calibrated none (see `_unseen`)
 
     def process(self, frame: Frame) -> FrameResult:
+        if self._new_image_size(frame.image):
+            self.calibration, self.status.calibrated = None, False
+            self._new_view()
+        watched = self._watch is not None and self.calibration is not None
+        markers = self._watch.check(frame.image) if watched else None
+        if markers is not None and not markers.markers_seen:
+            # No marker looks as it did: the camera was knocked far, or sees nothing (covered,
+            # dark, a dead frame). Only a calibration on this frame tells which.
+            if not self._calibrate(frame.image):
+                return self._unseen(frame)
+            self._new_view()
+            markers = None
+        elif self._blind:  # the markers are back as they were: what the failed calibrations said is past
+            self._blind, self.status.message = False, ""
         reading = self.gate.observe(frame.image, frame.timestamp_s)
         if self._in_play is not None and self._in_play.shape == reading.changed.shape:
             self._in_play |= reading.changed
             if not reading.settled:
                 self._handled |= reading.changed
-        if self._new_image_size(frame.image):
-            self.calibration, self.status.calibrated = None, False
-        if (self.calibration is None or self._recalibrate
-                or (reading.just_settled and self._drifted(frame.image))):
+        if self.calibration is None or self._recalibrate:
             self._recalibrate = False
             self._calibrate(frame.image)
+        elif (reading.just_settled and markers is not None and self._drifted(markers)
+              and self._calibrate(frame.image)):
+            self._new_view()
         changes = TrackChanges()
         detected = False
         if self.calibration is None:
-            pass
+            self._hold_all()  # a camera back in another mode, not yet calibrated: nothing is seen
         elif not reading.settled:
             # Once under a hand, a piece stays unseen until detection finds it again: it may have
             # been swapped with a look-alike the thumbnail cannot tell apart.
@@ -116,8 +134,11 @@ class Pipeline:
             detected = True
         else:
             self.tracker.hold(())
+        return self._result(frame, reading.settled, changes, detected)
+
+    def _result(self, frame: Frame, settled: bool, changes: TrackChanges, detected: bool) -> FrameResult:
         return FrameResult(
-            frame=frame.index, source=frame.name, settled=reading.settled,
+            frame=frame.index, source=frame.name, settled=settled,
             models=[t.to_model_json() for t in self.tracker.models()],
             vehicles=[t.to_vehicle_json() for t in self.tracker.vehicles()],
             changes=changes, timestamp_s=frame.timestamp_s, detected=detected)
@@ -126,19 +147,43 @@ class Pipeline:
         """A user's request: calibrate again on the next frame (the markers must be in view)."""
         self._recalibrate = True
 
-    def _calibrate(self, image: np.ndarray) -> None:
+    def _calibrate(self, image: np.ndarray) -> bool:
+        """Calibrate on `image`; False (the old calibration kept, the failure said) when its
+        markers do not allow it."""
         try:
             calibration = self.calibrate(image)
         except TablesightError as error:
             self.status.message = f"calibration failed: {error}"
-            return
+            return False
         self.calibration = calibration
+        self._last_detection_s = None  # what the new calibration measures is looked at at once
         self.gate.px_per_cm = self._thumbnail_px_per_cm(calibration, image)
         self.status.calibrated = True
         self._last_seen = None
         self.status.drift = False
         self.status.message = ""
         self._watch = self.drift_watch(calibration, image) if self.drift_watch else None
+        return True
+
+    def _new_view(self) -> None:
+        """The camera now sees the table from elsewhere (knocked, or back in another mode): its
+        pictures before and after cannot be compared, so the gate starts again from the next
+        frame and the next detection may find any piece anywhere (moved while it happened)."""
+        self.gate.rebase()
+        self._in_play = self._handled = None
+
+    def _unseen(self, frame: Frame) -> FrameResult:
+        """A frame where no marker looks as it did and none calibrates: nothing on it can be
+        measured. Every piece is held where it was, unseen, and the gate never takes the frame
+        in, so the view coming back is compared with the table as last seen: a piece moved
+        meanwhile shows there as a change. Detecting on such frames had retired every piece
+        after three black frames, and taken the view's return for a hand that never left."""
+        self._hold_all()
+        self._blind, self._last_detection_s = True, None
+        return self._result(frame, False, TrackChanges(), False)
+
+    def _hold_all(self) -> None:
+        self.tracker.hold(self.tracker.tracks)
 
     def _thumbnail_px_per_cm(self, calibration: Calibration, image: np.ndarray) -> float:
         """How big a piece looks in the gate's thumbnail: 10 cm at the table's middle."""
@@ -153,10 +198,7 @@ class Pipeline:
         size = getattr(self.calibration, "image_size", None)
         return size is not None and tuple(size) != (image.shape[1], image.shape[0])
 
-    def _drifted(self, image: np.ndarray) -> bool:
-        if self._watch is None:
-            return False
-        report = self._watch.check(image)
+    def _drifted(self, report: DriftReport) -> bool:
         self.status.drift = bool(report.drifted)
         if report.drifted:
             self.status.message = f"camera moved: {report.reason}; recalibrating"

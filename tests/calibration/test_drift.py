@@ -51,6 +51,21 @@ def test_noise_jpeg_and_exposure_are_not_drift(watch, straight_shot):
         assert report.shift_px < 0.3
 
 
+@pytest.mark.parametrize("level", [0, 128, 255])
+def test_a_frame_showing_nothing_shows_no_marker(watch, straight_shot, level):
+    """A flat mid-grey patch correlated with a marker at 0.08-0.14, ~80 px off: three markers
+    voted that the camera had moved, where the camera saw nothing."""
+    noise = np.random.default_rng(level).normal(0, 1.5, straight_shot.image.shape)
+    flat = np.clip(level + noise, 0, 255).astype(np.uint8)
+    report = watch.check(flat)
+    assert report.markers_seen == 0 and report.drifted
+    assert "no marker looks like it did" in report.reason
+
+
+def test_markers_seen_counts_the_markers_that_vote(watch, straight_shot):
+    assert watch.check(resensed(straight_shot.image, 5)).markers_seen == len(straight_shot.layout.markers)
+
+
 def test_a_hand_over_one_marker_is_not_drift(watch, straight_shot):
     image = resensed(straight_shot.image, 9)
     centre = straight_shot.camera.project(straight_shot.layout.corners_by_id[1].mean(0, keepdims=True))[0]
