@@ -386,7 +386,8 @@ class MoveJudge:
             # Legal by distance only because nothing bounds it: say so, not a bare verdict.
             why.append(
                 f"not judged by distance: {self.rules.id} gives a {model.type} no move of its own; "
-                "give the model's speed (army list or order) to judge it"
+                "give the model's `speed` in the scene (its move in the army list or its order, in "
+                "the ruleset's unit) to judge it"
             )
         if why:
             extra["allowance_notes"] = why

@@ -80,7 +80,8 @@ def test_mi_a_trooper_walk_with_no_speed_says_it_was_not_judged_by_distance() ->
     trooper = base(20, 60, "t1", type="trooper")
     report = moved(MI, [trooper], [{**trooper, "x_cm": 26.5}])["t1"]
     assert report["allowance_cm"] is None
-    assert any("not judged by distance" in note and "speed" in note for note in report["allowance_notes"])
+    notes = report["allowance_notes"]
+    assert any("not judged by distance" in note and "`speed` in the scene" in note for note in notes)
 
 
 def test_bp_a_refused_jump_does_not_call_itself_within_range() -> None:
