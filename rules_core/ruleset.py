@@ -625,6 +625,9 @@ class Ruleset(_Strict):
     # «2 любых ... действия, кроме перемещения», a dynamic one a move and another action, an
     # intensive one 2 action points of moving). An order not named here does not limit the move.
     order_move_actions: dict[str, int] = {}
+    # Roles a model may hold that no rule here reads (a seed's specialists whose rules the table
+    # does not measure); with those the rules name, the roles a scene may give (`known_roles`).
+    roles: list[str] = []
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -666,6 +669,24 @@ class Ruleset(_Strict):
         for weapon in names:
             if self.weapon(weapon) is None:
                 raise ValueError(f"{what} names unknown weapon {weapon!r}")
+
+    def known_roles(self) -> list[str]:
+        """Every role a scene may give a model: `roles`, and each one a rule names (any list
+        under a key ending in `roles`, the roles with their own weapons or targets), so a role
+        misspelt in a scene is refused rather than read as no role at all."""
+        named = set(self.role_weapons) | set(self.role_target_types)
+        pending: list = [self.model_dump()]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, dict):
+                for key, value in item.items():
+                    if key.endswith("roles") and isinstance(value, list):
+                        named.update(role for role in value if isinstance(role, str))
+                    else:
+                        pending.append(value)
+            elif isinstance(item, list):
+                pending.extend(item)
+        return sorted(named)
 
     def weapon(self, name: str) -> Weapon | None:
         """The weapon a scene's name means (its own name or an alias); None when the table lacks it."""

@@ -320,6 +320,7 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     unit_first: dict[str, ModelSpec] = {}
     models = []
     known_weapons = [*ruleset.weapons, *ruleset.weapon_names]
+    known_roles = ruleset.known_roles()
     for i, model in enumerate(spec.models):
         where = f"models[{i}]"
         if model.id in index:
@@ -345,6 +346,13 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"{where}.chassis",
                 f"unknown chassis {model.chassis!r}",
                 f"use one of {', '.join(unit_type.chassis)}",
+            )
+        if model.role is not None and model.role not in known_roles:
+            raise _fail(
+                f"{where}.role",
+                f"unknown role {model.role!r} for ruleset {ruleset.id}",
+                f"use one of {', '.join(known_roles)}" if known_roles
+                else "leave `role` out: this ruleset gives its models no roles",
             )
         first = unit_first.setdefault(model.unit, model)
         if first.side != model.side:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from rules_core import api as rules
@@ -282,8 +282,7 @@ class Game:
                 "kind": _need(sent, "kind", str, "setup deployment"),
                 "sides": _need(sent, "sides", dict, "setup deployment"),
             }
-        rules.load_ruleset(ruleset)
-        assignments = self._retyped(payload.get("retype") or {})
+        assignments = self._retyped(payload.get("retype") or {}, rules.load_ruleset(ruleset).known_roles())
         self._trial(
             ruleset_id=ruleset,
             table={"width_cm": float(width), "depth_cm": float(depth)},
@@ -303,11 +302,13 @@ class Game:
             "setup", f"game set up: {ruleset} on a {width:g} x {depth:g} cm table{unassigned_note}", payload
         )
 
-    def _retyped(self, retype: object) -> dict[str, Assignment]:
+    def _retyped(self, retype: object, roles: list[str]) -> dict[str, Assignment]:
         """The assignments under another ruleset: `retype` maps an old unit type to the new
         ruleset's (its role, chassis and weapons go with it: they were the old ruleset's words) or
         to null, which unassigns those models. Mobile Infantry shares no type with World at Fire,
-        so without it the models of one game could never be carried into the other."""
+        so without it the models of one game could never be carried into the other. A type kept
+        keeps its role only where the new ruleset has it (`roles`): a Combined Arms officer
+        carried into World at Fire, which gives no roles, refused the whole setup."""
         if not isinstance(retype, dict) or not all(
             isinstance(old, str) and (new is None or isinstance(new, str)) for old, new in retype.items()
         ):
@@ -318,7 +319,7 @@ class Game:
         kept: dict[str, Assignment] = {}
         for piece_id, a in self.assignments.items():
             if a.type not in retype:
-                kept[piece_id] = a
+                kept[piece_id] = a if a.role is None or a.role in roles else replace(a, role=None)
             elif retype[a.type] is not None:
                 kept[piece_id] = Assignment(side=a.side, unit=a.unit, type=retype[a.type])
         return kept

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules_core import api
+from rules_core.errors import TablesightError
 from tests.rules_core.builders import base, codes, hull, moved, scene
 
 
@@ -43,3 +44,20 @@ def test_ca_a_gun_armed_with_an_hmg_needs_two_fighters_to_move_and_one_to_fire(
     report = api.check(scene("combined-arms", models))
     assert report["proximity"]["hmg_can_move"]["mg"]["met"] is can_move
     assert report["proximity"]["hmg_can_fire"]["mg"]["met"] is can_fire
+
+
+CONTRACT_CA_ROLES = ["officer", "radio", "scout", "sapper", "sniper", "medic", "mortar_crew", "flamethrower"]
+
+
+@pytest.mark.parametrize("role", CONTRACT_CA_ROLES)
+def test_ca_each_role_the_contract_names_is_a_role(role: str) -> None:
+    assert scene("combined-arms", [base(50, 50, id="r1", role=role)]).models[0].role == role
+
+
+@pytest.mark.parametrize(("ruleset", "role"), [("combined-arms", "wizard"), ("combined-arms", "Officer"),
+                                               ("world-at-fire", "officer"), ("tankomaster", "medic")])
+def test_a_role_the_ruleset_does_not_know_is_refused_naming_the_field(ruleset: str, role: str) -> None:
+    # CONTRACTS: names that don't resolve are «errors with a message naming the field, never
+    # silently ignored»; a misspelt officer was read as a plain rifleman (session 60's blind check).
+    with pytest.raises(TablesightError, match=r"models\[0\]\.role.*unknown role"):
+        scene(ruleset, [base(50, 50, id="r1", role=role)])

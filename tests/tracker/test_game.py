@@ -121,3 +121,16 @@ def test_a_bad_retype_changes_nothing(game, retype):
     with pytest.raises(TablesightError):
         game.apply("setup", {"ruleset": "mobile-infantry", "table": game.table, "retype": retype})
     assert (dict(game.assignments), game.ruleset_id) == before
+
+
+def test_a_role_the_new_ruleset_lacks_is_dropped_and_one_it_has_kept(game):
+    table = {"width_cm": 183.0, "depth_cm": 122.0}
+    game.apply("setup", {"ruleset": "combined-arms", "table": table})
+    red = {"side": "red", "unit": "red-1", "type": "infantry"}
+    game.apply("assign", {"model_ids": ["m1"], **red, "role": "officer"})
+    with pytest.raises(TablesightError, match="role"):
+        game.apply("assign", {"model_ids": ["m2"], **red, "role": "wizard"})
+    game.apply("setup", {"ruleset": "combined-arms", "table": table})
+    assert game.assignments["m1"].role == "officer"
+    game.apply("setup", {"ruleset": "world-at-fire", "table": table})
+    assert game.assignments["m1"].role is None and game.assignments["m1"].type == "infantry"
