@@ -23,7 +23,7 @@ from shapely.geometry import Polygon
 from calibration.jsonfile import read_json
 from calibration.marker_sheet import sheet_reach
 from calibration.seed_tables import DEFAULT_TABLES
-from rules_core.errors import TablesightError
+from rules_core.errors import TablesightError, plain_problem
 
 # Printed squares are exact; 2% (2 mm on a 10 cm marker) leaves room for measured layouts.
 SQUARE_TOLERANCE = 0.02
@@ -201,7 +201,7 @@ class Layout(BaseModel):
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "layout"
-            message = first["msg"].removeprefix("Value error, ")
+            message = plain_problem(first["msg"])
             raise TablesightError(
                 f"{source}: {where}: {message}",
                 "fix the layout JSON (see CONTRACTS.md, 'Marker layout'), or write a fresh one with "

@@ -8,6 +8,8 @@ It lives in `rules_core` because that is the package every other one may import.
 
 from __future__ import annotations
 
+import re
+
 
 class TablesightError(Exception):
     """A problem the user can fix, with what is wrong and what to do about it."""
@@ -27,3 +29,11 @@ class RulesetError(TablesightError):
 
 class SceneError(TablesightError):
     """A scene (or move, or command argument) that does not fit its ruleset: names the field."""
+
+
+def plain_problem(message: str) -> str:
+    """A pydantic error message as a user reads it: without the "Value error, " our own
+    validators' messages get, or the model class a nested object should be an instance of
+    ("a valid dictionary or instance of ModelSpec" names our code, not the file's JSON)."""
+    message = message.removeprefix("Value error, ").replace("a valid dictionary", "a JSON object")
+    return re.sub(r" or instance of \w+", "", message)

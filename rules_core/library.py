@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from rules_core.errors import RulesetError
+from rules_core.errors import RulesetError, plain_problem
 from rules_core.ruleset import Ruleset
 
 USER_FOLDER_ENV = "TABLESIGHT_RULESETS"
@@ -95,7 +95,7 @@ def parse_ruleset(text: str, name: str) -> Ruleset:
         field = ".".join(str(p) for p in first["loc"]) or "(top level)"
         line = _line_of(text, tuple(first["loc"]))
         raise RulesetError(
-            f"ruleset file {name} line {line}: field {field}: {first['msg']}",
+            f"ruleset file {name} line {line}: field {field}: {plain_problem(first['msg'])}",
             "correct that field (see `tablesight rules show world-at-fire` for a complete example)",
         ) from None
     if ruleset.id != Path(name).stem:

@@ -27,7 +27,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from rules_core.errors import SceneError
+from rules_core.errors import SceneError, plain_problem
 from rules_core.footprints import Footprints
 from rules_core.library import load_ruleset, ruleset_ids
 from rules_core.ruleset import Ruleset, Tow, UnitType
@@ -284,7 +284,7 @@ def parse_scene(data: Any, allow_off_table: bool = False) -> Scene:
         spec = SceneSpec.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        problem = "missing" if first["type"] == "missing" else first["msg"]
+        problem = "missing" if first["type"] == "missing" else plain_problem(first["msg"])
         raise _fail(_field_path(first["loc"], data), problem) from None
     if spec.ruleset not in ruleset_ids():
         raise _fail(

@@ -49,6 +49,21 @@ def test_bad_model_fields_are_named(change: dict, field: str, words: str) -> Non
     assert field in message and words in message
 
 
+@pytest.mark.parametrize(
+    ("models", "said"),
+    [
+        (["r1"], "models[0]: Input should be a JSON object."),
+        ([{**base(10, 10, "a"), "base": "round"}], "models[0].base (model 'a'): Input should be a JSON"),
+        ([{**base(10, 10, "a"), "base": {"shape": "rect", "length_mm": 100}}], "a rect base needs"),
+    ],
+)
+def test_a_message_names_the_files_json_not_our_classes(models: list, said: str) -> None:
+    """pydantic's words leaked: "a valid dictionary or instance of ModelSpec", "Value error, ..."."""
+    message = problem_of(scene_data("world-at-fire", models))
+    assert said in message
+    assert "instance of" not in message and "Value error" not in message and "dictionary" not in message
+
+
 def test_unknown_weapon_is_named_where_the_ruleset_has_a_weapon_table() -> None:
     message = problem_of(scene_data("combined-arms", [base(10, 10, weapons=["phaser"])]))
     assert "models[0].weapons" in message and "unknown weapon 'phaser'" in message
