@@ -58,7 +58,7 @@ class FolderSource:
             if not self._paths:
                 raise TablesightError(
                     f"the folder {path} holds no images (.jpg, .png, ...)",
-                    "point --source at the folder of photos, or at a video file",
+                    "give the folder of photos, or a video file, as the source",
                 )
         elif single:
             self._paths = [path]

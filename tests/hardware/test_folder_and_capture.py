@@ -42,8 +42,10 @@ def test_unpadded_numbers_in_names_play_in_number_order(tmp_path: Path) -> None:
 
 
 def test_empty_folder_says_so(tmp_path: Path) -> None:
-    with pytest.raises(TablesightError, match="holds no images"):
+    """In words for every command: `track` takes its source as an argument, not --source."""
+    with pytest.raises(TablesightError, match="holds no images") as caught:
         open_source(str(tmp_path))
+    assert "--source" not in str(caught.value) and "as the source" in str(caught.value)
 
 
 def test_an_unreadable_still_is_passed_over_and_named_afterwards(tmp_path: Path) -> None:
