@@ -9,6 +9,7 @@ branch in the code.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -670,10 +671,12 @@ class Ruleset(_Strict):
             if self.weapon(weapon) is None:
                 raise ValueError(f"{what} names unknown weapon {weapon!r}")
 
+    @cached_property
     def known_roles(self) -> list[str]:
         """Every role a scene may give a model: `roles`, and each one a rule names (any list
         under a key ending in `roles`, the roles with their own weapons or targets), so a role
-        misspelt in a scene is refused rather than read as no role at all."""
+        misspelt in a scene is refused rather than read as no role at all. Read once: the walk
+        over the whole ruleset took 0.3-0.6 ms, and every scene parsed asks."""
         named = set(self.role_weapons) | set(self.role_target_types)
         pending: list = [self.model_dump()]
         while pending:

@@ -320,7 +320,7 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     unit_first: dict[str, ModelSpec] = {}
     models = []
     known_weapons = [*ruleset.weapons, *ruleset.weapon_names]
-    known_roles = ruleset.known_roles()
+    known_roles = ruleset.known_roles
     for i, model in enumerate(spec.models):
         where = f"models[{i}]"
         if model.id in index:

@@ -282,7 +282,7 @@ class Game:
                 "kind": _need(sent, "kind", str, "setup deployment"),
                 "sides": _need(sent, "sides", dict, "setup deployment"),
             }
-        assignments = self._retyped(payload.get("retype") or {}, rules.load_ruleset(ruleset).known_roles())
+        assignments = self._retyped(payload.get("retype") or {}, rules.load_ruleset(ruleset).known_roles)
         self._trial(
             ruleset_id=ruleset,
             table={"width_cm": float(width), "depth_cm": float(depth)},
