@@ -90,6 +90,21 @@ def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
     shot(page, "movement")
 
 
+def test_a_move_the_rules_could_not_judge_by_distance_says_so(page, session):
+    """A null allowance (no move of its own, no `speed`) printed as "12.0 cm / 0.0 cm: legal"."""
+    note = "not judged by distance: give the model's `speed` in the scene"
+    with session._changed:
+        session._state["moves"]["models"]["r1"].update(allowance_cm=None, allowance_notes=[note])
+        session._state["version"] += 1
+        session._changed.notify_all()
+    row = page.locator("#moves li[data-id='r1']")
+    expect(row).to_have_text("r1 12.0 cm: distance not judged")
+    expect(row).to_have_attribute("title", note)
+    page.click("#pieces circle[data-id='r1']")
+    expect(page.locator("#layer-labels")).to_contain_text("12.0 cm")
+    assert "0.0 cm" not in page.locator("#layer-labels").text_content()
+
+
 def test_a_lost_camera_is_said_in_words(page, session):
     with session._changed:
         session._state["status"].update(camera="lost", message="The camera stopped answering; reconnecting.")

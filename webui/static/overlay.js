@@ -39,6 +39,14 @@ export function formatDistance(cm, ruleset) {
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${unit}`;
 }
 
+// How far a model moved against how far it may: a move the rules core could not judge by
+// distance (no allowance: a type the seed gives no move of its own, and no `speed`) shows its
+// distance alone, where a null allowance printed as "0.0" beside a green "legal".
+export function moveDistances(verdict, ruleset) {
+  const moved = formatDistance(verdict.moved_cm, ruleset);
+  return verdict.allowance_cm == null ? moved : `${moved} / ${formatDistance(verdict.allowance_cm, ruleset)}`;
+}
+
 // ui: {fontCm, showMeasurements, selected, picked:Set, labels: Labels (drawn by the caller, last)}
 export function drawScene(layer, state, ui) {
   layer.replaceChildren();
@@ -128,7 +136,7 @@ function drawMoves(g, state, byId, colours, ui) {
     el("title", {}, path, bad ? `${id}: ${reasons}` : `${id}: legal`);
     el("circle", { cx: piece.start_x_cm, cy: piece.start_y_cm, r: 0.6, fill: colour }, g);
     if (ui.showMeasurements && (bad || ui.selected === id)) {
-      const distances = `${formatDistance(verdict.moved_cm, state.ruleset)} / ${formatDistance(verdict.allowance_cm, state.ruleset)}`;
+      const distances = moveDistances(verdict, state.ruleset);
       const text = bad ? `${distances} ✗` : distances;
       const size = ui.fontCm * 0.8;
       const x = (piece.start_x_cm + piece.x_cm) / 2;

@@ -1,6 +1,6 @@
 // The Play panel: what moved and whether it was legal, unit coherency, and what a tap asked.
 
-import { formatDistance, pieces } from "./overlay.js";
+import { formatDistance, moveDistances, pieces } from "./overlay.js";
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -34,14 +34,15 @@ export function drawPlayPanel(ctx, state, allowed) {
     const bad = verdict.legal === false;
     li.className = bad ? "illegal" : "legal";
     li.dataset.id = id;
-    const distance = allowed
-      ? ` ${formatDistance(verdict.moved_cm, state.ruleset)} / ${formatDistance(verdict.allowance_cm, state.ruleset)}`
-      : "";
+    const distance = allowed ? ` ${moveDistances(verdict, state.ruleset)}` : "";
     // While distances are secret, say what rule broke but not by how much.
     const reasons = (verdict.reasons || [])
       .map((r) => (allowed ? r.detail || r.code : r.code.replaceAll("_", " ")))
       .join("; ");
-    li.textContent = `${id}${distance}: ${bad ? `illegal, ${reasons}` : "legal"}`;
+    // No allowance: nothing broke, but the distance went unjudged; the notes say what to give.
+    const unjudged = verdict.allowance_cm == null && !bad;
+    li.textContent = `${id}${distance}: ${bad ? `illegal, ${reasons}` : unjudged ? "distance not judged" : "legal"}`;
+    li.title = (verdict.allowance_notes || []).join(" ");
     li.tabIndex = 0;
     li.addEventListener("click", () => ctx.select(id)); // find it on the table
     li.addEventListener("keydown", (event) => event.key === "Enter" && ctx.select(id));
