@@ -27,6 +27,9 @@ from tracker.runner import GameRunner, RecordPolicy
 
 DEMO_RECORDING = Path(__file__).parent / "demo" / "demo.tsr"
 
+# The players' settings a looping replay carries into each fresh game (see TableSession).
+CARRIED = frozenset({"setup", "assign", "terrain", "objectives", "deployment", "template", "clear_templates"})
+
 Opener = Callable[[], FrameSource]
 _RETRY = object()
 RunnerFactory = Callable[[], GameRunner]
@@ -43,9 +46,12 @@ class TableSession:
     `open_frames` opens the source (again, after it ended when `loop`); `make_runner` builds a
     fresh pipeline and game (each loop of a replay starts from the recording's beginning).
     `controls` are recorded controls to re-apply while replaying, by frame. When it loops, the
-    players' own controls are re-applied too, after the frame each followed: a fresh game each
-    loop would otherwise take back every unit assigned, terrain drawn or template laid on the
-    demo half a minute later.
+    players' own settings (`CARRIED`) are made again in each fresh game right after the
+    recording's preset, in the order they were made: a fresh game each loop took back every
+    unit assigned, terrain drawn or template laid on the demo half a minute later, and made
+    again only after the frame each followed, the ruleset or the terrain was gone for part of
+    every loop. One the fresh game refuses there (a model not yet on the table) is tried after
+    its frame. The game's flow (phases, turns, undo) is the recording's own each loop.
     `realtime`: pace frames by their timestamps (a recording plays at the speed it was taken).
     `retry`: a source that fails is reopened every `retry_s` (the game carries on meanwhile);
     without it a failed source ends the session's frames, as an ended one does.
@@ -63,7 +69,7 @@ class TableSession:
         self.retry = retry
         self.retry_s = retry_s
         self._recorded_controls = list(controls or [])
-        self._players_controls: list[Control] = []
+        self._players_settings: list[Control] = []
         self._preset = list(preset or [])
         self._on_close = on_close
         self._lock = threading.RLock()
@@ -73,7 +79,7 @@ class TableSession:
         self._source: FrameSource | None = None
         self.runner = make_runner()
         self._pending_controls = list(self._recorded_controls)
-        self._pending_preset = self._preset
+        self._fresh = True  # the preset (and players' settings) are still to be made
         self._camera = {"camera": "ok", "message": ""}
         self._frame: Frame | None = None
         self._jpeg: tuple[int, bytes] | None = None
@@ -135,10 +141,10 @@ class TableSession:
     def apply(self, action: str, payload: dict) -> dict:
         with self._lock:
             reply = self.runner.control(action, payload)
-            if self.loop:
+            if self.loop and action in CARRIED:
                 result = self.runner.last_result
                 followed = result.frame if result is not None else -1
-                self._players_controls.append(Control(followed, action, payload))
+                self._players_settings.append(Control(followed, action, payload))
         self._publish(force=True)
         return reply
 
@@ -169,9 +175,8 @@ class TableSession:
                 except TablesightError:  # the recording failed (a full disk): the game plays on, unrecorded
                     result = None
                     self._signature = ()
-                if result is not None and self._pending_preset:
-                    self.runner.apply_preset(self._pending_preset)
-                    self._pending_preset = []
+                if result is not None and self._fresh:
+                    self._set_up()
             self._frame = frame
             if result is not None:
                 now = time.monotonic()
@@ -198,20 +203,36 @@ class TableSession:
             return _RETRY
         if frame is None:
             # What the source passed over (a folder's unreadable still) is said where players look.
+            # A looping replay starts again at once: "ended", then "not calibrated" until the
+            # fresh game's first frame, flashed on the phones at every loop.
             damage = passed_over(self._source)
-            self._set_camera("ended", f"{self.description} has ended." + (f" {damage}" if damage else ""))
+            if not self.loop:
+                self._set_camera("ended", f"{self.description} has ended." + (f" {damage}" if damage else ""))
             self._close_source()
         return frame
 
     def _restart(self) -> None:
         with self._lock:
             self.runner = self._make_runner()
-            # Stable: a player's control made after frame f came before the recorded ones
-            # after f, which are applied only as frame f + 1 is stepped.
-            self._pending_controls = sorted(self._players_controls + self._recorded_controls,
-                                            key=lambda control: control.frame)
-            self._pending_preset = self._preset
+            self._pending_controls = list(self._recorded_controls)
+            self._fresh = True
         self._set_camera("ok", "")
+
+    def _set_up(self) -> None:
+        """After a fresh game's first frame: the recording's preset, then the players' own
+        settings; one refused now is tried again after the frame it followed. Stable: a
+        player's control made after frame f came before the recorded ones after f, which are
+        applied only as frame f + 1 is stepped."""
+        self._fresh = False
+        if self._preset:
+            self.runner.apply_preset(self._preset)
+        later = []
+        for control in self._players_settings:
+            try:
+                self.runner.control(control.action, control.payload)
+            except TablesightError:
+                later.append(control)
+        self._pending_controls = sorted(later + self._pending_controls, key=lambda control: control.frame)
 
     def _apply_pending_controls(self, frame_index: int) -> None:
         while self._pending_controls and self._pending_controls[0].frame < frame_index:

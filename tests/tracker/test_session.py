@@ -202,11 +202,17 @@ def _until(session: TableSession, done, timeout_s: float = 20.0) -> None:
     assert done()
 
 
-def test_a_looping_replay_keeps_the_players_controls_in_every_loop():
+def test_a_looping_replay_makes_the_players_settings_again_from_each_loops_first_frame():
+    """The demo starts a fresh game every loop: what players set up was taken back, and made
+    again only after the frame it followed it was gone for part of every loop. The game's flow
+    (a phase ended) is the recording's own in each loop, and the phones see no "ended" between."""
     permits = threading.Semaphore(0)
     session = TableSession(lambda: GatedFrames(permits), lambda: GameRunner(flat_pipeline(), Game()),
                            description="test frames", loop=True)
     first = session.runner
+    said: list[str] = []
+    set_camera = session._set_camera
+    session._set_camera = lambda camera, message: (said.append(camera), set_camera(camera, message))
     session.start()
     try:
         permits.release(3)
@@ -215,13 +221,22 @@ def test_a_looping_replay_keeps_the_players_controls_in_every_loop():
         session.apply("assign", {"model_ids": ["m1", "m2"], "unit": "red-1", **red})
         with pytest.raises(TablesightError):
             session.apply("assign", {"model_ids": ["m99"], "unit": "red-2", **red})
-        # The rest of the first loop (9 frames and its end), then the second loop's first four.
-        permits.release(10 + 4)
-        _until(session, lambda: session.runner is not first and _stepped(session) == 3)
-        models = {m["id"]: m for m in session.state()["models"]}
-        assert (models["m1"]["side"], models["m1"]["unit"]) == ("red", "red-1")
+        session.apply("phase", {"to": "movement"})
+        # The rest of the first loop (9 frames and its end), then only the second loop's first.
+        permits.release(10 + 1)
+
+        def assigned() -> bool:
+            models = {m["id"]: m for m in session.state()["models"]}
+            return session.runner is not first and models.get("m1", {}).get("unit") == "red-1"
+
+        _until(session, assigned)
+        assert _stepped(session) == 0
+        state = session.state()
+        models = {m["id"]: m for m in state["models"]}
         assert models["m2"]["unit"] == "red-1" and models["m3"]["unit"] is None
+        assert state["phase"] == "deployment"
         assert [e for e in session.runner.game.events if "red-2" in str(e)] == []
+        assert "ended" not in said and state["status"]["camera"] == "ok"  # no flash at the loop
     finally:
         permits.release(100)
         session.stop()
