@@ -268,7 +268,7 @@ class Pipeline:
 
 
 def build_pipeline(layout: Any = None, intrinsics: Any = None, table: str = "183x122") -> Pipeline:
-    """The real pipeline: ArUco calibration with drift watch, the shipped detector.
+    """The real pipeline: ArUco calibration with drift watch, the shipped detector (one a process).
 
     `layout`/`intrinsics` are paths, loaded objects or None (the default layout for `table`).
     """
@@ -276,7 +276,7 @@ def build_pipeline(layout: Any = None, intrinsics: Any = None, table: str = "183
     from calibration.intrinsics import load_intrinsics
     from calibration.layout import default_layout, load_layout
     from calibration.table import calibrate
-    from models.detector import load_detector
+    from models.detector import shipped_detector
 
     if layout is None:
         layout = default_layout(table)
@@ -284,5 +284,5 @@ def build_pipeline(layout: Any = None, intrinsics: Any = None, table: str = "183
         layout = load_layout(layout)
     if isinstance(intrinsics, str | Path):
         intrinsics = load_intrinsics(intrinsics)
-    return Pipeline(calibrate=lambda image: calibrate(image, layout, intrinsics), detector=load_detector(),
+    return Pipeline(calibrate=lambda image: calibrate(image, layout, intrinsics), detector=shipped_detector(),
                     drift_watch=DriftWatch)

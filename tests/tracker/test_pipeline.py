@@ -1,4 +1,5 @@
 from tests.tracker.flat import flat_pipeline, game_frames
+from tracker.pipeline import build_pipeline
 
 
 def run_flat_game():
@@ -167,3 +168,9 @@ def test_a_card_left_past_the_cover_time_makes_what_it_hides_a_casualty():
     results, _ = _carded(COVER_S + 12.0)
     assert [t for r in results for t in r.changes.removed] == ["m1"]
     assert [t for r in results for t in r.changes.returned] == ["m1"]
+
+
+def test_pipelines_built_in_one_process_share_the_shipped_detector():
+    """The demo builds a fresh pipeline every 34 s loop and the web UI one per replay: each
+    loading its own ONNX sessions, the demo grew ~100 MB a minute."""
+    assert build_pipeline().detector is build_pipeline().detector
