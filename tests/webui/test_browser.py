@@ -99,6 +99,7 @@ def test_a_move_the_rules_could_not_judge_by_distance_says_so(page, session):
         session._changed.notify_all()
     row = page.locator("#moves li[data-id='r1']")
     expect(row).to_have_text("r1 12.0 cm: distance not judged")
+    expect(page.locator("#moves-layer line[data-id='r1'] title")).to_have_text("r1: distance not judged")
     expect(row).to_have_attribute("title", note)
     page.click("#pieces circle[data-id='r1']")
     expect(page.locator("#layer-labels")).to_contain_text("12.0 cm")

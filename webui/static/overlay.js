@@ -133,7 +133,8 @@ function drawMoves(g, state, byId, colours, ui) {
     const path = el("line", { x1: piece.start_x_cm, y1: piece.start_y_cm, x2: piece.x_cm, y2: piece.y_cm,
       class: bad ? "path bad" : "path", stroke: colour, "data-id": id, "data-legal": String(!bad) }, g);
     const reasons = (verdict.reasons || []).map((r) => (ui.showMeasurements ? r.detail || r.code : r.code)).join("; ");
-    el("title", {}, path, bad ? `${id}: ${reasons}` : `${id}: legal`);
+    const unjudged = verdict.allowance_cm == null ? "distance not judged" : "legal";
+    el("title", {}, path, bad ? `${id}: ${reasons}` : `${id}: ${unjudged}`);
     el("circle", { cx: piece.start_x_cm, cy: piece.start_y_cm, r: 0.6, fill: colour }, g);
     if (ui.showMeasurements && (bad || ui.selected === id)) {
       const distances = moveDistances(verdict, state.ruleset);
