@@ -355,7 +355,7 @@ class Game:
         terrain = _need(payload, "terrain", list, "terrain")
         self._trial(terrain=terrain)
         self.terrain = terrain
-        self._event("terrain", f"{len(terrain)} terrain pieces", {})
+        self._event("terrain", f"{len(terrain)} terrain piece{'' if len(terrain) == 1 else 's'}", {})
 
     def _do_objectives(self, payload: dict) -> dict:
         objectives = _need(payload, "objectives", list, "objectives")

@@ -134,3 +134,10 @@ def test_a_role_the_new_ruleset_lacks_is_dropped_and_one_it_has_kept(game):
     assert game.assignments["m1"].role == "officer"
     game.apply("setup", {"ruleset": "world-at-fire", "table": table})
     assert game.assignments["m1"].role is None and game.assignments["m1"].type == "infantry"
+
+
+@pytest.mark.parametrize(("count", "said"), [(1, "1 terrain piece"), (2, "2 terrain pieces")])
+def test_the_log_counts_terrain_pieces_in_words(game, count, said):
+    wood = {"kind": "forest", "polygon_cm": [[10, 10], [30, 10], [30, 25]]}
+    game.apply("terrain", {"terrain": [{**wood, "id": f"w{i}"} for i in range(count)]})
+    assert game.events[-1]["detail"] == said

@@ -204,7 +204,7 @@ def test_a_second_apply_unassigns_the_models_a_ruleset_has_no_type_for(page, ses
     expect(page.locator("#ruleset")).to_have_value("mobile-infantry")
     page.click("[data-action='setup']")
     enter_pin(page)
-    expect(page.locator("#message")).to_contain_text("unassigned: give them mobile-infantry's types")
+    expect(page.locator("#message")).to_contain_text("unassigned: give them types of mobile-infantry")
     action, payload = session.applied[-1]
     assert action == "setup" and payload["ruleset"] == "mobile-infantry"
     assert payload["retype"] == dict.fromkeys(on_table - {None})  # every type, to null: unassigned

@@ -119,7 +119,9 @@ export function initSetup(ctx) {
     datalist($("#side-names"), ["red", "blue", ...all.map((p) => p.side)]);
     datalist($("#unit-names"), all.map((p) => p.unit));
     datalist($("#type-names"), ctx.tools ? ctx.tools.unit_types : all.map((p) => p.type));
-    $("#picked").textContent = ctx.picked.size ? `Picked: ${[...ctx.picked].sort().join(", ")}` : "No models picked.";
+    // Ids in the order a player counts them: m2 before m10.
+    const counted = [...ctx.picked].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+    $("#picked").textContent = ctx.picked.size ? `Picked: ${counted.join(", ")}` : "No models picked.";
     drawDeployment(state);
   };
 
@@ -166,7 +168,7 @@ export function initSetup(ctx) {
       if (await ctx.send("setup", payload)) {
         const told = [];
         if (dropped) told.push(`${payload.ruleset} has no ${dropped} deployment, so it was cleared: set a new one under Deployment.`);
-        if (payload.retype) told.push(`${strangerIds} unassigned: give them ${payload.ruleset}'s types under Assign models.`);
+        if (payload.retype) told.push(`${strangerIds} unassigned: give them types of ${payload.ruleset} under Assign models.`);
         if (told.length) ctx.show(`Game settings applied. ${told.join(" ")}`);
       } else {
         rulesetShown = null; // show the ruleset the game is really played with again
