@@ -290,6 +290,17 @@ def test_setup_draws_terrain_places_an_objective_and_sets_deployment(page, sessi
     assert session.state()["deployment"] == {"kind": "ambush", "sides": {"red": "top", "blue": "bottom"}}
 
 
+def test_a_new_deployment_kind_offers_each_side_its_own_edge(page):
+    """From breakthrough (red left, blue right) to ambush, whose edges are the top and bottom:
+    both sides were offered the top."""
+    page.click("[data-tab='setup']")
+    page.select_option("#deployment-kind", "ambush")
+    red = page.locator("#deployment-sides select[data-side='red']")
+    blue = page.locator("#deployment-sides select[data-side='blue']")
+    expect(red).to_have_value(re.compile("top|bottom"))
+    assert {red.input_value(), blue.input_value()} == {"top", "bottom"}
+
+
 def test_setup_lasso_picks_a_unit(page):
     page.click("[data-tab='setup']")
     page.click("[data-mode='assign']")

@@ -86,7 +86,10 @@ export function initSetup(ctx) {
       const select = document.createElement("select");
       select.dataset.side = side;
       // Some kinds only some sides use (Tankomaster's ambush is the defender's).
-      options(select, spec.one_sided ? [NOT_DEPLOYING, ...where] : where, current[side] || where[i % where.length]);
+      // A side's place under another kind (breakthrough's left edge, then ambush's top or bottom)
+      // left every side on the first place offered: each side its own place instead.
+      const kept = where.includes(current[side]) ? current[side] : where[i % where.length];
+      options(select, spec.one_sided ? [NOT_DEPLOYING, ...where] : where, kept);
       if (spec.one_sided) select.options[0].textContent = "does not deploy this way";
       label.appendChild(select);
       return label;
