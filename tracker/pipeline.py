@@ -110,7 +110,7 @@ class Pipeline:
         elif self._blind:  # the markers are back as they were: what the failed calibrations said is past
             self._blind, self.status.message = False, ""
         reading = self.gate.observe(frame.image, frame.timestamp_s)
-        if self._in_play is not None and self._in_play.shape == reading.changed.shape:
+        if self._in_play is not None:  # None after a new view (`_new_view`): no stale thumbnail's shape
             self._in_play |= reading.changed
             if not reading.settled:
                 self._handled |= reading.changed
