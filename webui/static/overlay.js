@@ -47,6 +47,12 @@ export function moveDistances(verdict, ruleset) {
   return verdict.allowance_cm == null ? moved : `${moved} / ${formatDistance(verdict.allowance_cm, ruleset)}`;
 }
 
+// What a move that broke no rule is called: "legal", or, with no allowance to judge it by,
+// "distance not judged" (the rules core's allowance_notes say what to give).
+export function unbrokenVerdict(verdict) {
+  return verdict.allowance_cm == null ? "distance not judged" : "legal";
+}
+
 // ui: {fontCm, showMeasurements, selected, picked:Set, labels: Labels (drawn by the caller, last)}
 export function drawScene(layer, state, ui) {
   layer.replaceChildren();
@@ -133,8 +139,7 @@ function drawMoves(g, state, byId, colours, ui) {
     const path = el("line", { x1: piece.start_x_cm, y1: piece.start_y_cm, x2: piece.x_cm, y2: piece.y_cm,
       class: bad ? "path bad" : "path", stroke: colour, "data-id": id, "data-legal": String(!bad) }, g);
     const reasons = (verdict.reasons || []).map((r) => (ui.showMeasurements ? r.detail || r.code : r.code)).join("; ");
-    const unjudged = verdict.allowance_cm == null ? "distance not judged" : "legal";
-    el("title", {}, path, bad ? `${id}: ${reasons}` : `${id}: ${unjudged}`);
+    el("title", {}, path, `${id}: ${bad ? reasons : unbrokenVerdict(verdict)}`);
     el("circle", { cx: piece.start_x_cm, cy: piece.start_y_cm, r: 0.6, fill: colour }, g);
     if (ui.showMeasurements && (bad || ui.selected === id)) {
       const distances = moveDistances(verdict, state.ruleset);

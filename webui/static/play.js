@@ -1,6 +1,6 @@
 // The Play panel: what moved and whether it was legal, unit coherency, and what a tap asked.
 
-import { formatDistance, moveDistances, pieces } from "./overlay.js";
+import { formatDistance, moveDistances, pieces, unbrokenVerdict } from "./overlay.js";
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -39,9 +39,7 @@ export function drawPlayPanel(ctx, state, allowed) {
     const reasons = (verdict.reasons || [])
       .map((r) => (allowed ? r.detail || r.code : r.code.replaceAll("_", " ")))
       .join("; ");
-    // No allowance: nothing broke, but the distance went unjudged; the notes say what to give.
-    const unjudged = verdict.allowance_cm == null && !bad;
-    li.textContent = `${id}${distance}: ${bad ? `illegal, ${reasons}` : unjudged ? "distance not judged" : "legal"}`;
+    li.textContent = `${id}${distance}: ${bad ? `illegal, ${reasons}` : unbrokenVerdict(verdict)}`;
     li.title = (verdict.allowance_notes || []).join(" ");
     li.tabIndex = 0;
     li.addEventListener("click", () => ctx.select(id)); // find it on the table
