@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from importlib.metadata import version
 from typing import NoReturn
 
 from rules_core.errors import TablesightError
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tablesight",
         description="An overhead camera that measures a wargame table in centimetres and checks the rules.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('tablesight')}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)

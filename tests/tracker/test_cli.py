@@ -95,3 +95,13 @@ def test_a_closed_stdout_runs_the_command_and_prints_nothing() -> None:
     done = subprocess.run([sys.executable, "-m", "tracker", "rules", "list"], preexec_fn=lambda: os.close(1),
                           stderr=subprocess.PIPE, text=True, timeout=120, check=False)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_version_names_the_installed_release(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bug report starts with which release it is; the version comes from the installed metadata."""
+    from importlib.metadata import version
+
+    from tracker.cli import main
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"tablesight {version('tablesight')}\n"
