@@ -9,9 +9,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 
+from rules_core.errors import TablesightError
 from webui import measuring
 from webui.actions import ACTIONS, validate_action
 from webui.state_json import dumps_state
+from webui.wording import assign_refusal
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -35,7 +37,14 @@ def action(action: str):
         raise NotFound(f"No action '{action}'. Known actions: {', '.join(ACTIONS)}.")
     _require_pin()
     payload = validate_action(action, _json_body())
-    return jsonify(_extension()["session"].apply(action, payload))
+    session = _extension()["session"]
+    try:
+        return jsonify(session.apply(action, payload))
+    except TablesightError as error:
+        if action != "assign":
+            raise
+        # A refused action changes nothing, so the state now is the one the refusal judged.
+        raise assign_refusal(error, payload, session.state()) from None
 
 
 @api.get("/rulesets")

@@ -184,6 +184,25 @@ def _check_deployment(ruleset_id: str, deployment: dict | None) -> None:
         )
 
 
+def _check_sides_deploy(state: dict) -> None:
+    """Refused in the rules core's words, as the real session's scene check refuses it: a side the
+    deployment gives no place (its scene lists the assigned pieces by id)."""
+    deployment = state["deployment"]
+    if deployment is None:
+        return
+    kinds = rules_api.load_ruleset(state["ruleset"]["id"]).deployment.kinds
+    if kinds[deployment["kind"]].one_sided:
+        return
+    assigned = sorted((p for p in [*state["models"], *state["vehicles"]] if p["side"]), key=lambda p: p["id"])
+    for i, piece in enumerate(assigned):
+        if piece["side"] not in deployment["sides"]:
+            raise TablesightError(
+                f"scene field models[{i}].side: side {piece['side']!r} has no edge in deployment.sides "
+                f"(it names {', '.join(sorted(deployment['sides']))})",
+                "give deployment.sides an edge for every side on the table",
+            )
+
+
 def _corners(vehicle: dict) -> list[list[float]]:
     heading = math.radians(vehicle["heading_deg"])
     ux, uy = math.cos(heading), math.sin(heading)
@@ -280,8 +299,9 @@ class FakeSession:
             state["deployment"] = deployment
             state["deployment_zones"] = state["deployment_zones"] if deployment else {}
             state["ruleset"] = dict(RULESETS[payload["ruleset"]])
-            state["phases"] = list(PHASES[payload["ruleset"]])
-            state["phase"] = state["phases"][0]
+            if state["phases"] != PHASES[payload["ruleset"]]:  # as the real game: same phases, same phase
+                state["phases"] = list(PHASES[payload["ruleset"]])
+                state["phase"] = state["phases"][0]
         if "table" in payload:
             state["table"] = {
                 "width_cm": payload["table"]["width_cm"],
@@ -296,6 +316,7 @@ class FakeSession:
             for key in ("side", "unit", "type", "role", "chassis", "weapons"):
                 if key in payload:
                     piece[key] = payload[key]
+        _check_sides_deploy(state)
         return {"assigned": payload["model_ids"]}
 
     def _apply_terrain(self, state, payload):

@@ -136,3 +136,23 @@ def test_a_game_moves_to_mobile_infantry_by_retyping_its_models(client):
     assert {m["type"] for m in state["models"] if m["type"]} == {"trooper"}
     back = {"ruleset": was, "table": table, "deployment": None, "retype": {"trooper": "infantry"}}
     assert act(client, "setup", back).status_code == 200
+
+
+def test_assign_refusals_are_said_in_a_players_words_not_the_scene_files(client):
+    """The rules core words a refusal for a scene file (models[2].side, deployment.sides): on a
+    phone it names the model, what is wrong and which control to change."""
+    sides = {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}
+    table = client.get("/api/state").get_json()["table"]
+    placed = act(client, "setup", {"ruleset": "world-at-fire", "table": table, "deployment": sides})
+    assert placed.status_code == 200, placed.get_json()
+    m3 = {"model_ids": ["m3"], "side": "green", "unit": "green-1", "type": "infantry"}
+    green = act(client, "assign", m3)
+    told = green.get_json()["message"]
+    assert green.status_code == 400 and "scene field" not in told and "deployment.sides" not in told
+    assert told.startswith("m3 can't be on side green: the breakthrough deployment places only blue, red.")
+    assert "Clear deployment" in told
+    dragon = act(client, "assign", {"model_ids": ["m1"], "side": "red", "unit": "red-1", "type": "dragon"})
+    told = dragon.get_json()["message"]
+    assert told.startswith("m1: world-at-fire has no unit type dragon. Under Type, use one of infantry,")
+    cleared = act(client, "setup", {"ruleset": "world-at-fire", "table": table, "deployment": None})
+    assert cleared.status_code == 200

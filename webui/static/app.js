@@ -123,19 +123,24 @@ async function loadTools(id) {
   }
 }
 
+const RECONNECT_SAID_MS = 2000;
+
 // A stream that drops and comes back within a few seconds is routine (the rig ends each one
 // after 30 s); one that stays down means the table shown is no longer the live one.
 function setConnected(connected) {
   if (connected) {
     clearTimeout(setConnected.timer);
+    clearTimeout(setConnected.pill);
     setConnected.timer = null;
     document.body.classList.remove("offline");
     $("#offline").hidden = true;
     if (ctx.shown()) drawHeader(ctx.shown()); // the pill says "reconnecting…" no longer
     return;
   }
-  $("#status").textContent = document.body.classList.contains("offline") ? "offline" : "reconnecting…";
   if (setConnected.timer) return; // each failed retry must not put the verdict off again
+  // The browser is back within a second of a stream the rig ended: said at once, that routine
+  // reconnect flashed "reconnecting…" twice a minute. Only a reconnect that lingers is said.
+  setConnected.pill = setTimeout(() => ($("#status").textContent = "reconnecting…"), RECONNECT_SAID_MS);
   setConnected.timer = setTimeout(() => {
     document.body.classList.add("offline");
     $("#status").textContent = "offline";
@@ -160,13 +165,20 @@ function redraw() {
   const allowed = measuringAllowed(state);
   const ui = { fontCm: ctx.fontCm(state), showMeasurements: allowed, selected: ctx.selected, picked: ctx.picked,
     labels: new Labels(), templateSizes: (kind) => templateSize(kind, state) };
+  // The scene is drawn anew: a model focused from the keyboard keeps the focus in its new mark.
+  const focused = scene.contains(document.activeElement) ? document.activeElement.dataset.id : null;
   drawScene(scene, state, ui);
+  if (focused) {
+    const again = scene.querySelector(`#pieces [data-id="${CSS.escape(focused)}"]`);
+    if (again) again.focus({ preventScroll: true });
+  }
   ctx.drawTools(ui, state);
   ui.labels.draw($("#layer-labels"));
   drawHeader(state);
   // A replay shows the past: what would change the live game is switched off while it is up.
   for (const control of document.querySelectorAll("[data-live]")) control.disabled = Boolean(ctx.replay);
   $("#replay-note").hidden = !ctx.replay;
+  $("#mode-hint").textContent = ctx.modeHint();
   drawPlayPanel(ctx, state, allowed);
   if (!$("#panel-log").hidden) drawEvents(state);
   $("#topdown").style.display = ctx.replay ? "none" : "";

@@ -80,8 +80,30 @@ function drawTemplateTools(ctx, state) {
   $("#no-templates").hidden = !ctx.tools || !none;
   const spec = ctx.currentTemplate();
   $("#template-radius-field").hidden = !spec || spec.shape !== "circle" || spec.radius != null;
+  radiusInUnits(state.ruleset);
   $("#template-heading-field").hidden = !spec || spec.shape !== "strip";
   if (none && ctx.mode === "template") ctx.setMode("select");
+}
+
+// The radius typed for a blast the seed gives no size is in the ruleset's unit, as every other
+// distance on the page (Mobile Infantry's grenade: mm); placeTemplate sends it in cm.
+function radiusInUnits(ruleset) {
+  const unit = (ruleset && ruleset.unit) || "cm";
+  const input = $("#template-radius");
+  if (input.dataset.unit === unit) return;
+  input.dataset.unit = unit;
+  $("#template-radius-unit").textContent = unit;
+  const inUnits = (cm, digits) => String(Number((cm / ((ruleset && ruleset.unit_cm) || 1)).toPrecision(digits)));
+  Object.assign(input, { min: inUnits(0.5, 1), max: inUnits(50, 2), step: inUnits(0.5, 1), value: inUnits(5, 2) });
+}
+
+// A template in the list, its size and place in the ruleset's unit, as the ranges and ruler say.
+function templateLine(t, ruleset) {
+  const d = (cm) => formatDistance(cm, ruleset);
+  const size = t.radius_cm > 0 ? ` (${d(t.radius_cm)} radius)`
+    : t.length_cm && t.width_cm ? ` (${d(t.length_cm)} × ${d(t.width_cm)} strip)` : "";
+  const under = t.under.length ? t.under.join(", ") : "nobody";
+  return `${t.kind}${size} at ${d(t.x_cm)} across, ${d(t.y_cm)} down: ${under} under it.`;
 }
 
 function drawInfo(ctx, state) {
@@ -134,7 +156,5 @@ function drawInfo(ctx, state) {
     line(`Ruler: ${formatDistance(ctx.rulerResult.edge_cm, state.ruleset)} edge to edge, ` +
       `${formatDistance(ctx.rulerResult.centre_cm, state.ruleset)} centre to centre.`).id = "ruler-result";
   }
-  for (const t of state.templates || []) {
-    line(`${t.kind} at ${t.x_cm.toFixed(0)},${t.y_cm.toFixed(0)}: ${t.under.length ? t.under.join(", ") : "nobody"} under it.`);
-  }
+  for (const t of state.templates || []) line(templateLine(t, state.ruleset));
 }

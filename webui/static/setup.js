@@ -225,6 +225,19 @@ export function initSetup(ctx) {
       }
       await ctx.send("deployment", { kind: $("#deployment-kind").value, sides });
     },
+    // A deployment names its sides, and the rig refuses a model of any other: without a way to
+    // drop it, a game could never take a third side. The session contract clears a deployment
+    // only through setup (deployment: null), so the game's own settings go with it unchanged.
+    "deployment-clear": async () => {
+      const live = ctx.live;
+      if (!live.deployment) {
+        ctx.show("No deployment is set: there is nothing to clear.");
+        return;
+      }
+      const payload = { ruleset: live.ruleset.id, table: { ...live.table }, deployment: null };
+      if (live.ruleset.unit === "step") payload.step_cm = live.ruleset.unit_cm;
+      if (await ctx.send("setup", payload)) ctx.show("Deployment cleared: models can now be given any side.");
+    },
     "objectives-clear": () => ctx.send("objectives", { objectives: [] }),
   });
 }

@@ -13,7 +13,8 @@ let ctx = null;
 
 export function initTable(context) {
   ctx = context;
-  Object.assign(ctx, { zoom: 1, centre: null, fontCm, viewBox, zoomBy: zoom, drawTools, fetchRanges, setMode, select });
+  Object.assign(ctx, { zoom: 1, centre: null, fontCm, viewBox, zoomBy: zoom, drawTools, fetchRanges, setMode, select,
+    modeHint });
   wirePointer();
 }
 
@@ -107,25 +108,35 @@ function pieceAt(point) {
   return best && best.piece;
 }
 
+const HINTS = { select: "Tap a model for its ranges.", ruler: "Tap two models or points.",
+  template: "Tap where the template goes.",
+  assign: "Tap models, or drag a loop round them.", terrain: "Tap the corners, then Finish shape.",
+  objective: "Tap to place an objective." };
+// A replay has no ranges (the rules core measures the live table) and its taps change nothing:
+// only the ruler works there, and the hint must not promise more.
+const REPLAY_HINTS = { select: "Replay: tap Ruler, then two models or points, to measure.",
+  ruler: HINTS.ruler };
+
+function modeHint() {
+  if (!ctx.replay) return HINTS[ctx.mode] || "";
+  return REPLAY_HINTS[ctx.mode] || "Replay: this tool waits until Back to live.";
+}
+
 function setMode(mode) {
   ctx.mode = ctx.mode === mode && mode !== "select" ? "select" : mode;
   for (const button of document.querySelectorAll("[data-mode]")) {
     button.setAttribute("aria-pressed", String(button.dataset.mode === ctx.mode));
   }
-  const hints = { select: "Tap a model for its ranges.", ruler: "Tap two models or points.",
-    template: "Tap where the template goes.",
-    assign: "Tap models, or drag a loop round them.", terrain: "Tap the corners, then Finish shape.",
-    objective: "Tap to place an objective." };
-  $("#mode-hint").textContent = hints[ctx.mode] || "";
   if (ctx.mode !== "ruler") ctx.ruler = [];
   // The ruler's taps measure, so a model's ranges picked before would stay up, stale, over them.
   if (ctx.mode === "ruler") Object.assign(ctx, { selected: null, ranges: null });
   ctx.redraw();
 }
 
-async function onTap(point) {
+// A tap at `point`, or a model picked from the keyboard (`piece`, where the finger's nearest
+// might be a bigger base beside it).
+async function onTap(point, piece = pieceAt(point)) {
   const state = ctx.shown();
-  const piece = pieceAt(point);
   if (ctx.replay && !["select", "ruler"].includes(ctx.mode)) return;
   switch (ctx.mode) {
     case "select":
@@ -178,14 +189,14 @@ async function selectPiece(piece) {
 }
 
 // The ruleset's own template (Setup's ruleset decides which there are), at its seed's size;
-// a blast the seed gives no radius takes the one typed in.
+// a blast the seed gives no radius takes the one typed in (in the ruleset's unit).
 async function placeTemplate(point) {
   const spec = ctx.currentTemplate();
   if (!spec) return;
   const unitCm = (ctx.live.ruleset && ctx.live.ruleset.unit_cm) || 1;
   const payload = { kind: spec.kind, x_cm: point[0], y_cm: point[1] };
   if (spec.shape === "circle" && spec.radius == null) {
-    payload.radius_cm = Number($("#template-radius").value) || 5;
+    payload.radius_cm = (Number($("#template-radius").value) * unitCm) || 5;
   }
   if (spec.shape === "strip") {
     Object.assign(payload, { length_cm: spec.length * unitCm, width_cm: spec.width * unitCm,
@@ -249,7 +260,17 @@ function footprint(end, state) {
   return piece.corners_cm ? { points: piece.corners_cm, r: 0 } : { points: [[piece.x_cm, piece.y_cm]], r: radiusCm(piece) };
 }
 
+// Enter or Space on a focused model mark does what a tap on it does.
+function onKey(event) {
+  const id = event.target.dataset && event.target.dataset.id;
+  if (!id || !event.target.closest("#pieces") || !["Enter", " "].includes(event.key)) return;
+  event.preventDefault(); // Space would scroll the page
+  const piece = pieces(ctx.shown()).find((p) => p.id === id);
+  if (piece) onTap([piece.x_cm, piece.y_cm], piece);
+}
+
 function wirePointer() {
+  svg.addEventListener("keydown", onKey);
   let down = null;
   svg.addEventListener("pointerdown", (event) => {
     if (!ctx.shown()) return;
