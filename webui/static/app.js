@@ -158,6 +158,7 @@ function redraw() {
   if (!state) return;
   const { width_cm: w, depth_cm: d } = state.table;
   svg.setAttribute("viewBox", ctx.viewBox(state).join(" "));
+  svg.classList.toggle("grab", ctx.grabsTouch()); // read by the next finger to land (style.css)
   for (const id of ["#table-mat", "#topdown"]) {
     $(id).setAttribute("width", w);
     $(id).setAttribute("height", d);

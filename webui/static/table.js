@@ -13,8 +13,8 @@ let ctx = null;
 
 export function initTable(context) {
   ctx = context;
-  Object.assign(ctx, { zoom: 1, centre: null, fontCm, viewBox, zoomBy: zoom, drawTools, fetchRanges, setMode, select,
-    modeHint });
+  Object.assign(ctx, { zoom: 1, centre: null, fontCm, viewBox, zoomBy: zoom, grabsTouch, drawTools, fetchRanges,
+    setMode, select, modeHint });
   wirePointer();
 }
 
@@ -45,9 +45,23 @@ function viewBox(state) {
   return [x, y, vw, vh];
 }
 
+// The zoom buttons and a pinch share these limits: the whole table, down to an eighth of it.
+function clampZoom(value) {
+  return Math.min(8, Math.max(1, value));
+}
+
 function zoom(factor) {
-  ctx.zoom = factor ? Math.min(8, Math.max(1, ctx.zoom * factor)) : 1;
+  ctx.zoom = factor ? clampZoom(ctx.zoom * factor) : 1;
   ctx.redraw();
+}
+
+// Modes whose one-finger drag on the table is their own (the assign lasso), not the page's.
+const DRAG_MODES = new Set(["assign"]);
+
+// Whether a finger on the table is this script's: it pans a zoomed table and draws a lasso.
+// Otherwise the browser scrolls the page with it, so a phone's player is never stuck on it.
+function grabsTouch() {
+  return ctx.zoom > 1 || DRAG_MODES.has(ctx.mode);
 }
 
 // Marks of the tools; their labels join the scene's in ui.labels, placed by the caller.
@@ -269,51 +283,111 @@ function onKey(event) {
   if (piece) onTap([piece.x_cm, piece.y_cm], piece);
 }
 
+// Fingers now on the table (pointer id -> client x, y): two at once are a pinch.
+const fingers = new Map();
+let down = null; // the one finger that may make a tap, a lasso or a pan
+let pinch = null; // the zoom and finger spread a pinch began with, and the table point under it
+
 function wirePointer() {
   svg.addEventListener("keydown", onKey);
-  let down = null;
-  svg.addEventListener("pointerdown", (event) => {
-    if (!ctx.shown()) return;
-    down = { point: tablePoint(event), moved: false, x: event.clientX, y: event.clientY,
-      startX: event.clientX, startY: event.clientY };
-    if (ctx.mode === "assign") ctx.lasso = [down.point];
-    svg.setPointerCapture(event.pointerId);
-  });
-  svg.addEventListener("pointermove", (event) => {
-    if (!down) return;
-    const point = tablePoint(event);
-    // A finger wobbles: only a slide of more than 8 px is a drag rather than a tap.
-    if (Math.hypot(event.clientX - down.startX, event.clientY - down.startY) > 8) down.moved = true;
-    if (ctx.lasso && down.moved) {
-      ctx.lasso.push(point);
-      drawTools({ fontCm: fontCm(ctx.shown()), showMeasurements: measuringAllowed(ctx.shown()),
-        labels: { add() {} } }, ctx.shown()); // the labels already drawn stay as they are
-    } else if (!ctx.lasso && ctx.zoom > 1 && down.moved) {
-      // Drag to pan a zoomed table: screen pixels to table cm at the current scale.
-      const cmPerPixel = 1 / pxPerCm(ctx.shown());
-      ctx.centre = [ctx.centre[0] - (event.clientX - down.x) * cmPerPixel,
-        ctx.centre[1] - (event.clientY - down.y) * cmPerPixel];
-      down.x = event.clientX;
-      down.y = event.clientY;
-      ctx.redraw();
-    }
-  });
-  const finish = (event) => {
-    if (!down) return;
-    const { point, moved } = down;
-    down = null;
-    if (ctx.mode === "assign" && moved && ctx.lasso && ctx.lasso.length > 2) {
-      ctx.onLasso(ctx.lasso);
-      ctx.lasso = null;
-      ctx.redraw();
-      return;
-    }
+  svg.addEventListener("pointerdown", onPointerDown);
+  svg.addEventListener("pointermove", onPointerMove);
+  svg.addEventListener("pointerup", onPointerUp);
+  svg.addEventListener("pointercancel", onPointerCancel);
+  // Unzoomed, the table lets the browser scroll the page (touch-action: pan-y); a second finger
+  // makes a pinch of the pair, which the browser must not take for a scroll of its own.
+  svg.addEventListener("touchstart", (event) => {
+    if (event.touches.length > 1) event.preventDefault();
+  }, { passive: false });
+}
+
+function onPointerDown(event) {
+  if (!ctx.shown()) return;
+  fingers.set(event.pointerId, [event.clientX, event.clientY]);
+  svg.setPointerCapture(event.pointerId);
+  if (fingers.size === 2) startPinch();
+  if (fingers.size > 1) return;
+  down = { moved: false, x: event.clientX, y: event.clientY, startX: event.clientX, startY: event.clientY };
+  if (ctx.mode === "assign") ctx.lasso = [tablePoint(event)];
+}
+
+function onPointerMove(event) {
+  if (!fingers.has(event.pointerId)) return;
+  fingers.set(event.pointerId, [event.clientX, event.clientY]);
+  if (pinch) pinchMove();
+  else if (down) dragMove(event);
+}
+
+function dragMove(event) {
+  const point = tablePoint(event);
+  // A finger wobbles: only a slide of more than 8 px is a drag rather than a tap.
+  if (Math.hypot(event.clientX - down.startX, event.clientY - down.startY) > 8) down.moved = true;
+  if (ctx.lasso && down.moved) {
+    ctx.lasso.push(point);
+    drawTools({ fontCm: fontCm(ctx.shown()), showMeasurements: measuringAllowed(ctx.shown()),
+      labels: { add() {} } }, ctx.shown()); // the labels already drawn stay as they are
+  } else if (!ctx.lasso && ctx.zoom > 1 && down.moved) {
+    // Drag to pan a zoomed table: screen pixels to table cm at the current scale.
+    const cmPerPixel = 1 / pxPerCm(ctx.shown());
+    ctx.centre = [ctx.centre[0] - (event.clientX - down.x) * cmPerPixel,
+      ctx.centre[1] - (event.clientY - down.y) * cmPerPixel];
+    down.x = event.clientX;
+    down.y = event.clientY;
+    ctx.redraw();
+  }
+}
+
+function onPointerUp(event) {
+  fingers.delete(event.pointerId);
+  if (pinch) {
+    // The finger left after a pinch is no tap and no pan: it stays idle until lifted.
+    if (!fingers.size) pinch = null;
+    return;
+  }
+  if (!down) return;
+  const { moved } = down;
+  down = null;
+  if (ctx.mode === "assign" && moved && ctx.lasso && ctx.lasso.length > 2) {
+    ctx.onLasso(ctx.lasso);
     ctx.lasso = null;
-    if (!moved) onTap(event.type === "pointerup" ? tablePoint(event) : point);
-  };
-  svg.addEventListener("pointerup", finish);
-  svg.addEventListener("pointercancel", () => {
-    down = null;
-    ctx.lasso = null;
-  });
+    ctx.redraw();
+    return;
+  }
+  ctx.lasso = null;
+  if (!moved) onTap(tablePoint(event));
+}
+
+function onPointerCancel(event) {
+  fingers.delete(event.pointerId);
+  if (!fingers.size) pinch = null;
+  down = null;
+  ctx.lasso = null;
+}
+
+function midpoint([a, b]) {
+  return { clientX: (a[0] + b[0]) / 2, clientY: (a[1] + b[1]) / 2 };
+}
+
+function spread([a, b]) {
+  return Math.max(1, Math.hypot(b[0] - a[0], b[1] - a[1]));
+}
+
+// The second finger turns the first one's tap, lasso or pan into a pinch.
+function startPinch() {
+  const pair = [...fingers.values()];
+  down = null;
+  ctx.lasso = null;
+  pinch = { zoom: ctx.zoom, spread: spread(pair), anchor: tablePoint(midpoint(pair)) };
+  ctx.redraw(); // a lasso begun by the first finger goes
+}
+
+// Zoom by how far the fingers have spread, and keep the table point that was first between
+// them there (as far as the table's edges allow): the player zooms into what they pinch.
+function pinchMove() {
+  const pair = [...fingers.values()];
+  ctx.zoom = clampZoom(pinch.zoom * spread(pair) / pinch.spread);
+  svg.setAttribute("viewBox", viewBox(ctx.shown()).join(" ")); // the new scale, for tablePoint
+  const [x, y] = tablePoint(midpoint(pair));
+  ctx.centre = [ctx.centre[0] + pinch.anchor[0] - x, ctx.centre[1] + pinch.anchor[1] - y];
+  ctx.redraw();
 }
