@@ -226,8 +226,12 @@ def test_a_looping_replay_makes_the_players_settings_again_from_each_loops_first
         permits.release(10 + 1)
 
         def assigned() -> bool:
-            models = {m["id"]: m for m in session.state()["models"]}
-            return session.runner is not first and models.get("m1", {}).get("unit") == "red-1"
+            # The state published last may still be the first loop's, where m1 was assigned too,
+            # while the fresh game is about to step: its phase, the recording's first, tells them apart.
+            state = session.state()
+            models = {m["id"]: m for m in state["models"]}
+            fresh = session.runner is not first and state["phase"] == "deployment"
+            return fresh and models.get("m1", {}).get("unit") == "red-1"
 
         _until(session, assigned)
         assert _stepped(session) == 0
