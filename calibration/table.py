@@ -521,9 +521,11 @@ def _warnings(
             if intrinsics is not None
             else "give --intrinsics from `tablesight calibrate-lens`"
         )
+        # Under WRONG_LAYOUT_MM a wrong layout is still possible: with two markers in view the
+        # fit absorbs most of their wrong distance (150x90 named for a 183x122 table: 7.8 mm).
         warnings.append(
-            f"markers disagree by up to {max_mm:.1f} mm (lens distortion or markers not flat): "
-            f"{lens}, and check the markers lie flat where the layout says"
+            f"markers disagree by up to {max_mm:.1f} mm (lens distortion, or markers not flat or "
+            f"not where --layout says): {lens}; {LAYOUT_ADVICE}; and that the markers lie flat"
         )
     if pose.focal_nominal:
         warnings.append(

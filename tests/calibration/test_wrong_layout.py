@@ -186,3 +186,18 @@ def test_the_live_pipeline_takes_a_wrong_layout_for_a_failed_calibration(straigh
     assert pipeline.calibration is None and not pipeline.status.calibrated
     assert pipeline.status.message.startswith("calibration failed: the markers are not where --layout says")
     assert result.models == [] and result.vehicles == []
+
+
+def test_two_markers_of_a_wrong_layout_are_warned_of_as_a_layout_that_may_not_be_this_tables(
+    layout: Layout,
+) -> None:
+    """With only two markers in view a wrong layout leaves them a few mm apart, under the refusal
+    (the fit takes in most of their wrong distance), so the warning must name the layout as a
+    cause, not only the lens and flatness (a user's 150x90 printout on a 183x122 table)."""
+    top_edge = [m for m in layout.markers_as_synthetic() if m.id in (0, 1)]
+    shot = shoot(layout, table_camera(layout), markers=top_edge, seed=4)
+    fitted = calibrate(shot.image, corner_layout((150.0, 90.0)))
+    assert fitted.max_mm < WRONG_LAYOUT_MM
+    disagree = [w for w in fitted.warnings if w.startswith("markers disagree by up to")]
+    assert len(disagree) == 1 and "--layout is this table's size" in disagree[0]
+    assert not any("disagree" in w for w in calibrate(shot.image, layout).warnings)
