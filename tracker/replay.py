@@ -31,6 +31,7 @@ class Replay:
     stopped: str = ""
     damage: str = ""
     problems: list[str] = field(default_factory=list)
+    calibrated: bool = False  # some frame was calibrated, so some position was measured
 
     @property
     def events_match(self) -> bool:
@@ -107,6 +108,7 @@ def replay(
             while controls and controls[0].frame < frame.index:
                 out.problems += _apply(runner, controls.pop(0))
             result = runner.step(frame)
+            out.calibrated = out.calibrated or runner.pipeline.calibration is not None
             if preset and result is not None:
                 out.problems += runner.apply_preset(preset)
                 preset = None
@@ -117,6 +119,10 @@ def replay(
         if not recording.stopped:
             for control in controls:
                 out.problems += _apply(runner, control)
+        if out.results and not out.calibrated:
+            # A game recorded with another table's layout: it replays, to no game at all.
+            why = runner.pipeline.status.message or "no markers found"
+            out.problems.append(f"no frame could be calibrated ({why}), so no position was measured")
         out.stopped = recording.stopped
         out.damage = recording.damage()
         if out.damage:

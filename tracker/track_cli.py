@@ -309,6 +309,9 @@ def run_replay(args: argparse.Namespace) -> int:
         _write_report(report, outcome.report)
     frames = f"{len(outcome.results)} frames" + (" before the damage" if outcome.stopped else "")
     print(f"tablesight replay: {frames}, {outcome.agreement()}", file=sys.stderr)
+    if outcome.results and not outcome.calibrated:
+        print(f"tablesight replay: {outcome.problems[0]}", file=sys.stderr)
+        raise _never_calibrated(args.recording, "it replays to no game")
     if outcome.stopped:
         print(
             f"tablesight replay: {args.recording}: {outcome.stopped}. nothing past that can be read; "

@@ -401,6 +401,13 @@ def test_record_with_a_wrong_layout_keeps_its_frames_and_says_so(short_demo, tmp
     assert "the markers are not where --layout says" in err[-2]
     assert err[-1].startswith(f"tablesight record: no frame of {frames} could be calibrated, so the frames")
     assert game.is_file()
+    # Replayed, it must say the same, not "the same events as recorded" with an empty game.
+    report = tmp_path / "report.json"
+    assert main(["replay", str(game), "--report", str(report)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "no frame could be calibrated (calibration failed: the markers are not where --layout" in err[-2]
+    assert err[-1].startswith(f"tablesight replay: no frame of {game} could be calibrated, so it replays")
+    assert json.loads(report.read_text())["problems"][0].startswith("no frame could be calibrated")
 
 
 def test_track_without_a_layout_for_a_folder_is_one_line(tmp_path, capsys):
