@@ -107,17 +107,32 @@ def _the_one_copy(marker_id: int, copies: list[np.ndarray]) -> np.ndarray:
 
 def _detect(
     aruco: cv2.aruco.ArucoDetector, gray: np.ndarray, wanted: set[int]
-) -> tuple[dict[int, list[np.ndarray]], set[int]]:
-    """Every detection of each wanted id, and the ids seen that are not wanted."""
+) -> tuple[dict[int, list[np.ndarray]], dict[int, float]]:
+    """Every detection of each wanted id, and the ids seen that are not wanted with the side of
+    their largest detection (px)."""
     found, ids, _ = aruco.detectMarkers(gray)
     quads: dict[int, list[np.ndarray]] = {}
-    ignored: set[int] = set()
+    ignored: dict[int, float] = {}
     for quad, marker_id in zip(found, [] if ids is None else ids.ravel(), strict=True):
+        square = quad.reshape(4, 2).astype(np.float64)
         if int(marker_id) in wanted:
-            quads.setdefault(int(marker_id), []).append(quad.reshape(4, 2).astype(np.float64))
+            quads.setdefault(int(marker_id), []).append(square)
         else:
-            ignored.add(int(marker_id))
+            ignored[int(marker_id)] = max(ignored.get(int(marker_id), 0.0), _side(square))
     return quads, ignored
+
+
+def markers_in_view(gray: np.ndarray, dictionary: str) -> list[int]:
+    """The ids of the printed markers of `dictionary` in view, with no layout to look for."""
+    _, sides = _detect(detector(dictionary, "subpix"), gray, set())
+    return _printed_sized(sides, max(sides.values(), default=0.0))
+
+
+def _printed_sized(sides: dict[int, float], largest: float) -> list[int]:
+    """The ids whose detections (side in px) are of a printed marker's size beside the `largest`
+    marker seen, not a pattern that decodes as one: a 32 mm base read as id 17, 32 px across where
+    the markers were 150 (a blind walkthrough's table sent its user looking for a marker 17)."""
+    return sorted(i for i, side in sides.items() if side >= DUPLICATE_SIZE_RATIO * largest)
 
 
 def _flattened(gray: np.ndarray) -> np.ndarray:
@@ -152,9 +167,10 @@ def find_markers(
         more, _ = _detect(detector(layout.dictionary, refinement, True, soft), seen, wanted - set(quads))
         quads.update(more)
     corners = {marker_id: _the_one_copy(marker_id, copies) for marker_id, copies in quads.items()}
+    ignored_ids = _printed_sized(ignored, max((_side(q) for q in corners.values()), default=0.0))
     detected = {i: undistort(q) if undistort is not None else q for i, q in corners.items()}
     if refinement != "lines":
-        return Sighting(corners=dict(sorted(detected.items())), ignored_ids=sorted(ignored))
+        return Sighting(corners=dict(sorted(detected.items())), ignored_ids=ignored_ids)
     gray_f = gray.astype(np.float32)
     bits = int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.dictionary)).markerSize)
     refined = {i: refine_by_edges(gray_f, q, bits, undistort) for i, q in corners.items()}
@@ -163,5 +179,5 @@ def find_markers(
     if sum(np.isfinite(c).all(axis=1).sum() for c in corners.values()) < MIN_MEASURED_CORNERS:
         corners = {i: np.where(np.isfinite(c), c, detected[i]) for i, c in corners.items()}
     return Sighting(
-        corners=dict(sorted(corners.items())), refined_by_lines=by_lines, ignored_ids=sorted(ignored)
+        corners=dict(sorted(corners.items())), refined_by_lines=by_lines, ignored_ids=ignored_ids
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.aruco import detector, to_gray
+from calibration.aruco import markers_in_view, to_gray
 from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.layout import Layout, load_layout
 from calibration.table import LAYOUT_ADVICE, LOOSE_FIT_MM, TableCalibration, calibrate
@@ -201,8 +201,7 @@ def check_light(image: np.ndarray) -> Check:
 
 def check_markers_without_layout(image: np.ndarray) -> list[Check]:
     """Without a layout only the markers can be counted; calibration needs to know where they lie."""
-    _, ids, _ = detector(DEFAULT_DICTIONARY, "subpix").detectMarkers(to_gray(image))
-    seen = sorted({int(i) for i in ([] if ids is None else ids.ravel())})
+    seen = markers_in_view(to_gray(image), DEFAULT_DICTIONARY)
     if not seen:
         return [Check("Markers", False, f"no {DEFAULT_DICTIONARY} markers are in view",
                       "lay the printed markers in the table's corners (`tablesight markers`)")]

@@ -69,3 +69,27 @@ def test_a_marker_half_in_a_shadow_is_read_on_the_image_with_its_light_divided_o
     sighting = find_markers(image, default_layout("183x122"))
     assert list(sighting.corners) == [0]
     assert np.all(np.abs(np.nanmean(sighting.corners[0], axis=0) - (170, 160)) < 1.0)
+
+
+def _markers_on_grey(placed: list[tuple[int, int, int, int]]) -> np.ndarray:
+    """Markers (id, x, y, side px) of DICT_4X4_50, each on its white paper, on a grey mat."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    image = np.full((700, 900), 110, np.uint8)
+    for marker_id, x, y, side in placed:
+        paper = cv2.copyMakeBorder(cv2.aruco.generateImageMarker(dictionary, marker_id, 120), 30, 30, 30, 30,
+                                   cv2.BORDER_CONSTANT, value=255)
+        image[y : y + side, x : x + side] = cv2.resize(paper, (side, side), interpolation=cv2.INTER_AREA)
+    return image
+
+
+def test_a_pattern_far_smaller_than_the_markers_is_not_reported_as_a_marker():
+    """A base's pattern can decode as a marker (a 32 mm base read as id 17, 32 px across beside
+    150 px markers): reported, it sent a user looking for a marker 17 that is not there. Foreign
+    markers of a printed marker's size are still named."""
+    from hardware.doctor import check_markers_without_layout
+
+    image = _markers_on_grey([(0, 40, 40, 200), (1, 600, 40, 200), (17, 400, 500, 60), (30, 40, 420, 200)])
+    layout = default_layout("183x122")
+    assert find_markers(image, layout).ignored_ids == [30]
+    counted = check_markers_without_layout(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))[0]
+    assert counted.ok and counted.finding == "3 markers in view (ids 0, 1, 30)"
