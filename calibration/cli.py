@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -128,12 +129,21 @@ def _calibrate(args: argparse.Namespace) -> int:
     calibration = calibrate(image, layout, intrinsics)
     _write_json(output, calibration.to_dict())
     warnings = f"; warnings: {' | '.join(calibration.warnings)}" if calibration.warnings else ""
-    print(
+    _summary(
+        output,
         f"{len(calibration.marker_ids)} of {len(layout.markers)} markers used "
         f"({', '.join(map(str, calibration.marker_ids))}), rms {calibration.rms_mm:.2f} mm, "
-        f"max {calibration.max_mm:.2f} mm{warnings}"
+        f"max {calibration.max_mm:.2f} mm{warnings}",
     )
     return 0
+
+
+def _summary(output: Path, line: str) -> None:
+    """The line for the person at the terminal: on stderr when the JSON itself goes to a stream
+    (`-o /dev/stdout | jq`), where it would have been read as the start of the JSON."""
+    from calibration.output_file import is_stream
+
+    print(line, file=sys.stderr if is_stream(output) else sys.stdout)
 
 
 def load_calibration(path: str):
@@ -236,8 +246,9 @@ def _calibrate_lens(args: argparse.Namespace) -> int:
     output = _json_output(args.output, args.sources, ("lens calibration", _a_lens))
     result = calibrate_lens(args.sources, wide=args.wide)
     _write_json(output, result.to_dict())
-    print(
+    _summary(
+        output,
         f"{result.views_used} of {result.views_total} views used, rms {result.rms_px:.3f} px, "
-        f"{result.model} model -> {args.output}"
+        f"{result.model} model -> {args.output}",
     )
     return 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -205,3 +207,16 @@ def test_rectify_into_a_folder_says_it_is_a_folder(tmp_path, capsys, files):
     assert main(["rectify", str(files["table.png"]), "--calibration", "c.json",
                  "-o", str(tmp_path / "top.png")]) == 2
     assert "is a folder, not a file" in capsys.readouterr().err
+
+
+def test_calibrate_into_a_pipe_writes_only_the_json_there(files):
+    """`calibrate ... -o /dev/stdout | jq` read the summary line as the start of the JSON: with the
+    output a stream the summary goes to stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tracker", "calibrate", str(files["table.png"]), "--layout",
+         str(files["layout.json"]), "-o", "/dev/stdout"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["marker_ids"] == [0, 1, 2, 3]
+    assert done.stderr.startswith("4 of 4 markers used (0, 1, 2, 3), rms ")
