@@ -207,7 +207,11 @@ class TableSession:
             # fresh game's first frame, flashed on the phones at every loop.
             damage = passed_over(self._source)
             if not self.loop:
-                self._set_camera("ended", f"{self.description} has ended." + (f" {damage}" if damage else ""))
+                # What the game was last told (a calibration that failed: the wrong --layout) stays
+                # said: the source's end replaces the pipeline's message on the phones.
+                last = self.runner.pipeline.status.message
+                said = "".join(f" {part}" for part in (damage, last and f"Before it ended: {last}") if part)
+                self._set_camera("ended", f"{self.description} has ended.{said}")
             self._close_source()
         return frame
 
@@ -327,16 +331,28 @@ def _recording_session(path: Path, *, loop: bool, description: str,
                         loop=loop, realtime=True, controls=controls, preset=manifest.get("preset"))
 
 
-def _make_recordings_folder(folder: str) -> None:
+def _make_recordings_folder(folder: str) -> list[Path]:
     """Before the camera is opened: a folder that cannot be made is a setting to fix, not a
-    traceback after the camera started."""
+    traceback after the camera started. Returns the folders it made, deepest first, so that a
+    session that never starts takes them back (`_take_back`)."""
+    path = Path(folder).absolute()
+    made = [each for each in (path, *path.parents) if not each.exists()]
     try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
+        path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise TablesightError(
             f"cannot use {folder} as the recordings folder ({error.strerror})",
             "give --recordings a folder you can write to",
         ) from None
+    return made
+
+
+def _take_back(made: list[Path]) -> None:
+    """A serve that failed to start leaves no empty recordings folder behind (`serve --source
+    camera:0 --recordings ~/games` with no camera made ~/games); one something was put in stays."""
+    for folder in made:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",
@@ -354,20 +370,21 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
     layout = load_layout(layout_path) if layout_path else default_layout("183x122")
     rules.load_ruleset(ruleset)
     table = layout.table_size_cm
-    if recordings_dir:
-        _make_recordings_folder(recordings_dir)
+    made = _make_recordings_folder(recordings_dir) if recordings_dir else []
     holder: dict[str, TableSession] = {}
     try:
         first = open_source(source_spec, reconnect=True,
                             on_status=lambda status: holder["session"].on_source_status(status)
                             if "session" in holder else None)
     except TablesightError as error:
+        _take_back(made)
         raise SourceUnavailable(error.problem, error.fix) from None
     if not getattr(first, "live", False):
         try:
             _check_first_frame(source_spec)
         except TablesightError:
             first.close()
+            _take_back(made)
             raise
     sources = [first]
     writer = None

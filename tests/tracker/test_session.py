@@ -132,6 +132,35 @@ def test_a_failing_camera_is_reported_and_the_game_is_kept():
     session.stop()
 
 
+def test_a_folder_that_ends_still_says_why_its_frames_were_not_calibrated(tmp_path):
+    """`serve --source FOLDER --layout` of another table: while the frames ran the phones said the
+    calibration failed, and once they ended only "has ended", with calibration off and no reason."""
+    import cv2
+
+    from hardware.folder import FolderSource
+    from tests.tracker.flat import BlobDetector
+    from tracker.pipeline import Pipeline
+
+    def wrong_layout(image):
+        raise TablesightError("the markers are not where --layout says", "check --layout")
+
+    for frame in game_frames()[:2]:
+        cv2.imwrite(str(tmp_path / f"{frame.name}.png"), frame.image)
+    pipeline = Pipeline(calibrate=wrong_layout, detector=BlobDetector())
+    session = TableSession(lambda: FolderSource(tmp_path), lambda: GameRunner(pipeline, Game()),
+                           description=f"images in {tmp_path}")
+    session.start()
+    deadline = time.monotonic() + 20
+    while session.state()["status"]["camera"] == "ok" and time.monotonic() < deadline:
+        session.wait_for_change(session.state()["version"], 0.5)
+    status = session.state()["status"]
+    session.stop()
+    assert status["camera"] == "ended" and not status["calibration"]["ok"]
+    ended = f"images in {tmp_path} has ended. Before it ended: calibration failed"
+    assert status["message"].startswith(ended)
+    assert "the markers are not where --layout says" in status["message"]
+
+
 def test_a_file_whose_first_frame_cannot_be_read_is_refused_at_the_start(tmp_path):
     """Not served with the reason only on the phones, and no empty game left in the folder."""
     from tracker.session import open_session
@@ -141,7 +170,23 @@ def test_a_file_whose_first_frame_cannot_be_read_is_refused_at_the_start(tmp_pat
     recordings = tmp_path / "games"
     with pytest.raises(TablesightError, match=r"table.jpg is not an image OpenCV can read"):
         open_session(str(broken), recordings_dir=str(recordings))
-    assert list(recordings.iterdir()) == []
+    assert not recordings.exists()
+
+
+def test_a_serve_that_cannot_start_takes_back_the_recordings_folder_it_made(tmp_path):
+    """`serve --source camera:0 --recordings ~/games` with no camera left an empty ~/games; a
+    folder that was there before stays, as does one something was put in."""
+    from tracker.session import open_session
+
+    made = tmp_path / "club" / "games"
+    with pytest.raises(TablesightError):
+        open_session(str(tmp_path / "no-such-video.mp4"), recordings_dir=str(made))
+    assert not (tmp_path / "club").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    with pytest.raises(TablesightError):
+        open_session(str(tmp_path / "no-such-video.mp4"), recordings_dir=str(kept))
+    assert kept.is_dir()
 
 
 @pytest.mark.parametrize(("damage", "said"), [
