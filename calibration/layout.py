@@ -204,7 +204,7 @@ class Layout(BaseModel):
             message = plain_problem(first["msg"])
             raise TablesightError(
                 f"{source}: {where}: {message}",
-                "fix the layout JSON (see CONTRACTS.md, 'Marker layout'), or write a fresh one with "
+                "fix the layout JSON (its form: docs/calibration.md), or write a fresh one with "
                 "`tablesight markers --table WxD -o markers.pdf`",
             ) from None
 
@@ -218,6 +218,15 @@ def load_layout(path: str | Path) -> Layout:
     if re.fullmatch(r"\d+x\d+", str(path)) and not Path(path).exists():
         return default_layout(str(path))
     data = read_json(path, "layout", "--layout", "a layout JSON file as written by `tablesight markers`")
+    if isinstance(data, dict) and "markers" not in data and ("homography" in data or "K" in data):
+        # The three JSON files of a rig look alike in a folder; said as pydantic sees it, a
+        # calibration given as the layout was "dictionary: Field required".
+        what = "a calibration (`tablesight calibrate`)" if "homography" in data else "a lens calibration"
+        raise TablesightError(
+            f"{path} is {what}, not a marker layout",
+            "give --layout the layout JSON written beside the marker sheets (`tablesight markers`), "
+            "or the table size, e.g. --layout 183x122",
+        )
     return Layout.from_dict(data, source=f"layout {path}")
 
 

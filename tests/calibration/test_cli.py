@@ -121,6 +121,20 @@ def test_rectify_given_the_layout_as_its_calibration_says_what_to_make_first(fil
     assert code == 2 and "is a marker layout, not a calibration" in err and "tablesight calibrate" in err
 
 
+def test_a_calibration_or_lens_file_given_as_the_layout_is_named_for_what_it_is(files, capsys, tmp_path):
+    """The rig's three JSON files look alike in a folder: a calibration given as --layout said
+    "dictionary: Field required"."""
+    calib = tmp_path / "calib.json"
+    assert run(capsys, "calibrate", files["table.png"], "--layout", files["layout.json"], "-o", calib)[0] == 0
+    code, _, err = run(capsys, "calibrate", files["table.png"], "--layout", calib, "-o", tmp_path / "c2.json")
+    assert code == 2 and f"{calib} is a calibration (`tablesight calibrate`), not a marker layout" in err
+    assert "--layout 183x122" in err
+    lens = write(tmp_path, "cam.json", {"K": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "dist": [0] * 5,
+                                        "image_size": [2304, 1296]})
+    code, _, err = run(capsys, "detect", files["table.png"], "--layout", lens, "--json")
+    assert code == 2 and f"{lens} is a lens calibration, not a marker layout" in err
+
+
 @pytest.mark.parametrize("output", ["top.txt", "top", "top.exr"])
 def test_rectify_to_a_name_no_image_format_writes(files, capsys, tmp_path, output):
     calib = tmp_path / "calib.json"
