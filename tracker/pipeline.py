@@ -240,6 +240,8 @@ class Pipeline:
         under_hand = None
         if reading.resting_hand is not None:
             under_hand = lambda xy: reading.under_resting_hand(self.calibration.table_to_image(xy))  # noqa: E731
+            model_look = _unread_by_hand(model_look, bases.xy_cm, bases.diameter_mm / 20.0, under_hand)
+            vehicle_look = _unread_by_hand(vehicle_look, vehicles.xy_cm, vehicles.width_cm / 2.0, under_hand)
         now_differs = lambda xy: reading.covers(self.calibration.table_to_image(xy))  # noqa: E731
         unhanded = None
         if self._in_play is not None:
@@ -265,6 +267,20 @@ class Pipeline:
         centres = self.calibration.table_to_image(xy_cm)
         rims = self.calibration.table_to_image(xy_cm + np.stack([radius_cm, np.zeros_like(radius_cm)], 1))
         return describe(frame, centres, np.linalg.norm(rims - centres, axis=1))
+
+
+def _unread_by_hand(looks: list, xy_cm: np.ndarray, radius_cm: np.ndarray,
+                    under_hand: Callable[[np.ndarray], np.ndarray]) -> list:
+    """The looks, none for a piece a resting hand reaches over: read through the hand's edge, a
+    look is part hand, and it matched a squad-mate's id to a half-covered base its own track stood
+    on (a blind check's forearm leant for 14 s: an untouched model moved there and back). With no
+    look the association goes by where the pieces stood."""
+    if not len(xy_cm):
+        return looks
+    compass = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    points = xy_cm[:, None, :] + compass[None] * np.asarray(radius_cm)[:, None, None]
+    reached = under_hand(points.reshape(-1, 2)).reshape(len(xy_cm), len(compass)).any(axis=1)
+    return [None if touched else look for look, touched in zip(looks, reached, strict=True)]
 
 
 def build_pipeline(layout: Any = None, intrinsics: Any = None, table: str = "183x122") -> Pipeline:

@@ -82,7 +82,7 @@ class Tracker:
         casualty missed once showed at its old place until the next detection)."""
         hidden = set(hidden)
         for track in self.tracks.values():
-            track.visible = track.id not in hidden and not track.missed and not track.covered
+            track.visible = track.id not in hidden and not (track.missed or track.covered or track.under_hand)
 
     def place(self, track_id: str, xy_cm: Sequence[float]) -> None:
         """Put a track at a position by hand (a correction), as if it had settled there."""
@@ -198,8 +198,11 @@ class Tracker:
                 out.append((tracks[untouched[a]], j))
                 taken.add(j)
                 stayed.add(untouched[a])
+        # Where the picture is as it was, a piece is as it was: seen, or still under the hand
+        # resting over it at the last detection (a forearm leant on the table for 14 s showed
+        # the pieces under it all along).
         for i in untouched:
-            tracks[i].visible = True
+            tracks[i].visible = not tracks[i].under_hand
         moving = [i for i in range(len(tracks)) if played[i]]
         free = [j for j in range(len(xy)) if j not in taken]
         cost_extra = extra[np.ix_(moving, free)] if extra is not None and moving and free else None
@@ -285,7 +288,6 @@ class Tracker:
         moves cost less than one long one."""
         if self._now_differs is None:
             return np.zeros(len(tracks), bool)
-        old = np.array([t.xy_cm for t in tracks])
         near = (distance <= self.still_cm) & same_size
         # Looks only for the pairs near enough to count: all of them cost 140 ms at 200 pieces.
         rows, columns = np.nonzero(near)
@@ -293,8 +295,21 @@ class Tracker:
                           for i, j in zip(rows, columns, strict=True)], bool)
         stood = np.zeros(len(tracks), bool)
         stood[rows[alike]] = True
-        unchanged = ~self._now_differs(old) & np.array([t.missed == 0 for t in tracks])
+        unchanged = self._spot_unchanged(tracks) & np.array([t.missed == 0 for t in tracks])
         return unchanged & stood
+
+    def _spot_unchanged(self, tracks: list[Track]) -> np.ndarray:
+        """Which tracks' spots are partly as at the last detection: their centre or a point 0.6 of
+        their radius out in any of four ways. A piece lifted changes all of its spot; the change
+        of one set down against it (grown by the thumbnail's blur, ~2 cm) reaches over its near
+        half only. Judged at the centre alone, a look-alike put 2 mm from the end of its line
+        left its neighbour in play, and squared distance slid the ids along the line."""
+        compass = np.array([[0.0, 0.0], [0.6, 0.0], [-0.6, 0.0], [0.0, 0.6], [0.0, -0.6]])
+        radius = np.array([max(t.diameter_mm / 20.0, t.width_cm / 2.0) for t in tracks])
+        old = np.array([t.xy_cm for t in tracks])
+        points = old[:, None, :] + compass[None] * radius[:, None, None]
+        differs = self._now_differs(points.reshape(-1, 2)).reshape(len(tracks), len(compass))
+        return ~differs.all(axis=1)
 
     def _kept_in_place(self, tracks: list[Track], distance: np.ndarray, look: list,
                        same_size: np.ndarray) -> np.ndarray:
@@ -453,7 +468,7 @@ class Tracker:
         track.xy_cm = np.asarray(xy, dtype=np.float64).copy()
         track.appearance = blend(track.appearance, appearance)
         track.visible = True
-        track.covered = False
+        track.covered = track.under_hand = False
         track.missed = 0
         track.lost_in.clear()
         track.expected_xy = None
@@ -467,8 +482,8 @@ class Tracker:
                   if self._under_hand is not None and unmatched else np.zeros(len(unmatched), bool))
         left = [t for t, under_hand in zip(unmatched, hidden, strict=True) if not under_hand]
         covered = self._covered(left) if self._covered is not None and left else np.zeros(len(left), bool)
-        for track in unmatched:
-            track.visible = False
+        for track, under_hand in zip(unmatched, hidden, strict=True):
+            track.visible, track.under_hand = False, bool(under_hand)
         for track, under in zip(left, covered, strict=True):
             track.covered = bool(under)
             if under:

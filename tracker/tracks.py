@@ -30,6 +30,7 @@ class Track:
     visible: bool = True
     missed: int = 0
     covered: bool = False  # missing under something laid over it (tracker.cover), not counted missed
+    under_hand: bool = False  # missing under a hand resting still, not counted missed
     # For each detection that missed it, where the picture came to differ (None: everywhere):
     # where a hand may have put it meanwhile, so where it may be found again.
     lost_in: list[Callable[[np.ndarray], np.ndarray] | None] = field(default_factory=list)

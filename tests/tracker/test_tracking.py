@@ -253,6 +253,64 @@ def test_nothing_found_under_a_resting_hand_starts_a_track():
     assert not tracker.vehicles()
 
 
+def test_a_piece_under_a_resting_arm_stays_unseen_until_the_arm_leaves():
+    """A forearm leant on the table: the piece under it went unseen at the detection that found the
+    arm, then showed visible at every later one (the picture there being as it was, arm and all)
+    and on every frame between, for the 14 s the arm rested (a blind tracking check)."""
+    nothing_changed = lambda xy: np.zeros(len(xy), bool)  # noqa: E731
+    tracker = Tracker()
+    tracker.update(detections((10, 10), (50, 50)))
+    arm = near((50, 50), cm=6.0)
+    tracker.update(detections((10, 10)), in_play=arm, under_hand=arm)
+    for _ in range(3):
+        tracker.update(detections((10, 10)), in_play=nothing_changed, under_hand=arm)
+        assert [t.visible for t in tracker.models()] == [True, False]
+        tracker.hold(())
+        assert [t.visible for t in tracker.models()] == [True, False]
+    changes = tracker.update(detections((10, 10), (50, 50)), in_play=arm)
+    assert [t.visible for t in tracker.models()] == [True, True]
+    assert not (changes.added or changes.removed or changes.moved)
+
+
+def test_a_look_alike_set_down_against_the_end_of_its_line_leaves_the_line_its_ids():
+    """One trooper carried 19 cm and set 2 mm from the last of four alike (bases 3.4 cm apart): the
+    change where it landed, grown by the thumbnail's blur, reached the neighbour's centre, so the
+    neighbour was in play and squared distance slid the ids along the line (a blind check). The
+    neighbour's far half is as it was: it stood still."""
+    line = [(60 + 3.4 * i, 95.0) for i in range(4)]
+    tracker = Tracker(default_allowance_cm=30.0)
+    tracker.update(detections(*line, (60.0, 81.4)), [colour(0)] * 5)
+    landed = (60 + 3.4 * 4, 95.0)
+    landing = near(landed, cm=3.9)  # the new disc and ~2.3 cm of blurred change around it
+    changes = tracker.update(detections(*line, landed), [colour(0)] * 5,
+                             in_play=near((60.0, 81.4), landed, cm=3.9), now_differs=landing)
+    # New ids go in reading order: the lone trooper above the line is m1.
+    assert positions(tracker) == {"m1": landed, "m2": line[0], "m3": line[1], "m4": line[2], "m5": line[3]}
+    assert list(changes.moved) == ["m1"]
+
+
+def test_a_half_covered_base_under_a_resting_arm_keeps_its_own_id():
+    """The forearm leant over two squad-mates: the one half covered was found, its look part arm,
+    and that look gave it the other's id (moved there, and back when the arm left). Unread (the
+    pipeline reads no look a resting hand reaches over, see _unread_by_hand), where the pieces
+    stood decides: each keeps its own, the covered one held unseen."""
+    tracker = Tracker(default_allowance_cm=30.0)
+    tracker.update(detections((50, 50), (54.6, 50)), [colour(0), colour(20)])
+    arm = near((52.3, 50), cm=4.0)
+    changes = tracker.update(detections((50, 50)), [None], in_play=arm, under_hand=arm)
+    assert positions(tracker) == {"m1": (50.0, 50.0), "m2": (54.6, 50.0)}
+    assert [t.visible for t in tracker.models()] == [True, False]
+    assert not (changes.moved or changes.removed or changes.added)
+
+
+def test_the_pipeline_reads_no_look_a_resting_hand_reaches_over():
+    from tracker.pipeline import _unread_by_hand
+
+    hand = lambda xy: np.asarray(xy)[:, 0] > 60  # noqa: E731  (a hand beyond x = 60 cm)
+    xy = np.array([[40.0, 50.0], [58.5, 50.0], [80.0, 50.0]])
+    assert _unread_by_hand(["a", "b", "c"], xy, np.full(3, 1.6), hand) == ["a", None, None]
+
+
 def test_a_piece_lifted_into_a_resting_hand_is_held_until_the_hand_puts_it_down():
     """Taken for a casualty while still in the hand (2 s of rest settle the frame) and a new
     piece where it was put down; held while `hand_holds`, it is the piece moved."""
