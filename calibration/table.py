@@ -481,6 +481,10 @@ def _ids(ids: list[int]) -> str:
     return ", ".join(map(str, ids))
 
 
+def _markers(ids: list[int]) -> str:
+    return f"marker{'' if len(ids) == 1 else 's'} {_ids(ids)}"
+
+
 def _warnings(
     layout: Layout,
     sighting: Sighting,
@@ -493,21 +497,21 @@ def _warnings(
     warnings = []
     missing = [i for i in layout.ids if i not in sighting.corners]
     if missing:
-        warnings.append(f"markers {_ids(missing)} not found (covered, out of view or glared)")
+        warnings.append(f"{_markers(missing)} not found (covered, out of view or glared)")
     rough = [i for i in fit.used_ids if i not in sighting.refined_by_lines]
     if sighting.refined_by_lines and rough:
         warnings.append(
-            f"markers {_ids(rough)}: edges unmeasurable (glare or blur), their corners are less exact; "
+            f"{_markers(rough)}: edges unmeasurable (glare or blur), their corners are less exact; "
             "shade the light or refocus"
         )
     if fit.rejected_ids:
         warnings.append(
-            f"markers {_ids(fit.rejected_ids)} ignored: they disagree with the others "
+            f"{_markers(fit.rejected_ids)} ignored: they disagree with the others "
             "(moved, bent or not where the layout says)"
         )
     if fit.stray_ids:
         warnings.append(
-            f"markers {_ids(fit.stray_ids)}: a corner left out, it disagrees with all the others "
+            f"{_markers(fit.stray_ids)}: a corner left out, it disagrees with all the others "
             "(something lying over the marker's edge?)"
         )
     if len(fit.used_ids) == 2:

@@ -111,7 +111,8 @@ class FolderSource:
         decode), with what to do: a finding to print once the run is over, not raised."""
         said = []
         if self._skipped:
-            said.append(f"{len(self._skipped)} of the {len(self._paths)} images in {self._where} were "
+            were = "was" if len(self._skipped) == 1 else "were"
+            said.append(f"{len(self._skipped)} of the {len(self._paths)} images in {self._where} {were} "
                         f"skipped ({', '.join(self._skipped)})")
         if self._damaged:
             said.append(f"{', '.join(self._damaged)} {'is' if len(self._damaged) == 1 else 'are'} damaged "

@@ -368,7 +368,7 @@ class Recording:
             # Before any frame there is no "frame -1" to have stopped after.
             where = "stopped before its first frame"
             if count:
-                where = f"stopped after frame {last} ({count} frames read)"
+                where = f"stopped after frame {last} ({count} frame{'' if count == 1 else 's'} read)"
             try:
                 row = self._db.execute(
                     "SELECT idx, t, name, jpeg FROM frames WHERE idx > ? ORDER BY idx LIMIT 1", (last,)

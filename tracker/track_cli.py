@@ -108,7 +108,8 @@ def _frames(source, intrinsics=None):
             frame = source.read()
         except TablesightError as error:
             raise TablesightError(
-                f"{source.description} failed after {count} frames ({error.problem})",
+                f"{source.description} failed after {count} frame{'' if count == 1 else 's'} "
+                f"({error.problem})",
                 error.fix or "check the source; everything before it was kept",
             ) from None
         if frame is None:
@@ -307,7 +308,8 @@ def run_replay(args: argparse.Namespace) -> int:
         )
     elif report is not None:
         _write_report(report, outcome.report)
-    frames = f"{len(outcome.results)} frames" + (" before the damage" if outcome.stopped else "")
+    count = len(outcome.results)
+    frames = f"{count} frame{'' if count == 1 else 's'}" + (" before the damage" if outcome.stopped else "")
     print(f"tablesight replay: {frames}, {outcome.agreement()}", file=sys.stderr)
     if outcome.results and not outcome.calibrated:
         print(f"tablesight replay: {outcome.problems[0]}", file=sys.stderr)

@@ -232,7 +232,7 @@ def test_a_straight_lens_gets_no_estimated_distortion(straight_shot):
 def test_three_corner_markers_still_span_the_table(table_shot):
     calibration = calibrate(cover(table_shot, [1]), table_shot.layout, table_shot.intrinsics)
     assert calibration.marker_ids == [0, 2, 3]
-    assert calibration.warnings == ["markers 1 not found (covered, out of view or glared)"]
+    assert calibration.warnings == ["marker 1 not found (covered, out of view or glared)"]
 
 
 @pytest.mark.parametrize("shape", [(2, 2), (1, 500), (500, 1), (12, 900)])

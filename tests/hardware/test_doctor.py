@@ -284,7 +284,7 @@ def test_a_broken_image_gets_the_file_fix_not_cable_advice(table, weights, tmp_p
     (folder / "b.png").write_bytes(b"")
     rate = by_name(run_doctor(str(folder), weights_dir=weights, disk_path=tmp_path))["Frame rate"]
     assert not rate.ok
-    assert rate.finding == (f"1 of the 2 images in {folder} were skipped "
+    assert rate.finding == (f"1 of the 2 images in {folder} was skipped "
                             "(b.png is not an image OpenCV can read)")
     assert rate.fix == "replace those files with good copies and run again for their positions"
     (folder / "a.png").unlink()

@@ -58,7 +58,7 @@ def test_an_unreadable_still_is_passed_over_and_named_afterwards(tmp_path: Path)
     frames = read_all(source)
     assert [(f.name, f.index, f.timestamp_s) for f in frames] == [("a.png", 0, 0.0), ("c.png", 2, 1.0)]
     damage = source.damage()
-    assert damage.problem == (f"1 of the 3 images in {tmp_path} were skipped "
+    assert damage.problem == (f"1 of the 3 images in {tmp_path} was skipped "
                               "(b.jpg is not an image OpenCV can read)")
     assert damage.fix == "replace those files with good copies and run again for their positions"
 

@@ -74,7 +74,7 @@ def test_a_folder_that_ends_says_which_stills_it_passed_over(tmp_path):
     status = session.state()["status"]
     session.stop()
     assert status["camera"] == "ended"
-    assert status["message"] == (f"images in {tmp_path} has ended. 1 of the 3 images in {tmp_path} were "
+    assert status["message"] == (f"images in {tmp_path} has ended. 1 of the 3 images in {tmp_path} was "
                                  "skipped (zz.jpg is not an image OpenCV can read). replace those files with "
                                  "good copies and run again for their positions.")
 

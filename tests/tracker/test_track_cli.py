@@ -61,7 +61,7 @@ def test_track_goes_on_past_a_still_that_cannot_be_read_and_names_it(short_demo,
     assert main(["track", str(folder), "--layout", str(layout), "--json"]) == 0
     out, err = capsys.readouterr()
     assert [json.loads(line)["frame"] for line in out.splitlines()] == [0, 2]
-    assert err == (f"tablesight track: 1 of the 3 images in {folder} were skipped (still_1.jpg is not an "
+    assert err == (f"tablesight track: 1 of the 3 images in {folder} was skipped (still_1.jpg is not an "
                    "image OpenCV can read). replace those files with good copies and run again for their "
                    "positions.\n")
 
@@ -160,7 +160,7 @@ def test_track_of_a_damaged_recording_prints_its_good_frames_then_says_where_it_
     out, err = capsys.readouterr()
     assert len(out.splitlines()) == 1
     assert err.startswith(
-        "tablesight track: recording damaged.tsr failed after 1 frames (stopped after frame 0 "
+        "tablesight track: recording damaged.tsr failed after 1 frame (stopped after frame 0 "
     )
     assert "not a readable JPEG" in err and err.count("\n") == 1
 
@@ -301,9 +301,9 @@ def test_a_replay_cut_short_by_damage_compares_events_only_as_far_as_it_ran(shor
         recorded = db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
     assert main(["replay", str(damaged)]) == 1
     summary, where = capsys.readouterr().err.splitlines()
-    assert summary.startswith("tablesight replay: 1 frames before the damage, ")
+    assert summary.startswith("tablesight replay: 1 frame before the damage, ")
     assert summary.endswith(f" events where {recorded} could be read, the same as far as both go")
-    assert where.startswith(f"tablesight replay: {damaged}: stopped after frame 0 (1 frames read)")
+    assert where.startswith(f"tablesight replay: {damaged}: stopped after frame 0 (1 frame read)")
     assert where.endswith("copy it again with its -wal file beside it")
 
 
