@@ -65,6 +65,7 @@ class Blobs:
     piece: bool
     arms: np.ndarray
     bulk: np.ndarray
+    pieces: np.ndarray
     pictures: tuple[np.ndarray, np.ndarray]  # the two as compared: brought to one exposure and light
 
 
@@ -150,7 +151,7 @@ class MotionGate:
         h, w = mask.shape
         biggest = self.max_piece_cm2 * self.px_per_cm ** 2
         edge = big = piece = False
-        arms, bulk = np.zeros(mask.shape, bool), np.zeros(mask.shape, bool)
+        arms, bulk, pieces = (np.zeros(mask.shape, bool) for _ in range(3))
         for label, (x, y, bw, bh, area) in enumerate(stats[1:count], start=1):
             if area < self.min_blob_px:
                 continue
@@ -162,7 +163,8 @@ class MotionGate:
                 bulk |= labels == label
             else:
                 piece = True
-        return Blobs(mask, edge, big, piece, arms, bulk, (a, b))
+                pieces |= labels == label
+        return Blobs(mask, edge, big, piece, arms, bulk, pieces, (a, b))
 
     def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
@@ -180,7 +182,7 @@ class MotionGate:
         was_settled = self._settled and not arm_gone
         hands = not arm_gone and (self._another_arm(change) or (motion.big and change.big))
         self._settled = not hands or timestamp_s - self._still_since >= self.rebase_s
-        pieces_moved = change.piece or change.big
+        pieces_moved = self._pieces_moved(change)
         if self._settled:
             self._reference = thumb
         kernel = np.ones((2 * self.grow_px + 1, 2 * self.grow_px + 1), np.uint8)
@@ -209,6 +211,19 @@ class MotionGate:
         thickest = cv2.distanceTransform(drift, cv2.DIST_L2, 3).max() if drift.any() else 0.0
         return thickest <= REST_TREMOR_CM * self.px_per_cm + BLUR_PX
 
+    def _pieces_moved(self, change: Blobs) -> bool:
+        """Whether something piece-sized or bigger changed away from any arm. Not the bits of a
+        resting hand's outline its tremor breaks off: they asked for a detection every other frame
+        while a forearm leant on the table (5 in 15 frames of a blind check, ~350 ms each here)."""
+        if self._hand is None:
+            return change.piece or change.big
+        return bool(((change.pieces | change.bulk) & ~self._resting_reach()).any())
+
+    def _resting_reach(self) -> np.ndarray:
+        """Where the resting hand may lie now: its mark grown by the tremor and the blur."""
+        reach = round(REST_TREMOR_CM * self.px_per_cm) + BLUR_PX
+        return cv2.dilate(self._hand.astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) > 0
+
     def _another_arm(self, change: Blobs) -> bool:
         """Whether an arm reaches in other than the one resting in the settled frame. Against
         that frame a resting hand's tremor changes only a band about its outline, within the
@@ -219,9 +234,7 @@ class MotionGate:
             return False
         if self._hand is None:
             return True
-        reach = round(REST_TREMOR_CM * self.px_per_cm) + BLUR_PX
-        resting = cv2.dilate(self._hand.astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-        return bool((change.arms & (resting == 0)).any())
+        return bool((change.arms & ~self._resting_reach()).any())
 
     def _arm_gone(self, change: Blobs) -> bool:
         """Whether the `change` against the settled frame is something that frame holds and this
