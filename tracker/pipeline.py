@@ -24,7 +24,7 @@ from tracker.cover import Covers
 from tracker.lighting import Lighting
 from tracker.motion import MotionGate
 from tracker.tracking import Tracker
-from tracker.tracks import FrameResult, TrackChanges
+from tracker.tracks import FrameResult, TrackChanges, spot_points
 
 if TYPE_CHECKING:
     from calibration.drift import DriftReport
@@ -277,9 +277,8 @@ def _unread_by_hand(looks: list, xy_cm: np.ndarray, radius_cm: np.ndarray,
     look the association goes by where the pieces stood."""
     if not len(xy_cm):
         return looks
-    compass = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
-    points = xy_cm[:, None, :] + compass[None] * np.asarray(radius_cm)[:, None, None]
-    reached = under_hand(points.reshape(-1, 2)).reshape(len(xy_cm), len(compass)).any(axis=1)
+    points = spot_points(xy_cm, radius_cm, 1.0)
+    reached = under_hand(points.reshape(-1, 2)).reshape(points.shape[:2]).any(axis=1)
     return [None if touched else look for look, touched in zip(looks, reached, strict=True)]
 
 

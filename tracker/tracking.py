@@ -32,7 +32,7 @@ from tracker.association import (
     match_cost,
     rigid_readings,
 )
-from tracker.tracks import Track, TrackChanges
+from tracker.tracks import Track, TrackChanges, spot_points
 
 Appearance = Sequence[Look | None]
 InPlay = Callable[[np.ndarray], np.ndarray]
@@ -304,12 +304,9 @@ class Tracker:
         of one set down against it (grown by the thumbnail's blur, ~2 cm) reaches over its near
         half only. Judged at the centre alone, a look-alike put 2 mm from the end of its line
         left its neighbour in play, and squared distance slid the ids along the line."""
-        compass = np.array([[0.0, 0.0], [0.6, 0.0], [-0.6, 0.0], [0.0, 0.6], [0.0, -0.6]])
         radius = np.array([max(t.diameter_mm / 20.0, t.width_cm / 2.0) for t in tracks])
-        old = np.array([t.xy_cm for t in tracks])
-        points = old[:, None, :] + compass[None] * radius[:, None, None]
-        differs = self._now_differs(points.reshape(-1, 2)).reshape(len(tracks), len(compass))
-        return ~differs.all(axis=1)
+        points = spot_points(np.array([t.xy_cm for t in tracks]), radius, 0.6)
+        return ~self._now_differs(points.reshape(-1, 2)).reshape(points.shape[:2]).all(axis=1)
 
     def _kept_in_place(self, tracks: list[Track], distance: np.ndarray, look: list,
                        same_size: np.ndarray) -> np.ndarray:

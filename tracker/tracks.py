@@ -54,6 +54,13 @@ class Track:
                 "length_cm": round(float(self.length_cm), 2), "width_cm": round(float(self.width_cm), 2)}
 
 
+def spot_points(xy_cm: np.ndarray, radius_cm: np.ndarray, reach: float) -> np.ndarray:
+    """(n, 5, 2): each piece's centre and the points `reach` of its radius out, four ways: where a
+    piece's spot is probed for a hand over it or a change of the picture."""
+    compass = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]]) * reach
+    return np.asarray(xy_cm)[:, None, :] + compass[None] * np.asarray(radius_cm)[:, None, None]
+
+
 def _nominal(diameter_mm: float) -> int | float:
     return int(diameter_mm) if float(diameter_mm).is_integer() else round(float(diameter_mm), 1)
 
