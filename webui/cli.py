@@ -7,6 +7,7 @@ The tracker's session (tracker/session.py) and Flask are imported inside the han
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import signal
@@ -148,16 +149,21 @@ def _listen(session, pin: str, args: argparse.Namespace) -> tuple:
     try:
         return app, make_server(app, args.host, args.port)
     except OSError as error:
-        raise TablesightError(
-            f"Cannot listen on {args.host}:{args.port} ({error.strerror})",
-            "Pick another --port, or stop the program using it",
-        ) from None
+        if error.errno == errno.EADDRNOTAVAIL:  # an address, but another machine's
+            raise _not_this_machine(args.host) from None
+        fix = ("Pick a --port of 1024 or more (lower ones need root)" if error.errno == errno.EACCES
+               else "Pick another --port, or stop the program using it")
+        raise TablesightError(f"Cannot listen on {args.host}:{args.port} ({error.strerror})", fix) from None
     except ValueError:
         # waitress's word for a --host that is neither an address nor a name that resolves.
-        raise TablesightError(
-            f"Cannot listen on {args.host}: not an address of this machine",
-            "Pass --host 0.0.0.0 (every network), 127.0.0.1 (this machine only) or one of its addresses",
-        ) from None
+        raise _not_this_machine(args.host) from None
+
+
+def _not_this_machine(host: str) -> TablesightError:
+    return TablesightError(
+        f"Cannot listen on {host}: not an address of this machine",
+        "Pass --host 0.0.0.0 (every network), 127.0.0.1 (this machine only) or one of its addresses",
+    )
 
 
 def _stop_serving(app) -> Callable[[int, object], None]:

@@ -137,6 +137,18 @@ def test_a_busy_port_is_a_message_not_a_traceback(sessions, capsys, monkeypatch)
     assert "Cannot listen on 0.0.0.0:8080 (Address already in use)" in capsys.readouterr().err
 
 
+def test_a_host_of_another_machine_is_said_to_be_the_host_not_the_port(sessions, capsys, monkeypatch):
+    """An address this machine does not have (a phone's, the router's) said 'Pick another --port'."""
+    def elsewhere(*args, **kwargs):
+        raise OSError(99, "Cannot assign requested address")
+
+    monkeypatch.setattr("webui.serve.make_server", elsewhere)
+    assert main(["demo", "--host", "10.255.255.1", "--port", "8080"]) == 2
+    err = capsys.readouterr().err
+    assert "Cannot listen on 10.255.255.1: not an address of this machine" in err
+    assert "--port" not in err and "--host 0.0.0.0" in err
+
+
 @pytest.mark.parametrize("port", ["-5", "0", "70000", "http"])
 def test_a_port_out_of_range_is_refused_before_serving(sessions, capsys, port):
     assert main(["demo", "--port", port]) == 2
