@@ -119,8 +119,19 @@ def _load(path: Path) -> dict:
     with _load_lock:
         if key not in cache:
             loader = extension["report_loader"] or _tracker_report_loader()
-            cache[key] = loader(path)
+            try:
+                cache[key] = loader(path)
+            except TablesightError as error:
+                raise _unreplayable(path, error) from None
         return cache[key]
+
+
+def _unreplayable(path: Path, error: TablesightError) -> BadRequest:
+    """A recording that cannot be replayed, said to a phone: by its name, not the rig's path, and
+    with what a player can do (the CLI's fix speaks of commands and files)."""
+    problem = error.problem.replace(str(path), path.name).replace(str(path.parent) + "/", "")
+    return BadRequest(f"{path.name} cannot be replayed: {problem}. Pick another recording from the list; "
+                      "a copy from another machine needs its -wal file beside it.")
 
 
 def _tracker_report_loader():

@@ -46,3 +46,18 @@ def test_a_recordings_folder_the_server_may_not_list_says_so(client, recordings_
     body = response.get_json()
     assert body["recordings"] == []
     assert "cannot list its recordings folder (Permission denied)" in body["message"]
+
+
+def test_a_recording_that_cannot_be_replayed_is_named_without_the_rigs_path(app, recordings_dir) -> None:
+    """Opening it on a phone showed the rig's folder and the CLI's fix ('give a .tsr file written
+    by `tablesight record`')."""
+    def broken(path):
+        raise TablesightError(f"{path} is not a tablesight recording (file is not a database)",
+                              "give a .tsr file written by `tablesight record`")
+
+    app.extensions["tablesight"]["report_loader"] = broken
+    response = app.test_client().get("/api/recordings/skirmish.tsr")
+    message = response.get_json()["message"]
+    assert response.status_code == 400 and str(recordings_dir) not in message
+    assert message.startswith("skirmish.tsr cannot be replayed: skirmish.tsr is not a tablesight recording")
+    assert "`tablesight record`" not in message and "Pick another recording" in message
