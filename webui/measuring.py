@@ -42,6 +42,8 @@ def scene_from_state(state: dict) -> dict:
     scene["models"] += [_scene_vehicle(v) for v in state.get("vehicles", []) if _assigned(v)]
     if state.get("deployment"):
         scene["deployment"] = state["deployment"]
+    if ruleset.get("unit") == "step" and ruleset.get("unit_cm"):
+        scene["step_cm"] = ruleset["unit_cm"]  # the game's step; without it the seed's own is used
     return scene
 
 

@@ -32,6 +32,7 @@ class FakeRules:
             {"id": "world-at-fire", "title": "World at Fire", "source": "seed 000", "unit": "cm"},
             {"id": "combined-arms", "title": "Combined arms", "source": "seed 003", "unit": "in"},
             {"id": "mobile-infantry", "title": "Mobile infantry", "source": "seed 001", "unit": "mm"},
+            {"id": "bronepehota", "title": "Bronepehota", "source": "seed 004", "unit": "step"},
         ]
 
     def ruleset_dict(self, ruleset_id: str) -> dict:

@@ -26,6 +26,7 @@ PHASES = {
     "world-at-fire": ["deployment", "movement", "shooting", "assault"],
     "mobile-infantry": ["orders", "movement", "shooting"],
     "combined-arms": ["deployment", "movement", "shooting", "assault"],
+    "bronepehota": ["deployment", "movement", "shooting", "assault"],
 }
 RULESETS = {
     "world-at-fire": {
@@ -47,6 +48,13 @@ RULESETS = {
         "title": "Combined arms",
         "unit": "in",
         "unit_cm": 2.54,
+        "premeasure_allowed": True,
+    },
+    "bronepehota": {  # measured in steps: unit_cm is the game's step (its seed's 2.5 cm unless set)
+        "id": "bronepehota",
+        "title": "Bronepehota 05.08.08",
+        "unit": "step",
+        "unit_cm": 2.5,
         "premeasure_allowed": True,
     },
 }
@@ -307,8 +315,8 @@ class FakeSession:
                 "width_cm": payload["table"]["width_cm"],
                 "depth_cm": payload["table"]["depth_cm"],
             }
-        if "step_cm" in payload:
-            state["ruleset"]["step_cm"] = payload["step_cm"]
+        if "step_cm" in payload and state["ruleset"]["unit"] == "step":  # as the real state: the step
+            state["ruleset"]["unit_cm"] = payload["step_cm"]
 
     def _apply_assign(self, state, payload):
         pieces = [self._piece(state, model_id) for model_id in payload["model_ids"]]

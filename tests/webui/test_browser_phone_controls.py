@@ -38,6 +38,25 @@ def test_a_deployment_can_be_cleared_so_another_side_can_be_assigned(page, sessi
     assert next(m for m in session.state()["models"] if m["id"] == "m9")["side"] == "green"
 
 
+def test_a_cleared_deployment_keeps_its_sides_in_the_form(page, session):
+    page.click("[data-tab='setup']")
+    page.click("[data-action='deployment-clear']")
+    enter_pin(page)
+    expect(page.locator("#message")).to_contain_text("Deployment cleared")
+    pushed(page, session)
+    page.click("[data-mode='assign']")
+    tap_table(page, 92.0, 104.0)  # m9 joins a third side: the form is drawn again
+    page.fill("#assign-side", "green")
+    page.fill("#assign-unit", "green-1")
+    page.fill("#assign-type", "infantry")
+    page.click("[data-action='assign']")
+    expect(page.locator("#message")).to_contain_text("Assigned m9")
+    pushed(page, session)
+    expect(page.locator("#deployment-sides select[data-side='green']")).to_have_count(1)
+    expect(page.locator("#deployment-sides select[data-side='red']")).to_have_value("left")
+    expect(page.locator("#deployment-sides select[data-side='blue']")).to_have_value("right")
+
+
 HINTS = """() => ['side', 'unit', 'type'].map(f => { const e = document.querySelector('#assign-' + f);
   const hint = getComputedStyle(e, '::placeholder');
   return [e.placeholder, hint.color, hint.fontStyle, getComputedStyle(e).color]; })"""
@@ -50,8 +69,9 @@ def test_assign_placeholders_read_as_hints_not_values(page):
         assert style == "italic" and colour != typed, (placeholder, colour, style, typed)
 
 
-def test_a_long_ranges_list_scrolls_in_its_box_and_leaves_the_turn_buttons_on_screen(page, session):
-    with session._changed:  # a blue army of 14 models: r1 has a range to each
+def blue_army(page, session) -> None:
+    """A blue army of 14 models, r1 picked: r1 has a range to each, a list longer than its box."""
+    with session._changed:
         for n in range(4, 12):
             session._state["models"].append(
                 {**session._state["models"][5], "id": f"b{n}", "x_cm": 100.0 + 6 * n, "y_cm": 20.0}
@@ -60,10 +80,32 @@ def test_a_long_ranges_list_scrolls_in_its_box_and_leaves_the_turn_buttons_on_sc
         session._changed.notify_all()
     pushed(page, session)
     tap_table(page, 32.0, 30.0)  # r1
+
+
+def bump(page, session) -> None:
+    """A state change the page redraws for (the rig pushes one about every second)."""
+    with session._changed:
+        session._state["version"] += 1
+        session._changed.notify_all()
+    pushed(page, session)
+
+
+def test_a_long_ranges_list_scrolls_in_its_box_and_leaves_the_turn_buttons_on_screen(page, session):
+    blue_army(page, session)
     expect(page.locator("#ranges li")).to_have_count(13)
     next_phase = page.locator("[data-action='next-phase']").bounding_box()
     assert next_phase["y"] + next_phase["height"] <= page.viewport_size["height"], next_phase
     assert page.evaluate("(e => e.scrollHeight > e.clientHeight)(document.querySelector('#ranges'))")
+
+
+def test_the_ranges_list_keeps_its_scroll_through_state_updates(page, session):
+    blue_army(page, session)
+    expect(page.locator("#ranges li")).to_have_count(13)
+    to_bottom = "(e => (e.scrollTop = e.scrollHeight, e.scrollTop))(document.querySelector('#ranges'))"
+    bottom = page.evaluate(to_bottom)
+    assert bottom > 0
+    bump(page, session)
+    assert page.evaluate("document.querySelector('#ranges').scrollTop") == bottom
 
 
 def combined_arms(page, session) -> None:
@@ -129,6 +171,39 @@ def test_a_blast_radius_is_typed_in_the_rulesets_unit(page, session):
     assert session.state()["templates"][0]["radius_cm"] == pytest.approx(6.0)
 
 
+def measure_r1_to_b1(page) -> None:
+    page.click("[data-mode='ruler']")
+    tap_table(page, 32.0, 30.0)  # r1
+    tap_table(page, 78.0, 44.0)  # b1
+    expect(page.locator("#ruler-result")).to_contain_text("edge to edge")
+
+
+def test_orders_that_hide_distances_drop_the_ruler_and_template_distances(page, session):
+    measure_r1_to_b1(page)
+    with session._changed:  # Mobile Infantry's orders: no pre-measuring; a grenade already down
+        session._state.update(ruleset=dict(RULESETS["mobile-infantry"]), deployment=None, phase="orders")
+        session._state["templates"] = [{"kind": "grenade", "x_cm": 140.0, "y_cm": 90.0, "radius_cm": 2.5,
+                                        "under": ["g1"]}]
+        session._state["version"] += 1
+        session._changed.notify_all()
+    pushed(page, session)
+    expect(page.locator("#premeasure-note")).to_be_visible()
+    expect(page.locator("#ruler-result")).to_have_count(0)
+    expect(page.locator("[data-mode='ruler']")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#mode-hint")).to_have_text("Distances are hidden until the orders are given.")
+    expect(page.locator("#info p", has_text="grenade")).to_have_text("grenade: g1 under it.")
+
+
+def test_leaving_the_ruler_drops_its_measure(page, session):
+    measure_r1_to_b1(page)
+    page.click("[data-mode='select']")
+    expect(page.locator("#ruler-result")).to_have_count(0)
+    combined_arms(page, session)
+    measure_r1_to_b1(page)
+    page.click("[data-mode='template']")
+    expect(page.locator("#ruler-result")).to_have_count(0)
+
+
 def test_the_hint_in_a_replay_offers_what_a_replay_does(page):
     expect(page.locator("#mode-hint")).to_have_text("Tap a model for its ranges.")
     page.click("[data-tab='replay']")
@@ -144,6 +219,47 @@ def test_the_hint_in_a_replay_offers_what_a_replay_does(page):
     expect(page.locator("#mode-hint")).to_have_text("Replay: this tool waits until Back to live.")
     page.click("#banner-live")
     expect(page.locator("#mode-hint")).to_have_text("Tap models, or drag a loop round them.")
+
+
+def test_opening_a_replay_drops_the_live_ranges(page):
+    tap_table(page, 32.0, 30.0)  # r1
+    expect(page.locator("#ranges li").first).to_be_visible()
+    page.click("[data-tab='replay']")
+    page.click("#recordings button >> text=game-2026-11-29")
+    page.wait_for_selector("#banner:not([hidden])")
+    expect(page.locator("#ranges")).to_have_count(0)
+    assert page.evaluate("window.tablesight.ranges") is None
+
+
+def bronepehota(page, session, step_cm: float) -> None:
+    """The live game under Bronepehota (measured in steps) with a step of `step_cm`."""
+    with session._changed:
+        session._state.update(ruleset={**RULESETS["bronepehota"], "unit_cm": step_cm}, deployment=None)
+        session._state["version"] += 1
+        session._changed.notify_all()
+    pushed(page, session)
+    page.wait_for_function("() => window.tablesight.tools && window.tablesight.tools.id === 'bronepehota'")
+
+
+def test_the_step_length_field_shows_the_games_step_so_apply_keeps_it(page, session):
+    bronepehota(page, session, 4.0)
+    page.click("[data-tab='setup']")
+    expect(page.locator("#step-cm")).to_have_value("4")
+    page.click("[data-action='setup']")
+    enter_pin(page)
+    expect(page.locator("#message")).to_contain_text("Game settings applied")
+    assert session.state()["ruleset"]["unit_cm"] == 4.0
+
+
+def test_the_template_picker_follows_a_ruleset_change_that_keeps_the_names(page, session):
+    with session._changed:  # Mobile Infantry's grenade has no radius of its own
+        session._state.update(ruleset=dict(RULESETS["mobile-infantry"]), deployment=None, phase="movement")
+        session._state["version"] += 1
+        session._changed.notify_all()
+    pushed(page, session)
+    expect(page.locator("#template-kind option")).to_have_text(["grenade (radius below)"])
+    bronepehota(page, session, 2.5)  # a grenade too, of one step
+    expect(page.locator("#template-kind option")).to_have_text(["grenade (1 step radius)"])
 
 
 PILL_WORDS = """() => { window.pillSaid = [];

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rules_core import api as rules_api
 from tests.webui.fake_rules import FakeRules
+from tests.webui.fake_session import RULESETS
 from webui import measuring
 
 
@@ -116,3 +118,21 @@ def test_the_real_rules_core_measures_the_fake_table(client):
     assert ruler["edge_cm"] == pytest.approx(1.8) and ruler["centre_cm"] == pytest.approx(5.0)
     listed = client.get("/api/rulesets").get_json()
     assert {"world-at-fire", "mobile-infantry"} <= {r["id"] for r in listed["rulesets"]}, listed
+
+
+def test_the_scene_carries_the_games_step_for_a_ruleset_measured_in_steps(session):
+    state = {**session.state(), "ruleset": {**RULESETS["bronepehota"], "unit_cm": 4.0}}
+    assert measuring.scene_from_state(state)["step_cm"] == 4.0
+    assert "step_cm" not in measuring.scene_from_state(session.state())  # centimetres: no step
+
+
+def test_the_rules_core_measures_in_the_games_step():
+    """The rules core itself, handed the scene: its units follow the game's step, not the seed's 2.5 cm."""
+    state = {
+        "ruleset": {**RULESETS["bronepehota"], "unit_cm": 4.0},
+        "table": {"width_cm": 120.0, "depth_cm": 120.0},
+        "phase": "movement",
+        "models": [],
+    }
+    scene = rules_api.parse_scene(measuring.scene_from_state(state))
+    assert scene.in_units(8.0) == 2.0

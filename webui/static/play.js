@@ -21,10 +21,7 @@ export function drawPlayPanel(ctx, state, allowed) {
   for (const mode of ["select", "ruler"]) {
     $(`[data-mode="${mode}"]`).hidden = !allowed;
   }
-  if (!allowed && (ctx.mode === "select" || ctx.mode === "ruler")) {
-    ctx.ranges = null;
-    ctx.ruler = [];
-  }
+  if (!allowed) forgetDistances(ctx);
   drawTemplateTools(ctx, state);
   const moves = $("#moves");
   moves.replaceChildren();
@@ -57,7 +54,14 @@ export function drawPlayPanel(ctx, state, allowed) {
       : `${unit}: coherent`;
     units.appendChild(li);
   }
-  drawInfo(ctx, state);
+  drawInfo(ctx, state, allowed);
+}
+
+// A distance measured before orders began would stay up under the note that they are hidden,
+// and a hidden Ruler button would leave its taps measuring nothing.
+function forgetDistances(ctx) {
+  Object.assign(ctx, { ranges: null, ruler: [], rulerResult: null });
+  if (ctx.mode === "ruler") ctx.setMode("select");
 }
 
 // The template tool offers the live ruleset's own templates only (a World at Fire table has
@@ -66,9 +70,11 @@ function drawTemplateTools(ctx, state) {
   const templates = (ctx.tools && ctx.tools.templates) || [];
   const unit = (state.ruleset && state.ruleset.unit) || "cm";
   const select = $("#template-kind");
-  const kinds = templates.map((t) => t.kind).join(",");
-  if (select.dataset.kinds !== kinds) {
-    select.dataset.kinds = kinds;
+  // Two rulesets may name the same templates at other sizes (Mobile Infantry's grenade and
+  // Bronepehota's): the labels are the ruleset's, not only the names'.
+  const shown = `${ctx.tools && ctx.tools.id}|${unit}|${templates.map((t) => t.kind).join(",")}`;
+  if (select.dataset.shown !== shown) {
+    select.dataset.shown = shown;
     const size = (t) => (t.shape === "strip" ? `${t.length} × ${t.width} ${unit} strip`
       : t.radius != null ? `${t.radius} ${unit} radius` : "radius below");
     select.replaceChildren(...templates.map((t) => new Option(`${t.kind} (${size(t)})`, t.kind)));
@@ -97,17 +103,20 @@ function radiusInUnits(ruleset) {
   Object.assign(input, { min: inUnits(0.5, 1), max: inUnits(50, 2), step: inUnits(0.5, 1), value: inUnits(5, 2) });
 }
 
-// A template in the list, its size and place in the ruleset's unit, as the ranges and ruler say.
-function templateLine(t, ruleset) {
+// A template in the list, its size and place in the ruleset's unit, as the ranges and ruler say;
+// while distances are hidden its size and place would give them away, so only who is under it.
+function templateLine(t, ruleset, allowed) {
+  const under = t.under.length ? t.under.join(", ") : "nobody";
+  if (!allowed) return `${t.kind}: ${under} under it.`;
   const d = (cm) => formatDistance(cm, ruleset);
   const size = t.radius_cm > 0 ? ` (${d(t.radius_cm)} radius)`
     : t.length_cm && t.width_cm ? ` (${d(t.length_cm)} × ${d(t.width_cm)} strip)` : "";
-  const under = t.under.length ? t.under.join(", ") : "nobody";
   return `${t.kind}${size} at ${d(t.x_cm)} across, ${d(t.y_cm)} down: ${under} under it.`;
 }
 
-function drawInfo(ctx, state) {
+function drawInfo(ctx, state, allowed) {
   const info = $("#info");
+  const scrolled = rangesScroll();
   info.replaceChildren();
   const line = (text, cls) => {
     const p = document.createElement("p");
@@ -128,7 +137,10 @@ function drawInfo(ctx, state) {
       li.textContent = `${t.id} (${t.unit}) ${formatDistance(t.edge_cm, state.ruleset)}: ${weapons}`;
       list.appendChild(li);
     }
+    list.dataset.from = ctx.ranges.from;
     info.appendChild(list);
+    // Redrawn with every state (about each second): back at the top, a long list was unreadable.
+    if (scrolled.from === ctx.ranges.from) list.scrollTop = scrolled.top;
     const piece = pieces(state).find((p) => p.id === ctx.selected);
     if (piece && piece.unit) {
       const toggle = document.createElement("button");
@@ -156,5 +168,11 @@ function drawInfo(ctx, state) {
     line(`Ruler: ${formatDistance(ctx.rulerResult.edge_cm, state.ruleset)} edge to edge, ` +
       `${formatDistance(ctx.rulerResult.centre_cm, state.ruleset)} centre to centre.`).id = "ruler-result";
   }
-  for (const t of state.templates || []) line(templateLine(t, state.ruleset));
+  for (const t of state.templates || []) line(templateLine(t, state.ruleset, allowed));
+}
+
+// Where the player has scrolled the ranges list to, and whose ranges it holds.
+function rangesScroll() {
+  const list = $("#ranges");
+  return list ? { from: list.dataset.from, top: list.scrollTop } : {};
 }

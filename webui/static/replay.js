@@ -67,6 +67,8 @@ export function initReplay(ctx) {
       return;
     }
     ctx.show("");  // opened: the wait's toast would lie over the timeline on a small phone
+    // The live table's ranges would be drawn on the replayed positions, which they never measured.
+    Object.assign(ctx, { selected: null, ranges: null });
     $("#replay-controls").hidden = false;
     showDamage(timeline);
     $("#scrubber").max = String(timeline.snapshots.length - 1);

@@ -39,6 +39,8 @@ const NOT_DEPLOYING = "";
 
 export function initSetup(ctx) {
   let sidesShown = "";
+  // The places the last deployment gave: after Clear deployment they are still the game's sides.
+  let sidesGiven = {};
   let rulesetShown = null;
   let orphansTold = null; // the ruleset and models last warned of: a second Apply unassigns them
   let installed = [];
@@ -56,6 +58,14 @@ export function initSetup(ctx) {
     $("#step-field").hidden = !chosen || chosen.unit !== "step";
   };
   $("#ruleset").addEventListener("change", syncStep);
+  // The field shows the game's step, not a built-in 5 that the next Apply sent back as the step.
+  let stepShown = null;
+  const showStep = (ruleset) => {
+    const step = ruleset && ruleset.unit === "step" ? `${ruleset.id}|${ruleset.unit_cm}` : null;
+    if (!step || step === stepShown) return;
+    stepShown = step;
+    $("#step-cm").value = ruleset.unit_cm;
+  };
   $("#table-size").addEventListener("change", () => {
     $("#custom-size").hidden = $("#table-size").value !== "custom";
   });
@@ -76,9 +86,10 @@ export function initSetup(ctx) {
     const spec = kinds.find((k) => k.kind === select.value);
     const sides = [...new Set(pieces(state).map((p) => p.side).filter(Boolean))].sort();
     const key = `${sides.join(",")}|${select.value}|${state.table.width_cm}x${state.table.depth_cm}`;
+    if (state.deployment) sidesGiven = state.deployment.sides || {};
     if (!spec || key === sidesShown) return;
     sidesShown = key;
-    const current = (state.deployment && state.deployment.sides) || {};
+    const current = sidesGiven;
     const where = places(spec, state.table);
     $("#deployment-sides").replaceChildren(...sides.map((side, i) => {
       const label = document.createElement("label");
@@ -112,6 +123,7 @@ export function initSetup(ctx) {
       $("#table-depth").value = state.table.depth_cm;
       syncStep();
     }
+    showStep(state.ruleset);
     const calibration = (state.status && state.status.calibration) || {};
     $("#calibration").textContent = calibration.ok
       ? `Calibrated on markers ${(calibration.marker_ids || []).join(", ")}: ${mm(calibration.rms_mm)} rms, ` +

@@ -128,10 +128,13 @@ const HINTS = { select: "Tap a model for its ranges.", ruler: "Tap two models or
   objective: "Tap to place an objective." };
 // A replay has no ranges (the rules core measures the live table) and its taps change nothing:
 // only the ruler works there, and the hint must not promise more.
+// Orders under a ruleset that forbids pre-measuring: no ranges and no ruler to tap for.
+const HIDDEN_HINT = "Distances are hidden until the orders are given.";
 const REPLAY_HINTS = { select: "Replay: tap Ruler, then two models or points, to measure.",
   ruler: HINTS.ruler };
 
 function modeHint() {
+  if (!measuringAllowed(ctx.shown()) && ["select", "ruler"].includes(ctx.mode)) return HIDDEN_HINT;
   if (!ctx.replay) return HINTS[ctx.mode] || "";
   return REPLAY_HINTS[ctx.mode] || "Replay: this tool waits until Back to live.";
 }
@@ -141,7 +144,8 @@ function setMode(mode) {
   for (const button of document.querySelectorAll("[data-mode]")) {
     button.setAttribute("aria-pressed", String(button.dataset.mode === ctx.mode));
   }
-  if (ctx.mode !== "ruler") ctx.ruler = [];
+  // A measure left from the ruler would stay listed under the template's or the ranges' taps.
+  if (ctx.mode !== "ruler") Object.assign(ctx, { ruler: [], rulerResult: null });
   // The ruler's taps measure, so a model's ranges picked before would stay up, stale, over them.
   if (ctx.mode === "ruler") Object.assign(ctx, { selected: null, ranges: null });
   ctx.redraw();
