@@ -90,11 +90,17 @@ def bump(page, session) -> None:
     pushed(page, session)
 
 
-def test_a_long_ranges_list_scrolls_in_its_box_and_leaves_the_turn_buttons_on_screen(page, session):
+# Upright, small and on its side: below the list the buttons fell off the latter two.
+@pytest.mark.parametrize("viewport", ["390x844", "360x640", "844x390"])
+def test_a_long_ranges_list_scrolls_in_its_box_and_leaves_the_turn_buttons_on_screen(page, session, viewport):
+    width, height = map(int, viewport.split("x"))
+    page.set_viewport_size({"width": width, "height": height})
     blue_army(page, session)
     expect(page.locator("#ranges li")).to_have_count(13)
-    next_phase = page.locator("[data-action='next-phase']").bounding_box()
-    assert next_phase["y"] + next_phase["height"] <= page.viewport_size["height"], next_phase
+    for action in ("next-phase", "next-turn", "undo"):
+        box = page.locator(f"[data-action='{action}']").bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= height, (action, box)
+    assert page.locator("#ranges").bounding_box()["y"] + 40 <= height  # its first row is in sight too
     assert page.evaluate("(e => e.scrollHeight > e.clientHeight)(document.querySelector('#ranges'))")
 
 
@@ -155,20 +161,36 @@ def test_templates_are_listed_in_the_rulesets_unit(page, session):
     expect(smoke).to_contain_text("(5.0 in × 1.0 in strip) at 36.0 in across")
 
 
-def test_a_blast_radius_is_typed_in_the_rulesets_unit(page, session):
-    with session._changed:  # Mobile Infantry's grenade has no radius of its own: measured in mm
+def mobile_infantry_templates(page, session) -> None:
+    """The live game under Mobile Infantry (measured in mm, its grenade sized by the radius typed
+    in), the template tool on."""
+    with session._changed:
         session._state.update(ruleset=dict(RULESETS["mobile-infantry"]), deployment=None, phase="movement")
         session._state["version"] += 1
         session._changed.notify_all()
     pushed(page, session)
     page.wait_for_selector("[data-mode='template']:not([hidden])")
     page.click("[data-mode='template']")
+
+
+def test_a_blast_radius_is_typed_in_the_rulesets_unit(page, session):
+    mobile_infantry_templates(page, session)
     expect(page.locator("#template-radius-field")).to_contain_text("Radius mm")
     page.fill("#template-radius", "60")
     tap_table(page, 32.0, 30.0)
     enter_pin(page)
     expect(page.locator("#info p", has_text="grenade")).to_contain_text("(60.0 mm radius)")
     assert session.state()["templates"][0]["radius_cm"] == pytest.approx(6.0)
+
+
+@pytest.mark.parametrize("typed", ["0.3", "600"])
+def test_a_blast_radius_outside_the_fields_bounds_is_refused_in_the_rulesets_unit(page, session, typed):
+    mobile_infantry_templates(page, session)
+    page.fill("#template-radius", typed)
+    tap_table(page, 32.0, 30.0)
+    toast = page.locator("#message.bad")
+    expect(toast).to_have_text("A blast radius is 5 to 500 mm.")
+    assert session.state()["templates"] == []
 
 
 def measure_r1_to_b1(page) -> None:

@@ -214,7 +214,16 @@ async function placeTemplate(point) {
   const unitCm = (ctx.live.ruleset && ctx.live.ruleset.unit_cm) || 1;
   const payload = { kind: spec.kind, x_cm: point[0], y_cm: point[1] };
   if (spec.shape === "circle" && spec.radius == null) {
-    payload.radius_cm = (Number($("#template-radius").value) * unitCm) || 5;
+    // The field's bounds are in the ruleset's unit (play.js radiusInUnits); the browser only marks
+    // a value outside them, so 0.3 mm would drop a blast nobody could see.
+    const field = $("#template-radius");
+    const radius = Number(field.value);
+    const [min, max] = [Number(field.min), Number(field.max)];
+    if (field.value === "" || !(radius >= min && radius <= max)) {
+      ctx.show(`A blast radius is ${field.min} to ${field.max} ${field.dataset.unit}.`, true);
+      return;
+    }
+    payload.radius_cm = radius * unitCm;
   }
   if (spec.shape === "strip") {
     Object.assign(payload, { length_cm: spec.length * unitCm, width_cm: spec.width * unitCm,
