@@ -57,22 +57,28 @@ def test_state_follows_the_contract_schema(finished):
     assert finished.latest_jpeg().startswith(b"\xff\xd8")
 
 
-def test_a_folder_that_ends_says_which_stills_it_passed_over(tmp_path):
-    import cv2
-
+def _status_once_ended(folder, pipeline) -> dict:
+    """The status a session on the images in `folder` shows once they have all been played."""
     from hardware.folder import FolderSource
 
-    for frame in game_frames()[:2]:
-        cv2.imwrite(str(tmp_path / f"{frame.name}.png"), frame.image)
-    (tmp_path / "zz.jpg").write_bytes(b"cut short")
-    session = TableSession(lambda: FolderSource(tmp_path), lambda: GameRunner(flat_pipeline(), Game()),
-                           description=f"images in {tmp_path}")
+    session = TableSession(lambda: FolderSource(folder), lambda: GameRunner(pipeline, Game()),
+                           description=f"images in {folder}")
     session.start()
     deadline = time.monotonic() + 20
     while session.state()["status"]["camera"] == "ok" and time.monotonic() < deadline:
         session.wait_for_change(session.state()["version"], 0.5)
     status = session.state()["status"]
     session.stop()
+    return status
+
+
+def test_a_folder_that_ends_says_which_stills_it_passed_over(tmp_path):
+    import cv2
+
+    for frame in game_frames()[:2]:
+        cv2.imwrite(str(tmp_path / f"{frame.name}.png"), frame.image)
+    (tmp_path / "zz.jpg").write_bytes(b"cut short")
+    status = _status_once_ended(tmp_path, flat_pipeline())
     assert status["camera"] == "ended"
     assert status["message"] == (f"images in {tmp_path} has ended. 1 of the 3 images in {tmp_path} was "
                                  "skipped (zz.jpg is not an image OpenCV can read). replace those files with "
@@ -137,7 +143,6 @@ def test_a_folder_that_ends_still_says_why_its_frames_were_not_calibrated(tmp_pa
     calibration failed, and once they ended only "has ended", with calibration off and no reason."""
     import cv2
 
-    from hardware.folder import FolderSource
     from tests.tracker.flat import BlobDetector
     from tracker.pipeline import Pipeline
 
@@ -146,15 +151,7 @@ def test_a_folder_that_ends_still_says_why_its_frames_were_not_calibrated(tmp_pa
 
     for frame in game_frames()[:2]:
         cv2.imwrite(str(tmp_path / f"{frame.name}.png"), frame.image)
-    pipeline = Pipeline(calibrate=wrong_layout, detector=BlobDetector())
-    session = TableSession(lambda: FolderSource(tmp_path), lambda: GameRunner(pipeline, Game()),
-                           description=f"images in {tmp_path}")
-    session.start()
-    deadline = time.monotonic() + 20
-    while session.state()["status"]["camera"] == "ok" and time.monotonic() < deadline:
-        session.wait_for_change(session.state()["version"], 0.5)
-    status = session.state()["status"]
-    session.stop()
+    status = _status_once_ended(tmp_path, Pipeline(calibrate=wrong_layout, detector=BlobDetector()))
     assert status["camera"] == "ended" and not status["calibration"]["ok"]
     ended = f"images in {tmp_path} has ended. Before it ended: calibration failed"
     assert status["message"].startswith(ended)
