@@ -11,12 +11,13 @@ import argparse
 import contextlib
 import importlib
 import os
+import re
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
 from importlib.metadata import version
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from rules_core.errors import TablesightError
 from tracker.stdout import WatchedStdout, discard_stdout, fill_closed_streams
@@ -32,7 +33,17 @@ COMMAND_MODULES = (
 
 
 class _Parser(argparse.ArgumentParser):
-    """Usage mistakes are user errors too: one line and exit code 2, like every other."""
+    """Usage mistakes are user errors too: one line and exit code 2, like every other.
+
+    A value that starts with a minus and a digit is a value, not an option: argparse takes only
+    plain numbers (-5, -0.5) for negative numbers, so `--table -5x100` or `--size-cm -1e3` met
+    "expected one argument" instead of the command's own word on what the size must be. No
+    option of ours starts with a digit.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message}. Run '{self.prog} --help' for the usage.\n")
