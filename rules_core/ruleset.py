@@ -629,6 +629,10 @@ class Ruleset(_Strict):
     # Roles a model may hold that no rule here reads (a seed's specialists whose rules the table
     # does not measure); with those the rules name, the roles a scene may give (`known_roles`).
     roles: list[str] = []
+    # The unit types whose models may hold a role (empty: any). Combined Arms gives roles to its
+    # fighters and a gun's heavy MG (`hmg`); a vehicle given `sniper` or `flamethrower` took that
+    # role's targets and weapons.
+    role_types: list[str] = []
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -658,6 +662,9 @@ class Ruleset(_Strict):
             if unpriced:
                 raise ValueError(f"unit type {name} dash_flag_costs names uncosted flags {sorted(unpriced)}")
             self._known_weapons(unit_type.weapons, f"unit type {name}")
+        unknown_types = set(self.role_types) - set(self.unit_types)
+        if unknown_types:
+            raise ValueError(f"role_types names unknown unit types {sorted(unknown_types)}")
         if self.throw_over_obstacle is not None:
             self._known_weapons(self.throw_over_obstacle.weapons, "throw_over_obstacle")
         if self.crew is not None:

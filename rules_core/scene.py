@@ -341,19 +341,8 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"{model.move_actions} move actions, but a {model.type} has {most} actions a turn",
                 f"give 0 to {most}",
             )
-        if model.chassis is not None and unit_type.chassis and model.chassis not in unit_type.chassis:
-            raise _fail(
-                f"{where}.chassis",
-                f"unknown chassis {model.chassis!r}",
-                f"use one of {', '.join(unit_type.chassis)}",
-            )
-        if model.role is not None and model.role not in known_roles:
-            raise _fail(
-                f"{where}.role",
-                f"unknown role {model.role!r} for ruleset {ruleset.id}",
-                f"use one of {', '.join(known_roles)}" if known_roles
-                else "leave `role` out: this ruleset gives its models no roles",
-            )
+        _check_chassis(ruleset, model, unit_type, where)
+        _check_role(ruleset, model, known_roles, where)
         first = unit_first.setdefault(model.unit, model)
         if first.side != model.side:
             raise _fail(
@@ -405,6 +394,46 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         check_side(f"mines[{i}].side", mine.side)
     _check_ids_and_terrain(spec, ruleset, set(index))
     return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)
+
+
+def _check_chassis(ruleset: Ruleset, model: ModelSpec, unit_type: UnitType, where: str) -> None:
+    """A chassis is one of its type's (World at Fire: a vehicle's wheeled, half_tracked or tracked);
+    a type with none takes none, since an infantryman given `tracked` was read as a plain one."""
+    if model.chassis is None or model.chassis in unit_type.chassis:
+        return
+    if unit_type.chassis:
+        raise _fail(
+            f"{where}.chassis",
+            f"unknown chassis {model.chassis!r}",
+            f"use one of {', '.join(unit_type.chassis)}",
+        )
+    having = [name for name, other in ruleset.unit_types.items() if other.chassis]
+    raise _fail(
+        f"{where}.chassis",
+        f"chassis {model.chassis!r} on a model of type {model.type}, which has no chassis in {ruleset.id}",
+        f"leave `chassis` out: only models of type {' or '.join(having)} have one" if having
+        else "leave `chassis` out: this ruleset gives its models no chassis",
+    )
+
+
+def _check_role(ruleset: Ruleset, model: ModelSpec, known_roles: list[str], where: str) -> None:
+    """A role is one the ruleset knows, held by a type it gives roles to (`role_types`): a role
+    brings its own weapons and targets, so one on the wrong model changes what it reaches."""
+    if model.role is None:
+        return
+    if model.role not in known_roles:
+        raise _fail(
+            f"{where}.role",
+            f"unknown role {model.role!r} for ruleset {ruleset.id}",
+            f"use one of {', '.join(known_roles)}" if known_roles
+            else "leave `role` out: this ruleset gives its models no roles",
+        )
+    if ruleset.role_types and model.type not in ruleset.role_types:
+        raise _fail(
+            f"{where}.role",
+            f"role {model.role!r} on a model of type {model.type}, which holds no role in {ruleset.id}",
+            f"leave `role` out: only models of type {' or '.join(ruleset.role_types)} hold one",
+        )
 
 
 def _check_crew(ruleset: Ruleset, crewman: ModelSpec, gun: ModelSpec, where: str) -> None:
@@ -533,6 +562,24 @@ def _check_ids_and_terrain(spec: SceneSpec, ruleset: Ruleset, model_ids: set[str
                 f"unknown terrain kind {piece.kind!r}",
                 f"use one of {', '.join(ruleset.terrain)}",
             )
+        _check_on_table(piece, spec.table, f"terrain[{i}].polygon_cm")
+
+
+def _check_on_table(piece: TerrainSpec, table: TableSpec, where: str) -> None:
+    """A piece partly on the table is as good as any (a wood may run off its edge), but one wholly
+    off it is a mistake of units or sign (mm or inches for cm, a corner from the wrong origin) that
+    would otherwise be silently without effect."""
+    polygon = shapely.Polygon(piece.polygon_cm)
+    if polygon.intersection(shapely.box(0, 0, table.width_cm, table.depth_cm)).area > 0:
+        return
+    x_min, y_min, x_max, y_max = polygon.bounds
+    raise _fail(
+        where,
+        f"terrain piece {piece.id!r} (x {x_min:g} to {x_max:g}, y {y_min:g} to {y_max:g}) lies wholly off "
+        f"the {table.width_cm:g}x{table.depth_cm:g} cm table",
+        f"give its corners in table cm, from (0, 0) at the top-left corner to "
+        f"({table.width_cm:g}, {table.depth_cm:g}), or remove it",
+    )
 
 
 def _check_deployment(spec: SceneSpec, ruleset: Ruleset) -> None:

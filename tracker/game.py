@@ -282,7 +282,7 @@ class Game:
                 "kind": _need(sent, "kind", str, "setup deployment"),
                 "sides": _need(sent, "sides", dict, "setup deployment"),
             }
-        assignments = self._retyped(payload.get("retype") or {}, rules.load_ruleset(ruleset).known_roles)
+        assignments = self._retyped(payload.get("retype") or {}, rules.load_ruleset(ruleset))
         self._trial(
             ruleset_id=ruleset,
             table={"width_cm": float(width), "depth_cm": float(depth)},
@@ -302,13 +302,14 @@ class Game:
             "setup", f"game set up: {ruleset} on a {width:g} x {depth:g} cm table{unassigned_note}", payload
         )
 
-    def _retyped(self, retype: object, roles: list[str]) -> dict[str, Assignment]:
+    def _retyped(self, retype: object, ruleset: rules.Ruleset) -> dict[str, Assignment]:
         """The assignments under another ruleset: `retype` maps an old unit type to the new
         ruleset's (its role, chassis and weapons go with it: they were the old ruleset's words) or
         to null, which unassigns those models. Mobile Infantry shares no type with World at Fire,
         so without it the models of one game could never be carried into the other. A type kept
-        keeps its role only where the new ruleset has it (`roles`): a Combined Arms officer
-        carried into World at Fire, which gives no roles, refused the whole setup."""
+        keeps its role and chassis only where the new ruleset has them: a Combined Arms officer
+        carried into World at Fire, which gives no roles, refused the whole setup, and so did a
+        World at Fire tank (`tracked`) carried into Tankomaster, whose vehicles have no chassis."""
         if not isinstance(retype, dict) or not all(
             isinstance(old, str) and (new is None or isinstance(new, str)) for old, new in retype.items()
         ):
@@ -319,7 +320,12 @@ class Game:
         kept: dict[str, Assignment] = {}
         for piece_id, a in self.assignments.items():
             if a.type not in retype:
-                kept[piece_id] = a if a.role is None or a.role in roles else replace(a, role=None)
+                chassis = ruleset.unit_types[a.type].chassis if a.type in ruleset.unit_types else {}
+                kept[piece_id] = replace(
+                    a,
+                    role=a.role if a.role in ruleset.known_roles else None,
+                    chassis=a.chassis if a.chassis in chassis else None,
+                )
             elif retype[a.type] is not None:
                 kept[piece_id] = Assignment(side=a.side, unit=a.unit, type=retype[a.type])
         return kept

@@ -10,7 +10,7 @@ import pytest
 
 from rules_core import api
 from rules_core.errors import RulesetError, SceneError, TablesightError
-from tests.rules_core.builders import base, scene_data
+from tests.rules_core.builders import base, hull, scene_data
 
 
 def problem_of(data: dict) -> str:
@@ -203,3 +203,71 @@ def test_unknown_ruleset_id_is_a_user_error() -> None:
 def test_self_intersecting_terrain_is_named() -> None:
     bowtie = [{"id": "t", "kind": "forest", "polygon_cm": [[0, 0], [10, 10], [10, 0], [0, 10]]}]
     assert "terrain[0].polygon_cm" in problem_of(scene_data("world-at-fire", [base(50, 50)], terrain=bowtie))
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "model", "said"),
+    [
+        ("world-at-fire", base(30, 30, "c", chassis="tracked"),
+         "chassis: chassis 'tracked' on a model of type infantry, which has no chassis in world-at-fire. "
+         "leave `chassis` out: only models of type vehicle have one"),
+        ("world-at-fire", base(30, 30, "c", type="heavy_gun", diameter_mm=65, chassis="wheeled"),
+         "chassis: chassis 'wheeled' on a model of type heavy_gun"),
+        ("combined-arms", base(30, 30, "c", chassis="tank"),
+         "chassis: chassis 'tank' on a model of type infantry"),
+        ("tankomaster", hull(30, 30, "c", chassis="tracked"),
+         "chassis: chassis 'tracked' on a model of type vehicle, which has no chassis in tankomaster. "
+         "leave `chassis` out: this ruleset gives its models no chassis"),
+        ("combined-arms", hull(30, 30, "c", role="sniper"),
+         "role: role 'sniper' on a model of type vehicle, which holds no role in combined-arms. "
+         "leave `role` out: only models of type infantry or gun hold one"),
+    ],
+)
+def test_a_chassis_or_role_on_a_type_that_has_none_is_named(ruleset: str, model: dict, said: str) -> None:
+    """CONTRACTS gives a chassis to vehicles and Combined Arms' roles to its fighters: an
+    infantryman given `tracked` was read as a plain one, and a tank given `sniper` fired at
+    infantry only."""
+    models = [base(10, 10, "a"), base(12, 10, "b"), model]
+    field, detail = said.split(": ", 1)
+    assert f"scene field models[2].{field}: {detail}" in problem_of(scene_data(ruleset, models))
+
+
+def test_a_chassis_and_a_role_where_the_ruleset_gives_them_are_taken() -> None:
+    waf = api.parse_scene(scene_data("world-at-fire", [hull(50, 50, "t", chassis="half_tracked")]))
+    assert waf.models[0].chassis == "half_tracked"
+    ca = [hull(50, 50, "t", chassis="apc"), base(10, 10, "o", role="officer"),
+          base(20, 20, "g", type="gun", role="hmg")]
+    roles = [m.role for m in api.parse_scene(scene_data("combined-arms", ca)).models]
+    assert roles == [None, "officer", "hmg"]
+
+
+def test_role_types_are_unit_types_of_the_ruleset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    house = api.ruleset_dict("combined-arms") | {"id": "house", "role_types": ["infantry", "tank"]}
+    _user_ruleset(tmp_path, monkeypatch, json.dumps(house, indent=2))
+    with pytest.raises(RulesetError, match=r"role_types names unknown unit types \['tank'\]"):
+        api.load_ruleset("house")
+
+
+@pytest.mark.parametrize(
+    ("polygon", "span"),
+    [
+        ([[1000, 1000], [3000, 1000], [3000, 2500]], "x 1000 to 3000, y 1000 to 2500"),  # mm for cm
+        ([[-30, -30], [-10, -30], [-10, -10]], "x -30 to -10, y -30 to -10"),
+        ([[-10, 10], [0, 10], [0, 30]], "x -10 to 0, y 10 to 30"),  # touching the edge from outside
+    ],
+)
+def test_terrain_wholly_off_the_table_is_named(polygon: list, span: str) -> None:
+    """A wood given in mm lay far off the table, silently without effect on any move or sight."""
+    wood = [{"id": "w", "kind": "forest", "polygon_cm": [[10, 10], [30, 10], [30, 25]]},
+            {"id": "far", "kind": "forest", "polygon_cm": polygon}]
+    message = problem_of(scene_data("world-at-fire", [base(50, 50)], terrain=wood))
+    assert message == (
+        f"scene field terrain[1].polygon_cm: terrain piece 'far' ({span}) lies wholly off the 183x122 cm "
+        "table. give its corners in table cm, from (0, 0) at the top-left corner to (183, 122), or remove it."
+    )
+
+
+def test_terrain_partly_on_the_table_is_taken() -> None:
+    wood = [{"id": "w", "kind": "forest", "polygon_cm": [[-10, 10], [10, 10], [10, 30], [-10, 30]]},
+            {"id": "hill", "kind": "hill", "polygon_cm": [[170, 100], [200, 100], [200, 150]]}]
+    assert len(api.parse_scene(scene_data("world-at-fire", [base(50, 50)], terrain=wood)).spec.terrain) == 2

@@ -136,6 +136,26 @@ def test_a_role_the_new_ruleset_lacks_is_dropped_and_one_it_has_kept(game):
     assert game.assignments["m1"].role is None and game.assignments["m1"].type == "infantry"
 
 
+@pytest.mark.parametrize(("ruleset", "chassis", "to"), [
+    ("world-at-fire", "tracked", "tankomaster"),  # Tankomaster's vehicles have no chassis
+    ("combined-arms", "car", "world-at-fire"),  # World at Fire has no cars
+])
+def test_a_chassis_the_new_ruleset_lacks_is_dropped_and_one_it_has_kept(ruleset, chassis, to):
+    """The rules core refuses a chassis on a type that has none, so a tank's carried into a
+    ruleset without it refused the whole setup."""
+    table = {"width_cm": 183.0, "depth_cm": 122.0}
+    game = Game()
+    tank = {"track_id": "v1", "x_cm": 90.0, "y_cm": 60.0, "heading_deg": 0.0, "visible": True}
+    game.observe(FrameResult(0, "f0", True, [], [tank], TrackChanges(added=["v1"])))
+    game.apply("setup", {"ruleset": ruleset, "table": table})
+    game.apply("assign", {"model_ids": ["v1"], "side": "red", "unit": "red-1", "type": "vehicle",
+                          "chassis": chassis})
+    game.apply("setup", {"ruleset": ruleset, "table": table})
+    assert game.assignments["v1"].chassis == chassis
+    game.apply("setup", {"ruleset": to, "table": table})
+    assert game.assignments["v1"].chassis is None and game.assignments["v1"].type == "vehicle"
+
+
 @pytest.mark.parametrize(("count", "said"), [(1, "1 terrain piece"), (2, "2 terrain pieces")])
 def test_the_log_counts_terrain_pieces_in_words(game, count, said):
     wood = {"kind": "forest", "polygon_cm": [[10, 10], [30, 10], [30, 25]]}
