@@ -83,6 +83,7 @@ class TableSession:
         self._camera = {"camera": "ok", "message": ""}
         self._frame: Frame | None = None
         self._jpeg: tuple[int, bytes] | None = None
+        self._topdown: tuple[Frame, bytes] | None = None
         self._fps = 0.0
         self._last_tick: float | None = None
         self._version = 0
@@ -131,12 +132,18 @@ class TableSession:
         return self._jpeg[1] if self._jpeg else None
 
     def topdown_jpeg(self) -> bytes | None:
-        frame, calibration = self._frame, self.runner.pipeline.calibration
+        """The frame shown, seen from above: made once a frame, and kept while the frame is (a
+        looping replay's fresh game cannot make it again: see `_restart`)."""
+        frame, made = self._frame, self._topdown
+        if frame is not None and made is not None and made[0] is frame:
+            return made[1]
+        calibration = self.runner.pipeline.calibration
         if frame is None or calibration is None or not hasattr(calibration, "rectify"):
             return None
         topdown = calibration.rectify(frame.image, 0.4)
         ok, buffer = cv2.imencode(".jpg", topdown, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return buffer.tobytes() if ok else None
+        self._topdown = (frame, buffer.tobytes()) if ok else None
+        return self._topdown[1] if self._topdown else None
 
     def apply(self, action: str, payload: dict) -> dict:
         with self._lock:
@@ -216,6 +223,11 @@ class TableSession:
         return frame
 
     def _restart(self) -> None:
+        """A fresh game from the recording's start. It has no calibration until it steps its first
+        frame, while the last loop's last frame is still the one shown, so while phones look at the
+        top-down view that frame's is made first: missing, it was a 503 at every loop of the demo."""
+        if self._topdown is not None:
+            self.topdown_jpeg()
         with self._lock:
             self.runner = self._make_runner()
             self._pending_controls = list(self._recorded_controls)
