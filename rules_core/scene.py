@@ -137,6 +137,13 @@ class ModelSpec(_Record):
     wheel_height_cm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     hull_height_cm: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
+    @field_validator("heading_deg")
+    @classmethod
+    def _one_turn(cls, heading: float | None) -> float | None:
+        """CONTRACTS.md gives headings in [0, 360): -90 or 450 is a heading written another way,
+        read as 270 or 90, so a message quotes it in the contract's form."""
+        return None if heading is None else heading % 360.0
+
     def has(self, flag: str) -> bool:
         """A state flag: a boolean field (wounded, unique, pilotless...), a name in `flags`, the
         model's standing `order` (a seed's state may be an order: «получил приказ «залечь»»), or
