@@ -113,7 +113,7 @@ def _markers(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from calibration.imagefile import read_image
+    from calibration.imagefile import check_size_for_lens, read_image
     from calibration.intrinsics import load_intrinsics
     from calibration.layout import load_layout
     from calibration.table import calibrate
@@ -125,7 +125,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     intrinsics = None
     if args.intrinsics:
         intrinsics = load_intrinsics(args.intrinsics)
-        intrinsics.check_image((image.shape[1], image.shape[0]), source=f"image {args.image}")
+        check_size_for_lens(intrinsics, image, args.image, f"image {args.image}")
+    layout.check_markers_can_show((image.shape[1], image.shape[0]), f"image {args.image}")
     calibration = calibrate(image, layout, intrinsics)
     _write_json(output, calibration.to_dict())
     warnings = f"; warnings: {' | '.join(calibration.warnings)}" if calibration.warnings else ""
@@ -154,6 +155,12 @@ def load_calibration(path: str):
         raise TablesightError(
             f"{path} is a marker layout, not a calibration",
             f"make one first: tablesight calibrate PHOTO --layout {path} -o calib.json",
+        )
+    if _a_lens(data):  # "has no layout" sent the user looking for a layout in the wrong file
+        raise TablesightError(
+            f"{path} is a lens calibration (from `tablesight calibrate-lens`), not a table calibration",
+            "give the table calibration `tablesight calibrate` writes: "
+            f"tablesight calibrate PHOTO --layout LAYOUT.json --intrinsics {path} -o calib.json",
         )
     try:
         return TableCalibration.from_dict(data, source=f"calibration {path}")

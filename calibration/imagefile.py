@@ -1,39 +1,87 @@
 """Reading the photos users hand to a command (`calibrate`, `rectify`, `detect`) or a folder
 of stills (`hardware/folder.py`).
 
-Each fails the same ways (missing, unreadable, not a picture), and each failure must be one
-line naming the file and the fix, without OpenCV's own decoder warnings printed before it.
+Each fails the same ways (missing, unreadable, a pipe, cut off, not a picture), and each failure
+must be one line naming the file and the fix, without OpenCV's own decoder warnings printed
+before it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from rules_core.errors import TablesightError
 
+if TYPE_CHECKING:
+    from calibration.intrinsics import Intrinsics
+
 
 def read_image(path: str | Path) -> np.ndarray:
-    """A colour image from any file OpenCV reads, or a one-line error."""
+    """A colour image from any file OpenCV reads, or a one-line error.
+
+    A photo given to one command is all that command sees, so one damaged inside its JPEG data is
+    refused where a folder's still is used and named (hardware/folder.py): decoded, its lost part
+    is grey, and the markers and bases in it come out "not found" with nothing blaming the file.
+    """
     fix = "give a JPEG or PNG photo of the table"
+    again = "copy the photo from the camera again, or take it again"
+    if str(path) == "-" and not Path(path).exists():
+        raise TablesightError("photos are not read from stdin (-)", _SAVE_IT)
     try:
         data = np.fromfile(path, dtype=np.uint8)
     except FileNotFoundError:
         raise TablesightError(f"image {path} not found", fix) from None
     except OSError as error:
+        if _a_stream(path):  # numpy reads by seeking, which a pipe cannot do
+            raise TablesightError(
+                f"image {path} is a pipe: photos are not read from pipes or stdin", _SAVE_IT
+            ) from None
         raise TablesightError(f"cannot read image {path} ({error.strerror})", fix) from None
-    image = decode_quietly(data)
+    if not data.size:
+        raise TablesightError(f"image {path} is empty (0 bytes)", again)
+    image, said = _decode(data)
     if image is None:
-        raise TablesightError(f"cannot read image {path}: not a picture OpenCV can decode", fix)
+        kind = _kind(data)
+        if kind is None:
+            raise TablesightError(f"cannot read image {path}: not a picture OpenCV can decode", fix)
+        raise TablesightError(f"image {path} is a {kind} cut off or damaged: it does not decode", again)
+    if any(line.startswith(_LIBJPEG_DAMAGE) for line in said):
+        raise TablesightError(
+            f"image {path} is damaged inside its JPEG data (cut off or garbled by a copy): part of the "
+            "picture is lost",
+            again,
+        )
     return image
+
+
+def check_size_for_lens(
+    intrinsics: Intrinsics, image: np.ndarray, path: str | Path | None, source: str
+) -> None:
+    """`intrinsics.check_image`, naming the EXIF orientation tag where that is what turned the photo
+    away from the lens calibration's size: OpenCV turns a photo by its tag as it reads it, so a
+    camera's landscape pixels tagged "held upright" read as portrait, and "calibrate the lens at
+    1296x2304" would send the user to measure a lens already measured."""
+    height, width = image.shape[:2]
+    turned = (height, width) == tuple(intrinsics.image_size) and height != width
+    if turned and path is not None and _turned_by_exif(path):
+        raise TablesightError(
+            f"{source} is stored {height}x{width}, the size the intrinsics are for, but is read turned "
+            f"to {width}x{height} by its EXIF orientation tag",
+            "remove the tag so the photo is read as stored (e.g. `exiftool -Orientation=1 -n PHOTO`), or "
+            "take it holding the camera as for the lens calibration",
+        )
+    intrinsics.check_image((width, height), source)
 
 
 def decode_quietly(data: np.ndarray) -> np.ndarray | None:
@@ -51,25 +99,85 @@ def decode_checked(data: np.ndarray) -> tuple[np.ndarray | None, bool]:
     A JPEG damaged inside its data still decodes (the rest of the picture grey or smeared), and
     libjpeg says so only by printing "Corrupt JPEG data: ..." straight to the process's stderr,
     past OpenCV's log level. So stderr is caught around the decode: the damage becomes a flag the
-    caller can name the frame by, and whatever else was written meanwhile is passed on.
+    caller can name the frame by.
     """
     if not data.size:
         return None, False
+    image, said = _decode(data)
+    return image, any(line.startswith(_LIBJPEG_DAMAGE) for line in said)
+
+
+def _decode(
+    data: np.ndarray, flags: int = cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH
+) -> tuple[np.ndarray | None, list[str]]:
+    """The picture (8 bits a channel) and the lines its decoders printed, caught at file descriptor
+    2; whatever else was written there meanwhile (another thread's) is passed on."""
     level = cv2.utils.logging.getLogLevel()
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     try:
         with _caught_stderr() as caught:
-            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+            image = cv2.imdecode(data, flags)
     finally:
         cv2.utils.logging.setLogLevel(level)
-    decoder = [line for line in caught if line.startswith(_LIBJPEG_DAMAGE)]
-    others = [line for line in caught if not line.startswith(_LIBJPEG_DAMAGE)]
+    said = [line for line in caught if line.startswith(_DECODERS)]
+    others = [line for line in caught if not line.startswith(_DECODERS)]
     if others:
         sys.stderr.write("\n".join(others) + "\n")
-    return image, bool(decoder)
+    return (None if image is None else _eight_bit(image)), said
+
+
+def _eight_bit(image: np.ndarray) -> np.ndarray:
+    """The picture at 8 bits a channel, which the markers' and bases' thresholds are set for.
+
+    A 16-bit file from a raw converter or a machine-vision camera often holds 10, 12 or 14 bits
+    in the low bits of each value. Read as 16 (OpenCV's own conversion keeps the high byte), 12-bit
+    data became 0-15 of 255: a black picture in which no base was found. So the depth is the one
+    its values use, rounded up to a sensor's even depth (a frame of a 12-bit camera must be all
+    but black to be read as 10-bit). A float picture (a TIFF from an editor) holds 0-1.
+    """
+    if image.dtype == np.uint8:
+        return image
+    if image.dtype.kind == "f":
+        finite = np.nan_to_num(image, nan=0.0, posinf=255.0, neginf=0.0)
+        scale = 255.0 if finite.max(initial=0.0) <= 1.0 else 1.0
+        return np.clip(np.rint(finite * scale), 0, 255).astype(np.uint8)
+    values = np.clip(image, 0, None)
+    bits = max(8, int(values.max(initial=0)).bit_length())
+    return (values >> (bits + bits % 2 - 8)).astype(np.uint8)
+
+
+def _turned_by_exif(path: str | Path) -> bool:
+    """Whether reading the file turns it a quarter by its EXIF orientation tag (5 to 8), told by
+    its size read at an eighth with and without the tag (cheap: JPEG decodes at an eighth)."""
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+    except OSError:
+        return False
+    reduced = cv2.IMREAD_REDUCED_GRAYSCALE_8
+    as_read, _ = _decode(data, reduced)
+    as_stored, _ = _decode(data, reduced | cv2.IMREAD_IGNORE_ORIENTATION)
+    return as_read is not None and as_stored is not None and as_read.shape != as_stored.shape
+
+
+def _kind(data: np.ndarray) -> str | None:
+    """JPEG or PNG when the file starts as one: one that then does not decode is cut off or damaged."""
+    head = data[:8].tobytes()
+    return next((kind for signature, kind in _SIGNATURES.items() if head.startswith(signature)), None)
+
+
+def _a_stream(path: str | Path) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
 
 
 _LIBJPEG_DAMAGE = ("Corrupt JPEG data", "Premature end of JPEG file")
+# What the decoders print themselves: the caller's one line says what it means for the file.
+_DECODERS = (*_LIBJPEG_DAMAGE, "libpng ")
+_SAVE_IT = "save the photo to a file and give its name"
+_SIGNATURES = {b"\xff\xd8\xff": "JPEG", b"\x89PNG\r\n\x1a\n": "PNG"}
 _STDERR = threading.Lock()
 
 

@@ -31,6 +31,9 @@ LAYOUTS_DIR = "layouts"
 MAX_COORDINATE_CM = 1e5
 # How far past the table's edge a marker may reach (a sheet laid over the edge, on a side board).
 OFF_TABLE_CM = 20.0
+# ArUco reads a marker's cells from its pixels: at under 8 across (a 4x4 marker's 6 cells with its
+# border) none is read, wherever the camera stands and however the light falls.
+MIN_MARKER_PX = 8.0
 
 
 def dictionary_size(name: str) -> int:
@@ -81,8 +84,10 @@ class LayoutMarker(BaseModel):
         if not (isinstance(center, list | tuple) and len(center) == 2
                 and all(isinstance(v, int | float) and abs(v) < MAX_COORDINATE_CM for v in center)):
             raise ValueError("center_cm must be [x, y], table positions in cm")
-        if not isinstance(size, int | float) or not 0 < size < MAX_COORDINATE_CM:
+        if not isinstance(size, int | float) or not size > 0:  # not NaN either
             raise ValueError("size_cm must be a positive number")
+        if not size < MAX_COORDINATE_CM:
+            raise ValueError(f"size_cm {size:g} is a kilometre or more: give the marker's side in cm")
         rotation = data.get("rotation_deg", 0.0)
         if not isinstance(rotation, int | float) or not math.isfinite(rotation):
             raise ValueError("rotation_deg must be a number")
@@ -170,6 +175,21 @@ class Layout(BaseModel):
     def table_size_cm(self) -> tuple[float, float]:
         return (self.table.width_cm, self.table.depth_cm)
 
+    def check_markers_can_show(self, image_size: tuple[int, int], source: str = "the image") -> None:
+        """Refuse a picture too small to show a marker (a thumbnail, a preview), which calibration
+        would report as markers not found, to be put in view, flat and lit: even with the table
+        filling the picture, its largest marker would be too few pixels across to be read."""
+        width, height = image_size
+        table_w, table_d = self.table_size_cm
+        px_per_cm = max(min(width / table_w, height / table_d), min(width / table_d, height / table_w))
+        side_cm = max(float(np.linalg.norm(c[1] - c[0])) for c in self.corners_by_id.values())
+        if side_cm * px_per_cm < MIN_MARKER_PX:
+            raise TablesightError(
+                f"{source} is only {width}x{height} pixels: the layout's {side_cm:.3g} cm markers would be "
+                f"{side_cm * px_per_cm:.0f} pixels across at most, too few to be read",
+                "give the photo at the camera's full size",
+            )
+
     def markers_as_synthetic(self) -> list:
         """The layout as the synthetic renderer's markers, to render exactly this table."""
         from calibration.synthetic import Marker
@@ -215,8 +235,9 @@ def load_layout(path: str | Path) -> Layout:
     The size stands for the layout `tablesight markers --table 183x122` prints by default, so a
     player who printed those sheets needs no file; a file of that name still wins.
     """
-    if re.fullmatch(r"\d+x\d+", str(path)) and not Path(path).exists():
-        return default_layout(str(path))
+    size = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", str(path))
+    if size and not Path(path).exists():  # "183X122" and "183 x 122" are the size as well
+        return default_layout(f"{size[1]}x{size[2]}")
     data = read_json(path, "layout", "--layout", "a layout JSON file as written by `tablesight markers`")
     if isinstance(data, dict) and "markers" not in data and ("homography" in data or "K" in data):
         # The three JSON files of a rig look alike in a folder; said as pydantic sees it, a

@@ -40,10 +40,10 @@ def _name_order(path: Path) -> tuple:
 class FolderSource:
     """Each image of a folder (or a single image file) becomes one frame.
 
-    A still of a folder that cannot be read (a copy cut short, a file of another kind) is
-    passed over and named by `damage()`: ending the run there would leave every later still of
-    the game to a second run, for want of one photo. A single still, or a folder none of whose
-    stills can be read, is an error.
+    A still of a folder that cannot be read (a copy cut short, a file of another kind), or that
+    the reader cannot use (`pass_over`), is passed over and named by `damage()`: ending the run
+    there would leave every later still of the game to a second run, for want of one photo. A
+    single still, or a folder none of whose stills can be read, is an error.
     """
 
     live = False
@@ -72,6 +72,7 @@ class FolderSource:
         self._fps = fps
         self._next = 0
         self._skipped: list[str] = []
+        self._unfit: list[str] = []
         self._damaged: list[str] = []
 
     def read(self) -> Frame | None:
@@ -106,14 +107,28 @@ class FolderSource:
             self._damaged.append(path.name)
         return image, ""
 
+    def file_of(self, frame: Frame) -> Path:
+        """The file `frame` was read from."""
+        return self._paths[frame.index]
+
+    def pass_over(self, frame: Frame, problem: str) -> bool:
+        """Pass over a still the caller cannot use (`problem` says why, naming it: a stray preview
+        or a portrait shot of another size than the lens calibration's), to be named by `damage()`
+        with the unreadable ones rather than end the run. False for a single still, which is the
+        whole source: the caller's error stands."""
+        if self._folder:
+            self._unfit.append(problem)
+        return self._folder
+
     def damage(self) -> TablesightError | None:
         """The stills passed over, and those damaged inside their JPEG (used as far as they
         decode), with what to do: a finding to print once the run is over, not raised."""
         said = []
-        if self._skipped:
-            were = "was" if len(self._skipped) == 1 else "were"
-            said.append(f"{len(self._skipped)} of the {len(self._paths)} images in {self._where} {were} "
-                        f"skipped ({', '.join(self._skipped)})")
+        skipped = self._skipped + self._unfit
+        if skipped:
+            were = "was" if len(skipped) == 1 else "were"
+            said.append(f"{len(skipped)} of the {len(self._paths)} images in {self._where} {were} "
+                        f"skipped ({', '.join(skipped)})")
         if self._damaged:
             said.append(f"{', '.join(self._damaged)} {'is' if len(self._damaged) == 1 else 'are'} damaged "
                         "inside the JPEG and used as far as the picture decodes")

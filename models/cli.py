@@ -101,19 +101,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _detect(args: argparse.Namespace) -> int:
-    from calibration.imagefile import read_image
+    from calibration.imagefile import check_size_for_lens, read_image
     from calibration.intrinsics import load_intrinsics
     from calibration.layout import load_layout
     from calibration.table import calibrate
+    from hardware.doctor import check_light
     from models.detector import load_detector
 
     detector = load_detector(args.weights)
     layout = load_layout(args.layout)
     intrinsics = load_intrinsics(args.intrinsics) if args.intrinsics else None
     image = read_image(args.image)
+    if intrinsics is not None:
+        check_size_for_lens(intrinsics, image, args.image, f"image {args.image}")
+    layout.check_markers_can_show((image.shape[1], image.shape[0]), f"image {args.image}")
     calibration = calibrate(image, layout, intrinsics)
     if calibration.warnings:  # a wrong --layout still calibrates, to positions off by centimetres
         print(f"tablesight detect: calibration warnings: {' | '.join(calibration.warnings)}", file=sys.stderr)
+    light = check_light(image)
+    if not light.ok:  # the markers may still calibrate in a picture whose bases are lost in the dark
+        print(f"tablesight detect: {light.finding}, so bases may be missed; {light.fix}", file=sys.stderr)
     found = detector.detect(image, calibration)
     print(json.dumps(detection_json(args.image, calibration, found), indent=1))
     return 0

@@ -100,9 +100,11 @@ def _frames(source, intrinsics=None):
 
     A frame of another size than the lens calibration's ends the run there, before it is
     used: the pipeline, built to ride out a live camera's passing faults, would only report it
-    as a failed calibration on every frame and go on tracking nothing.
+    as a failed calibration on every frame and go on tracking nothing. A folder's still of
+    another size (a stray preview, a portrait shot) is passed over and named at the end, as an
+    unreadable one is, unless none fits: then the lens calibration is what is wrong.
     """
-    count = 0
+    count, unfit = 0, None
     while True:
         try:
             frame = source.read()
@@ -113,13 +115,31 @@ def _frames(source, intrinsics=None):
                 error.fix or "check the source; everything before it was kept",
             ) from None
         if frame is None:
+            if unfit is not None and not count:
+                raise unfit
             _check_whole(source, count)
             return
         if intrinsics is not None:
-            height, width = frame.image.shape[:2]
-            intrinsics.check_image((width, height), f"frame {frame.index} of {source.description}")
+            try:
+                _check_lens_size(source, frame, intrinsics)
+            except TablesightError as error:
+                pass_over = getattr(source, "pass_over", None)
+                if pass_over is None or not pass_over(frame, error.problem):
+                    raise
+                unfit = unfit or error
+                continue
         count += 1
         yield frame
+
+
+def _check_lens_size(source, frame, intrinsics) -> None:
+    """A still is named by its file: "frame 3 of images in FOLDER" read as the file frame_003."""
+    from calibration.imagefile import check_size_for_lens
+
+    file_of = getattr(source, "file_of", None)
+    path = file_of(frame) if file_of is not None else None
+    where = str(path) if path is not None else f"frame {frame.index} of {source.description}"
+    check_size_for_lens(intrinsics, frame.image, path, where)
 
 
 def _track_setup(args: argparse.Namespace, source) -> tuple:

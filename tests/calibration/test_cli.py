@@ -234,3 +234,16 @@ def test_calibrate_into_a_pipe_writes_only_the_json_there(files):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["marker_ids"] == [0, 1, 2, 3]
     assert done.stderr.startswith("4 of 4 markers used (0, 1, 2, 3), rms ")
+
+
+def test_rectify_given_a_lens_calibration_says_which_file_to_give(files, capsys, tmp_path, straight_shot):
+    """It said "cam.json has no layout", which sent the user looking for a layout."""
+    cam = write(tmp_path, "cam.json", {"K": straight_shot.camera.K.tolist(), "dist": [0, 0, 0, 0, 0],
+                                       "image_size": [1920, 1080]})
+    code, _, err = run(capsys, "rectify", files["table.png"], "--calibration", cam, "-o", tmp_path / "t.png")
+    assert code == 2
+    assert err == (
+        f"tablesight rectify: {cam} is a lens calibration (from `tablesight calibrate-lens`), not a table "
+        "calibration. give the table calibration `tablesight calibrate` writes: tablesight calibrate PHOTO "
+        f"--layout LAYOUT.json --intrinsics {cam} -o calib.json.\n"
+    )

@@ -146,3 +146,17 @@ def test_a_folder_or_an_empty_name_as_the_layout_is_named_so(tmp_path):
     assert str(caught.value).startswith(f"layout file {tmp_path} is a folder. give a layout JSON file")
     with pytest.raises(TablesightError, match=r"^--layout is empty\. give a layout JSON file"):
         load_layout("")
+
+
+def test_a_marker_a_kilometre_wide_is_called_too_large_not_negative():
+    """size_cm 1e9 was "must be a positive number"."""
+    with pytest.raises(TablesightError, match=r"markers\.1: size_cm 1e\+09 is a kilometre or more: give "
+                                              r"the marker's side in cm"):
+        Layout.from_dict(with_marker(1, {"id": 1, "center_cm": [176.0, 7.0], "size_cm": 1e9}))
+
+
+@pytest.mark.parametrize("size", ["183X122", "183 x 122", " 183x122 "])
+def test_a_table_size_in_capitals_or_with_spaces_is_the_size(size, tmp_path, monkeypatch):
+    """They were "layout file 183X122 not found", with no word of the WxD form."""
+    monkeypatch.chdir(tmp_path)
+    assert load_layout(size) == default_layout("183x122")

@@ -159,3 +159,64 @@ def test_a_wrong_layout_is_refused_in_one_line(capsys, squad_photo):
     assert out == ""
     assert err.startswith("tablesight detect: the markers are not where --layout says")
     assert err.count("\n") == 1
+
+
+def _with_orientation(jpeg: bytes, tag: int) -> bytes:
+    """The JPEG with an EXIF orientation tag, as a phone writes one (6: held upright)."""
+    tiff = b"MM\x00\x2a\x00\x00\x00\x08\x00\x01\x01\x12\x00\x03\x00\x00\x00\x01" + tag.to_bytes(2, "big")
+    app1 = b"Exif\x00\x00" + tiff + bytes(6)
+    return jpeg[:2] + b"\xff\xe1" + (len(app1) + 2).to_bytes(2, "big") + app1 + jpeg[2:]
+
+
+def test_a_photo_damaged_inside_its_jpeg_is_refused_naming_the_damage(capfd, tmp_path, layout_file,
+                                                                       squad_frame):
+    """It was detected on, partly grey, exit 0, with a warning that blamed the markers."""
+    jpeg = cv2.imencode(".jpg", squad_frame[2].image)[1].tobytes()
+    damaged = tmp_path / "damaged.jpg"
+    damaged.write_bytes(jpeg[: len(jpeg) * 2 // 3] + b"\xff\xd9")
+    assert main(["detect", str(damaged), "--layout", str(layout_file), "--json"]) == 2
+    assert _error_line(capfd) == (
+        f"tablesight detect: image {damaged} is damaged inside its JPEG data (cut off or garbled by a copy): "
+        "part of the picture is lost. copy the photo from the camera again, or take it again."
+    )
+
+
+def test_a_dark_photo_is_detected_with_doctors_warning(capsys, tmp_path, layout_file, squad_frame):
+    """Markers still calibrate in it, but bases were missed with nothing said (doctor said why)."""
+    dark = tmp_path / "dark.png"
+    cv2.imwrite(str(dark), squad_frame[2].image // 8)
+    assert main(["detect", str(dark), "--layout", str(layout_file), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "models" in json.loads(out)
+    assert "tablesight detect: the picture is dark (mean brightness " in err
+    assert "so bases may be missed; light the table evenly from above" in err
+
+
+def test_a_photo_turned_by_its_exif_tag_is_named_so_not_its_lens(capsys, tmp_path, layout_file, squad_frame):
+    """Its stored pixels are the lens calibration's size; the message said to calibrate the lens
+    at the turned size."""
+    image = squad_frame[2].image
+    height, width = image.shape[:2]
+    photo = tmp_path / "upright.jpg"
+    photo.write_bytes(_with_orientation(cv2.imencode(".jpg", image)[1].tobytes(), 6))
+    cam = tmp_path / "cam.json"
+    cam.write_text(json.dumps({"K": [[1500, 0, width / 2], [0, 1500, height / 2], [0, 0, 1]],
+                               "dist": [0] * 5, "image_size": [width, height]}))
+    code = main(["detect", str(photo), "--layout", str(layout_file), "--intrinsics", str(cam), "--json"])
+    assert code == 2
+    assert _error_line(capsys) == (
+        f"tablesight detect: image {photo} is stored {width}x{height}, the size the intrinsics are for, "
+        f"but is read turned to {height}x{width} by its EXIF orientation tag. remove the tag so the photo is "
+        "read as stored (e.g. `exiftool -Orientation=1 -n PHOTO`), or take it holding the camera as for the "
+        "lens calibration."
+    )
+
+
+def test_a_thumbnail_is_blamed_on_its_size_not_on_the_markers(capsys, tmp_path, layout_file, squad_frame):
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), cv2.resize(squad_frame[2].image, (64, 48), interpolation=cv2.INTER_AREA))
+    assert main(["detect", str(tiny), "--layout", str(layout_file), "--json"]) == 2
+    assert _error_line(capsys) == (
+        f"tablesight detect: image {tiny} is only 64x48 pixels: the layout's 10 cm markers would be 3 "
+        "pixels across at most, too few to be read. give the photo at the camera's full size."
+    )

@@ -184,9 +184,9 @@ def test_track_with_intrinsics_for_another_frame_size_is_one_line_and_exit_2(sho
     )
 
 
-def test_record_stops_at_the_first_frame_the_intrinsics_do_not_fit_keeping_those_before(
-    short_demo, tmp_path, capsys
-):
+def test_record_passes_over_a_still_the_intrinsics_do_not_fit_and_names_it(short_demo, tmp_path, capsys):
+    """It ended the recording there (exit 2), as a camera changing mode does: a folder's stray
+    preview is passed over and named, as in `track`."""
     folder = tmp_path / "frames"
     folder.mkdir()
     frames = list(Recording(short_demo).frames())
@@ -196,10 +196,11 @@ def test_record_stops_at_the_first_frame_the_intrinsics_do_not_fit_keeping_those
     game = tmp_path / "game.tsr"
     cam = lens_file(tmp_path, 1920, 1080)
     assert main(["record", "--source", str(folder), "--layout", "183x122", "--intrinsics", str(cam),
-                 "-o", str(game)]) == 2
+                 "-o", str(game)]) == 0
     err = capsys.readouterr().err
     assert "2 of 2 frames" in err
-    assert "intrinsics are for 1920x1080 images but frame 2 of" in err and "is 960x540" in err
+    assert (f"1 of the 3 images in {folder} was skipped (intrinsics are for 1920x1080 images but "
+            f"{folder / 'zz_smaller.png'} is 960x540)") in err
     assert Recording(game).frame_count() == 2
 
 
@@ -214,7 +215,7 @@ def test_a_record_that_recorded_nothing_leaves_no_file_so_the_same_command_works
     command = ["record", "--source", str(folder), "--layout", "183x122", "-o", str(game), "--intrinsics"]
     assert main([*command, str(lens_file(tmp_path, 640, 480))]) == 2
     err = capsys.readouterr().err
-    assert "intrinsics are for 640x480 images but frame 0 of" in err
+    assert f"intrinsics are for 640x480 images but {folder / 'a.png'} is 1920x1080" in err
     assert f"no frame recorded, so {game} was not kept" in err
     assert list(tmp_path.glob("game.tsr*")) == []
     assert main([*command, str(lens_file(tmp_path, 1920, 1080))]) == 0
@@ -500,3 +501,43 @@ def test_replay_names_a_frame_damaged_inside_its_jpeg_and_keeps_it_in_the_report
     said = f"frame {index} of smeared.tsr is damaged inside its JPEG and was used as far as it decodes"
     assert f"tablesight replay: {said}\n" in err and "Corrupt JPEG" not in err
     assert said in json.loads(report.read_text())["problems"]
+
+
+def _stills(short_demo, folder, odd: str | None = None) -> None:
+    """The demo's first two frames as still_0.png and still_2.png; `odd` (a half-size preview)
+    as still_1.png between them."""
+    folder.mkdir()
+    frames = list(Recording(short_demo).frames())
+    cv2.imwrite(str(folder / "still_0.png"), frames[0].image)
+    cv2.imwrite(str(folder / "still_2.png"), frames[1].image)
+    if odd:
+        cv2.imwrite(str(folder / odd), cv2.resize(frames[1].image, (960, 540)))
+
+
+def test_track_passes_over_a_still_of_another_size_naming_its_file(short_demo, tmp_path, capsys):
+    """One stray preview ended the run with exit 2 at "frame 1 of images in FOLDER" (the file's
+    name unsaid), every later still untracked and the note on the others never printed."""
+    folder = tmp_path / "frames"
+    _stills(short_demo, folder, odd="still_1.png")
+    cam = lens_file(tmp_path, 1920, 1080)
+    assert main(["track", str(folder), "--layout", "183x122", "--intrinsics", str(cam), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["source"] for line in out.splitlines()] == ["still_0.png", "still_2.png"]
+    assert err.splitlines()[-1] == (
+        f"tablesight track: 1 of the 3 images in {folder} was skipped (intrinsics are for 1920x1080 images "
+        f"but {folder / 'still_1.png'} is 960x540). replace those files with good copies and run again for "
+        "their positions."
+    )
+
+
+def test_track_of_a_folder_no_still_of_which_fits_the_lens_blames_the_lens(short_demo, tmp_path, capsys):
+    folder = tmp_path / "frames"
+    _stills(short_demo, folder)
+    cam = lens_file(tmp_path, 640, 480)
+    assert main(["track", str(folder), "--layout", "183x122", "--intrinsics", str(cam), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"tablesight track: intrinsics are for 640x480 images but {folder / 'still_0.png'} is 1920x1080. "
+        "calibrate the lens at 1920x1080 (`tablesight calibrate-lens`) or capture at 640x480.\n"
+    )
