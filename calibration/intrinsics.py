@@ -6,7 +6,7 @@ them on an image of another size silently bends the table, so that is an error, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,11 +20,16 @@ DIST_LENGTHS = (4, 5, 8, 12, 14)
 
 @dataclass(frozen=True)
 class Intrinsics:
-    """K (3x3), OpenCV distortion coefficients, and the image size [w, h] they were measured at."""
+    """K (3x3), OpenCV distortion coefficients, and the image size [w, h] they were measured at.
+
+    `label` names where they came from in messages: a lens file that does not fit the camera is
+    the user's to replace, so the message must say which file that is.
+    """
 
     K: np.ndarray
     dist: np.ndarray
     image_size: tuple[int, int]
+    label: str = field(default="the lens calibration (--intrinsics)", compare=False)
 
     def __post_init__(self) -> None:
         K = np.asarray(self.K, dtype=np.float64)
@@ -116,7 +121,7 @@ def load_intrinsics(path: str | Path, image_size: tuple[int, int] | None = None)
     """Read CAM.json; with `image_size`, also check it matches the images it will be used on."""
     data = read_json(path, "intrinsics", "--intrinsics",
                      "the CAM.json written by `tablesight calibrate-lens`")
-    intrinsics = Intrinsics.from_dict(data, source=f"intrinsics {path}")
+    intrinsics = replace(Intrinsics.from_dict(data, source=f"intrinsics {path}"), label=f"lens file {path}")
     if image_size is not None:
         intrinsics.check_image(image_size)
     return intrinsics

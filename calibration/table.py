@@ -36,10 +36,24 @@ LOOSE_FIT_MM = 1.5
 # hand on a 244x183 table, each within 6 mm and a degree of its place, read up to 9 mm: 12 mm
 # leaves them room and stays clear of the wrong layouts.
 WRONG_LAYOUT_MM = 12.0
+# A lens calibration is doubted when it leaves the markers further apart than this (worst corner)
+# and LENS_DOUBT_RATIO times further than they are without it (a lens estimated from them). The
+# benchmark's right lenses (40 scenes: glare, blur, hands, distorted lenses) leave them at most
+# 0.87 mm apart and 1.42 times their own figure, 32 tables of markers laid by hand (up to 6 mm
+# and a degree off) with the right lens 1.68 times; lens files of another lens or focal length
+# at the same resolution 0.34-1.1 mm and 28-93 times, positions then 1.2-4.3 mm off (0.3 mm
+# without the file).
+LENS_DOUBT_MM = 0.3
+LENS_DOUBT_RATIO = 3.0
 # What to check when the markers are not where the layout says (calibrate, rectify, doctor).
 LAYOUT_ADVICE = (
     "check each marker's id against its place on the printed map, that each lies where its page "
     "says, and that --layout is this table's size"
+)
+# What to do about a lens calibration that is not this camera's.
+LENS_FIX = (
+    "give --intrinsics a lens file from `tablesight calibrate-lens` made with this camera in this "
+    "mode, or leave --intrinsics out"
 )
 # No two markers fit in a picture narrower than this (a 4x4 marker alone is 6 cells with its
 # border), and the marker search's light map, made at an eighth of the size, would be empty.
@@ -333,13 +347,47 @@ def _layout_mismatch(max_mm: float, lens_given: bool) -> TablesightError:
     )
 
 
-def _lens_explains(image: np.ndarray, layout: Layout, refinement: str) -> bool:
-    """With a lens calibration that may be another camera's: do the markers agree once a lens is
-    estimated from them instead? Then the lens is wrong, not the layout."""
+def _markers_own(image: np.ndarray, layout: Layout, refinement: str) -> TableCalibration | None:
+    """The calibration without the lens calibration given, a lens estimated from the markers:
+    what that lens calibration is judged against (None when the markers alone give none)."""
     try:
-        return calibrate(image, layout, None, refinement).max_mm <= WRONG_LAYOUT_MM
+        return calibrate(image, layout, None, refinement)
     except TablesightError:
-        return False
+        return None
+
+
+def _lens_fits_worse(worst_mm: float, used_ids: list[int], own: TableCalibration | None) -> bool:
+    """The lens calibration leaves the markers clearly further apart than they are without it.
+    Only over the same markers: hand-laid ones a few mm out of place, read without the lens,
+    once dropped half of them and agreed to 0.4 mm (5.6 mm with the right lens). Two markers fit
+    a free homography almost exactly, whatever the lens: no measure either."""
+    return (
+        own is not None
+        and len(own.marker_ids) >= 3
+        and set(used_ids) <= set(own.marker_ids)
+        and worst_mm > max(LENS_DOUBT_MM, LENS_DOUBT_RATIO * own.max_mm)
+    )
+
+
+def _lens_comparison(worst_mm: float, own: TableCalibration) -> str:
+    return f"with it the markers disagree by up to {worst_mm:.2f} mm, without it by {own.max_mm:.2f} mm"
+
+
+def _wrong_lens(intrinsics: Intrinsics, worst_mm: float, own: TableCalibration) -> TablesightError:
+    """Markers that agree without the lens calibration are where the layout says: the lens file
+    is another camera's, lens's, sensor mode's or resolution's (or its K is transposed)."""
+    return TablesightError(
+        f"{intrinsics.label} does not fit this camera ({_lens_comparison(worst_mm, own)}): it is "
+        "likely another camera's, or of another lens, sensor mode or resolution",
+        LENS_FIX,
+    )
+
+
+def _lens_doubt(intrinsics: Intrinsics, worst_mm: float, own: TableCalibration) -> str:
+    return (
+        f"{intrinsics.label} may not be this camera's ({_lens_comparison(worst_mm, own)}): positions "
+        f"may be millimetres off; {LENS_FIX}"
+    )
 
 
 def _extrapolation_warning(layout: Layout, marker_ids: list[int]) -> str | None:
@@ -388,7 +436,11 @@ def calibrate(
     residuals = np.concatenate([fit.corner_residuals_mm[i] for i in fit.used_ids])
     # Checked before the pose: a wrong layout's fit can put the camera 1,900 km away.
     worst = float(residuals.max())
-    if worst > WRONG_LAYOUT_MM and not (lens_given and _lens_explains(image, layout, refinement)):
+    own = _markers_own(image, layout, refinement) if lens_given and worst > LENS_DOUBT_MM else None
+    doubted = own if _lens_fits_worse(worst, fit.used_ids, own) else None
+    if worst > WRONG_LAYOUT_MM:
+        if doubted is not None and doubted.max_mm <= WRONG_LAYOUT_MM:
+            raise _wrong_lens(intrinsics, worst, doubted)
         raise _layout_mismatch(worst, lens_given)
     table_corners = grown_corners(layout.corners_by_id, fit.edge_offset_cm)
     used_table = np.concatenate([table_corners[i] for i in fit.used_ids])
@@ -399,7 +451,8 @@ def calibrate(
     K = None if intrinsics is None else intrinsics.K
     pose = solve_pose(used_table, used_image, K, size, table_to_image / table_to_image[2, 2])
     measured_lens = None if lens_estimated else intrinsics
-    warnings = _warnings(layout, sighting, fit, pose, float(residuals.max()), measured_lens)
+    doubt = None if doubted is None else _lens_doubt(intrinsics, worst, doubted)
+    warnings = _warnings(layout, sighting, fit, pose, worst, measured_lens, doubt)
     if lens_estimated:
         warnings.append(
             f"no lens calibration: lens distortion estimated from the markers "
@@ -492,8 +545,10 @@ def _warnings(
     pose: Pose,
     max_mm: float,
     intrinsics: Intrinsics | None,
+    lens_doubt: str | None = None,
 ) -> list[str]:
-    """What a player should know about this calibration, most actionable first."""
+    """What a player should know about this calibration, most actionable first. A doubted lens
+    calibration is named in place of the loose fit's list of causes: it is the likely one."""
     warnings = []
     missing = [i for i in layout.ids if i not in sighting.corners]
     if missing:
@@ -519,7 +574,9 @@ def _warnings(
     extrapolated = _extrapolation_warning(layout, fit.used_ids)
     if extrapolated:
         warnings.append(extrapolated)
-    if max_mm > LOOSE_FIT_MM:
+    if lens_doubt is not None:
+        warnings.append(lens_doubt)
+    elif max_mm > LOOSE_FIT_MM:
         lens = (
             "recalibrate the lens"
             if intrinsics is not None

@@ -27,6 +27,7 @@ from models.base_map import normalised
 STRIDE = 2  # the map's cells, in pixels of the coarse table it reads (8 mm)
 ALIGN = 8  # the net halves the table three times: its input's sides are padded to this
 SHIPPED_HULL_MAP = Path(__file__).parent / "weights" / "hull_map.onnx"
+LOWEST_LOGIT = -80.0  # within float32's exp; a probability of 1.8e-35
 
 
 def lean(shape: tuple[int, int], camera_cm: np.ndarray, px_per_cm: float) -> np.ndarray:
@@ -67,7 +68,11 @@ class HullMap:
         logits = self.session.run(None, {self.input: x})[0][0, 0]
         size = (logits.shape[1] * STRIDE, logits.shape[0] * STRIDE)
         fine = cv2.resize(logits, size, interpolation=cv2.INTER_LINEAR)[:rows, :cols]
-        return (1 / (1 + np.exp(-fine))).astype(np.float32)
+        # float32's exp overflows past 88: a camera a wrong lens file put 1.4 km off gave leans
+        # of hundreds, logits of -388 and numpy's overflow warning on stderr. Below -80 the
+        # probability is under 2e-35, nothing at any threshold: the logits are cut there, and
+        # every probability above it is the same as before.
+        return (1 / (1 + np.exp(-np.maximum(fine, LOWEST_LOGIT)))).astype(np.float32)
 
 
 def footprints(probability: np.ndarray, px_per_cm: float, threshold: float = 0.5) -> list[tuple]:

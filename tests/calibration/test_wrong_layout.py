@@ -87,12 +87,14 @@ def test_a_wide_lens_without_intrinsics_is_not_taken_for_a_wrong_layout(wide_sho
 
 def test_intrinsics_of_another_lens_are_blamed_on_the_lens_not_the_layout(wide_shot: Shot) -> None:
     """A CAM.json whose distortion bends the other way leaves the markers over WRONG_LAYOUT_MM
-    apart, but a lens explains it: calibrated, with the advice to recalibrate the lens."""
+    apart, but without it they agree: refused, naming the lens file rather than the layout (it
+    was once calibrated so, with centimetres of error and a warning)."""
     camera = wide_shot.camera
     other = Intrinsics(camera.K, -2 * np.asarray(camera.dist, float), camera.image_size)
-    calibration = calibrate(wide_shot.image, wide_shot.layout, other)
-    assert calibration.max_mm > WRONG_LAYOUT_MM
-    assert any("recalibrate the lens" in w for w in calibration.warnings)
+    with pytest.raises(TablesightError) as caught:
+        calibrate(wide_shot.image, wide_shot.layout, other)
+    assert caught.value.problem.startswith("the lens calibration (--intrinsics) does not fit this camera")
+    assert "--layout" not in str(caught.value)
 
 
 def test_the_lens_estimate_stays_physical_when_nothing_explains_the_markers(straight_shot: Shot) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import cv2
 import numpy as np
@@ -113,6 +114,17 @@ def test_the_shipped_map_draws_the_tanks_footprint_and_not_the_bases(squad_map):
     assert abs((heading - tank.heading_deg + 90) % 180 - 90) < 3.0
     bases = np.round(truth.base_xy_cm() * PX_PER_CM - 0.5).astype(int)
     assert probability[bases[:, 1], bases[:, 0]].max() < 0.2
+
+
+def test_a_camera_kilometres_off_gives_no_hull_and_no_numpy_warning():
+    """A wrong lens file once placed the camera 1.4 km off: leans of hundreds drove the logits to
+    -388 and float32's exp overflowed, printing numpy's RuntimeWarning on detect's stderr."""
+    table = np.full((int(122 * PX_PER_CM), int(183 * PX_PER_CM), 3), (60, 110, 70), np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        probability = HullMap(SHIPPED_HULL_MAP).probability(table, np.array([-140454.3, -63901.1, 253.7]),
+                                                            PX_PER_CM)
+    assert np.isfinite(probability).all() and probability.max() < 0.01
 
 
 def test_the_detector_runs_the_shipped_hull_map():
