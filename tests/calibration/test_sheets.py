@@ -117,6 +117,11 @@ def test_a_layout_place_taken_by_a_folder_is_refused_before_the_sheets_are_writt
     (["--size-cm", "0"], "a marker size of 0 cm cannot be printed. give --size-cm a positive size"),
     (["--size-cm", "nan"], "a marker size of nan cm cannot be printed"),
     (["--table", "100000x122"], "table size '100000x122' is 1 km or more across. write it in cm"),
+    # A value starting with a minus and a digit is the option's, not another option: these met
+    # argparse's "expected one argument".
+    (["--table", "-5x100"], "table size '-5x100' must be positive and finite. write it like 183x122"),
+    (["--table", "-.5x100"], "table size '-.5x100' must be positive and finite"),
+    (["--size-cm", "-1e3"], "a marker size of -1000 cm cannot be printed"),
 ])
 def test_a_bad_markers_option_is_named_not_blamed_on_a_layout_file(tmp_path, capsys, argv, said):
     from tracker.cli import main

@@ -105,18 +105,3 @@ def test_version_names_the_installed_release(capsys: pytest.CaptureFixture[str])
 
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"tablesight {version('tablesight')}\n"
-
-
-@pytest.mark.parametrize(("argv", "said"), [
-    (["--table", "-5x100"], "table size '-5x100' must be positive and finite. write it like 183x122"),
-    (["--table", "-.5x100"], "table size '-.5x100' must be positive and finite"),
-    (["--size-cm", "-1e3"], "a marker size of -1000 cm cannot be printed"),
-])
-def test_a_value_starting_with_a_minus_is_the_options_value_not_another_option(tmp_path, capsys, argv, said):
-    """`--table -5x100` met argparse's "expected one argument", as if -5x100 were an option."""
-    from tracker.cli import main
-
-    assert main(["markers", *argv, "-o", str(tmp_path / "markers.pdf")]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"tablesight markers: {said}") and err.count("\n") == 1
-    assert list(tmp_path.iterdir()) == []
