@@ -142,7 +142,10 @@ class ModelSpec(_Record):
     def _one_turn(cls, heading: float | None) -> float | None:
         """CONTRACTS.md gives headings in [0, 360): -90 or 450 is a heading written another way,
         read as 270 or 90, so a message quotes it in the contract's form."""
-        return None if heading is None else heading % 360.0
+        if heading is None:
+            return None
+        turned = heading % 360.0
+        return 0.0 if turned >= 360.0 else turned  # -1e-14 % 360 rounds to 360.0
 
     def has(self, flag: str) -> bool:
         """A state flag: a boolean field (wounded, unique, pilotless...), a name in `flags`, the

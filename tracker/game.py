@@ -321,9 +321,10 @@ class Game:
         for piece_id, a in self.assignments.items():
             if a.type not in retype:
                 chassis = ruleset.unit_types[a.type].chassis if a.type in ruleset.unit_types else {}
+                holds_role = not ruleset.role_types or a.type in ruleset.role_types
                 kept[piece_id] = replace(
                     a,
-                    role=a.role if a.role in ruleset.known_roles else None,
+                    role=a.role if a.role in ruleset.known_roles and holds_role else None,
                     chassis=a.chassis if a.chassis in chassis else None,
                 )
             elif retype[a.type] is not None:

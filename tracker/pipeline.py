@@ -169,6 +169,7 @@ class Pipeline:
         self._last_seen = None
         self.status.drift = False
         self.status.message = ""
+        self._drifted_frames, self._drift_failed_s = 0, None
         self._watch = self.drift_watch(calibration, image) if self.drift_watch else None
         return True
 
@@ -185,7 +186,6 @@ class Pipeline:
         if not just_settled and (self._drifted_frames < DRIFT_FRAMES or not waited):
             return False
         if self._calibrate(image):
-            self._drift_failed_s = None
             return True
         self._drift_failed_s = timestamp_s
         return False
@@ -224,9 +224,11 @@ class Pipeline:
         return size is not None and tuple(size) != (image.shape[1], image.shape[0])
 
     def _drifted(self, report: DriftReport) -> bool:
-        if report.drifted:
+        """The drift report said once as it begins, not on every frame: a recalibration the markers
+        refuse says why, and that stays up until one succeeds or the markers are back."""
+        if report.drifted and not self.status.drift:
             self.status.message = f"camera moved: {report.reason}; recalibrating"
-        elif self.status.drift:  # a shake that passed: the calibration stands
+        elif not report.drifted and self.status.drift:  # a shake that passed: the calibration stands
             self.status.message = ""
         self.status.drift = bool(report.drifted)
         return bool(report.drifted)

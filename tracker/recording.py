@@ -16,7 +16,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -246,11 +246,15 @@ def recorded_layout(manifest: dict):
 
 
 def recorded_lens(manifest: dict):
-    """The lens calibration a recording was made with, or None where it was made without one."""
+    """The lens calibration a recording was made with, or None where it was made without one;
+    named so where a message doubts it (no lens file was given)."""
     from calibration.intrinsics import Intrinsics
 
     lens = manifest.get("intrinsics")
-    return Intrinsics.from_dict(lens, source="the recording's intrinsics") if lens else None
+    if not lens:
+        return None
+    return replace(Intrinsics.from_dict(lens, source="the recording's intrinsics"),
+                   label="the recording's lens calibration")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from rules_core.errors import TablesightError
 from tracker.game import Game
 from tracker.pipeline import Pipeline, build_pipeline
-from tracker.recording import Recording
+from tracker.recording import Recording, recorded_layout, recorded_lens
 from tracker.runner import GameRunner
 from tracker.tracks import FrameResult
 
@@ -73,17 +73,7 @@ def _comparable(events: list[dict]) -> list[tuple]:
 
 def pipeline_from_manifest(manifest: dict) -> Pipeline:
     """The real pipeline with the layout and lens calibration the game was recorded with."""
-    from calibration.intrinsics import Intrinsics
-    from calibration.layout import Layout
-
-    layout = (
-        Layout.from_dict(manifest["layout"], source="the recording's layout")
-        if manifest.get("layout")
-        else None
-    )
-    intrinsics = manifest.get("intrinsics")
-    intrinsics = Intrinsics.from_dict(intrinsics, source="the recording's intrinsics") if intrinsics else None
-    return build_pipeline(layout, intrinsics)
+    return build_pipeline(recorded_layout(manifest), recorded_lens(manifest))
 
 
 def game_from_manifest(manifest: dict, log: Callable[[dict], None] | None = None) -> Game:

@@ -142,8 +142,10 @@ class TableSession:
             return None
         topdown = calibration.rectify(frame.image, 0.4)
         ok, buffer = cv2.imencode(".jpg", topdown, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        self._topdown = (frame, buffer.tobytes()) if ok else None
-        return self._topdown[1] if self._topdown else None
+        if not ok:
+            return None
+        made = self._topdown = (frame, buffer.tobytes())  # read back from the local: threads share it
+        return made[1]
 
     def apply(self, action: str, payload: dict) -> dict:
         with self._lock:

@@ -10,6 +10,8 @@ checked on every frame: a position the pipeline reports is where the piece truly
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from calibration.synthetic import Look, render_markers
 from calibration.table import calibrate
 from hardware.source import Frame
 from models.detections import Bases, Detections
+from rules_core.errors import TablesightError
 from tracker.motion import MotionGate
 from tracker.pipeline import Pipeline
 
@@ -146,6 +149,27 @@ def test_a_shake_that_passes_in_one_frame_keeps_the_calibration_and_says_nothing
     run(pipe, [shaken, steady, steady], start_t=1.5)
     assert pipe.calibration is calibrated_on
     assert not pipe.status.drift and pipe.status.message == ""
+
+
+def test_a_recalibration_the_markers_refuse_says_why_and_keeps_saying_it(layout, steady):
+    """While a bump's recalibration failed, the drift report and the failure took turns on the
+    phones and in `track`'s log every 2 s."""
+    bumped = photo(layout, camera(layout, bump_deg=0.1), START)
+    calls = []
+
+    def calibrate_once(image):
+        calls.append(image)
+        if len(calls) > 1:
+            raise TablesightError("found 1 of 4 layout markers", "put the markers in view")
+        return calibrate(image, layout)
+
+    pipe = Pipeline(calibrate=calibrate_once, detector=RedDiscs(), gate=MotionGate(rebase_s=2.0),
+                    drift_watch=DriftWatch)
+    run(pipe, [steady] * 3)
+    messages = [pipe.status.message for _ in run(pipe, [bumped] * 12, start_t=1.5)]
+    assert len(calls) > 2, "the failed recalibration is tried again"
+    assert messages[-1].startswith("calibration failed: found 1 of 4 layout markers")
+    assert sum(a != b for a, b in itertools.pairwise(messages)) <= 1, messages
 
 
 def test_a_hand_over_a_marker_holds_the_calibration_and_moves_are_measured_right(layout, steady):

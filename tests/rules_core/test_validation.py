@@ -273,7 +273,9 @@ def test_terrain_partly_on_the_table_is_taken() -> None:
     assert len(api.parse_scene(scene_data("world-at-fire", [base(50, 50)], terrain=wood)).spec.terrain) == 2
 
 
-@pytest.mark.parametrize(("given", "read"), [(-90.0, 270.0), (450.0, 90.0), (360.0, 0.0), (359.5, 359.5)])
+@pytest.mark.parametrize(
+    ("given", "read"), [(-90.0, 270.0), (450.0, 90.0), (360.0, 0.0), (359.5, 359.5), (-1e-14, 0.0)]
+)
 def test_a_heading_outside_one_turn_is_read_in_the_contracts_form(given: float, read: float) -> None:
     parsed = api.parse_scene(scene_data("world-at-fire", [hull(50, 50, heading=given)]))
     assert parsed.models[0].heading_deg == pytest.approx(read)
