@@ -126,7 +126,6 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.intrinsics:
         intrinsics = load_intrinsics(args.intrinsics)
         check_size_for_lens(intrinsics, image, args.image, f"image {args.image}")
-    layout.check_markers_can_show((image.shape[1], image.shape[0]), f"image {args.image}")
     calibration = calibrate(image, layout, intrinsics)
     _write_json(output, calibration.to_dict())
     warnings = f"; warnings: {' | '.join(calibration.warnings)}" if calibration.warnings else ""

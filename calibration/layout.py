@@ -175,7 +175,7 @@ class Layout(BaseModel):
     def table_size_cm(self) -> tuple[float, float]:
         return (self.table.width_cm, self.table.depth_cm)
 
-    def check_markers_can_show(self, image_size: tuple[int, int], source: str = "the image") -> None:
+    def check_markers_can_show(self, image_size: tuple[int, int]) -> None:
         """Refuse a picture too small to show a marker (a thumbnail, a preview), which calibration
         would report as markers not found, to be put in view, flat and lit: even with the table
         filling the picture, its largest marker would be too few pixels across to be read."""
@@ -185,7 +185,7 @@ class Layout(BaseModel):
         side_cm = max(float(np.linalg.norm(c[1] - c[0])) for c in self.corners_by_id.values())
         if side_cm * px_per_cm < MIN_MARKER_PX:
             raise TablesightError(
-                f"{source} is only {width}x{height} pixels: the layout's {side_cm:.3g} cm markers would be "
+                f"the image is only {width}x{height} pixels: the layout's {side_cm:.3g} cm markers would be "
                 f"{side_cm * px_per_cm:.0f} pixels across at most, too few to be read",
                 "give the photo at the camera's full size",
             )

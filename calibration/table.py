@@ -413,6 +413,7 @@ def calibrate(
     "contour"); only the benchmark needs anything but the default.
     """
     size = _check_image(image)
+    layout.check_markers_can_show(size)
     if intrinsics is not None:
         intrinsics.check_image(size)
     undistort = intrinsics.undistort if intrinsics is not None and np.any(intrinsics.dist) else None

@@ -114,7 +114,6 @@ def _detect(args: argparse.Namespace) -> int:
     image = read_image(args.image)
     if intrinsics is not None:
         check_size_for_lens(intrinsics, image, args.image, f"image {args.image}")
-    layout.check_markers_can_show((image.shape[1], image.shape[0]), f"image {args.image}")
     calibration = calibrate(image, layout, intrinsics)
     if calibration.warnings:  # a wrong --layout still calibrates, to positions off by centimetres
         print(f"tablesight detect: calibration warnings: {' | '.join(calibration.warnings)}", file=sys.stderr)

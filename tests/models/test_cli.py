@@ -217,6 +217,6 @@ def test_a_thumbnail_is_blamed_on_its_size_not_on_the_markers(capsys, tmp_path, 
     cv2.imwrite(str(tiny), cv2.resize(squad_frame[2].image, (64, 48), interpolation=cv2.INTER_AREA))
     assert main(["detect", str(tiny), "--layout", str(layout_file), "--json"]) == 2
     assert _error_line(capsys) == (
-        f"tablesight detect: image {tiny} is only 64x48 pixels: the layout's 10 cm markers would be 3 "
+        "tablesight detect: the image is only 64x48 pixels: the layout's 10 cm markers would be 3 "
         "pixels across at most, too few to be read. give the photo at the camera's full size."
     )
