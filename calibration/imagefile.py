@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import sys
 import tempfile
 import threading
@@ -21,20 +20,22 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from calibration.output_file import is_stream
 from rules_core.errors import TablesightError
 
 if TYPE_CHECKING:
     from calibration.intrinsics import Intrinsics
 
 
-def read_image(path: str | Path) -> np.ndarray:
+def read_image(path: str | Path, fix: str = "give a JPEG or PNG photo of the table") -> np.ndarray:
     """A colour image from any file OpenCV reads, or a one-line error.
 
     A photo given to one command is all that command sees, so one damaged inside its JPEG data is
     refused where a folder's still is used and named (hardware/folder.py): decoded, its lost part
     is grey, and the markers and bases in it come out "not found" with nothing blaming the file.
+    `fix` says what photo to give instead of a missing file or one that is no picture; a damaged
+    or cut-off one is to be copied again, and a pipe saved to a file, whatever the photo is of.
     """
-    fix = "give a JPEG or PNG photo of the table"
     again = "copy the photo from the camera again, or take it again"
     if str(path) == "-" and not Path(path).exists():
         raise TablesightError("photos are not read from stdin (-)", _SAVE_IT)
@@ -43,7 +44,7 @@ def read_image(path: str | Path) -> np.ndarray:
     except FileNotFoundError:
         raise TablesightError(f"image {path} not found", fix) from None
     except OSError as error:
-        if _a_stream(path):  # numpy reads by seeking, which a pipe cannot do
+        if is_stream(path):  # numpy reads by seeking, which a pipe cannot do
             raise TablesightError(
                 f"image {path} is a pipe: photos are not read from pipes or stdin", _SAVE_IT
             ) from None
@@ -65,6 +66,18 @@ def read_image(path: str | Path) -> np.ndarray:
     return image
 
 
+class UnfitForLens(TablesightError):
+    """A photo of another size than the lens calibration's. `reason` says so in a few words naming
+    the file by its name alone, and `turned` whether its EXIF orientation tag is the cause: a
+    folder's still so passed over is listed with others at the end of the run, where the whole
+    error (its folder's path again, and a fix for a single photo) would bury which file it was."""
+
+    def __init__(self, problem: str, fix: str, reason: str, turned: bool) -> None:
+        super().__init__(problem, fix)
+        self.reason = reason
+        self.turned = turned
+
+
 def check_size_for_lens(
     intrinsics: Intrinsics, image: np.ndarray, path: str | Path | None, source: str
 ) -> None:
@@ -73,15 +86,23 @@ def check_size_for_lens(
     camera's landscape pixels tagged "held upright" read as portrait, and "calibrate the lens at
     1296x2304" would send the user to measure a lens already measured."""
     height, width = image.shape[:2]
+    name = Path(path).name if path is not None else source
     turned = (height, width) == tuple(intrinsics.image_size) and height != width
     if turned and path is not None and _turned_by_exif(path):
-        raise TablesightError(
+        raise UnfitForLens(
             f"{source} is stored {height}x{width}, the size the intrinsics are for, but is read turned "
             f"to {width}x{height} by its EXIF orientation tag",
             "remove the tag so the photo is read as stored (e.g. `exiftool -Orientation=1 -n PHOTO`), or "
             "take it holding the camera as for the lens calibration",
+            f"{name} is turned by its EXIF orientation tag",
+            turned=True,
         )
-    intrinsics.check_image((width, height), source)
+    try:
+        intrinsics.check_image((width, height), source)
+    except TablesightError as error:
+        lens_width, lens_height = intrinsics.image_size
+        reason = f"{name} is {width}x{height}, not the lens file's {lens_width}x{lens_height}"
+        raise UnfitForLens(error.problem, error.fix, reason, turned=False) from None
 
 
 def decode_quietly(data: np.ndarray) -> np.ndarray | None:
@@ -133,14 +154,18 @@ def _eight_bit(image: np.ndarray) -> np.ndarray:
     in the low bits of each value. Read as 16 (OpenCV's own conversion keeps the high byte), 12-bit
     data became 0-15 of 255: a black picture in which no base was found. So the depth is the one
     its values use, rounded up to a sensor's even depth (a frame of a 12-bit camera must be all
-    but black to be read as 10-bit). A float picture (a TIFF from an editor) holds 0-1.
+    but black to be read as 10-bit). A float picture (a TIFF from an editor) holds 0-1, or
+    0-255 from some tools: told apart by its 99.9th percentile, not its brightest value, as
+    sharpening leaves a few values just over 1 (or an infinity), and a 0-1 picture read as 0-255
+    is black.
     """
     if image.dtype == np.uint8:
         return image
     if image.dtype.kind == "f":
-        finite = np.nan_to_num(image, nan=0.0, posinf=255.0, neginf=0.0)
-        scale = 255.0 if finite.max(initial=0.0) <= 1.0 else 1.0
-        return np.clip(np.rint(finite * scale), 0, 255).astype(np.uint8)
+        finite = image[np.isfinite(image)]
+        top = 1.0 if not finite.size or np.percentile(finite, 99.9) <= 1.5 else 255.0
+        values = np.nan_to_num(image, nan=0.0, posinf=top, neginf=0.0)
+        return np.clip(np.rint(values * (255.0 / top)), 0, 255).astype(np.uint8)
     values = np.clip(image, 0, None)
     bits = max(8, int(values.max(initial=0)).bit_length())
     return (values >> (bits + bits % 2 - 8)).astype(np.uint8)
@@ -163,14 +188,6 @@ def _kind(data: np.ndarray) -> str | None:
     """JPEG or PNG when the file starts as one: one that then does not decode is cut off or damaged."""
     head = data[:8].tobytes()
     return next((kind for signature, kind in _SIGNATURES.items() if head.startswith(signature)), None)
-
-
-def _a_stream(path: str | Path) -> bool:
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
 
 
 _LIBJPEG_DAMAGE = ("Corrupt JPEG data", "Premature end of JPEG file")

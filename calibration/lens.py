@@ -143,16 +143,7 @@ def _frames(sources: Iterable[str | Path]) -> Iterable[tuple[str, np.ndarray]]:
                     yield f"{source}#{index}", frame
             capture.release()
         else:
-            yield str(source), _board_photo(source)
-
-
-def _board_photo(path: Path) -> np.ndarray:
-    """The shared reader's one line (missing, unreadable or not a picture), with this
-    command's fix."""
-    try:
-        return read_image(path)
-    except TablesightError as error:
-        raise TablesightError(error.problem, "give JPEG/PNG photos of the ChArUco board") from None
+            yield str(source), read_image(source, "give JPEG/PNG photos of the ChArUco board")
 
 
 def calibrate_lens(sources: Iterable[str | Path], wide: bool = False) -> LensCalibration:

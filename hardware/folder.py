@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.imagefile import decode_checked
+from calibration.imagefile import UnfitForLens, decode_checked
 from calibration.output_file import using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
@@ -72,7 +72,7 @@ class FolderSource:
         self._fps = fps
         self._next = 0
         self._skipped: list[str] = []
-        self._unfit: list[str] = []
+        self._unfit: list[UnfitForLens] = []
         self._damaged: list[str] = []
 
     def read(self) -> Frame | None:
@@ -111,20 +111,20 @@ class FolderSource:
         """The file `frame` was read from."""
         return self._paths[frame.index]
 
-    def pass_over(self, frame: Frame, problem: str) -> bool:
-        """Pass over a still the caller cannot use (`problem` says why, naming it: a stray preview
-        or a portrait shot of another size than the lens calibration's), to be named by `damage()`
-        with the unreadable ones rather than end the run. False for a single still, which is the
-        whole source: the caller's error stands."""
+    def pass_over(self, frame: Frame, unfit: UnfitForLens) -> bool:
+        """Pass over a still of another size than the lens calibration's (a stray preview, a shot
+        its EXIF orientation tag turns), to be named by `damage()` with the unreadable ones rather
+        than end the run. False for a single still, which is the whole source: the caller's error
+        stands."""
         if self._folder:
-            self._unfit.append(problem)
+            self._unfit.append(unfit)
         return self._folder
 
     def damage(self) -> TablesightError | None:
         """The stills passed over, and those damaged inside their JPEG (used as far as they
         decode), with what to do: a finding to print once the run is over, not raised."""
         said = []
-        skipped = self._skipped + self._unfit
+        skipped = self._skipped + [unfit.reason for unfit in self._unfit]
         if skipped:
             were = "was" if len(skipped) == 1 else "were"
             said.append(f"{len(skipped)} of the {len(self._paths)} images in {self._where} {were} "
@@ -134,8 +134,21 @@ class FolderSource:
                         "inside the JPEG and used as far as the picture decodes")
         if not said:
             return None
-        fix = "replace those files with good copies and run again for their positions"
-        return TablesightError("; ".join(said), fix)
+        return TablesightError("; ".join(said), "; ".join(self._fixes()))
+
+    def _fixes(self) -> list[str]:
+        """What to do about each kind of still named: a copy again is no use for one of another
+        size, which a copy would only bring back, or for one its EXIF tag turns."""
+        fixes = []
+        if self._skipped or self._damaged:
+            files = "the unreadable or damaged files" if self._unfit else "those files"
+            fixes.append(f"replace {files} with good copies and run again for their positions")
+        if any(not unfit.turned for unfit in self._unfit):
+            fixes.append("remove the stills of another size from the folder")
+        if any(unfit.turned for unfit in self._unfit):
+            fixes.append("strip the EXIF orientation tag from the turned stills (e.g. `exiftool "
+                         "-Orientation=1 -n PHOTO`) and run again for their positions")
+        return fixes
 
     def close(self) -> None:
         self._next = len(self._paths)

@@ -104,6 +104,8 @@ def _frames(source, intrinsics=None):
     another size (a stray preview, a portrait shot) is passed over and named at the end, as an
     unreadable one is, unless none fits: then the lens calibration is what is wrong.
     """
+    from calibration.imagefile import UnfitForLens
+
     count, unfit = 0, None
     while True:
         try:
@@ -122,9 +124,9 @@ def _frames(source, intrinsics=None):
         if intrinsics is not None:
             try:
                 _check_lens_size(source, frame, intrinsics)
-            except TablesightError as error:
+            except UnfitForLens as error:
                 pass_over = getattr(source, "pass_over", None)
-                if pass_over is None or not pass_over(frame, error.problem):
+                if pass_over is None or not pass_over(frame, error):
                     raise
                 unfit = unfit or error
                 continue

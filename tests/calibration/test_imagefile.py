@@ -63,6 +63,25 @@ def test_a_float_tiff_is_read_as_the_picture_it_holds(tmp_path):
     assert np.array_equal(read_image(tmp_path / "float.tif"), picture)
 
 
+@pytest.mark.parametrize("over", [1.0001, np.inf], ids=["sharpened past 1", "infinite"])
+def test_a_float_tiff_with_a_pixel_over_1_is_read_as_0_to_1(tmp_path, over):
+    """One value past 1 (sharpening's overshoot, or an infinity) made the whole picture read as
+    0-255: black, and no marker or base found."""
+    picture = cv2.imdecode(np.frombuffer(_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    floats = picture.astype(np.float32) / 255
+    floats[5, 7] = over
+    cv2.imwrite(str(tmp_path / "float.tif"), floats)
+    expected = picture.copy()
+    expected[5, 7] = 255
+    assert np.array_equal(read_image(tmp_path / "float.tif"), expected)
+
+
+def test_a_float_tiff_of_0_to_255_is_read_so(tmp_path):
+    picture = cv2.imdecode(np.frombuffer(_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    cv2.imwrite(str(tmp_path / "float.tif"), picture.astype(np.float32))
+    assert np.array_equal(read_image(tmp_path / "float.tif"), picture)
+
+
 def test_a_cut_off_png_is_called_cut_off_and_libpng_says_nothing(tmp_path, capfd):
     """libpng printed "PNG input buffer is incomplete" above "not a picture OpenCV can decode"."""
     whole = cv2.imencode(".png", np.full((120, 160, 3), 90, np.uint8))[1].tobytes()

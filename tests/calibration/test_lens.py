@@ -81,3 +81,15 @@ def test_a_missing_board_photo_is_our_line_alone(tmp_path, capfd):
     with pytest.raises(TablesightError, match=r"missing\.jpg not found\. give JPEG/PNG photos"):
         calibrate_lens([tmp_path / "missing.jpg"])
     assert capfd.readouterr().err == ""
+
+
+def test_a_damaged_board_photo_is_to_be_copied_again(tmp_path, capfd, views):
+    """Its fix was "give JPEG/PNG photos of the ChArUco board", for what is one: only a good copy helps."""
+    jpeg = cv2.imencode(".jpg", views[0])[1].tobytes()
+    damaged = tmp_path / "damaged.jpg"
+    damaged.write_bytes(jpeg[: len(jpeg) * 2 // 3] + b"\xff\xd9")
+    with pytest.raises(TablesightError) as caught:
+        calibrate_lens([damaged])
+    assert caught.value.problem.startswith(f"image {damaged} is damaged inside its JPEG data")
+    assert caught.value.fix == "copy the photo from the camera again, or take it again"
+    assert capfd.readouterr().err == ""

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.layout import default_layout
+from tests.exif import with_orientation
 from tracker.cli import main
 
 
@@ -161,13 +162,6 @@ def test_a_wrong_layout_is_refused_in_one_line(capsys, squad_photo):
     assert err.count("\n") == 1
 
 
-def _with_orientation(jpeg: bytes, tag: int) -> bytes:
-    """The JPEG with an EXIF orientation tag, as a phone writes one (6: held upright)."""
-    tiff = b"MM\x00\x2a\x00\x00\x00\x08\x00\x01\x01\x12\x00\x03\x00\x00\x00\x01" + tag.to_bytes(2, "big")
-    app1 = b"Exif\x00\x00" + tiff + bytes(6)
-    return jpeg[:2] + b"\xff\xe1" + (len(app1) + 2).to_bytes(2, "big") + app1 + jpeg[2:]
-
-
 def test_a_photo_damaged_inside_its_jpeg_is_refused_naming_the_damage(capfd, tmp_path, layout_file,
                                                                        squad_frame):
     """It was detected on, partly grey, exit 0, with a warning that blamed the markers."""
@@ -198,7 +192,7 @@ def test_a_photo_turned_by_its_exif_tag_is_named_so_not_its_lens(capsys, tmp_pat
     image = squad_frame[2].image
     height, width = image.shape[:2]
     photo = tmp_path / "upright.jpg"
-    photo.write_bytes(_with_orientation(cv2.imencode(".jpg", image)[1].tobytes(), 6))
+    photo.write_bytes(with_orientation(cv2.imencode(".jpg", image)[1].tobytes(), 6))
     cam = tmp_path / "cam.json"
     cam.write_text(json.dumps({"K": [[1500, 0, width / 2], [0, 1500, height / 2], [0, 0, 1]],
                                "dist": [0] * 5, "image_size": [width, height]}))

@@ -6,7 +6,11 @@ top-down at 3 px/cm with an exact fake calibration and a colour-blob detector.
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -14,6 +18,9 @@ import numpy as np
 from hardware.source import Frame
 from models.detections import Bases, Detections
 from tracker.pipeline import Pipeline
+
+if TYPE_CHECKING:
+    from tracker.session import TableSession
 
 PX_PER_CM = 3.0
 TABLE_CM = (183.0, 122.0)
@@ -112,3 +119,25 @@ class GameFrames:
 
     def close(self) -> None:
         pass
+
+
+class GatedFrames(GameFrames):
+    """The flat game read only as far as the test lets it, one permit a read: a session's reader
+    thread is held where the test looks at it, e.g. across a looping replay's restart."""
+
+    def __init__(self, permits: threading.Semaphore) -> None:
+        super().__init__()
+        self.permits = permits
+
+    def read(self) -> Frame | None:
+        assert self.permits.acquire(timeout=20), "the test stopped feeding frames"
+        return super().read()
+
+
+def until(session: TableSession, done: Callable[[], bool], timeout_s: float = 20.0) -> None:
+    """Wait for `done()`, looked at again on each change the session publishes (and at least every
+    0.2 s, as a runner's own fields change without one)."""
+    deadline = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < deadline:
+        session.wait_for_change(session.state()["version"], 0.2)
+    assert done()

@@ -4,7 +4,7 @@ import time
 import pytest
 
 from rules_core.errors import TablesightError
-from tests.tracker.flat import flat_pipeline, game_frames
+from tests.tracker.flat import GatedFrames, flat_pipeline, game_frames, until
 from tracker.game import Game
 from tracker.runner import GameRunner
 from tracker.session import TableSession
@@ -220,28 +220,9 @@ def test_a_session_stopped_before_any_frame_leaves_no_recording(tmp_path):
     assert list(recordings.iterdir()) == []
 
 
-class GatedFrames(ListSource):
-    """The flat game read only as far as the test lets it, one permit a read."""
-
-    def __init__(self, permits: threading.Semaphore) -> None:
-        super().__init__(game_frames())
-        self.permits = permits
-
-    def read(self):
-        assert self.permits.acquire(timeout=20), "the test stopped feeding frames"
-        return super().read()
-
-
 def _stepped(session: TableSession) -> int | None:
     result = session.runner.last_result
     return None if result is None else result.frame
-
-
-def _until(session: TableSession, done, timeout_s: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not done() and time.monotonic() < deadline:
-        session.wait_for_change(session.state()["version"], 0.2)
-    assert done()
 
 
 def test_a_looping_replay_makes_the_players_settings_again_from_each_loops_first_frame():
@@ -258,7 +239,7 @@ def test_a_looping_replay_makes_the_players_settings_again_from_each_loops_first
     session.start()
     try:
         permits.release(3)
-        _until(session, lambda: _stepped(session) == 2)
+        until(session, lambda: _stepped(session) == 2)
         red = {"side": "red", "type": "infantry"}
         session.apply("assign", {"model_ids": ["m1", "m2"], "unit": "red-1", **red})
         with pytest.raises(TablesightError):
@@ -275,7 +256,7 @@ def test_a_looping_replay_makes_the_players_settings_again_from_each_loops_first
             fresh = session.runner is not first and state["phase"] == "deployment"
             return fresh and models.get("m1", {}).get("unit") == "red-1"
 
-        _until(session, assigned)
+        until(session, assigned)
         assert _stepped(session) == 0
         state = session.state()
         models = {m["id"]: m for m in state["models"]}

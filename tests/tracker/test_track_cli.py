@@ -8,6 +8,7 @@ import pytest
 
 from calibration.layout import default_layout
 from rules_core.errors import TablesightError
+from tests.exif import with_orientation
 from tests.tracker.test_cli import run_into_a_closed_pipe
 from tracker.cli import main
 from tracker.recording import Recording
@@ -199,8 +200,8 @@ def test_record_passes_over_a_still_the_intrinsics_do_not_fit_and_names_it(short
                  "-o", str(game)]) == 0
     err = capsys.readouterr().err
     assert "2 of 2 frames" in err
-    assert (f"1 of the 3 images in {folder} was skipped (intrinsics are for 1920x1080 images but "
-            f"{folder / 'zz_smaller.png'} is 960x540)") in err
+    assert (f"1 of the 3 images in {folder} was skipped (zz_smaller.png is 960x540, not the lens file's "
+            "1920x1080). remove the stills of another size from the folder.") in err
     assert Recording(game).frame_count() == 2
 
 
@@ -516,17 +517,22 @@ def _stills(short_demo, folder, odd: str | None = None) -> None:
 
 def test_track_passes_over_a_still_of_another_size_naming_its_file(short_demo, tmp_path, capsys):
     """One stray preview ended the run with exit 2 at "frame 1 of images in FOLDER" (the file's
-    name unsaid), every later still untracked and the note on the others never printed."""
+    name unsaid), every later still untracked and the note on the others never printed. The note
+    then repeated the folder's path in each still's line, and told to replace the stills with good
+    copies, which would only bring the preview (or the turned photo) back."""
     folder = tmp_path / "frames"
     _stills(short_demo, folder, odd="still_1.png")
+    upright = with_orientation(cv2.imencode(".jpg", cv2.imread(str(folder / "still_2.png")))[1].tobytes(), 6)
+    (folder / "still_3.jpg").write_bytes(upright)
     cam = lens_file(tmp_path, 1920, 1080)
     assert main(["track", str(folder), "--layout", "183x122", "--intrinsics", str(cam), "--json"]) == 0
     out, err = capsys.readouterr()
     assert [json.loads(line)["source"] for line in out.splitlines()] == ["still_0.png", "still_2.png"]
     assert err.splitlines()[-1] == (
-        f"tablesight track: 1 of the 3 images in {folder} was skipped (intrinsics are for 1920x1080 images "
-        f"but {folder / 'still_1.png'} is 960x540). replace those files with good copies and run again for "
-        "their positions."
+        f"tablesight track: 2 of the 4 images in {folder} were skipped (still_1.png is 960x540, not the lens "
+        "file's 1920x1080, still_3.jpg is turned by its EXIF orientation tag). remove the stills of another "
+        "size from the folder; strip the EXIF orientation tag from the turned stills (e.g. `exiftool "
+        "-Orientation=1 -n PHOTO`) and run again for their positions."
     )
 
 

@@ -12,7 +12,15 @@ import time
 
 import pytest
 
-from tests.tracker.flat import BlobDetector, GameFrames, TopDownCalibration, flat_pipeline, game_frames
+from tests.tracker.flat import (
+    BlobDetector,
+    GameFrames,
+    GatedFrames,
+    TopDownCalibration,
+    flat_pipeline,
+    game_frames,
+    until,
+)
 from tests.tracker.recorded import record_flat_game
 from tests.webui.test_stream import sse_events
 from tracker.game import Game
@@ -167,18 +175,6 @@ class _RectifyingCalibration(TopDownCalibration):
         return image
 
 
-class _GatedFrames(GameFrames):
-    """The flat game read only as far as the test lets it, one permit a read."""
-
-    def __init__(self, permits: threading.Semaphore) -> None:
-        super().__init__()
-        self.permits = permits
-
-    def read(self):
-        assert self.permits.acquire(timeout=20), "the test stopped feeding frames"
-        return super().read()
-
-
 def test_the_top_down_view_is_served_across_a_replays_loop():
     """The demo loops: its fresh game has no calibration until it steps its first frame, and
     /topdown.jpg answered 503 at every loop (the phone asks every 2 s while the state it has says
@@ -189,28 +185,22 @@ def test_the_top_down_view_is_served_across_a_replays_loop():
         return GameRunner(Pipeline(calibrate=lambda image: _RectifyingCalibration(), detector=BlobDetector()),
                           Game())
 
-    session = TableSession(lambda: _GatedFrames(permits), make_runner, description="test frames", loop=True)
+    session = TableSession(lambda: GatedFrames(permits), make_runner, description="test frames", loop=True)
     first = session.runner
     client = create_app(session, PIN, config={"TOPDOWN_MAX_AGE_S": 0.0}).test_client()
     session.start()
     try:
         permits.release(len(game_frames()) - 1)
-        _until(lambda: first.last_result is not None and first.last_result.frame == len(game_frames()) - 2)
+        last_but_one = len(game_frames()) - 2
+        until(session, lambda: first.last_result is not None and first.last_result.frame == last_but_one)
         assert client.get("/topdown.jpg").status_code == 200
         permits.release(2)  # the first loop's last frame and its end: the fresh game waits for a frame
-        _until(lambda: session.runner is not first)
+        until(session, lambda: session.runner is not first)
         last = client.get("/topdown.jpg")
         assert last.status_code == 200 and last.data.startswith(b"\xff\xd8")
         permits.release(1)
-        _until(lambda: session.runner.last_result is not None)
+        until(session, lambda: session.runner.last_result is not None)
         assert client.get("/topdown.jpg").status_code == 200
     finally:
         permits.release(100)
         session.stop()
-
-
-def _until(done, timeout_s: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not done() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert done()
