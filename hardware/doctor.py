@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from calibration.aruco import markers_in_view, to_gray
+from calibration.imagefile import check_size_for_lens
 from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.layout import Layout, load_layout
 from calibration.table import LAYOUT_ADVICE, LOOSE_FIT_MM, TableCalibration, calibrate
@@ -131,7 +132,11 @@ def _camera_checks(
     if layout is None:
         return [*checks, *check_markers_without_layout(image)]
     try:
-        intrinsics = load_intrinsics(intrinsics_path, (w, h)) if intrinsics_path is not None else lens
+        intrinsics = load_intrinsics(intrinsics_path) if intrinsics_path is not None else lens
+        if intrinsics_path is not None:
+            file_of = getattr(source, "file_of", None)  # a still's EXIF tag may be what turned it
+            check_size_for_lens(intrinsics, image, file_of(sample[-1]) if file_of else None,
+                                f"the picture of {source.description}")
     except TablesightError as error:
         return [*checks, Check("Lens calibration", False, error.problem, error.fix)]
     return [*checks, *check_calibration(image, layout, intrinsics)]

@@ -312,3 +312,23 @@ def test_a_recording_lens_is_kept_when_only_the_layout_is_given(monkeypatch, tmp
     monkeypatch.setattr(doctor, "_camera_checks", lambda *args: used.append(args[-1]) or [])
     main(["doctor", "--source", str(game), "--layout", "183x122", "--frames", "2"])
     assert len(used) == 1 and np.array_equal(used[0].K, lens.K)
+
+
+def test_a_photo_its_exif_tag_turns_is_named_not_sent_to_calibrate_the_lens(table, weights, tmp_path) -> None:
+    """doctor said "calibrate the lens at 648x1152" for the camera's own 1152x648 pixels tagged
+    as held upright, a lens already measured."""
+    from tests.exif import with_orientation
+
+    folder, layout = table
+    turned = tmp_path / "turned"
+    turned.mkdir()
+    jpeg = cv2.imencode(".jpg", cv2.imread(str(folder / "frame_0.png")))[1].tobytes()
+    (turned / "frame_0.jpg").write_bytes(with_orientation(jpeg, 6))
+    cam = tmp_path / "cam.json"
+    cam.write_text(json.dumps({"K": [[900.0, 0, 576], [0, 900.0, 324], [0, 0, 1]], "dist": [0, 0, 0, 0, 0],
+                               "image_size": [1152, 648]}))
+    report = run_doctor(str(turned), layout, intrinsics_path=cam, weights_dir=weights, disk_path=tmp_path)
+    lens = by_name(report)["Lens calibration"]
+    assert not lens.ok
+    assert "read turned to 648x1152 by its EXIF orientation tag" in lens.finding
+    assert "exiftool -Orientation=1" in lens.fix
