@@ -151,7 +151,7 @@ def detection_json(image_name: str, calibration, found) -> dict:
             "y_cm": round(float(vehicles.xy_cm[i, 1]), 2),
             "length_cm": round(float(vehicles.length_cm[i]), 2),
             "width_cm": round(float(vehicles.width_cm[i]), 2),
-            "heading_deg": round(float(vehicles.heading_deg[i]) % 360, 2),
+            "heading_deg": round(float(vehicles.heading_deg[i]), 2) % 360,  # rounded first: never 360
             "confidence": round(float(vehicles.confidence[i]), 3),
         }
         for i in range(len(vehicles))

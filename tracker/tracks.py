@@ -50,7 +50,7 @@ class Track:
     def to_vehicle_json(self) -> dict:
         return {"track_id": self.id, "x_cm": round(float(self.xy_cm[0]), 2),
                 "y_cm": round(float(self.xy_cm[1]), 2),
-                "heading_deg": round(float(self.heading_deg) % 360.0, 1), "visible": self.visible,
+                "heading_deg": round(float(self.heading_deg), 1) % 360.0, "visible": self.visible,
                 "length_cm": round(float(self.length_cm), 2), "width_cm": round(float(self.width_cm), 2)}
 
 

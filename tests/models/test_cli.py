@@ -214,3 +214,16 @@ def test_a_thumbnail_is_blamed_on_its_size_not_on_the_markers(capsys, tmp_path, 
         "tablesight detect: the image is only 64x48 pixels: the layout's 10 cm markers would be 3 "
         "pixels across at most, too few to be read. give the photo at the camera's full size."
     )
+
+
+def test_detect_writes_a_heading_a_hair_under_a_full_turn_as_0_not_360():
+    from types import SimpleNamespace
+
+    from models.cli import detection_json
+    from models.detections import Bases, Detections, Vehicles
+
+    found = Detections(bases=Bases(np.zeros((0, 2)), np.zeros(0), np.zeros(0)),
+                       vehicles=Vehicles(np.array([[100.0, 60.0]]), np.array([20.0]), np.array([10.0]),
+                                         np.array([359.998]), np.array([0.9])))
+    calibration = SimpleNamespace(marker_ids=[0, 1, 2, 3], rms_mm=0.1, max_mm=0.2)
+    assert detection_json("table.jpg", calibration, found)["vehicles"][0]["heading_deg"] == 0.0

@@ -562,3 +562,10 @@ def test_when_the_card_goes_the_partly_covered_base_and_the_hidden_mate_keep_the
     changes = tracker.update(detections((149.2, 30.0), (140.0, 34.6), (144.6, 34.6)), [mate, other, own])
     assert positions(tracker) == {"m1": (149.2, 30.0), "m2": (140.0, 34.6), "m3": (144.6, 34.6)}
     assert changes.returned == ["m1"] and not changes.added
+
+
+def test_a_heading_a_hair_under_a_full_turn_is_written_0_not_360():
+    """359.96 degrees was written 360.0, outside CONTRACTS.md's [0, 360)."""
+    tracker = Tracker()
+    tracker.update(Detections(bases=bases(), vehicles=vehicles((100.0, 60.0, 359.96))))
+    assert [v.to_vehicle_json()["heading_deg"] for v in tracker.vehicles()] == [0.0]
