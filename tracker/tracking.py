@@ -159,13 +159,15 @@ class Tracker:
         return changes
 
     def _reached(self, hull: Track, in_play: InPlay | None) -> bool:
-        """Whether a hand or a change of the picture reached a hull since the last detection
-        anywhere along its axis (its middle and both ends' inner parts)."""
+        """Whether the picture changed since the last detection at both ends of a hull (their
+        inner parts): turned round, its barrel left one end and came to the other. A trooper
+        set against one end changes that end only, and its figure, read as a barrel, had turned
+        a tank nobody touched round on paper (a blind check: 180 -> 359.6 degrees, `moved`)."""
         if in_play is None:
             return True
         axis = np.radians(hull.heading_deg)
         along = np.array([np.cos(axis), np.sin(axis)]) * hull.length_cm * 0.35
-        return bool(in_play(np.array([hull.xy_cm - along, hull.xy_cm, hull.xy_cm + along])).any())
+        return bool(in_play(np.array([hull.xy_cm - along, hull.xy_cm + along])).all())
 
     def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, alike: Alike,
                extra: np.ndarray | None, in_play: InPlay | None, changes: TrackChanges,

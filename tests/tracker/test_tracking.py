@@ -216,6 +216,18 @@ def test_a_hull_turned_round_on_the_spot_takes_its_new_front():
     assert list(changes.moved) == ["v1"]
 
 
+def test_a_hull_a_trooper_is_set_against_keeps_its_front():
+    """The trooper's figure against the rear, on the centre line, read as a barrel there: a tank
+    nobody touched was turned round on paper and reported moved (a blind tracking check). A hull
+    turned round changes the picture at both ends; a piece set against one, at that end only."""
+    tracker = Tracker()
+    tracker.update(Detections(vehicles=vehicles((100, 50, 90))))
+    changes = tracker.update(Detections(bases=bases((100, 38.4)), vehicles=vehicles((100, 50, 270))),
+                             in_play=near((100, 38.4), cm=6.0))
+    assert [t.heading_deg for t in tracker.vehicles()] == [90.0]
+    assert "v1" not in changes.moved
+
+
 def test_a_far_phantom_detection_never_pulls_a_model_off_its_own_match():
     tracker = Tracker()
     tracker.update(detections((30, 80), (34.6, 80), (30, 84.6)))
