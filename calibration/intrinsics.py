@@ -117,11 +117,9 @@ class Intrinsics:
             raise TablesightError(f"{source} K and dist must be numbers", fix) from None
 
 
-def load_intrinsics(path: str | Path, image_size: tuple[int, int] | None = None) -> Intrinsics:
-    """Read CAM.json; with `image_size`, also check it matches the images it will be used on."""
+def load_intrinsics(path: str | Path) -> Intrinsics:
+    """Read CAM.json, named by its path in messages; the images it is used on are checked against
+    its size where they are read (`check_image`, `calibration.imagefile.check_size_for_lens`)."""
     data = read_json(path, "intrinsics", "--intrinsics",
                      "the CAM.json written by `tablesight calibrate-lens`")
-    intrinsics = replace(Intrinsics.from_dict(data, source=f"intrinsics {path}"), label=f"lens file {path}")
-    if image_size is not None:
-        intrinsics.check_image(image_size)
-    return intrinsics
+    return replace(Intrinsics.from_dict(data, source=f"intrinsics {path}"), label=f"lens file {path}")

@@ -22,9 +22,11 @@ def test_undistort_inverts_distort_across_the_frame():
 def test_load_checks_the_image_size(tmp_path):
     path = tmp_path / "cam.json"
     path.write_text(json.dumps({"K": K, "dist": [0, 0, 0, 0, 0], "image_size": [2304, 1296]}))
-    assert load_intrinsics(path, (2304, 1296)).image_size == (2304, 1296)
+    lens = load_intrinsics(path)
+    assert lens.image_size == (2304, 1296)
+    lens.check_image((2304, 1296))
     with pytest.raises(TablesightError, match="are for 2304x1296 images but the image is 4056x3040"):
-        load_intrinsics(path, (4056, 3040))
+        lens.check_image((4056, 3040))
 
 
 @pytest.mark.parametrize(("data", "message"), [
