@@ -23,7 +23,7 @@ from calibration.imagefile import check_size_for_lens
 from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.layout import Layout, load_layout
 from calibration.table import LAYOUT_ADVICE, LOOSE_FIT_MM, TableCalibration, calibrate
-from hardware.source import Frame, FrameSource, passed_over
+from hardware.source import Frame, FrameSource, passed_over, source_file
 from hardware.sources import RecordingReader, open_source
 from rules_core.errors import TablesightError
 
@@ -133,9 +133,8 @@ def _camera_checks(
         return [*checks, *check_markers_without_layout(image)]
     try:
         intrinsics = load_intrinsics(intrinsics_path) if intrinsics_path is not None else lens
-        if intrinsics_path is not None:
-            file_of = getattr(source, "file_of", None)  # a still's EXIF tag may be what turned it
-            check_size_for_lens(intrinsics, image, file_of(sample[-1]) if file_of else None,
+        if intrinsics_path is not None:  # a still's EXIF tag may be what turned it
+            check_size_for_lens(intrinsics, image, source_file(source, sample[-1]),
                                 f"the picture of {source.description}")
     except TablesightError as error:
         return [*checks, Check("Lens calibration", False, error.problem, error.fix)]

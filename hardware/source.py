@@ -7,6 +7,7 @@ behind it is decided once, by `open_source()` in hardware.sources.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -32,6 +33,13 @@ class FrameSource(Protocol):
     def read(self) -> Frame | None: ...
 
     def close(self) -> None: ...
+
+
+def source_file(source: FrameSource, frame: Frame) -> Path | None:
+    """The file a frame was read from (a folder's still), to name it by and read its EXIF tag;
+    None where frames come from no file of their own (a camera, a video, a recording)."""
+    file_of = getattr(source, "file_of", None)
+    return file_of(frame) if file_of is not None else None
 
 
 def passed_over(source: FrameSource) -> TablesightError | None:

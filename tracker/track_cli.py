@@ -137,9 +137,9 @@ def _frames(source, intrinsics=None):
 def _check_lens_size(source, frame, intrinsics) -> None:
     """A still is named by its file: "frame 3 of images in FOLDER" read as the file frame_003."""
     from calibration.imagefile import check_size_for_lens
+    from hardware.source import source_file
 
-    file_of = getattr(source, "file_of", None)
-    path = file_of(frame) if file_of is not None else None
+    path = source_file(source, frame)
     where = str(path) if path is not None else f"frame {frame.index} of {source.description}"
     check_size_for_lens(intrinsics, frame.image, path, where)
 

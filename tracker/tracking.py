@@ -145,20 +145,20 @@ class Tracker:
             heading = float(vehicles.heading_deg[j]) % 360.0
             # The detector reads a hull's front from a barrel's ridge that may lead by little, so
             # from one look to the next a hull standing where it stood can turn round on paper:
-            # one that did not move (nor turn its axis) keeps the front it had, unless a hand
-            # reached it: a player may have turned it round on the spot, which changes the picture
-            # too little to see (a symmetric hull, a short barrel; a blind check's 180-degree turn
-            # read as no turn at all until it was next driven).
+            # one that did not move (nor turn its axis) keeps the front it had, unless the picture
+            # changed at both its ends: a player may have turned it round on the spot, which
+            # changes its outline too little to see (a symmetric hull, a short barrel; a blind
+            # check's 180-degree turn read as no turn at all until it was next driven).
             turned_round = abs((heading - track.heading_deg + 180.0) % 360.0 - 180.0) > 90.0
             stood = track.id not in changes.moved and track.id not in changes.added
-            if stood and turned_round and not self._reached(track, in_play):
+            if stood and turned_round and not self._both_ends_changed(track, in_play):
                 heading = (heading + 180.0) % 360.0
             elif stood and turned_round:
                 changes.moved[track.id] = (tuple(map(float, track.xy_cm)), tuple(map(float, track.xy_cm)))
             track.heading_deg = heading
         return changes
 
-    def _reached(self, hull: Track, in_play: InPlay | None) -> bool:
+    def _both_ends_changed(self, hull: Track, in_play: InPlay | None) -> bool:
         """Whether the picture changed since the last detection at both ends of a hull (their
         inner parts): turned round, its barrel left one end and came to the other. A trooper
         set against one end changes that end only, and its figure, read as a barrel, had turned
