@@ -34,6 +34,9 @@ OFF_TABLE_CM = 20.0
 # ArUco reads a marker's cells from its pixels: at under 8 across (a 4x4 marker's 6 cells with its
 # border) none is read, wherever the camera stands and however the light falls.
 MIN_MARKER_PX = 8.0
+# No gaming table is a foot across in centimetres; a size this small is a table in feet (6x4).
+FEET_AT_MOST = 12.0
+CM_PER_FOOT = 30.48
 
 
 def dictionary_size(name: str) -> int:
@@ -261,12 +264,23 @@ def parse_table(table: str) -> tuple[float, float]:
         ) from None
     if not all(math.isfinite(side) and side > 0 for side in (width, depth)):
         raise TablesightError(f"table size {table!r} must be positive and finite", "write it like 183x122")
+    _not_in_feet(table, width, depth)
     if max(width, depth) >= MAX_COORDINATE_CM:  # else refused later as a broken layout JSON
         raise TablesightError(
             f"table size {table!r} is {MAX_COORDINATE_CM / 100_000:g} km or more across",
             "write it in cm, like 183x122",
         )
     return width, depth
+
+
+def _not_in_feet(table: str, width: float, depth: float) -> None:
+    """Refuse a size in feet ("6x4"), which read as centimetres asks for a postcard-sized table."""
+    if max(width, depth) <= FEET_AT_MOST:
+        in_cm = f"{width * CM_PER_FOOT:.0f}x{depth * CM_PER_FOOT:.0f}"
+        raise TablesightError(
+            f"a table size of {table} would be {width:g} by {depth:g} cm: sizes are in cm",
+            f"{table} feet is {in_cm} cm: write {in_cm}",
+        )
 
 
 def corner_layout(
@@ -304,6 +318,9 @@ def corner_layout(
 def default_layout(table: str = "183x122") -> Layout:
     """The shipped layout for one of the seed table sizes (122x122, 183x122, 244x183)."""
     if table not in DEFAULT_TABLES:
+        size = re.fullmatch(r"(\d+(?:\.\d+)?)x(\d+(?:\.\d+)?)", table)
+        if size:
+            _not_in_feet(table, float(size[1]), float(size[2]))
         raise TablesightError(
             f"no default layout for a {table} table",
             f"use one of {', '.join(DEFAULT_TABLES)}, or `tablesight markers --table {table}`",

@@ -160,3 +160,11 @@ def test_a_table_size_in_capitals_or_with_spaces_is_the_size(size, tmp_path, mon
     """They were "layout file 183X122 not found", with no word of the WxD form."""
     monkeypatch.chdir(tmp_path)
     assert load_layout(size) == default_layout("183x122")
+
+
+@pytest.mark.parametrize(("table", "in_cm"), [("6x4", "183x122"), ("4x4", "122x122"), ("8x4", "244x122")])
+def test_a_table_size_in_feet_is_refused_with_its_size_in_cm(table, in_cm):
+    message = rf"would be .* cm: sizes are in cm.*{table} feet is {in_cm} cm"
+    for read in (parse_table, default_layout, load_layout):
+        with pytest.raises(TablesightError, match=message):
+            read(table)
