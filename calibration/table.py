@@ -15,7 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.aruco import Sighting, find_markers
+from calibration.aruco import Sighting, find_markers, markers_in_view, to_gray
 from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for
 from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
 from calibration.intrinsics import Intrinsics
@@ -322,7 +322,24 @@ def _check_image(image: Any) -> tuple[int, int]:
     return width, height
 
 
-def _too_few_markers(layout: Layout, seen: list[int], ignored: list[int]) -> TablesightError:
+def _mirrored(image: np.ndarray, layout: Layout) -> list[int]:
+    """The layout's markers that read only in the image's mirror image (2 or more, else none).
+
+    A printed marker seen mirrored decodes as no marker at all, so a photo flipped by a front
+    camera's or an app's mirror setting looked like a table without markers."""
+    ids = sorted(set(markers_in_view(cv2.flip(to_gray(image), 1), layout.dictionary)) & set(layout.ids))
+    return ids if len(ids) >= 2 else []
+
+
+def _too_few_markers(
+    layout: Layout, seen: list[int], ignored: list[int], mirrored: list[int]
+) -> TablesightError:
+    if mirrored:
+        return TablesightError(
+            f"the image is mirrored: markers {', '.join(map(str, mirrored))} read only when it is "
+            "flipped left to right",
+            "turn off the camera's mirror or flip setting, or flip the photo back left to right",
+        )
     what = "no layout markers" if not seen else f"only marker {seen[0]}"
     others = (
         f" (it did see markers {', '.join(map(str, ignored))}, which are not in the layout)"
@@ -419,7 +436,7 @@ def calibrate(
     undistort = intrinsics.undistort if intrinsics is not None and np.any(intrinsics.dist) else None
     sighting = find_markers(image, layout, refinement, undistort)
     if len(sighting.corners) < 2:
-        raise _too_few_markers(layout, list(sighting.corners), sighting.ignored_ids)
+        raise _too_few_markers(layout, list(sighting.corners), sighting.ignored_ids, _mirrored(image, layout))
     judge = _judging_camera(sighting.corners, layout, intrinsics, size)
     # Without a lens calibration an uncorrected lens shrinks the outer markers too: whether a
     # lens is estimated is decided on the markers as laid out, before their edge offset is.

@@ -187,6 +187,14 @@ def test_fewer_than_two_markers_is_an_error(table_shot, covered, message):
         calibrate(cover(table_shot, covered), table_shot.layout, table_shot.intrinsics)
 
 
+@pytest.mark.parametrize("flip", [1, 0], ids=["left-right", "top-bottom"])
+def test_a_mirrored_photo_is_named_mirrored_not_markerless(table_shot, flip):
+    """A printed marker seen in a mirror decodes as no marker, so a front camera's flipped photo
+    was refused as a table without markers."""
+    with pytest.raises(TablesightError, match=r"image is mirrored: markers 0, 1, 2, 3 .*flip the photo back"):
+        calibrate(cv2.flip(table_shot.image, flip), table_shot.layout)
+
+
 def test_the_same_marker_twice_is_an_error(table_shot):
     image = table_shot.image.copy()
     box = np.round(table_shot.camera.project(table_shot.layout.corners_by_id[0])).astype(int)
