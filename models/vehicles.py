@@ -121,7 +121,7 @@ def find_vehicles(
         if hull_fit is not None and view.hulls is not None:
             for blob in refused:
                 hull = None if _on_found(blob, found) else _placed_by_the_net(view, blob, camera_cm, hull_fit)
-                if hull is not None:
+                if hull is not None and not _over_a_whole_hull(hull, found):
                     found.append(_clear_of_bases(hull, bases))
         if view.hulls is not None:
             found = [hull for hull in found if _map_support(view, hull) >= MIN_SUPPORT]
@@ -266,9 +266,11 @@ def _clear_of_bases(hull: tuple, bases: Bases) -> tuple:
 
 
 def _over_a_whole_hull(hull: tuple, found: list[tuple]) -> bool:
-    """Whether a hull pieced together across an arm lies over one found whole: a hull measured
-    from one piece is much the smaller (a piece of it), one the pieced hull's size was the
-    hull itself, cut by a shadow or blotch the paint test took for an occluder."""
+    """Whether a hull pieced together across an arm, or placed by the net, lies over one measured
+    whole: a hull measured from one piece is much the smaller (a piece of it), one the pieced
+    hull's size was the hull itself, cut by a shadow or blotch the paint test took for an
+    occluder. Two hulls of one kit parked 2 cm apart, staggered, make one blob a diagonal
+    hull's size: the net placed a hull across the gap there, larger than either measured one."""
     corners = _as_vehicles([hull, *found]).corners_cm()
     pieced = Polygon(corners[0])
     return any(
