@@ -16,6 +16,20 @@ GUN_HALF_WIDTHS_CM = (0.15, 0.3, 0.6)  # a barrel is compared with the colours t
 def gun_end(view: TableView, blob: Blob) -> int:
     """Which end the gun points out of: +1 the high end of the length axis, -1 the low, 0 unknown.
 
+    The stronger end is the front however slight its lead: a hull's heading is its front's,
+    and an axis left undecided is a coin's toss against it (session 56: asking a 30 % lead
+    left 7 of 165 turreted validation hulls facing the wrong way, none asking none but one).
+    Only a hull with no ridge at either end keeps its axis.
+    """
+    low, high = gun_scores(view, blob)
+    if high == low:
+        return 0
+    return 1 if high > low else -1
+
+
+def gun_scores(view: TableView, blob: Blob) -> tuple[float, float]:
+    """How strongly a barrel's ridge shows at the low and the high end of the length axis.
+
     A tank's barrel runs from the turret out past the front plate: a thin straight ridge along
     the hull's centre line over the front third of the roof and beyond it. Along each row
     across the hull every point is compared with the mean of the colours a barrel's half-width
@@ -24,10 +38,7 @@ def gun_end(view: TableView, blob: Blob) -> int:
     roof's edges cross the rows at a slant and average out. An end's score is its strongest
     column near the centre line. (Before, each row's strongest column was taken against the
     row's median and the median over rows kept: on 205 validation hulls with a gun, 44 ends
-    were undecided and 1 wrong; now 8 and 1.) The stronger end is the front however slight its
-    lead: a hull's heading is its front's, and an axis left undecided is a coin's toss against
-    it (session 56: asking a 30 % lead left 7 of 165 turreted validation hulls facing the wrong
-    way, none asking none but one). Only a hull with no ridge at either end keeps its axis.
+    were undecided and 1 wrong; now 8 and 1.)
     """
     cm_per_px = 1 / (10 * view.px_per_mm)
     (a0, a1), (c0, c1) = blob.extent
@@ -51,7 +62,4 @@ def gun_end(view: TableView, blob: Blob) -> int:
             ridge = colour_distance(colour[:, w:-w] - 0.5 * (colour[:, : -2 * w] + colour[:, 2 * w :]))
             score = max(score, float(ridge.mean(axis=0)[band].max()))
         scores.append(score)
-    low, high = scores
-    if high == low:
-        return 0
-    return 1 if high > low else -1
+    return scores[0], scores[1]
