@@ -40,6 +40,20 @@ class SourceUnavailable(TablesightError):
     recordings folder) so `serve` blames the camera only when the camera is at fault."""
 
 
+# Turn controls that may say the turn and phase they were tapped at (`from`): one is applied
+# only while the game is still there, under the lock the pipeline thread takes too, so a double
+# tap on Next turn, or two phones' taps at once, takes one step (2 -> 4 and a skipped shooting
+# phase before). The contract's form without `from` applies as it always did.
+ADVANCES = ("phase", "next_turn", "undo")
+
+
+def stale_advance(came_from: dict, turn: int, phase: str) -> dict:
+    """The answer to a turn control the game has already moved on from: nothing applied."""
+    return {"ok": True, "applied": False, "turn": turn, "phase": phase,
+            "note": f"The game had already moved on to turn {turn}, {phase} (from turn "
+                    f"{came_from.get('turn')}, {came_from.get('phase')}), so that tap changed nothing."}
+
+
 class TableSession:
     """The pipeline in one thread, a JSON-ready state for everyone else.
 
@@ -149,6 +163,13 @@ class TableSession:
 
     def apply(self, action: str, payload: dict) -> dict:
         with self._lock:
+            if action in ADVANCES and "from" in payload:
+                payload = dict(payload)
+                came_from = payload.pop("from")  # null: as if left out
+                game = self.runner.game
+                where = (came_from.get("turn"), came_from.get("phase")) if came_from is not None else None
+                if where is not None and where != (game.turn, game.phase):
+                    return stale_advance(came_from, game.turn, game.phase)
             reply = self.runner.control(action, payload)
             if self.loop and action in CARRIED:
                 result = self.runner.last_result

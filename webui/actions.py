@@ -5,15 +5,30 @@ gets a 400 that names the field and never reaches the pipeline thread. Unknown i
 values only the game can judge (a unit type the ruleset lacks) are left to the session,
 which raises `TablesightError` for them. Extra fields pass through: the contract grows by
 adding fields.
+
+`LIMITS` are the bounds a player can type into: the page's fields take theirs from here
+(`webui.api` hands them to the page's template), so the form and the rig never disagree.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rules_core.errors import TablesightError
 
 Point = tuple[float, float]
+
+# A side, unit, type, weapon or id a player types. A 240 KB unit name was taken and sent to
+# every phone with every state (5.8 MB each); the longest name a shipped ruleset uses is 25.
+NAME_MAX = 40
+TABLE_CM = (30.0, 600.0)  # a table's width and depth: a skirmish mat to a club's longest
+STEP_CM = (1.0, 50.0)  # a step, for a ruleset measured in steps (Bronepehota's seed: 2.5 cm)
+LIMITS = {"name_max": NAME_MAX, "table_cm": TABLE_CM, "step_cm": STEP_CM}
+
+Name = Annotated[str, Field(max_length=NAME_MAX)]
+Id = Annotated[str, Field(min_length=1, max_length=NAME_MAX)]
 
 
 class Payload(BaseModel):
@@ -21,38 +36,38 @@ class Payload(BaseModel):
 
 
 class TableSize(Payload):
-    width_cm: float = Field(gt=0, le=2000)
-    depth_cm: float = Field(gt=0, le=2000)
+    width_cm: float = Field(ge=TABLE_CM[0], le=TABLE_CM[1])
+    depth_cm: float = Field(ge=TABLE_CM[0], le=TABLE_CM[1])
 
 
 class Deployment(Payload):
-    kind: str = Field(min_length=1)
-    sides: dict[str, str]
+    kind: Id
+    sides: dict[Id, Id]
 
 
 class Setup(Payload):
-    ruleset: str | None = Field(default=None, min_length=1)
+    ruleset: str | None = Field(default=None, min_length=1, max_length=64)
     table: TableSize | None = None
-    step_cm: float | None = Field(default=None, gt=0, le=100)
+    step_cm: float | None = Field(default=None, ge=STEP_CM[0], le=STEP_CM[1])
     # The deployment to keep with the new ruleset, or null to clear one it does not have.
     deployment: Deployment | None = None
     # Old unit type -> the new ruleset's, or null to unassign those models.
-    retype: dict[str, str | None] | None = None
+    retype: dict[Name, Name | None] | None = None
 
 
 class Assign(Payload):
-    model_ids: list[str] = Field(min_length=1)
-    side: str | None = None
-    unit: str | None = None
-    type: str | None = None
-    role: str | None = None
-    chassis: str | None = None
-    weapons: list[str] | None = None
+    model_ids: list[Id] = Field(min_length=1)
+    side: Name | None = None
+    unit: Name | None = None
+    type: Name | None = None
+    role: Name | None = None
+    chassis: Name | None = None
+    weapons: list[Name] | None = Field(default=None, max_length=20)
 
 
 class TerrainPiece(Payload):
-    id: str = Field(min_length=1)
-    kind: str = Field(min_length=1)
+    id: Id
+    kind: Id
     polygon_cm: list[Point] = Field(min_length=3)
     height_cm: float | None = None
     level: int | None = None
@@ -63,7 +78,7 @@ class Terrain(Payload):
 
 
 class Objective(Payload):
-    id: str = Field(min_length=1)
+    id: Id
     x_cm: float
     y_cm: float
     diameter_mm: float | None = Field(default=None, gt=0)
@@ -73,12 +88,25 @@ class Objectives(Payload):
     objectives: list[Objective]
 
 
-class Phase(Payload):
-    to: str = Field(min_length=1)
+class Where(Payload):
+    turn: int = Field(ge=0)
+    phase: Id
+
+
+class Advance(Payload):
+    """A turn control. `from`: the turn and phase the page showed when it was tapped; the session
+    applies the control only while the game is still there, so a double tap, or two phones
+    tapping Next phase at once, takes one step, not two. Without it the control applies as it is."""
+
+    from_: Where | None = Field(default=None, alias="from")
+
+
+class Phase(Advance):
+    to: Id
 
 
 class ResetModel(Payload):
-    model_id: str = Field(min_length=1)
+    model_id: Id
 
 
 class Template(Payload):
@@ -89,7 +117,13 @@ class Template(Payload):
     radius_cm: float | None = Field(default=None, gt=0)
     length_cm: float | None = Field(default=None, gt=0)
     width_cm: float | None = Field(default=None, gt=0)
-    heading_deg: float | None = None
+    heading_deg: float | None = Field(default=None, allow_inf_nan=False)
+
+    @field_validator("heading_deg")
+    @classmethod
+    def _a_heading_in_one_turn(cls, value: float | None) -> float | None:
+        """Angles are in [0, 360) (CONTRACTS.md): -90 is 270, 450 is 90."""
+        return None if value is None else value % 360.0
 
 
 ACTIONS: dict[str, type[Payload]] = {
@@ -99,13 +133,27 @@ ACTIONS: dict[str, type[Payload]] = {
     "objectives": Objectives,
     "deployment": Deployment,
     "phase": Phase,
-    "next_turn": Payload,
-    "undo": Payload,
+    "next_turn": Advance,
+    "undo": Advance,
     "reset_model": ResetModel,
     "recalibrate": Payload,
     "template": Template,
     "clear_templates": Payload,
 }
+
+# A field as the page labels it, and its bounds where it is a number a player types: a refusal
+# of one of these is said in the form's words ("Table width must be a number from 30 to 600
+# cm, not 0"), not pydantic's ("Field 'table.width_cm' of 'setup': Input should be ...").
+FIELDS: dict[tuple[str, str], tuple[str, tuple[float, float] | None, str]] = {
+    ("setup", "table.width_cm"): ("Table width", TABLE_CM, "cm"),
+    ("setup", "table.depth_cm"): ("Table depth", TABLE_CM, "cm"),
+    ("setup", "step_cm"): ("Step length", STEP_CM, "cm"),
+    ("template", "heading_deg"): ("Heading", None, "degrees"),
+    **{("assign", name): (name.title(), None, "") for name in ("side", "unit", "type", "role", "chassis")},
+    ("assign", "weapons"): ("A weapon under Weapons", None, ""),
+}
+NUMBER_ERRORS = ("float_parsing", "float_type", "finite_number", "greater_than", "greater_than_equal",
+                 "less_than", "less_than_equal", "int_parsing", "int_type")
 
 
 def validate_action(action: str, payload: object) -> dict:
@@ -115,9 +163,28 @@ def validate_action(action: str, payload: object) -> dict:
     try:
         parsed = ACTIONS[action].model_validate(payload)
     except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "body"
-        raise TablesightError(
-            f"Field '{field}' of '{action}': {first['msg']}", "Fix that field and send again"
-        ) from None
-    return parsed.model_dump(exclude_unset=True)
+        raise _refusal(action, error.errors()[0]) from None
+    return parsed.model_dump(exclude_unset=True, by_alias=True)
+
+
+def _refusal(action: str, first: dict) -> TablesightError:
+    loc = [str(part) for part in first["loc"]]
+    field = ".".join(loc) or "body"
+    named = FIELDS.get((action, field)) or FIELDS.get((action, loc[0] if loc else ""))
+    kind, typed = first["type"], first.get("input")
+    if kind == "string_too_long":
+        most = (first.get("ctx") or {}).get("max_length", NAME_MAX)
+        what = named[0] if named else f"'{field}' of '{action}'"
+        return TablesightError(
+            f"{what} is {len(typed)} characters long: a name is at most {most}", "Type a shorter one"
+        )
+    if named and kind in NUMBER_ERRORS:
+        label, bounds, unit = named
+        shown = "empty" if typed in ("", None) else repr(typed)[:24]
+        if bounds is None:
+            return TablesightError(f"{label} must be a number of {unit}, not {shown}", "Type a number")
+        return TablesightError(
+            f"{label} must be a number from {bounds[0]:g} to {bounds[1]:g} {unit}, not {shown}",
+            f"Type a {label.lower()} in that range",
+        )
+    return TablesightError(f"Field '{field}' of '{action}': {first['msg']}", "Fix that field and send again")

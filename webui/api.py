@@ -11,11 +11,17 @@ from werkzeug.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooMa
 
 from rules_core.errors import TablesightError
 from webui import measuring
-from webui.actions import ACTIONS, validate_action
+from webui.actions import ACTIONS, LIMITS, validate_action
 from webui.state_json import dumps_state
-from webui.wording import assign_refusal
+from webui.wording import refusal
 
 api = Blueprint("api", __name__, url_prefix="/api")
+
+
+@api.app_context_processor
+def limits() -> dict:
+    """The bounds the rig takes (`webui.actions.LIMITS`), for the page's fields: one source."""
+    return {"limits": LIMITS}
 
 
 def _extension() -> dict:
@@ -41,10 +47,8 @@ def action(action: str):
     try:
         return jsonify(session.apply(action, payload))
     except TablesightError as error:
-        if action != "assign":
-            raise
         # A refused action changes nothing, so the state now is the one the refusal judged.
-        raise assign_refusal(error, payload, session.state()) from None
+        raise refusal(action, error, payload, session.state()) from None
 
 
 @api.get("/rulesets")

@@ -1,4 +1,4 @@
-"""The session's refusals of an assignment, said in a player's words.
+"""The session's refusals of an assignment (and of the game's settings), said in a player's words.
 
 The rules core words its errors for a scene file ("scene field models[2].side: side 'green' has
 no edge in deployment.sides"): right for the CLI and a JSON file, meaningless on a phone where
@@ -22,6 +22,34 @@ UNKNOWN = re.compile(r"^unknown (unit type|role|weapon|chassis) '(.*?)'(?: for r
 USE_ONE_OF = re.compile(r"^use one of (.*)$")
 MISSING = re.compile(r"^assign: '(\w+)' is missing$")
 NOT_ON_TABLE = re.compile(r"^assign: no model (.*) on the table$")
+NO_CHASSIS = re.compile(r"^chassis '(.*)' on a model of type (.*), which has no chassis in (.*)$")
+ANY_FIELD = re.compile(r"^scene field ([\w.\[\]/]+)(?: \(model '[^']*'\))?: (.*)$", re.S)
+OFF_TABLE = re.compile(r"^(objective|model) '(.*)' at \((.*), (.*)\) is off the (.*)x(.*) cm table$")
+DIGITS = re.compile(r"(\d+)")
+NAMED_AT_MOST = 5  # models named in a refusal; the rest are counted
+
+
+def refusal(action: str, error: TablesightError, payload: dict, state: dict) -> TablesightError:
+    """`error` (the session refusing `action` with `payload` over `state`, as it was) in a player's
+    words: an assignment's by `assign_refusal`; any other's without the scene file's field path
+    ("scene field objectives[0].x_cm/y_cm: ..."), which a phone's player never wrote."""
+    if action == "assign":
+        return assign_refusal(error, payload, state)
+    if not (match := ANY_FIELD.match(error.problem)):
+        return error
+    detail = match[2]
+    if off := OFF_TABLE.match(detail):
+        what, name, x, y, width, depth = off.groups()
+        table = f"{float(width):g} × {float(depth):g} cm"
+        if what == "objective":
+            return TablesightError(
+                f"Objective {name} at ({x}, {y}) cm would be off a {table} table",
+                "Pick a bigger table, or tap Clear objectives under Objectives first",
+            )
+        return TablesightError(
+            f"Model {name} at ({x}, {y}) cm would be off a {table} table", "Pick a table it stands on"
+        )
+    return TablesightError(detail[:1].upper() + detail[1:], _fix_for("", error.fix))
 
 
 def assign_refusal(error: TablesightError, payload: dict, state: dict) -> TablesightError:
@@ -39,7 +67,7 @@ def assign_refusal(error: TablesightError, payload: dict, state: dict) -> Tables
         return error
     index, field, named, detail = int(match[1]), match[2], match[3], match[4]
     model = named or _scene_model(index, payload, state)
-    return _reworded(model, field, detail, error.fix, state)
+    return _reworded(model, field, detail, error.fix, payload, state)
 
 
 def _scene_model(index: int, payload: dict, state: dict) -> str:
@@ -50,7 +78,7 @@ def _scene_model(index: int, payload: dict, state: dict) -> str:
     return ids[index] if index < len(ids) else ", ".join(payload.get("model_ids", []))
 
 
-def _reworded(model: str, field: str, detail: str, fix: str, state: dict) -> TablesightError:
+def _reworded(model: str, field: str, detail: str, fix: str, payload: dict, state: dict) -> TablesightError:
     label = LABELS.get(field, field)
     if match := NO_EDGE.match(detail):
         kind = (state.get("deployment") or {}).get("kind", "current")
@@ -60,6 +88,8 @@ def _reworded(model: str, field: str, detail: str, fix: str, state: dict) -> Tab
         )
     if match := OTHER_SIDE.match(detail):
         unit, side, other, wanted = match.groups()
+        if told := _joining_another_sides_unit(unit, payload, state):
+            return told
         return TablesightError(
             f"{model} can't join unit {unit} on side {wanted}: {unit} is {side}'s ({other} is in it)",
             f"Type another Unit for {wanted}, or the Side {side}",
@@ -68,13 +98,46 @@ def _reworded(model: str, field: str, detail: str, fix: str, state: dict) -> Tab
         what, value, ruleset = match.groups()
         game = ruleset or (state.get("ruleset") or {}).get("id", "this ruleset")
         return TablesightError(f"{model}: {game} has no {what} {value}", _fix_for(label, fix))
+    if match := NO_CHASSIS.match(detail):
+        value, kind, game = match.groups()
+        told = f"{model}: a model of type {kind} has no chassis in {game}, so not {value}"
+        return TablesightError(told, _fix_for(label, fix))
     if "at least 1 character" in detail:
         return TablesightError(f"{model}: {label} is empty", f"Fill in {label}")
+    if detail.lower().startswith(field.lower()):  # "chassis 'x' ...": the field is named once
+        return TablesightError(f"{model}: {label}{detail[len(field):]}", _fix_for(label, fix))
     return TablesightError(f"{model}: {label} {detail}", _fix_for(label, fix))
 
 
+def _joining_another_sides_unit(unit: str, payload: dict, state: dict) -> TablesightError | None:
+    """The rules core judged the scene after the change: models already in `unit` disagree with
+    the side the picked models took, so it blamed one of the unit's own (m15, red) for the
+    picked ones' side (blue). Said from the payload instead: the picked models, the side typed,
+    and the side the unit's other models are on."""
+    picked, side = payload.get("model_ids") or [], payload.get("side")
+    if payload.get("unit") != unit or not side:
+        return None
+    others = [p for p in [*state.get("models", []), *state.get("vehicles", [])]
+              if p.get("unit") == unit and p["id"] not in picked and p.get("side") and p["side"] != side]
+    if not others:
+        return None
+    theirs = others[0]["side"]
+    members = _counted(p["id"] for p in others if p["side"] == theirs)
+    return TablesightError(
+        f"{_counted(picked)} can't join unit {unit} on side {side}: {unit} is {theirs}'s ({members} in it)",
+        f"Type another Unit for {side}, or the Side {theirs}",
+    )
+
+
+def _counted(ids) -> str:
+    """Ids in the order a player counts them (m2 before m10), the first few named."""
+    ordered = sorted(ids, key=lambda i: [int(part) if part.isdigit() else part for part in DIGITS.split(i)])
+    more = len(ordered) - NAMED_AT_MOST
+    return ", ".join(ordered[:NAMED_AT_MOST]) + (f" and {more} more" if more > 0 else "")
+
+
 def _fix_for(label: str, fix: str) -> str:
-    if match := USE_ONE_OF.match(fix):
+    if (match := USE_ONE_OF.match(fix)) and label:
         return f"Under {label}, use one of {match[1]}"
     if fix.startswith("leave `"):
         return f"Leave {label} empty: {fix.split(': ', 1)[-1]}"

@@ -144,7 +144,7 @@ def test_malformed_json_is_a_400_with_a_message(client, session):
         ("assign", {"model_ids": "m9"}, "model_ids"),
         ("terrain", {"terrain": [{"id": "x", "kind": "hill", "polygon_cm": [[0, 0], [1, 1]]}]}, "polygon_cm"),
         ("template", {"kind": "napalm", "x_cm": 1, "y_cm": 1}, "templates"),  # world-at-fire lays none
-        ("setup", {"table": {"width_cm": -5, "depth_cm": 100}}, "width_cm"),
+        ("setup", {"table": {"width_cm": -5, "depth_cm": 100}}, "Table width"),  # as Setup labels it
         ("phase", {}, "to"),
     ],
 )
@@ -205,3 +205,158 @@ def test_a_bug_is_a_json_500_without_a_traceback(app, client, session, monkeypat
     assert response.status_code == 500
     assert "Traceback" not in response.get_data(as_text=True)
     assert response.get_json()["message"]
+
+
+# --- session 63's phone exam (/tmp/s63/web/REPORT.md) ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "after"),
+    [
+        ("phase", {"to": "next"}, (1, "shooting")),
+        ("next_turn", {}, (2, "movement")),
+        ("phase", {"to": "assault"}, (1, "assault")),
+    ],
+)
+def test_a_turn_control_sent_twice_from_one_phase_takes_one_step(client, session, action, body, after):
+    """D1: a double tap (or two phones at once) took turn 2 to 4 or skipped shooting. Each tap says
+    the turn and phase it was made at; the second finds the game moved on and changes nothing."""
+    tapped = {**body, "from": {"turn": 1, "phase": "movement"}}
+    first, second = post(client, action, tapped), post(client, action, tapped)
+    assert first.status_code == 200 and first.get_json().get("applied") is not False
+    assert second.status_code == 200
+    answer = second.get_json()
+    assert answer["applied"] is False and (answer["turn"], answer["phase"]) == after
+    assert "already moved on" in answer["note"]
+    assert (session.state()["turn"], session.state()["phase"]) == after
+    assert len(session.applied) == 1 and "from" not in session.applied[0][1]
+
+
+def test_undo_sent_twice_from_one_phase_undoes_once(client, session):
+    post(client, "phase", {"to": "shooting"})
+    post(client, "phase", {"to": "assault"})
+    tapped = {"from": {"turn": 1, "phase": "assault"}}
+    post(client, "undo", tapped)
+    assert post(client, "undo", tapped).get_json()["applied"] is False
+    assert session.state()["phase"] == "shooting"
+
+
+def test_a_turn_control_without_from_steps_as_the_contract_says(client, session):
+    for _ in range(2):
+        assert post(client, "next_turn", {}).status_code == 200
+    assert session.state()["turn"] == 3
+
+
+@pytest.mark.parametrize("came_from", [{"turn": "two", "phase": "movement"}, {"turn": 1}, "movement"])
+def test_a_malformed_from_is_refused(client, session, came_from):
+    response = post(client, "phase", {"to": "next", "from": came_from})
+    assert response.status_code == 400 and "from" in response.get_json()["message"]
+    assert session.state()["phase"] == "movement"
+
+
+WIDTH = "Table width must be a number"
+
+
+@pytest.mark.parametrize(
+    ("body", "told"),
+    [
+        ({"table": {"width_cm": "", "depth_cm": 122}}, f"{WIDTH} from 30 to 600 cm, not empty"),
+        ({"table": {"width_cm": 0, "depth_cm": 122}}, f"{WIDTH} from 30 to 600 cm, not 0"),
+        ({"table": {"width_cm": 183, "depth_cm": 601}}, "Table depth must be a number from 30 to 600 cm"),
+        ({"step_cm": "abc"}, "Step length must be a number from 1 to 50 cm, not 'abc'"),
+    ],
+)
+def test_setup_refusals_are_said_in_the_forms_words(client, session, body, told):
+    """D6: "Field 'table.width_cm' of 'setup': Input should be greater than 0" for an empty field."""
+    response = post(client, "setup", {"ruleset": "world-at-fire", **body})
+    assert response.status_code == 400
+    assert response.get_json()["message"].startswith(told)
+    assert "Field" not in response.get_json()["message"] and session.applied == []
+
+
+@pytest.mark.parametrize(
+    ("action", "body"),
+    [
+        ("assign", {"model_ids": ["m9"], "side": "red", "unit": "u" * 240_000, "type": "infantry"}),
+        ("assign", {"model_ids": ["m9"], "side": "s" * 41, "unit": "red-inf-2", "type": "infantry"}),
+        ("assign", {"model_ids": ["m9"], "side": "red", "unit": "red-inf-2", "type": "infantry",
+                    "weapons": ["rifle", "w" * 41]}),
+        ("objectives", {"objectives": [{"id": "o" * 41, "x_cm": 10, "y_cm": 10}]}),
+        ("terrain", {"terrain": [{"id": "t" * 41, "kind": "hill", "polygon_cm": [[0, 0], [9, 0], [9, 9]]}]}),
+        ("deployment", {"kind": "ambush", "sides": {"r" * 41: "top", "blue": "bottom"}}),
+    ],
+)
+def test_names_over_40_characters_are_refused(client, session, action, body):
+    """D7: a 240 KB unit name was taken and sent with every state to every phone (5.8 MB each)."""
+    before = session.state()
+    response = post(client, action, body, raw=json.dumps(body))
+    assert response.status_code in (400, 413)
+    if response.status_code == 400:
+        assert "characters long: a name is at most 40" in response.get_json()["message"]
+    assert session.state() == before
+
+
+def test_a_name_of_40_characters_is_taken(client, session):
+    body = {"model_ids": ["m9"], "side": "red", "unit": "u" * 40, "type": "infantry"}
+    assert post(client, "assign", body).status_code == 200
+
+
+def test_the_unit_of_a_long_name_is_said_in_the_assign_forms_words(client):
+    body = {"model_ids": ["m9"], "side": "red", "unit": "u" * 41, "type": "infantry"}
+    assert post(client, "assign", body).get_json()["message"] == (
+        "Unit is 41 characters long: a name is at most 40. Type a shorter one."
+    )
+
+
+@pytest.mark.parametrize(("heading", "stored"), [(-90, 270), (450, 90), (359.5, 359.5), (0, 0)])
+def test_a_template_heading_is_kept_in_one_turn(client, session, heading, stored):
+    """D10: -90 was stored as -90; CONTRACTS.md's angles are in [0, 360)."""
+    post(client, "setup", COMBINED_ARMS)
+    body = {"kind": "smoke", "x_cm": 80, "y_cm": 48, "heading_deg": heading}
+    assert post(client, "template", body).status_code == 200
+    assert session.state()["templates"][-1]["heading_deg"] == stored
+
+
+@pytest.mark.parametrize("heading", ["abc", ""])
+def test_a_template_heading_that_is_no_number_is_refused(client, session, heading):
+    post(client, "setup", COMBINED_ARMS)
+    body = {"kind": "smoke", "x_cm": 80, "y_cm": 48, "heading_deg": heading}
+    response = post(client, "template", body)
+    assert response.status_code == 400
+    assert response.get_json()["message"].startswith("Heading must be a number of degrees")
+    assert session.state()["templates"] == []
+
+
+def test_a_setup_the_scene_refuses_is_said_without_the_scene_files_field(client, session, monkeypatch):
+    """D6: "scene field objectives[0].x_cm/y_cm: objective 'obj1' ... is off the 29.0x29.0 cm table"."""
+    from rules_core.errors import SceneError
+
+    def refuse(state, payload):
+        raise SceneError(
+            "scene field objectives[0].x_cm/y_cm: objective 'obj1' at (91.5, 61.0) is off the "
+            "60.0x60.0 cm table",
+            "place it on the table or remove it",
+        )
+
+    monkeypatch.setattr(session, "_apply_setup", refuse)
+    response = post(client, "setup", {"ruleset": "world-at-fire", "table": {"width_cm": 60, "depth_cm": 60}})
+    assert response.status_code == 400
+    assert response.get_json()["message"] == (
+        "Objective obj1 at (91.5, 61.0) cm would be off a 60 × 60 cm table. "
+        "Pick a bigger table, or tap Clear objectives under Objectives first."
+    )
+
+
+def test_the_page_takes_its_field_limits_from_the_rig(client):
+    """D6, D7: the page said 30 to 600 cm while the rig took 601 and 2000: one source now."""
+    from webui.actions import NAME_MAX, STEP_CM, TABLE_CM
+
+    html = client.get("/").get_data(as_text=True)
+    assert f'min="{TABLE_CM[0]}" max="{TABLE_CM[1]}"' in html
+    assert f'min="{STEP_CM[0]}" max="{STEP_CM[1]}"' in html
+    assert html.count(f'maxlength="{NAME_MAX}"') == 5
+
+
+def test_a_turn_control_with_a_null_from_steps_as_without_one(client, session):
+    assert post(client, "phase", {"to": "next", "from": None}).get_json().get("applied") is not False
+    assert session.state()["phase"] == "shooting" and "from" not in session.applied[-1][1]

@@ -50,16 +50,22 @@ def test_changing_the_ruleset_clears_a_deployment_it_lacks_and_offers_its_own_ki
     expect(page.locator("#deployment-form")).to_be_hidden()
 
 
-def test_a_refused_ruleset_change_shows_the_ruleset_really_played(page, session):
+def test_a_refused_ruleset_change_keeps_the_choice_and_says_the_ruleset_really_played(page, session):
+    """Session 63 (D6): the form jumped back to the live ruleset and size after a refusal, and
+    everything was typed again; it keeps the choice now, and says what the game is played with."""
     gun_for_combined_arms(page, session)
     page.click("[data-tab='setup']")
     page.select_option("#ruleset", "combined-arms")
     page.select_option("#table-size", "custom")
-    page.fill("#table-width", "9999")  # the rig refuses a table over 20 m
+    page.evaluate("document.querySelector('#table-width').max = '9999'")  # past the page's own check
+    page.fill("#table-width", "9999")  # the rig refuses a table over 6 m
+    page.fill("#table-depth", "122")
     page.click("[data-action='setup']")
     enter_pin(page)
     expect(page.locator("#message")).to_have_class(re.compile("bad"))
-    expect(page.locator("#ruleset")).to_have_value("world-at-fire")
+    expect(page.locator("#ruleset")).to_have_value("combined-arms")
+    expect(page.locator("#table-width")).to_have_value("9999")
+    expect(page.locator("#game-now")).to_contain_text("World at Fire")
 
 
 def test_feedback_is_a_toast_in_view_that_moves_nothing_and_replaces_an_old_error(page, session):

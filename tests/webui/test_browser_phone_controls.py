@@ -235,12 +235,12 @@ def test_the_hint_in_a_replay_offers_what_a_replay_does(page):
     expect(hint).to_have_text("Replay: tap Ruler, then two models or points, to measure.")
     page.click("#banner-live")
     page.click("[data-tab='setup']")
-    page.click("[data-mode='assign']")  # a tool a replay switches off, picked before it opens
-    page.click("[data-tab='replay']")
+    page.click("[data-mode='assign']")  # a tool a replay switches off, picked before it opens:
+    page.click("[data-tab='replay']")  # Setup's tool stays in Setup (session 63, D5)
     page.click("#recordings button >> text=game-2026-11-29")
-    expect(page.locator("#mode-hint")).to_have_text("Replay: this tool waits until Back to live.")
+    expect(hint).to_have_text("Replay: tap Ruler, then two models or points, to measure.")
     page.click("#banner-live")
-    expect(page.locator("#mode-hint")).to_have_text("Tap models, or drag a loop round them.")
+    expect(hint).to_have_text("Tap a model for its ranges.")
 
 
 def test_opening_a_replay_drops_the_live_ranges(page):

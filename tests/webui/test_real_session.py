@@ -168,6 +168,34 @@ def test_assign_refusals_are_said_in_a_players_words_not_the_scene_files(client)
     assert cleared.status_code == 200
 
 
+def test_a_turn_control_sent_twice_from_one_phase_takes_one_step(client):
+    """Session 63 (D1): a double tap on Next phase skipped a phase, on Next turn a turn. The real
+    session applies a control that says where it was tapped only while the game is still there."""
+    before = client.get("/api/state").get_json()
+    tapped = {"to": "next", "from": {"turn": before["turn"], "phase": before["phase"]}}
+    first, second = act(client, "phase", tapped), act(client, "phase", tapped)
+    assert first.status_code == 200 and first.get_json().get("applied") is not False, first.get_json()
+    assert second.status_code == 200 and second.get_json()["applied"] is False
+    after = client.get("/api/state").get_json()
+    phases = after["phases"]
+    assert phases.index(after["phase"]) == phases.index(before["phase"]) + 1, after["phase"]
+    assert (second.get_json()["turn"], second.get_json()["phase"]) == (after["turn"], after["phase"])
+    undone = {"from": {"turn": after["turn"], "phase": after["phase"]}}
+    assert act(client, "undo", undone).status_code == 200
+    assert act(client, "undo", undone).get_json()["applied"] is False  # undone once, not twice
+    assert client.get("/api/state").get_json()["phase"] == before["phase"]
+
+
+def test_joining_a_unit_of_another_side_names_the_picked_models_and_the_side_typed(client):
+    """D4: the refusal blamed the unit's other model, on the side the picked ones left."""
+    for picked, side in ((["m1", "m2"], "red"), (["m1"], "blue")):
+        body = {"model_ids": picked, "side": side, "unit": "red-9", "type": "infantry"}
+        reply = act(client, "assign", body)
+    told = reply.get_json()["message"]
+    assert reply.status_code == 400
+    assert told.startswith("m1 can't join unit red-9 on side blue: red-9 is red's (m2 in it)."), told
+
+
 class _RectifyingCalibration(TopDownCalibration):
     """The flat game's calibration, with the top-down view the real one gives (its frames are one)."""
 

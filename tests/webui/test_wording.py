@@ -26,3 +26,35 @@ def test_a_missing_field_and_an_unknown_shape():
     assert told == "Say the models' side. Fill in Side, then tap Assign."
     other = TablesightError("the rig is busy", "try again")
     assert assign_refusal(other, {}, demo_state()) is other
+
+
+def test_a_unit_of_another_side_names_the_picked_models_and_the_side_typed():
+    """Session 63 (D4): r4, r5 (red-inf-2) given to blue. The rules core judges the scene after
+    the change, where r4 (now blue) comes first in red-inf-2: it blamed m9, on red, for the side."""
+    state = demo_state()
+    next(m for m in state["models"] if m["id"] == "m9").update(side="red", unit="red-inf-2", type="infantry")
+    error = SceneError(
+        "scene field models[6].side: unit 'red-inf-2' is on side 'blue' (model 'r4'), not 'red'",
+        "put a unit's models on one side",
+    )
+    payload = {"model_ids": ["r4", "r5"], "side": "blue", "unit": "red-inf-2", "type": "infantry"}
+    told = str(assign_refusal(error, payload, state))
+    assert told == (
+        "r4, r5 can't join unit red-inf-2 on side blue: red-inf-2 is red's (m9 in it). "
+        "Type another Unit for blue, or the Side red."
+    )
+
+
+def test_a_chassis_on_a_type_without_one_names_the_field_once():
+    """D4: "m13: Chassis chassis 'hover' on a model of type infantry ..." said the field twice."""
+    error = SceneError(
+        "scene field models[0].chassis (model 'm9'): chassis 'hover' on a model of type infantry, "
+        "which has no chassis in world-at-fire",
+        "leave `chassis` out: only models of type vehicle have one",
+    )
+    told = str(assign_refusal(error, {"model_ids": ["m9"], "chassis": "hover"}, demo_state()))
+    assert told == (
+        "m9: a model of type infantry has no chassis in world-at-fire, so not hover. "
+        "Leave Chassis empty: only models of type vehicle have one."
+    )
+    assert "Chassis chassis" not in told

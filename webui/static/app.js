@@ -82,7 +82,9 @@ async function send(name, payload) {
   show(""); // an old answer must not stand for this one
   try {
     const result = await action(name, payload, askPin);
-    show(DONE[name] || "Done.");
+    // A turn control the game had moved on from (a second tap, another phone's at the same
+    // moment) changes nothing: said as it is, not as done.
+    show(result && result.applied === false ? result.note : DONE[name] || "Done.");
     return result;
   } catch (error) {
     show(error instanceof ApiError ? error.message : String(error), true);
@@ -107,6 +109,7 @@ function onState(state) {
   ctx.liveAt = new Date();
   setConnected(true);
   if (rulesetChanged && state.ruleset) loadTools(state.ruleset.id);
+  if (!ctx.replay) ctx.followRanges(state); // the ranges shown are the table's as it is now
   if (!ctx.replay) redraw();
   refreshTopdown(state);
 }
@@ -178,6 +181,7 @@ function redraw() {
   drawHeader(state);
   // A replay shows the past: what would change the live game is switched off while it is up.
   for (const control of document.querySelectorAll("[data-live]")) control.disabled = Boolean(ctx.replay);
+  markPending(); // a button whose request is on its way stays off through the redraws meanwhile
   $("#replay-note").hidden = !ctx.replay;
   $("#mode-hint").textContent = ctx.modeHint();
   drawPlayPanel(ctx, state, allowed);
@@ -216,8 +220,12 @@ function drawHeader(state) {
     return;
   }
   const calibrated = status.calibration && status.calibration.ok;
-  pill.textContent = `${status.camera || "?"}${status.fps ? ` ${status.fps.toFixed(1)} fps` : ""}${calibrated ? "" : " · not calibrated"}`;
+  // The frame rate is the camera's while it delivers: a lost one kept its last ("lost 3.5 fps").
+  const fps = status.camera === "ok" && status.fps ? ` ${status.fps.toFixed(1)} fps` : "";
+  const camera = status.camera && status.camera !== "ok" ? `camera ${status.camera}` : status.camera || "?";
+  pill.textContent = `${camera}${fps}${calibrated ? "" : " · not calibrated"}`;
   pill.className = status.camera === "ok" && calibrated ? "pill" : "pill bad";
+  drawCameraNote(status);
   pill.title = status.message || "";
   // A camera or calibration problem is said in words, not only in a red pill.
   const problem = status.camera !== "ok" || !calibrated || (status.calibration && status.calibration.drift);
@@ -228,6 +236,15 @@ function drawHeader(state) {
 }
 
 // --- the top-down picture and the camera --------------------------------------------------
+
+// The Camera view of a camera that is gone showed an empty black box (or its last frame) and
+// nothing more: it says so over the picture.
+function drawCameraNote(status) {
+  const note = $("#camera-gone");
+  const gone = !$("#camera-view").hidden && Boolean(status.camera) && status.camera !== "ok";
+  note.hidden = !gone;
+  if (gone) note.textContent = `No live picture: the camera is ${status.camera}. ${status.message || ""}`.trim();
+}
 
 let topdownAt = -Infinity;
 // One photo at a time: on a slow link a new one every 2 s queued behind the last (25 in flight
@@ -260,6 +277,7 @@ function setView(view) {
   for (const button of document.querySelectorAll("[data-zoom]")) button.hidden = view !== "table";
   const camera = $("#camera");
   clearInterval(setView.renew);
+  if (ctx.live) drawCameraNote(ctx.live.status || {});
   if (view === "camera") {
     camera.src = `/stream.mjpg?t=${Date.now()}`;
     // The server ends each stream after ten minutes so no phone holds a thread for ever.
@@ -271,12 +289,48 @@ function setView(view) {
 
 // --- buttons ----------------------------------------------------------------------------
 
+// The turn and phase a turn control is tapped at: the rig applies it only while the game is
+// still there, so a double tap (or a second phone's tap) takes one step, not two.
+function tappedAt() {
+  return ctx.live ? { from: { turn: ctx.live.turn, phase: ctx.live.phase } } : {};
+}
+
+// Buttons whose request is on its way (their data-action): a second tap meanwhile is not sent.
+// The turn controls are one group: Next phase then Next turn at once would both step.
+const pending = new Set();
+const TURN_ACTIONS = ["next-phase", "next-turn", "undo", "phase-to"];
+
+function busyKey(name) {
+  return TURN_ACTIONS.includes(name) ? "turn" : name;
+}
+
+function markPending() {
+  for (const button of document.querySelectorAll("button[data-action]")) {
+    const busy = pending.has(busyKey(button.dataset.action));
+    button.toggleAttribute("aria-busy", busy);
+    button.disabled = busy || (button.hasAttribute("data-live") && Boolean(ctx.replay));
+  }
+}
+
+async function runAction(name) {
+  const key = busyKey(name);
+  if (pending.has(key)) return;
+  pending.add(key);
+  markPending();
+  try {
+    await ctx.actions[name]();
+  } finally {
+    pending.delete(key);
+    markPending();
+  }
+}
+
 function wireButtons() {
   const actions = {
-    "next-phase": () => send("phase", { to: "next" }),
-    "next-turn": () => send("next_turn", {}),
-    undo: () => send("undo", {}),
-    "phase-to": () => send("phase", { to: $("#phase-to").value }),
+    "next-phase": () => send("phase", { to: "next", ...tappedAt() }),
+    "next-turn": () => send("next_turn", tappedAt()),
+    undo: () => send("undo", tappedAt()),
+    "phase-to": () => send("phase", { to: $("#phase-to").value, ...tappedAt() }),
     "clear-templates": () => send("clear_templates", {}),
     recalibrate: () => send("recalibrate", {}),
   };
@@ -288,7 +342,7 @@ function wireButtons() {
     if (button.dataset.view) setView(button.dataset.view);
     if (button.dataset.zoom) ctx.zoomBy({ in: 2, out: 0.5, fit: 0 }[button.dataset.zoom]);
     if (button.dataset.tab) setTab(button.dataset.tab);
-    if (button.dataset.action && ctx.actions[button.dataset.action]) ctx.actions[button.dataset.action]();
+    if (button.dataset.action && ctx.actions[button.dataset.action]) runAction(button.dataset.action);
   });
   $("[role=tablist]").addEventListener("keydown", tabKeys);
   $("#message").addEventListener("click", () => show(""));
@@ -319,7 +373,11 @@ function setTab(tab) {
     button.setAttribute("aria-selected", String(button.dataset.tab === tab));
     button.tabIndex = button.dataset.tab === tab ? 0 : -1; // Tab goes to the panel; arrows pick the tab
   }
+  const changed = !$(`#panel-${tab}`) || $(`#panel-${tab}`).hidden;
   for (const panel of document.querySelectorAll(".panel")) panel.hidden = panel.id !== `panel-${tab}`;
+  // A tool is its panel's: Setup's Pick models left on made Play's taps pick models silently,
+  // with no tool button pressed and the table holding the finger. Each tab starts on Ranges.
+  if (changed && ctx.mode !== "select") ctx.setMode("select");
   if (tab === "log" && ctx.live) drawEvents(ctx.live);
   ctx.onTab && ctx.onTab(tab);
 }

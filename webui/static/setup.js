@@ -124,6 +124,8 @@ export function initSetup(ctx) {
       syncStep();
     }
     showStep(state.ruleset);
+    $("#game-now").textContent = `Now playing ${ruleset.title || ruleset.id || "?"} on a ` +
+      `${state.table.width_cm} × ${state.table.depth_cm} cm table.`;
     const calibration = (state.status && state.status.calibration) || {};
     $("#calibration").textContent = calibration.ok
       ? `Calibrated on markers ${(calibration.marker_ids || []).join(", ")}: ${mm(calibration.rms_mm)} rms, ` +
@@ -146,15 +148,36 @@ export function initSetup(ctx) {
     }
   };
 
+  // A number typed into a field, within the bounds the rig takes (the field's min and max are
+  // the rig's own: webui/actions.py LIMITS); null, said in a toast, when it is empty or outside.
+  const typedNumber = (id, label) => {
+    const field = $(id);
+    const value = Number(field.value);
+    if (field.value.trim() !== "" && Number.isFinite(value) && value >= Number(field.min) && value <= Number(field.max)) {
+      return value;
+    }
+    const typed = field.value.trim() === "" ? "Nothing is typed there" : `${field.value} is outside that`;
+    ctx.show(`${label} is a number from ${Number(field.min)} to ${Number(field.max)} cm. ${typed}: nothing was changed.`,
+      true);
+    field.focus();
+    return null;
+  };
+
   Object.assign(ctx.actions, {
     setup: async () => {
       const payload = { ruleset: $("#ruleset").value };
       const size = $("#table-size").value;
-      const [w, d] = size === "custom"
-        ? [Number($("#table-width").value), Number($("#table-depth").value)]
-        : size.split("x").map(Number);
+      let [w, d] = size === "custom" ? [null, null] : size.split("x").map(Number);
+      if (size === "custom") {
+        w = typedNumber("#table-width", "Table width");
+        d = w === null ? null : typedNumber("#table-depth", "Table depth");
+        if (d === null) return;
+      }
       payload.table = { width_cm: w, depth_cm: d };
-      if (!$("#step-field").hidden) payload.step_cm = Number($("#step-cm").value);
+      if (!$("#step-field").hidden) {
+        payload.step_cm = typedNumber("#step-cm", "Step length");
+        if (payload.step_cm === null) return;
+      }
       const tools = payload.ruleset !== ctx.live.ruleset.id ? await rulesetTools(payload.ruleset).catch(() => null) : null;
       // Models of a type the new ruleset lacks make the rig refuse the change: say which, and
       // what to do, before the PIN is asked for.
@@ -185,10 +208,10 @@ export function initSetup(ctx) {
         if (dropped) told.push(`${payload.ruleset} has no ${dropped} deployment, so it was cleared: set a new one under Deployment.`);
         if (payload.retype) told.push(`${strangerIds} unassigned: give them types of ${payload.ruleset} under Assign models.`);
         if (told.length) ctx.show(`Game settings applied. ${told.join(" ")}`);
-      } else {
-        rulesetShown = null; // show the ruleset the game is really played with again
-        ctx.redraw();
       }
+      // Refused, the form keeps what was typed, to be put right and sent again: it jumped back to
+      // the live settings, custom size and step hidden, so all of it was typed again. What the
+      // game is really played with is said under the form (#game-now).
     },
     "clear-picked": () => {
       ctx.picked.clear();

@@ -14,7 +14,7 @@ let ctx = null;
 export function initTable(context) {
   ctx = context;
   Object.assign(ctx, { zoom: 1, centre: null, fontCm, viewBox, zoomBy: zoom, grabsTouch, drawTools, fetchRanges,
-    setMode, select, modeHint });
+    followRanges, setMode, select, modeHint });
   wirePointer();
 }
 
@@ -226,8 +226,15 @@ async function placeTemplate(point) {
     payload.radius_cm = radius * unitCm;
   }
   if (spec.shape === "strip") {
+    // A number field holds "" for what is no number ("abc"): that was sent as 0 without a word.
+    const field = $("#template-heading");
+    const heading = Number(field.value);
+    if (field.value.trim() === "" || !Number.isFinite(heading)) {
+      ctx.show("Type the heading in degrees (0 to 359; -90 is 270): nothing was placed.", true);
+      return;
+    }
     Object.assign(payload, { length_cm: spec.length * unitCm, width_cm: spec.width * unitCm,
-      heading_deg: (Number($("#template-heading").value) || 0) % 360 });
+      heading_deg: ((heading % 360) + 360) % 360 }); // angles are in [0, 360): -90 is 270
   }
   const result = await ctx.send("template", payload);
   if (result && result.template) {
@@ -246,15 +253,52 @@ async function select(id) {
   ctx.redraw();
 }
 
-async function fetchRanges() {
+// The ranges shown are asked for again whenever the table they were measured on changes (a
+// model moved, assigned, a new turn or phase): tapped once, a list showed the pre-move range for
+// as long as it stayed up. At most one question a second and one at a time, so a phone on a
+// busy table is not flooded; the last change is always asked about.
+const RANGES_EVERY_MS = 1000;
+const follow = { key: null, at: -Infinity, busy: false, timer: null };
+
+function tableKey(state) {
+  const ruleset = state.ruleset || {};
+  return JSON.stringify([state.turn, state.phase, ruleset.id, ruleset.unit_cm,
+    pieces(state).map((p) => [p.id, p.x_cm, p.y_cm, p.heading_deg, p.side, p.unit, p.type, p.weapons])]);
+}
+
+function followRanges(state) {
+  if (!ctx.selected) return;
+  if (!pieces(state).some((p) => p.id === ctx.selected && p.side)) {
+    // Taken off the table (or unassigned): its ranges were of a model no longer there.
+    ctx.show(`${ctx.selected} is no longer on the table: its ranges are gone.`);
+    Object.assign(ctx, { selected: null, ranges: null });
+    return;
+  }
+  if (follow.busy || follow.timer || tableKey(state) === follow.key || !measuringAllowed(state)) return;
+  follow.timer = setTimeout(async () => {
+    follow.timer = null;
+    if (!ctx.selected || ctx.replay) return;
+    await fetchRanges({ quiet: true });
+    ctx.redraw();
+    if (ctx.live) followRanges(ctx.live); // changed again while asked
+  }, Math.max(0, follow.at + RANGES_EVERY_MS - performance.now()));
+}
+
+async function fetchRanges({ quiet = false } = {}) {
   const piece = pieces(ctx.live).find((p) => p.id === ctx.selected);
   if (!piece || ctx.replay || !measuringAllowed(ctx.live)) return;
   const from = ctx.rangesFromUnit && piece.unit ? piece.unit : piece.id;
+  const asked = { id: piece.id, fromUnit: ctx.rangesFromUnit };
+  Object.assign(follow, { key: tableKey(ctx.live), at: performance.now(), busy: true });
   try {
-    ctx.ranges = await getJson(`/api/ranges?from=${encodeURIComponent(from)}`);
+    const ranges = await getJson(`/api/ranges?from=${encodeURIComponent(from)}`);
+    // Another model (or its unit) picked meanwhile: this answer is not for what is shown.
+    if (ctx.selected === asked.id && ctx.rangesFromUnit === asked.fromUnit) ctx.ranges = ranges;
   } catch (error) {
-    ctx.ranges = null;
-    ctx.show(error.message, true);
+    if (ctx.selected === asked.id) ctx.ranges = null;
+    if (!quiet) ctx.show(error.message, true);
+  } finally {
+    follow.busy = false;
   }
 }
 
