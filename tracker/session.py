@@ -330,7 +330,8 @@ class TableSession:
                                        "marker_ids": list(getattr(calibration, "marker_ids", []) or []),
                                        "rms_mm": getattr(calibration, "rms_mm", None),
                                        "max_mm": getattr(calibration, "max_mm", None),
-                                       "drift": pipeline.status.drift}},
+                                       "drift": pipeline.status.drift,
+                                       "table_cm": _markers_table(calibration)}},
             "ruleset": {"id": ruleset.id, "title": ruleset.title, "unit": ruleset.unit,
                         "unit_cm": ruleset.cm_per_unit(game.step_cm),
                         "premeasure_allowed": bool(getattr(ruleset, "premeasure_allowed", True))},
@@ -388,6 +389,13 @@ def _take_back(made: list[Path]) -> None:
     for folder in made:
         with contextlib.suppress(OSError):
             folder.rmdir()
+
+
+def _markers_table(calibration) -> list[float] | None:
+    """The table the markers are laid out for, which the top-down picture shows: the game may be
+    set to another (a 122 x 122 game on 183 x 122 markers squeezed the picture on the phones)."""
+    layout = getattr(calibration, "layout", None)
+    return None if layout is None else list(layout.table_size_cm)
 
 
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",

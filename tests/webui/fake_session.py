@@ -122,6 +122,7 @@ def demo_state() -> dict:
                 "rms_mm": 0.31,
                 "max_mm": 0.72,
                 "drift": False,
+                "table_cm": [183.0, 122.0],
             },
         },
         "ruleset": dict(RULESETS["world-at-fire"]),

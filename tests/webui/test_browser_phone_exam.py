@@ -216,3 +216,20 @@ def test_the_camera_view_says_when_there_is_no_picture(page, session):
     )
     page.click("[data-view='table']")
     expect(page.locator("#camera-gone")).to_be_hidden()
+
+
+def test_a_game_on_another_table_than_the_markers_keeps_the_picture_at_the_markers_size(page, session):
+    """D3: a 122 x 122 game on markers laid out for 183 x 122 squeezed the top-down picture into
+    the square (models drawn beside their pictures) and left the models past x = 122 undrawn,
+    without a word."""
+    with session._changed:
+        session._state["table"] = {"width_cm": 122.0, "depth_cm": 122.0}
+        session._state["version"] += 1
+        session._changed.notify_all()
+    expect(page.locator("#status-line")).to_contain_text(
+        "markers are laid out for a 183 × 122 cm table, but the game is set to 122 × 122 cm"
+    )
+    assert page.locator("#topdown").get_attribute("width") == "183"
+    assert page.locator("#topdown").get_attribute("height") == "122"
+    assert page.locator("#table-mat").get_attribute("width") == "122"
+    assert page.locator("#overlay").get_attribute("viewBox").split()[2] == "183"

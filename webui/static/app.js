@@ -7,7 +7,7 @@ import { drawPlayPanel, initPlay } from "./play.js";
 import { initReplay } from "./replay.js";
 import { rulesetTools } from "./rulesets.js";
 import { initSetup } from "./setup.js";
-import { initTable } from "./table.js";
+import { initTable, markersTable } from "./table.js";
 
 const $ = (selector) => document.querySelector(selector);
 const svg = $("#overlay");
@@ -162,10 +162,12 @@ function redraw() {
   const { width_cm: w, depth_cm: d } = state.table;
   svg.setAttribute("viewBox", ctx.viewBox(state).join(" "));
   svg.classList.toggle("grab", ctx.grabsTouch()); // read by the next finger to land (style.css)
-  for (const id of ["#table-mat", "#topdown"]) {
-    $(id).setAttribute("width", w);
-    $(id).setAttribute("height", d);
-  }
+  $("#table-mat").setAttribute("width", w);
+  $("#table-mat").setAttribute("height", d);
+  // The picture is the markers' table, drawn at its own size whatever the game is set to.
+  const [mw, md] = markersTable(state);
+  $("#topdown").setAttribute("width", mw);
+  $("#topdown").setAttribute("height", md);
   const allowed = measuringAllowed(state);
   const ui = { fontCm: ctx.fontCm(state), showMeasurements: allowed, selected: ctx.selected, picked: ctx.picked,
     labels: new Labels(), templateSizes: (kind) => templateSize(kind, state) };
@@ -229,10 +231,21 @@ function drawHeader(state) {
   pill.title = status.message || "";
   // A camera or calibration problem is said in words, not only in a red pill.
   const problem = status.camera !== "ok" || !calibrated || (status.calibration && status.calibration.drift);
-  $("#status-line").hidden = !problem;
+  const mismatch = calibrated ? tableMismatch(state) : "";
+  $("#status-line").hidden = !problem && !mismatch;
   $("#status-line").textContent = problem
     ? status.message || (calibrated ? `Camera ${status.camera}.` : "Not calibrated: show the camera the markers.")
-    : "";
+    : mismatch;
+}
+
+// A game set to another table than the markers are laid for: said, since its edges, zones and
+// objectives are drawn on the game's table while the picture is the markers'.
+function tableMismatch(state) {
+  const [mw, md] = markersTable(state);
+  const { width_cm: w, depth_cm: d } = state.table;
+  if (Math.abs(mw - w) <= 1 && Math.abs(md - d) <= 1) return "";
+  return `The markers are laid out for a ${mw} × ${md} cm table, but the game is set to ${w} × ${d} cm: ` +
+    "set the table in Setup to the markers' size, or lay out markers for this table.";
 }
 
 // --- the top-down picture and the camera --------------------------------------------------

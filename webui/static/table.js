@@ -35,7 +35,7 @@ function fontCm(state) {
 
 // The part of the table in view: all of it, or a zoomed window a phone can tap bases in.
 function viewBox(state) {
-  const { width_cm: w, depth_cm: d } = state.table;
+  const [w, d] = shownTable(state);
   const vw = w / ctx.zoom;
   const vh = d / ctx.zoom;
   const [cx, cy] = ctx.centre || [w / 2, d / 2];
@@ -43,6 +43,21 @@ function viewBox(state) {
   const y = Math.min(Math.max(cy - vh / 2, 0), d - vh);
   ctx.centre = [x + vw / 2, y + vh / 2];
   return [x, y, vw, vh];
+}
+
+// The markers' table, where the top-down picture is drawn: the game's table when nothing is
+// calibrated, or when they agree.
+export function markersTable(state) {
+  const marked = state.status && state.status.calibration && state.status.calibration.table_cm;
+  return marked || [state.table.width_cm, state.table.depth_cm];
+}
+
+// What the view spans: the game's table and the markers' both. A game set to 122 x 122 on
+// markers laid for 183 x 122 squeezed the picture into the square and left the models past
+// x = 122 undrawn.
+function shownTable(state) {
+  const [mw, md] = markersTable(state);
+  return [Math.max(state.table.width_cm, mw), Math.max(state.table.depth_cm, md)];
 }
 
 // The zoom buttons and a pinch share these limits: the whole table, down to an eighth of it.
