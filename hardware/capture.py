@@ -40,6 +40,66 @@ def _quietly(open_capture, *args) -> cv2.VideoCapture:
         cv2.utils.logging.setLogLevel(level)
 
 
+def _unreadable_video(path: Path) -> TablesightError:
+    """Why OpenCV could not open a video file, in the words that lead to the fix: an empty file
+    or an MP4 cut off (its index is written last, so a copy stopped early has none) is to be
+    copied again; converting it cannot help."""
+    try:
+        empty = path.stat().st_size == 0
+    except OSError:
+        empty = False
+    if empty:
+        return TablesightError(f"{path} is empty (0 bytes)", "copy the video again, or give another one")
+    return _cut_off(path) or TablesightError(
+        f"{path} is not a video OpenCV can read", "convert it to MP4 (H.264) or give a folder of images"
+    )
+
+
+def _cut_off(path: Path) -> TablesightError | None:
+    try:
+        cut = _mp4_cut_off(path)
+    except OSError:
+        return None
+    if not cut:
+        return None
+    return TablesightError(
+        f"{path} looks cut off: {cut}, so no frame of it can be found",
+        "copy the whole video again (an MP4's index is written at its end)",
+    )
+
+
+MP4_SUFFIXES = (".mp4", ".m4v", ".mov")
+MP4_BOXES = (b"ftyp", b"moov", b"mdat", b"free", b"skip", b"wide", b"uuid", b"pdin", b"moof", b"mfra")
+
+
+def _mp4_cut_off(path: Path) -> str:
+    """How an MP4/MOV file looks cut off, from its top-level boxes: one that runs past the end
+    of the file, or no `moov` box (the index); "" for a file that is whole, or no MP4 at all."""
+    if path.suffix.lower() not in MP4_SUFFIXES:
+        return ""
+    with path.open("rb") as handle:
+        end = os.fstat(handle.fileno()).st_size
+        position, moov = 0, False
+        while position + 8 <= end:
+            handle.seek(position)
+            head = handle.read(16)
+            size, kind = int.from_bytes(head[:4], "big"), head[4:8]
+            if size == 1 and len(head) == 16:
+                size = int.from_bytes(head[8:16], "big")
+            elif size == 0:
+                size = end - position  # the last box, to the end of the file
+            if kind not in MP4_BOXES or size < 8:
+                return ""  # not the box structure of an MP4: not ours to judge
+            moov = moov or kind == b"moov"
+            if position + size > end:
+                part = "its index" if kind == b"moov" else "its data" if kind == b"mdat" else "a part"
+                return f"it ends inside {part}, {position + size - end} bytes short"
+            position += size
+    if position == 0:
+        return ""
+    return "" if moov else "it has no index (moov box)"
+
+
 class CaptureSource:
     """Frames from `cv2.VideoCapture`: `camera` is a USB index, a URL or a video file path."""
 
@@ -92,10 +152,7 @@ class CaptureSource:
                 raise TablesightError(f"{camera} does not exist", "check the path given as the source")
             capture = cv2.VideoCapture(str(camera))
             if not capture.isOpened():
-                raise TablesightError(
-                    f"{camera} is not a video OpenCV can read",
-                    "convert it to MP4 (H.264) or give a folder of images",
-                )
+                raise _unreadable_video(camera)
             return capture
         self.description = f"stream {camera}"
         timeout_ms = int(timeout_s * 1000)
@@ -120,6 +177,8 @@ class CaptureSource:
 
     def _silent_error(self, camera: int | str | Path) -> TablesightError:
         if isinstance(camera, Path):
+            if cut := _cut_off(camera):  # opened, then no frame: an index cut short may do that too
+                return cut
             return TablesightError(f"{camera} holds no frames", "check that the video is not empty or cut")
         return TablesightError(
             f"{self.description} opened but delivers no picture",

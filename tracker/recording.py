@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import sqlite3
+import tempfile
 import time
+import urllib.parse
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -24,13 +28,17 @@ import cv2
 import numpy as np
 
 from calibration.imagefile import decode_checked
-from calibration.output_file import using
+from calibration.output_file import unusable, using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
 FORMAT_VERSION = 1
 SUFFIX = ".tsr"
 SQLITE_HEADER = b"SQLite format 3\x00"
+# SQLite's result codes (the low byte of `sqlite_errorcode`) that say the file could not be
+# used, not that it is damaged: a lock, the user's rights, a full disk, no memory.
+NOT_DAMAGE = {3: "PERM", 5: "BUSY", 6: "LOCKED", 7: "NOMEM", 8: "READONLY", 13: "FULL", 14: "CANTOPEN",
+              23: "AUTH"}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -109,21 +117,71 @@ class RecordingWriter:
         self.commit_every_s = commit_every_s
         self._last_commit = time.monotonic()
         self.frames_written = 0  # committed, so it is what a crash or a full disk keeps
+        # What the file holds once closed (counted there, not taken from the game in memory).
+        self.events_written = 0
+        self.controls_written = 0
         self._uncommitted_frames = 0
+        self._frames_before_block = 0
         self.error = ""
         self._held = 0
 
     @contextmanager
     def together(self) -> Iterator[None]:
-        """Rows written inside are committed in one go. A control is written after the events
-        it caused; a commit between them, then a crash, would keep events that a replay cannot
-        reproduce (found by the kill -9 test)."""
+        """Rows written inside are committed in one go, or not at all. A control is written
+        after the events it caused; a commit between them, then a crash, would keep events that
+        a replay cannot reproduce (found by the kill -9 test). A block that ends in an exception
+        (Ctrl-C or SIGTERM between a frame's events and its frame row) is rolled back to where
+        it began, so closing the file after it keeps neither half; what came before it stays."""
+        outermost = not self._held
+        if outermost:
+            self._begin_block()
         self._held += 1
         try:
             yield
-        finally:
+        except BaseException:
             self._held -= 1
+            if outermost:
+                self._drop_block()
+            raise
+        self._held -= 1
+        if outermost:
+            self._end_block()
         self._maybe_commit()
+
+    def _begin_block(self) -> None:
+        """A savepoint inside the open transaction (begun here if none is), so that releasing it
+        never commits by itself and rolling back to it undoes only the block."""
+        if self.error:
+            return
+        try:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN")
+            self._db.execute("SAVEPOINT together")
+        except sqlite3.Error as error:
+            self._fail(error)
+        self._frames_before_block = self._uncommitted_frames
+
+    def _end_block(self) -> None:
+        if self.error:
+            return
+        try:
+            self._db.execute("RELEASE together")
+        except sqlite3.Error as error:
+            self._fail(error)
+
+    def _drop_block(self) -> None:
+        if self.error:  # a failed write already rolled everything uncommitted back
+            return
+        try:
+            self._db.execute("ROLLBACK TO together")
+            self._db.execute("RELEASE together")
+            self._uncommitted_frames = self._frames_before_block
+        except sqlite3.Error:
+            # Not even the block could be undone: drop everything since the last commit (at
+            # most a second) rather than let close() commit half a frame.
+            with contextlib.suppress(sqlite3.Error):
+                self._db.rollback()
+            self._uncommitted_frames = 0
 
     def add_frame(self, index: int, timestamp_s: float, name: str, jpeg: bytes) -> None:
         if self._write("INSERT INTO frames VALUES (?, ?, ?, ?)", (index, timestamp_s, name, jpeg)):
@@ -164,20 +222,39 @@ class RecordingWriter:
     def _fail(self, error: sqlite3.Error) -> NoReturn:
         with contextlib.suppress(sqlite3.Error):
             self._db.rollback()
-            # A commit that reports a full disk may still have reached the log: count the file.
-            self.frames_written = self._db.execute("SELECT count(*) FROM frames").fetchone()[0]
+        # A commit that reports a full disk may still have reached the log: count the file.
+        self._count_file()
         self._uncommitted_frames = 0
-        self.error = (f"recording {self.path} stopped after {self.frames_written} frames "
-                      f"({error}; is the disk full?)")
-        raise TablesightError(
-            self.error, "free some disk space and record anew; the game up to a second before this is kept"
-        ) from None
+        if self.frames_written or self.events_written or self.controls_written:
+            self.error = (f"recording {self.path} stopped after {self.frames_written} frames "
+                          f"({error}; is the disk full?)")
+            fix = "free some disk space and record anew; the game up to a second before this is kept"
+        else:
+            self.error = f"recording {self.path} stopped before its first frame ({error}; is the disk full?)"
+            fix = "free some disk space and record again"
+        raise TablesightError(self.error, fix) from None
+
+    def _count_file(self) -> None:
+        """What the file holds, committed: what a crash, a full disk or the summary goes by."""
+        with contextlib.suppress(sqlite3.Error):
+            self.frames_written, self.events_written, self.controls_written = self._db.execute(
+                "SELECT (SELECT count(*) FROM frames), (SELECT count(*) FROM events), "
+                "(SELECT count(*) FROM controls)"
+            ).fetchone()
+
+    @property
+    def holds_nothing(self) -> bool:
+        """No frame, event or control committed: a file only in the way of the same command
+        run again (counted when the writer closed or failed)."""
+        return not (self.frames_written or self.events_written or self.controls_written)
 
     def _maybe_commit(self) -> None:
         if not self._held and not self.error and time.monotonic() - self._last_commit >= self.commit_every_s:
             self.commit()
 
     def commit(self) -> None:
+        if self._held:  # inside a block: it is committed whole once the block ends
+            return
         try:
             self._db.commit()
         except sqlite3.Error as error:
@@ -187,7 +264,12 @@ class RecordingWriter:
         self._last_commit = time.monotonic()
 
     def close(self) -> None:
+        """Commits what is whole and folds the log into the file. A block still open (another
+        thread mid-frame) is rolled back first: half a frame is not committed."""
         try:
+            if self._held:
+                self._drop_block()
+                self._held = 0
             if not self.error:
                 self.commit()
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -195,6 +277,8 @@ class RecordingWriter:
         except sqlite3.Error as error:
             self._fail(error)
         finally:
+            if not self.error:
+                self._count_file()
             self._db.close()
 
     def discard(self) -> None:
@@ -235,6 +319,103 @@ def _log_left_behind(path: Path) -> bool:
         return header[18:19] == b"\x02" and (not log.exists() or log.stat().st_size == 0)
     except OSError:
         return False
+
+
+def in_wal_mode(path: Path) -> bool:
+    """Whether the file's header says WAL mode: its recorder never closed it (a kill, a power
+    cut, a full disk, or it is still recording), so part of its game may be in a -wal file."""
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return 2 in header[18:20]  # SQLite goes by either byte: a copy is safe where one is flipped
+
+
+def _open_for_reading(path: Path, wal: bool) -> tuple[sqlite3.Connection, Path | None]:
+    """A connection that reads the recording and never writes beside it, with the folder a
+    private copy is in (None when read in place).
+
+    A closed recording (rollback journal mode) is read in place, read-only. One still in WAL
+    mode is not: SQLite reads its -wal only through a -shm file it must create or write beside
+    it, so a read-only folder (an SD card, another user's folder) refused it, and a folder that
+    allowed it had the log folded into the recording and deleted by the last reader to close
+    (`mode=ro` needs that -shm too; `immutable=1` ignores the -wal and with it the game's last
+    commits). It is copied, with its -wal, into a private temporary folder and read there."""
+    if not wal:
+        uri = f"file:{urllib.parse.quote(str(path.absolute()))}?mode=ro"
+        return sqlite3.connect(uri, uri=True, check_same_thread=False), None
+    copy = _private_copy(path)
+    try:
+        return sqlite3.connect(str(copy / "game.tsr"), check_same_thread=False), copy
+    except sqlite3.Error:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise
+
+
+def _private_copy(path: Path) -> Path:
+    """The recording and its -wal file, copied into a new temporary folder as game.tsr and
+    game.tsr-wal. A recorder still writing may fold its log into the file meanwhile: the copy is
+    taken again until the file and the log's header (which a restarted log changes) stayed the
+    same throughout, so the two copies belong together."""
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="tablesight-replay-"))
+    except OSError as error:
+        raise TablesightError(
+            f"cannot read {path}: its recorder did not close it, and no temporary folder to read a copy "
+            f"of it from can be made ({error.strerror})",
+            "point TMPDIR to a folder you can write to",
+        ) from None
+    log = path.with_name(path.name + "-wal")
+    try:
+        for _attempt in range(5):
+            before = _copy_state(path, log)
+            shutil.copyfile(path, folder / "game.tsr")
+            (folder / "game.tsr-wal").unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):  # folded in and removed meanwhile
+                shutil.copyfile(log, folder / "game.tsr-wal")
+            if _copy_state(path, log) == before:
+                break
+    except OSError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        if error.filename is not None and str(error.filename).startswith(str(folder)):
+            raise TablesightError(
+                f"cannot read {path}: its recorder did not close it, and the copy it is read from "
+                f"does not fit in {folder.parent} ({error.strerror})",
+                "free some space there, or point TMPDIR to a folder with room",
+            ) from None
+        raise unusable(error.filename or path, error, verb="read") from None
+    return folder
+
+
+def _copy_state(path: Path, log: Path) -> tuple:
+    stat = path.stat()
+    try:
+        with log.open("rb") as handle:
+            header = handle.read(32)
+    except FileNotFoundError:
+        header = None
+    return stat.st_size, stat.st_mtime_ns, stat.st_ino, header
+
+
+def _close_reader(db: sqlite3.Connection, copy: Path | None) -> None:
+    with contextlib.suppress(sqlite3.Error):
+        db.close()
+    if copy is not None:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def _cannot_read(path: Path, error: sqlite3.Error) -> TablesightError:
+    """An error that is not damage: the file may be whole, so it is not called damaged."""
+    code = NOT_DAMAGE[(error.sqlite_errorcode or 0) & 0xFF]
+    if code in ("BUSY", "LOCKED"):
+        return TablesightError(f"cannot read {path} ({error}): another program holds it locked",
+                               "wait until that program is done with it, or replay a copy of it")
+    if code in ("NOMEM", "FULL"):
+        return TablesightError(f"cannot read {path} ({error})",
+                               "free some memory or disk space, then run the command again")
+    return TablesightError(f"cannot read {path} ({error})",
+                           "check that your user may read the file and the folder it is in (ls -l)")
 
 
 def recorded_layout(manifest: dict):
@@ -288,15 +469,19 @@ class Recording:
         self.stopped = ""
         self.frames_stopped = ""  # where `frames` met damage; `stopped` may be earlier damage elsewhere
         self.damaged_frames: list[int] = []  # frames that decode, but with part of their JPEG corrupt
+        self.in_wal_mode = in_wal_mode(self.path)  # a -wal file belongs with it (never closed)
+        self._db = None
         try:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False)
+            self._db, copy = _open_for_reading(self.path, self.in_wal_mode)
+            self._closer = weakref.finalize(self, _close_reader, self._db, copy)
             # A truncated file is shorter than its header says; SQLite refuses such a file
             # unless the schema is "writable", which only relaxes that check (we never write).
             self._db.execute("PRAGMA writable_schema=ON")
             self.manifest = {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM manifest")}
         except sqlite3.DatabaseError as error:
-            with contextlib.suppress(AttributeError, sqlite3.Error):
-                self._db.close()  # and the -wal and -shm files it made beside the file with it
+            self.close()
+            if (error.sqlite_errorcode or 0) & 0xFF in NOT_DAMAGE:
+                raise _cannot_read(self.path, error) from None
             fix = "nothing in it can be replayed; use another recording"
             if _log_left_behind(self.path):
                 fix = (f"its game is in the file {self.path.name}-wal, which is not beside it: copy that "
@@ -304,6 +489,7 @@ class Recording:
                        "keeps it)")
             raise TablesightError(f"{self.path} is damaged beyond its header ({error})", fix) from None
         except (ValueError, TypeError, RecursionError):  # json.loads of a cut-off or missing value
+            self.close()
             raise TablesightError(
                 f"{self.path} is damaged beyond its header: its manifest cannot be read",
                 "nothing in it can be replayed; use another recording",
@@ -406,7 +592,10 @@ class Recording:
                 "they decode")
 
     def close(self) -> None:
-        self._db.close()
+        """Closes the file, and removes the private copy it was read from, if any."""
+        closer = getattr(self, "_closer", None)
+        if closer is not None:
+            closer()
 
 
 class RecordingSource:

@@ -32,6 +32,7 @@ class Replay:
     damage: str = ""
     problems: list[str] = field(default_factory=list)
     calibrated: bool = False  # some frame was calibrated, so some position was measured
+    in_wal_mode: bool = False  # the recording was never closed, so a -wal file belongs with it
 
     @property
     def events_match(self) -> bool:
@@ -87,7 +88,7 @@ def replay(
     on_result: Callable[[FrameResult], None] | None = None,
 ) -> Replay:
     recording = Recording(path)
-    out = Replay(recorded_events=recording.events)
+    out = Replay(recorded_events=recording.events, in_wal_mode=recording.in_wal_mode)
     try:
         runner = GameRunner(
             make_pipeline(recording.manifest), game_from_manifest(recording.manifest, out.events.append)

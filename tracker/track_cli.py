@@ -276,41 +276,58 @@ def run_record(args: argparse.Namespace) -> int:
         writer=writer,
         policy=policy,
     )
-    seen, calibrated = 0, False
+    seen, calibrated, stopped_by = 0, False, None
+    closing = None
     try:
         for frame in _frames(source, intrinsics):
+            seen += 1  # read, so counted even when a full disk or a signal stops it in the middle
             runner.step(frame)
-            seen += 1
             calibrated = calibrated or runner.pipeline.calibration is not None
     except KeyboardInterrupt as stop:
         # Ctrl-C, or SIGTERM / SIGHUP met the same way (tracker.cli.Stopped carries its signal).
-        signum = getattr(stop, "signum", None)
-        why = "by the user" if signum is None else f"({signal.Signals(signum).name})"
+        stopped_by = getattr(stop, "signum", None) or signal.SIGINT
+        why = "by the user" if stopped_by == signal.SIGINT else f"({signal.Signals(stopped_by).name})"
         print(f"tablesight record: stopped {why}.", file=sys.stderr)
     finally:
         source.close()
-        writer.close()
-        if writer.frames_written or runner.game.events:
-            print(
-                f"tablesight record: {writer.frames_written} of {seen} frames and "
-                f"{len(runner.game.events)} events in {args.output}",
-                file=sys.stderr,
-            )
-        else:
-            # Nothing was recorded (the first frame did not fit the lens, or no frame came):
-            # kept, the empty file would only make the same command, run again once fixed,
-            # refuse to record over it.
-            writer.discard()
-            print(f"tablesight record: no frame recorded, so {args.output} was not kept", file=sys.stderr)
+        closing = _close_recording(writer, args.output, seen)
         if damage := passed_over(source):
             print(f"tablesight record: {damage}", file=sys.stderr)
+    if closing is not None:
+        raise closing
     if seen and not calibrated:
         print(f"tablesight record: {runner.pipeline.status.message or 'no markers found'}", file=sys.stderr)
         kept = f"the frames in {args.output} replay to no game"
         if not writer.frames_written:
             kept = "nothing was kept"
         raise _never_calibrated(args.source, kept)
+    if stopped_by is not None:
+        # The file is closed and whole, but the game did not end with its source: a script
+        # tells a stop (Ctrl-C 130, SIGTERM 143) from a run to the end, as with track and replay.
+        return 128 + stopped_by
     return 0
+
+
+def _close_recording(writer, output: str, seen: int) -> TablesightError | None:
+    """Closes the recording and says what it holds, counted in the file (not the game in
+    memory: a full disk keeps less). A file that holds nothing (the first frame did not fit the
+    lens or the disk, or no frame came) is removed: kept, it would only make the same command,
+    run again once fixed, refuse to record over it. Returns a failure to close (a full disk)."""
+    failure = None
+    try:
+        writer.close()
+    except TablesightError as error:
+        failure = error
+    if writer.holds_nothing:
+        writer.discard()
+        print(f"tablesight record: no frame recorded, so {output} was not kept", file=sys.stderr)
+    else:
+        print(
+            f"tablesight record: {writer.frames_written} of {seen} frames and "
+            f"{writer.events_written} events in {output}",
+            file=sys.stderr,
+        )
+    return failure
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -337,9 +354,11 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"tablesight replay: {outcome.problems[0]}", file=sys.stderr)
         raise _never_calibrated(args.recording, "it replays to no game")
     if outcome.stopped:
+        # Only a recording left in WAL mode ever had a -wal file to lose on the way.
+        log = " with its -wal file beside it" if outcome.in_wal_mode else ""
         print(
             f"tablesight replay: {args.recording}: {outcome.stopped}. nothing past that can be read; "
-            "if the file was copied from another machine, copy it again with its -wal file beside it",
+            f"if the file was copied from another machine, copy it again{log}",
             file=sys.stderr,
         )
         return 1
@@ -361,11 +380,14 @@ def _report_path(name: str, recording: str) -> Path:
     """Checked before the replay, which reruns the whole pipeline: a --report that cannot be
     written is said at once, not after minutes of work that would then be lost; one naming the
     recording, or any file that holds no JSON, would be replaced by the report."""
-    from calibration.output_file import check_output
+    from calibration.output_file import check_folder_writable, check_output, is_stream
 
     fix = "give --report a new file name in a folder that exists, e.g. report.json"
     kind = ("replay report", lambda data: isinstance(data, dict) and "events" in data and "recording" in data)
-    return check_output(name, "--report", fix, inputs=[recording], json_only=True, same_kind=kind)
+    path = check_output(name, "--report", fix, inputs=[recording], json_only=True, same_kind=kind)
+    if not is_stream(path):  # a report is written beside its name and renamed over it
+        check_folder_writable(path, "--report", "give --report a path in a folder you can write to")
+    return path
 
 
 def _write_report(path: Path, report: dict) -> None:

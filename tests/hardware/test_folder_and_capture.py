@@ -149,6 +149,44 @@ def test_garbage_video_file_is_unreadable(tmp_path: Path) -> None:
         open_source(str(path))
 
 
+def _mp4(path: Path) -> bytes:
+    """An mp4v MP4 as a phone or OpenCV writes it: its index (the moov box) after its data."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10.0, (320, 240))
+    for i in range(6):
+        writer.write(table_image(i))
+    writer.release()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(("share", "where"), [(0.5, "its data"), (0.95, "its index")])
+def test_an_mp4_cut_off_is_told_to_be_copied_again_not_converted(tmp_path: Path, share, where) -> None:
+    """Session 63 (D6): an MP4 cut short by its copy was told to "convert it to MP4 (H.264)"."""
+    whole = _mp4(tmp_path / "whole.mp4")
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(whole[: int(len(whole) * share)])
+    with pytest.raises(TablesightError) as refused:
+        open_source(str(cut))
+    assert refused.value.problem.startswith(f"{cut} looks cut off: it ends inside {where}, ")
+    assert refused.value.fix == "copy the whole video again (an MP4's index is written at its end)"
+    assert len(read_all(open_source(str(tmp_path / "whole.mp4")))) == 6
+
+
+@pytest.mark.parametrize("name", ["empty.mp4", "empty.avi"])
+def test_an_empty_video_file_is_called_empty(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_bytes(b"")
+    with pytest.raises(TablesightError) as refused:
+        open_source(str(tmp_path / name))
+    assert refused.value.problem == f"{tmp_path / name} is empty (0 bytes)"
+    assert refused.value.fix == "copy the video again, or give another one"
+
+
+def test_a_file_that_is_no_video_is_still_told_to_be_converted(tmp_path: Path) -> None:
+    path = tmp_path / "notes.mp4"
+    path.write_bytes(b"some notes, not a video at all" * 10)
+    with pytest.raises(TablesightError, match=r"is not a video OpenCV can read.*convert it to MP4"):
+        open_source(str(path))
+
+
 def test_missing_usb_camera_names_the_index_and_the_fix() -> None:
     with pytest.raises(TablesightError) as caught:
         open_source("camera:57")
