@@ -59,6 +59,9 @@ class Weights:
     rigid_readings: int = 4
     rigid_neighbour_cm: float = 6.0
     rigid_shift: float = 0.3
+    wheel_members: int = 3
+    wheel_deg: tuple[float, float] = (2.0, 30.0)
+    wheel_fits: int = 3
 
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:
@@ -119,17 +122,6 @@ def appearance_cost(old_appearance: list[Look | None], new_appearance: list[Look
     return cost
 
 
-def distinct_shifts(shift_cm: np.ndarray | None, grain_cm: float = 0.05) -> int:
-    """How many different rigid moves a reading makes (zero is none): each reading carries its
-    members onto detections at almost no cost, so a squad read as two moves, part one spacing
-    short and part one long, cost as little as the one move it made, and noise chose. Moves are
-    told apart to `grain_cm`, so the detector's sub-millimetre jitter does not split one move."""
-    if shift_cm is None:
-        return 0
-    moves = np.unique(np.round(shift_cm[np.linalg.norm(shift_cm, axis=1) > 0] / grain_cm), axis=0)
-    return len(moves)
-
-
 def kept_on_their_spots(old_xy: np.ndarray, new_xy: np.ndarray, cost: np.ndarray,
                         pairs: list[tuple[int, int]], lost: list[int], max_cost: float,
                         alike: Callable[[int, int], bool], spot_cm: float,
@@ -179,10 +171,18 @@ def heading_cost(old_deg: np.ndarray, new_deg: np.ndarray) -> np.ndarray:
     return diff / 90.0
 
 
+@dataclass(frozen=True)
+class Reading:
+    """One way to read the moves as rigid ones: every track's rigid move (tracks x 2, zero for
+    none), and how many distinct moves that makes (each costs `rigid_shift`)."""
+
+    shift_cm: np.ndarray
+    moves: int
+
+
 def rigid_readings(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | None],
-                   reach_cm: np.ndarray, weights: Weights) -> list[np.ndarray]:
-    """The ways to read the moves as rigid ones: each a (tracks x 2) array of every track's
-    rigid move, zero for none.
+                   reach_cm: np.ndarray, weights: Weights) -> list[Reading]:
+    """The ways to read the moves as rigid ones.
 
     Within each group (a unit, or all tracks of no unit) the displacement that carries the
     most of the group's tracks, at least `rigid_members`, each onto a detection within
@@ -203,21 +203,21 @@ def rigid_readings(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | No
         return []
     tree = cKDTree(new_xy)
     in_group = [np.array([g == key for g in groups]) for key in dict.fromkeys(groups)]
-    readings: list[np.ndarray] = []
-    pending = [(np.zeros_like(old_xy), np.ones(len(old_xy), bool))]
+    readings: list[Reading] = []
+    pending = [(np.zeros_like(old_xy), np.ones(len(old_xy), bool), 0)]
     while pending and len(readings) < weights.rigid_readings:
-        shifts, unread = pending.pop(0)
+        shifts, unread, moves = pending.pop(0)
         split = _next_moves(old_xy, new_xy, in_group, reach_cm, weights, tree, unread)
         if split is None:
             if shifts.any():
-                readings.append(shifts)
+                readings.append(Reading(shifts, moves))
             continue
-        if np.linalg.norm(split[0][0]) <= weights.rigid_cm:
+        if not split[0][0].any():
             split = split[:1]  # pieces standing where they stood: no other reading of them
-        for shift, members in split:
+        for steps, members in split:
             branch, left = shifts.copy(), unread.copy()
-            branch[members], left[members] = shift, False
-            pending.append((branch, left))
+            branch[members], left[members] = steps, False
+            pending.append((branch, left, moves + int(steps.any())))
     return readings
 
 
@@ -226,27 +226,81 @@ Moves = list[tuple[np.ndarray, np.ndarray]]
 
 def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarray], reach_cm: np.ndarray,
                 weights: Weights, tree: cKDTree, unread: np.ndarray) -> Moves | None:
-    """The first group's displacements carrying at least `rigid_members` of the tracks not yet
-    read, with the tracks each carries, the most carried first (then the least spread, then
-    the shortest); None when no group has one."""
+    """The first group's moves carrying at least `rigid_members` of the tracks not yet read,
+    each as its members' steps and the tracks it carries, the most carried first (then the
+    least spread, then the shortest); None when no group has one. A displacement within
+    `rigid_cm` of none is standing still (all steps zero); others are taken as turns where
+    that carries more (`_wheeled`)."""
     for members in in_group:
         idx = np.flatnonzero(unread & members)
         if len(idx) < weights.rigid_members:
             continue
-        delta = new_xy[None, :, :] - old_xy[idx][:, None, :]
+        old = old_xy[idx]
+        delta = new_xy[None, :, :] - old[:, None, :]
         within = np.linalg.norm(delta, axis=2) <= reach_cm[idx][:, None]
         tried = np.vstack([np.zeros((1, 2)), delta[within]])
-        gap, _ = tree.query(old_xy[idx][None, :, :] + tried[:, None, :])
+        fields = np.repeat(tried[:, None, :], len(idx), axis=1)
+        gap, _ = tree.query(old[None, :, :] + fields)
+        carried = gap <= weights.rigid_cm
+        support = np.count_nonzero(carried, axis=1)
+        if support.max() < weights.rigid_members:
+            continue
+        for b in np.flatnonzero((support >= weights.wheel_members)
+                                & (np.linalg.norm(tried, axis=1) > weights.rigid_cm)):
+            fields[b], gap[b] = _wheeled(old, tree, fields[b], gap[b], weights)
         carried = gap <= weights.rigid_cm
         support = np.count_nonzero(carried, axis=1)
         spread = np.round(np.where(carried, gap, 0.0).sum(axis=1), 1)
-        if support.max() < weights.rigid_members:
-            continue
+        length = np.linalg.norm(fields, axis=2).mean(axis=1)
         moves: Moves = []
-        for b in np.lexsort((np.linalg.norm(tried, axis=1), spread, -support)):
+        kept: list[np.ndarray] = []
+        for b in np.lexsort((length, spread, -support)):
             if support[b] < weights.rigid_members or len(moves) == weights.rigid_readings:
                 break
-            if all(np.linalg.norm(tried[b] - shift) > weights.rigid_cm for shift, _ in moves):
-                moves.append((tried[b], idx[carried[b]]))
+            if all(np.linalg.norm(fields[b] - other, axis=1).max() > weights.rigid_cm for other in kept):
+                kept.append(fields[b])
+                moves.append((fields[b][carried[b]], idx[carried[b]]))
         return moves
     return None
+
+
+def _wheeled(old: np.ndarray, tree: cKDTree, field: np.ndarray, gap: np.ndarray,
+             weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+    """A displacement `field` turned where turning carries more of the group: the rigid
+    motion (a turn and a shift, Kabsch's least squares) that best sets the carried tracks on
+    their detections, fitted again on what it carries while that grows. Only a turn within
+    `wheel_deg` is taken: under 2 degrees a block's steps differ by the detector's jitter, and
+    a shift carries it as well. The steps and each track's gap to its nearest detection.
+
+    A block of look-alikes wheeled as one (a regiment turned 10 degrees on its tray) moves
+    each piece by a step that differs across the block by a centimetre: no single
+    displacement carries it whole, while one a spacing short carries most of each row
+    exactly, and its ids passed along the rows. Three carried tracks at least are fitted; a
+    pair fits any turn."""
+    low, high = weights.wheel_deg
+    for _ in range(weights.wheel_fits):
+        carried = gap <= weights.rigid_cm
+        if np.count_nonzero(carried) < weights.wheel_members:
+            break
+        _, near = tree.query(old[carried] + field[carried])
+        turn, shift = _rigid_fit(old[carried], tree.data[near])
+        if not low <= abs(np.degrees(np.arctan2(turn[1, 0], turn[0, 0]))) <= high:
+            break
+        fitted = old @ turn.T + shift - old
+        fitted_gap, _ = tree.query(old + fitted)
+        more = np.count_nonzero(fitted_gap <= weights.rigid_cm) - np.count_nonzero(carried)
+        if more < 0:
+            break
+        field, gap = fitted, fitted_gap
+        if more == 0:
+            break
+    return field, gap
+
+
+def _rigid_fit(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The turn and shift that take `source` points nearest to `target` (least squares, no
+    mirror): scipy's Rotation.align_vectors does this in 3D; in the plane it is two lines."""
+    a, b = source - source.mean(axis=0), target - target.mean(axis=0)
+    angle = np.arctan2(np.sum(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]), np.sum(a * b))
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    return turn, target.mean(axis=0) - source.mean(axis=0) @ turn.T

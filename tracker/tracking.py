@@ -23,10 +23,10 @@ from models.detections import Detections
 from tracker.appearance import Look, blend, colour_distance
 from tracker.association import (
     INFEASIBLE,
+    Reading,
     Weights,
     appearance_cost,
     assign,
-    distinct_shifts,
     heading_cost,
     kept_on_their_spots,
     match_cost,
@@ -411,19 +411,20 @@ class Tracker:
         old_appearance = [t.appearance for t in tracks]
         groups = [self.unit_of.get(t.id) for t in tracks]
 
-        def solve(shift: np.ndarray | None):
+        def solve(reading: Reading | None):
+            shift = None if reading is None else reading.shift_cm
             cost = match_cost(old_xy, new_xy, allowance, old_appearance, new_appearance, same_class,
                               self.weights, shift)
             if extra is not None:
                 cost = cost + extra
             pairs, lost, unclaimed = assign(cost, self.weights.max_cost)
             total = (sum(cost[i, j] for i, j in pairs) + self.weights.max_cost * (len(lost) + len(unclaimed))
-                     + self.weights.rigid_shift * distinct_shifts(shift))
+                     + (0.0 if reading is None else self.weights.rigid_shift * reading.moves))
             return pairs, lost, shift, total, cost
 
         reach = allowance * self.weights.allowance_slack + self.weights.slack_cm
         readings = rigid_readings(old_xy, new_xy, groups, reach, self.weights)
-        solved = [solve(shifts) for shifts in readings] or [solve(None)]
+        solved = [solve(reading) for reading in readings] or [solve(None)]
         pairs, lost, shift, _, cost = min(solved, key=lambda solution: solution[3])
 
         def alike(i: int, j: int) -> bool:

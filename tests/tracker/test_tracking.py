@@ -473,6 +473,31 @@ def test_a_squad_moved_two_spacings_along_its_rows_keeps_its_ids_whatever_the_no
         assert found[ids[before]] == (round(after[0], 2), round(after[1], 2))
 
 
+TRAY = [(60.0 + 3.3 * (i % 3), 50.0 + 3.3 * (i // 3)) for i in range(6)]  # 2 rows of 3, one paint
+
+
+@pytest.mark.parametrize("turn_deg", [-20.0, -10.0, 5.0, 10.0, 15.0, 20.0])
+@pytest.mark.parametrize("draw", range(3))
+def test_a_block_wheeled_on_its_tray_keeps_its_ids_along_its_rows(turn_deg, draw):
+    """Wheeled about its middle and carried 8 cm, each piece of a block moves by a step up to a
+    centimetre off its neighbour's, so no one shift carries the block without a residual, while
+    one a spacing short carries most of each row exactly: the ids passed one place along
+    each row (a blind check: 6 switches at 10 degrees)."""
+    noise = np.random.default_rng(draw).normal(0.0, 0.03, (6, 2))
+    middle = np.mean(TRAY, axis=0)
+    turn = np.radians(turn_deg)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    moved = [tuple(middle + [8.0, 0.0] + rotation @ (np.array(xy) - middle) + dxy)
+             for xy, dxy in zip(TRAY, noise, strict=True)]
+    tracker = Tracker()
+    tracker.update(detections(*TRAY))
+    ids = {xy: track_id for track_id, xy in positions(tracker).items()}
+    tracker.update(detections(*moved))
+    found = positions(tracker)
+    for before, after in zip(TRAY, moved, strict=True):
+        assert found[ids[before]] == (round(after[0], 2), round(after[1], 2))
+
+
 @pytest.mark.parametrize("jump", [14.0, 20.0, 29.0])
 def test_a_model_lifted_past_its_squad_mates_takes_none_of_their_ids(jump):
     """The hand passed over the whole line, but the picture changed only where the rear model
