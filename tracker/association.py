@@ -15,11 +15,12 @@ One Hungarian assignment (scipy `linear_sum_assignment`) on a combined cost:
 - a rigid move: pieces lifted together are set down as they stood, so the displacement most
   of a unit's pieces share (or of the unit-less pieces') is found by its support (how many
   pieces it carries onto a detection), not from a first matching, and a piece matched along
-  it costs by its residual against the sloppiness of a placement. A squad moved along its
-  own line with one piece unseen kept its order only by squared distance, which prefers
-  shorter moves: every track slid one place along. Each distinct move a reading makes costs
-  `rigid_shift`, or a squad read as two moves a spacing apart, each carrying part of it, tied
-  with the one move it made (identically painted, noise chose);
+  it costs by its residual against the sloppiness of a placement. A block wheeled as one
+  (turned on its tray) shares no one displacement: its move is read as a shift and a turn. A
+  squad moved along its own line with one piece unseen kept its order only by squared
+  distance, which prefers shorter moves: every track slid one place along. Each distinct
+  move a reading makes costs `rigid_shift`, or a squad read as two moves a spacing apart,
+  each carrying part of it, tied with the one move it made (identically painted, noise chose);
 - hard gates: a different size class, farther than the allowance (with slack for a sloppy
   placement), or nothing alike (a bare patch of mat where the detector saw a phantom base)
   can never match. A piece left without a match is gone, never swapped.
