@@ -172,7 +172,22 @@ def _move(args: argparse.Namespace) -> int:
 
     before = _scene(args.before, "BEFORE")
     after = _scene(args.after, "AFTER", allow_off_table=True)
-    return _print(api.move(before, after))
+    result = api.move(before, after)
+    _say_unjudged(before, after, result)
+    return _print(result)
+
+
+def _say_unjudged(before: Scene, after: Scene, result: dict) -> None:
+    """Models only in AFTER that no rule brings on now are left out of the answer, as having no
+    move; said, so a model missing from BEFORE by mistake is not taken for a legal arrival."""
+    new = [m.id for m in after.models if m.id not in before.index and m.id not in result["models"]]
+    if new:
+        print(
+            f"tablesight rules move: {', '.join(new)} {'is' if len(new) == 1 else 'are'} in AFTER only, "
+            "with no rule to come on now, so not judged: give BEFORE every model on the table "
+            "(a late arrival is judged by its deployment flag, e.g. from_the_skies; docs/rules.md)",
+            file=sys.stderr,
+        )
 
 
 def _ranges(args: argparse.Namespace) -> int:

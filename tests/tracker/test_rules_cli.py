@@ -83,6 +83,23 @@ def test_move(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert entry["reasons"][0]["code"] == "too_far" and "15.1" in entry["reasons"][0]["detail"]
 
 
+def test_a_model_only_in_after_with_no_rule_to_come_on_is_said_not_judged(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """It was left out of the answer without a word: a model missing from BEFORE by mistake
+    read as an arrival nobody judged. A moved one is judged as ever, and nothing is said then."""
+    def scene(name: str, *models: dict) -> str:
+        return write(tmp_path, name, scene_data("world-at-fire", list(models), phase="movement"))
+
+    before = scene("before.json", base(20, 30, "r1"))
+    after = scene("after.json", base(25, 30, "r1"), base(60, 60, "r9"))
+    code, result, err = run(capsys, "move", before, after)
+    assert code == 0 and list(result["models"]) == ["r1"]
+    assert "r9 is in AFTER only, with no rule to come on now, so not judged" in err
+    code, _, err = run(capsys, "move", before, scene("moved.json", base(25, 30, "r1")))
+    assert code == 0 and err == ""
+
+
 def test_ranges(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     models = [
         base(20, 30, "a", weapons=["rifle", "pistol"]),
