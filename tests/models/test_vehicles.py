@@ -1115,3 +1115,22 @@ def test_tanks_in_a_column_all_face_forward_though_each_follower_points_its_gun_
     assert len(vehicles) >= 2
     for i in range(len(vehicles)):
         assert abs((vehicles.heading_deg[i] - column[0].heading_deg + 180) % 360 - 180) < 3.0, where
+
+
+@pytest.mark.parametrize("table", [3, 7])
+def test_the_rear_tank_of_a_column_parked_close_is_found_beside_its_platoon_mates(detector, table):
+    """The hull map learned from hulls standing apart: of three tanks 1 cm apart nose to tail it
+    barely supported the rear one (0.04, against the 0.2 it asks), measured within millimetres,
+    and the tank was dropped. Beside a mate it is sure of, of its size and heading, it is kept."""
+    from tracker.demo.scenario import rig_camera as demo_camera
+    from tracker.demo.scenario import table_scene, two_armies
+
+    column = _column((115.0, 60.0), 0.0, [GREEN, BROWN, GREY], 1.0)
+    scene = replace(table_scene(table), bases=[piece.base for piece in two_armies()[0]], vehicles=column)
+    camera = demo_camera()
+    frame = render_scene(scene, camera, seed=table, supersample=1)
+    vehicles = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers)).vehicles
+    assert len(vehicles) == 3
+    for tank in column:
+        i = _nearest(vehicles, [tank.x_cm, tank.y_cm])
+        assert np.linalg.norm(vehicles.xy_cm[i] - [tank.x_cm, tank.y_cm]) < 0.8
