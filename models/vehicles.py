@@ -92,6 +92,10 @@ PLATOON_SIZE = 0.15
 # barrel between them: a column's leader sees its follower's gun over its own rear deck.
 FACING_CM = 6.0
 FACING_DEG = 30.0
+# A hull turned away from the gap only where its other end shows this share of what the gap
+# end shows: a column's leader's own gun (0.7-0.93 of it on the blind check's columns), not
+# the bare rear deck of a tank that faces the other.
+REAR_SHARE = 0.5
 
 
 def find_vehicles(
@@ -154,7 +158,9 @@ def _one_barrel_between(view: TableView, camera_cm: np.ndarray, vehicles: Vehicl
     leader's rear end showed it more than its own front showed its gun: the leader was turned
     round (a blind check: 4 of 7 columns). Both ends facing the gap see the one barrel; the
     hull it belongs to shows it down the whole third of its roof the search covers, the other
-    only where it overhangs, so the end that shows it less is turned away.
+    only where it overhangs, so the end that shows it less is turned away, where its other end
+    shows a gun of its own: two tanks that really face each other each have a bare rear deck
+    (a review's renders: 6 of 7 such pairs had one turned round without that).
     """
     along, _ = heading_axes(vehicles.heading_deg)
     fronts = vehicles.xy_cm + along * (vehicles.length_cm / 2)[:, None]
@@ -164,8 +170,9 @@ def _one_barrel_between(view: TableView, camera_cm: np.ndarray, vehicles: Vehicl
                 or along[i] @ along[j] > -np.cos(np.radians(FACING_DEG))):
             continue
         shown = [_front_shows(view, vehicles[k], heading[k], camera_cm) for k in (i, j)]
-        if shown[0] != shown[1]:
-            away = (i, j)[int(shown[1] < shown[0])]
+        weaker = int(shown[1] < shown[0])
+        away = (i, j)[weaker]
+        if _front_shows(view, vehicles[away], heading[away] + 180.0, camera_cm) >= REAR_SHARE * shown[weaker]:
             heading[away] = (heading[away] + 180.0) % 360
     return replace(vehicles, heading_deg=heading)
 

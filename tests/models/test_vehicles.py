@@ -1134,3 +1134,24 @@ def test_the_rear_tank_of_a_column_parked_close_is_found_beside_its_platoon_mate
     for tank in column:
         i = _nearest(vehicles, [tank.x_cm, tank.y_cm])
         assert np.linalg.norm(vehicles.xy_cm[i] - [tank.x_cm, tank.y_cm]) < 0.8
+
+
+@pytest.mark.parametrize(("gap_cm", "aside_cm"), [(2.0, 3.0), (4.0, 2.0), (1.0, 5.0)])
+def test_two_tanks_that_face_each_other_close_keep_facing_each_other(detector, gap_cm, aside_cm):
+    """Nose to nose, each tank's own gun points into the gap and its rear deck is bare: the
+    column rule (one barrel between them, the weaker end turned away) turned one round."""
+    from tracker.demo.scenario import rig_camera as demo_camera
+    from tracker.demo.scenario import table_scene, two_armies
+
+    tanks = [
+        VehicleSpec(90.0 - gap_cm / 2, 60.0, 20.0, 10.0, 0.0, 4.5, GREEN, turret_color=(70, 105, 95)),
+        VehicleSpec(110.0 + gap_cm / 2, 60.0 + aside_cm, 20.0, 10.0, 180.0, 4.5, BROWN,
+                    turret_color=(80, 95, 125)),
+    ]
+    scene = replace(table_scene(3), bases=[piece.base for piece in two_armies()[0]], vehicles=tanks)
+    camera = demo_camera()
+    frame = render_scene(scene, camera, seed=3, supersample=1)
+    vehicles = detector.detect(frame.image, CameraCalibration(camera, scene.table_cm, scene.markers)).vehicles
+    for tank in tanks:
+        i = _nearest(vehicles, [tank.x_cm, tank.y_cm])
+        assert abs((vehicles.heading_deg[i] - tank.heading_deg + 180) % 360 - 180) < 3.0
