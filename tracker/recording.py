@@ -37,8 +37,8 @@ SUFFIX = ".tsr"
 SQLITE_HEADER = b"SQLite format 3\x00"
 # SQLite's result codes (the low byte of `sqlite_errorcode`) that say the file could not be
 # used, not that it is damaged: a lock, the user's rights, a full disk, no memory.
-NOT_DAMAGE = {3: "PERM", 5: "BUSY", 6: "LOCKED", 7: "NOMEM", 8: "READONLY", 13: "FULL", 14: "CANTOPEN",
-              23: "AUTH"}
+NOT_DAMAGE = {sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM,
+              sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_AUTH}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -407,11 +407,11 @@ def _close_reader(db: sqlite3.Connection, copy: Path | None) -> None:
 
 def _cannot_read(path: Path, error: sqlite3.Error) -> TablesightError:
     """An error that is not damage: the file may be whole, so it is not called damaged."""
-    code = NOT_DAMAGE[(error.sqlite_errorcode or 0) & 0xFF]
-    if code in ("BUSY", "LOCKED"):
+    code = (error.sqlite_errorcode or 0) & 0xFF
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return TablesightError(f"cannot read {path} ({error}): another program holds it locked",
                                "wait until that program is done with it, or replay a copy of it")
-    if code in ("NOMEM", "FULL"):
+    if code in (sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_FULL):
         return TablesightError(f"cannot read {path} ({error})",
                                "free some memory or disk space, then run the command again")
     return TablesightError(f"cannot read {path} ({error})",

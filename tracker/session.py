@@ -47,11 +47,18 @@ class SourceUnavailable(TablesightError):
 ADVANCES = ("phase", "next_turn", "undo")
 
 
-def stale_advance(came_from: dict, turn: int, phase: str) -> dict:
-    """The answer to a turn control the game has already moved on from: nothing applied."""
-    return {"ok": True, "applied": False, "turn": turn, "phase": phase,
-            "note": f"The game had already moved on to turn {turn}, {phase} (from turn "
-                    f"{came_from.get('turn')}, {came_from.get('phase')}), so that tap changed nothing."}
+def stale_advance(action: str, payload: dict, turn: int, phase: str) -> tuple[dict, dict | None]:
+    """The payload without its `from`, and the answer to a turn control the game has already
+    moved on from (nothing applied), or None where it is to be applied."""
+    if action not in ADVANCES or "from" not in payload:
+        return payload, None
+    payload = dict(payload)
+    came_from = payload.pop("from")  # null: as if left out
+    if came_from is None or (came_from.get("turn"), came_from.get("phase")) == (turn, phase):
+        return payload, None
+    note = (f"The game had already moved on to turn {turn}, {phase} (from turn {came_from.get('turn')}, "
+            f"{came_from.get('phase')}), so that tap changed nothing.")
+    return payload, {"ok": True, "applied": False, "turn": turn, "phase": phase, "note": note}
 
 
 class TableSession:
@@ -163,13 +170,9 @@ class TableSession:
 
     def apply(self, action: str, payload: dict) -> dict:
         with self._lock:
-            if action in ADVANCES and "from" in payload:
-                payload = dict(payload)
-                came_from = payload.pop("from")  # null: as if left out
-                game = self.runner.game
-                where = (came_from.get("turn"), came_from.get("phase")) if came_from is not None else None
-                if where is not None and where != (game.turn, game.phase):
-                    return stale_advance(came_from, game.turn, game.phase)
+            payload, stale = stale_advance(action, payload, self.runner.game.turn, self.runner.game.phase)
+            if stale is not None:
+                return stale
             reply = self.runner.control(action, payload)
             if self.loop and action in CARRIED:
                 result = self.runner.last_result

@@ -21,7 +21,7 @@ import numpy as np
 
 from rules_core import api as rules_api
 from rules_core.errors import TablesightError
-from tracker.session import ADVANCES, stale_advance
+from tracker.session import stale_advance
 
 PHASES = {
     "world-at-fire": ["deployment", "movement", "shooting", "assault"],
@@ -266,12 +266,9 @@ class FakeSession:
         if handler is None:
             raise TablesightError(f"Unknown action '{action}'", "Use one of the contract's actions")
         with self._changed:
-            if action in ADVANCES and "from" in payload:  # as the real session: one step from what was seen
-                payload = dict(payload)
-                came_from = payload.pop("from")  # null: as if left out
-                turn, phase = self._state["turn"], self._state["phase"]
-                if came_from is not None and (came_from.get("turn"), came_from.get("phase")) != (turn, phase):
-                    return stale_advance(came_from, turn, phase)
+            payload, stale = stale_advance(action, payload, self._state["turn"], self._state["phase"])
+            if stale is not None:  # as the real session: one step from what was seen
+                return stale
             draft = copy.deepcopy(self._state)
             result = handler(draft, payload)
             draft["version"] += 1
