@@ -93,15 +93,22 @@ def test_ranges_are_not_asked_for_more_than_once_a_second(page, session):
     assert 1 <= len(asked) <= 3, asked
 
 
-def test_a_picked_model_taken_off_the_table_drops_its_ranges(page, session):
+@pytest.mark.parametrize("gone", ["taken off", "left without a side"])
+def test_a_picked_model_taken_off_the_table_drops_its_ranges(page, session, gone):
+    """Told why: a model still on the table but left without a side was told it was gone."""
     tap_table(page, 32.0, 30.0)  # r1
     expect(page.locator("#ranges")).to_be_visible()
     with session._changed:
-        session._state["models"] = [m for m in session._state["models"] if m["id"] != "r1"]
+        models = session._state["models"]
+        if gone == "taken off":
+            session._state["models"] = [m for m in models if m["id"] != "r1"]
+        else:
+            next(m for m in models if m["id"] == "r1")["side"] = None
         session._state["version"] += 1
         session._changed.notify_all()
     expect(page.locator("#ranges")).to_have_count(0)
-    expect(page.locator("#message")).to_contain_text("r1 is no longer on the table")
+    said = "r1 is no longer on the table" if gone == "taken off" else "r1 has no side now"
+    expect(page.locator("#message")).to_contain_text(said)
 
 
 def test_a_setup_tool_left_on_does_not_follow_into_play(page, session):

@@ -283,9 +283,11 @@ function tableKey(state) {
 
 function followRanges(state) {
   if (!ctx.selected) return;
-  if (!pieces(state).some((p) => p.id === ctx.selected && p.side)) {
-    // Taken off the table (or unassigned): its ranges were of a model no longer there.
-    ctx.show(`${ctx.selected} is no longer on the table: its ranges are gone.`);
+  const picked = pieces(state).find((p) => p.id === ctx.selected);
+  if (!picked || !picked.side) {
+    // Taken off the table, or left without a side: its ranges were of a model no longer in play.
+    const why = picked ? "has no side now" : "is no longer on the table";
+    ctx.show(`${ctx.selected} ${why}: its ranges are gone.`);
     Object.assign(ctx, { selected: null, ranges: null });
     return;
   }
