@@ -139,6 +139,6 @@ def _counted(ids) -> str:
 def _fix_for(label: str, fix: str) -> str:
     if (match := USE_ONE_OF.match(fix)) and label:
         return f"Under {label}, use one of {match[1]}"
-    if fix.startswith("leave `"):
+    if fix.startswith("leave `") and label:
         return f"Leave {label} empty: {fix.split(': ', 1)[-1]}"
     return fix[:1].upper() + fix[1:]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules_core.errors import SceneError, TablesightError
 from tests.webui.fake_session import demo_state
-from webui.wording import assign_refusal
+from webui.wording import assign_refusal, refusal
 
 
 def test_the_model_a_scene_index_means_is_named_even_when_it_was_not_picked():
@@ -58,3 +58,11 @@ def test_a_chassis_on_a_type_without_one_names_the_field_once():
         "Leave Chassis empty: only models of type vehicle have one."
     )
     assert "Chassis chassis" not in told
+
+
+def test_a_leave_it_empty_fix_without_a_form_field_keeps_its_own_words():
+    """A refusal of no one field of the form read "Leave  empty: ..." (no field named)."""
+    error = SceneError("scene field deployment.sides: a side has no edge",
+                       "leave `sides` empty: sides come later")
+    told = refusal("deployment", error, {}, demo_state())
+    assert told.fix == "Leave `sides` empty: sides come later"
