@@ -63,6 +63,7 @@ class Weights:
     wheel_members: int = 3
     wheel_deg: tuple[float, float] = (2.0, 30.0)
     wheel_fits: int = 3
+    wheel_gap_cm: float = 0.2
 
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:
@@ -183,7 +184,7 @@ class Reading:
 
 def rigid_readings(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | None],
                    reach_cm: np.ndarray, weights: Weights) -> list[Reading]:
-    """The ways to read the moves as rigid ones.
+    """The ways to read the moves as rigid ones (each a shift, or a shift and a turn: `_wheeled`).
 
     Within each group (a unit, or all tracks of no unit) the displacement that carries the
     most of the group's tracks, at least `rigid_members`, each onto a detection within
@@ -207,15 +208,18 @@ def rigid_readings(old_xy: np.ndarray, new_xy: np.ndarray, groups: list[str | No
     readings: list[Reading] = []
     pending = [(np.zeros_like(old_xy), np.ones(len(old_xy), bool), 0)]
     while pending and len(readings) < weights.rigid_readings:
-        shifts, unread, moves = pending.pop(0)
+        shifts, unread, moves = pending.pop()
         split = _next_moves(old_xy, new_xy, in_group, reach_cm, weights, tree, unread)
         if split is None:
             if shifts.any():
                 readings.append(Reading(shifts, moves))
             continue
-        if not split[0][0].any():
+        if np.linalg.norm(split[0][0], axis=1).max() <= weights.rigid_cm:
             split = split[:1]  # pieces standing where they stood: no other reading of them
-        for steps, members in split:
+        # Depth first, the best move on top: a reading is finished group by group, where taking
+        # every group's alternatives first grew the queue fourfold a group before any reading was
+        # done (8 look-alike units on a lattice: 5,500 searches, 7.6 s, for the same 4 readings).
+        for steps, members in reversed(split):
             branch, left = shifts.copy(), unread.copy()
             branch[members], left[members] = steps, False
             pending.append((branch, left, moves + int(steps.any())))
@@ -229,9 +233,9 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
                 weights: Weights, tree: cKDTree, unread: np.ndarray) -> Moves | None:
     """The first group's moves carrying at least `rigid_members` of the tracks not yet read,
     each as its members' steps and the tracks it carries, the most carried first (then the
-    least spread, then the shortest); None when no group has one. A displacement within
-    `rigid_cm` of none is standing still (all steps zero); others are taken as turns where
-    that carries more (`_wheeled`)."""
+    least spread, then the shortest); None when no group has one. A group best read as
+    standing still is read so at once; a moved group's displacements are taken as turns where
+    a turn carries as many and fits closer (`_wheeled`)."""
     for members in in_group:
         idx = np.flatnonzero(unread & members)
         if len(idx) < weights.rigid_members:
@@ -246,13 +250,19 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
         support = np.count_nonzero(carried, axis=1)
         if support.max() < weights.rigid_members:
             continue
-        for b in np.flatnonzero((support >= weights.wheel_members)
-                                & (np.linalg.norm(tried, axis=1) > weights.rigid_cm)):
-            fields[b], gap[b] = _wheeled(old, tree, fields[b], gap[b], weights)
-        carried = gap <= weights.rigid_cm
-        support = np.count_nonzero(carried, axis=1)
         spread = np.round(np.where(carried, gap, 0.0).sum(axis=1), 1)
-        length = np.linalg.norm(fields, axis=2).mean(axis=1)
+        length = np.linalg.norm(tried, axis=1)
+        order = np.lexsort((length, spread, -support))
+        if length[order[0]] > weights.rigid_cm:  # moved, not standing: try turns
+            # A shift that sets its pieces down to the detector's jitter is no turn: only one
+            # whose carried pieces miss by more on average is tried as one.
+            loose = np.where(carried, gap, 0.0).sum(axis=1) > weights.wheel_gap_cm * support
+            for b in np.flatnonzero((support >= weights.wheel_members) & (length > weights.rigid_cm) & loose):
+                fields[b], gap[b] = _wheeled(old, tree, fields[b], gap[b], weights)
+            carried = gap <= weights.rigid_cm
+            support = np.count_nonzero(carried, axis=1)
+            spread = np.round(np.where(carried, gap, 0.0).sum(axis=1), 1)
+            length = np.linalg.norm(fields, axis=2).mean(axis=1)
         moves: Moves = []
         kept: list[np.ndarray] = []
         for b in np.lexsort((length, spread, -support)):
@@ -267,9 +277,9 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
 
 def _wheeled(old: np.ndarray, tree: cKDTree, field: np.ndarray, gap: np.ndarray,
              weights: Weights) -> tuple[np.ndarray, np.ndarray]:
-    """A displacement `field` turned where turning carries more of the group: the rigid
-    motion (a turn and a shift, Kabsch's least squares) that best sets the carried tracks on
-    their detections, fitted again on what it carries while that grows. Only a turn within
+    """A displacement `field` turned where a turn carries as many of the group or more: the
+    rigid motion (a turn and a shift, Kabsch's least squares) that best sets the carried tracks
+    on their detections, fitted again on what it carries while that grows. Only a turn within
     `wheel_deg` is taken: under 2 degrees a block's steps differ by the detector's jitter, and
     a shift carries it as well. The steps and each track's gap to its nearest detection.
 
