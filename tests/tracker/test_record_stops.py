@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rules_core.errors import TablesightError
-from tests.demo_files import demo_layout_and_frames
+from tests.demo_files import demo_stills
 from tracker.recording import Recording, RecordingWriter
 
 MANIFEST = {"ruleset": "world-at-fire", "table": {"width_cm": 183.0, "depth_cm": 122.0}}
@@ -24,13 +24,7 @@ MANIFEST = {"ruleset": "world-at-fire", "table": {"width_cm": 183.0, "depth_cm":
 @pytest.fixture
 def frames(tmp_path: Path) -> Path:
     """The demo game's layout, and a folder of its frames long enough to be stopped part-way."""
-    layout, jpegs = demo_layout_and_frames()
-    (tmp_path / "layout.json").write_text(layout)
-    folder = tmp_path / "frames"
-    folder.mkdir()
-    for index in range(400):
-        (folder / f"f{index:04d}.jpg").write_bytes(jpegs[index % len(jpegs)])
-    return tmp_path
+    return demo_stills(tmp_path, 400)
 
 
 def tablesight(argv: list[str], cwd: Path, **options) -> subprocess.Popen:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from rules_core.errors import TablesightError
-from tests.demo_files import demo_layout_and_frames
+from tests.demo_files import demo_stills
 from tests.tracker.flat import flat_pipeline, game_frames
 from tests.tracker.recorded import CONTROLS
 from tests.tracker.test_bad_paths import NO_CAPS, needs_no_caps
@@ -166,13 +166,7 @@ def test_an_interrupt_between_a_frames_events_and_its_row_keeps_neither(tmp_path
 @pytest.fixture
 def stills(tmp_path: Path) -> Path:
     """The demo game's layout and its first frames as a folder of stills."""
-    layout, jpegs = demo_layout_and_frames()
-    (tmp_path / "layout.json").write_text(layout)
-    folder = tmp_path / "frames"
-    folder.mkdir()
-    for index in range(3):
-        (folder / f"f{index:04d}.jpg").write_bytes(jpegs[index])
-    return tmp_path
+    return demo_stills(tmp_path, 3)
 
 
 def test_record_interrupted_mid_frame_keeps_the_frames_before_it_whole_and_exits_130(stills, capsys,

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.webui.fake_session import RULESETS
 from webui.serve import make_server
 
 PHONE = {
@@ -119,6 +120,17 @@ def pushed(page, session) -> None:
         "version => Boolean(window.tablesight.live) && window.tablesight.live.version >= version",
         arg=session.state()["version"],
     )
+
+
+def combined_arms(page, session) -> None:
+    """The live game under Combined Arms (measured in inches, with templates), no deployment."""
+    with session._changed:
+        session._state["ruleset"] = dict(RULESETS["combined-arms"])
+        session._state["deployment"] = None
+        session._state["version"] += 1
+        session._changed.notify_all()
+    pushed(page, session)
+    page.wait_for_selector("[data-mode='template']:not([hidden])")
 
 
 def enter_pin(page, pin: str = PIN) -> None:

@@ -11,7 +11,17 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.webui.browser import PHONE, PIN, assert_phone_friendly, enter_pin, pushed, serving, shot, tap_table
+from tests.webui.browser import (
+    PHONE,
+    PIN,
+    assert_phone_friendly,
+    combined_arms,
+    enter_pin,
+    pushed,
+    serving,
+    shot,
+    tap_table,
+)
 from tests.webui.fake_session import RULESETS
 from webui.app import create_app
 
@@ -112,17 +122,6 @@ def test_the_ranges_list_keeps_its_scroll_through_state_updates(page, session):
     assert bottom > 0
     bump(page, session)
     assert page.evaluate("document.querySelector('#ranges').scrollTop") == bottom
-
-
-def combined_arms(page, session) -> None:
-    """The live game under Combined Arms (measured in inches, with templates), no deployment."""
-    with session._changed:
-        session._state["ruleset"] = dict(RULESETS["combined-arms"])
-        session._state["deployment"] = None
-        session._state["version"] += 1
-        session._changed.notify_all()
-    pushed(page, session)
-    page.wait_for_selector("[data-mode='template']:not([hidden])")
 
 
 # Each option's text against the room the picker gives it (its box less padding and the arrow).

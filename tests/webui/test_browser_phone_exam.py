@@ -11,8 +11,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.webui.browser import PIN, enter_pin, pushed, tap_table
-from tests.webui.fake_session import RULESETS
+from tests.webui.browser import PIN, combined_arms, enter_pin, pushed, tap_table
 
 pytestmark = pytest.mark.browser
 
@@ -172,16 +171,6 @@ def test_a_step_length_the_rig_refuses_keeps_bronepehota_chosen(page, session):
     expect(page.locator("#message.bad")).to_contain_text("Step length is a number from 1 to 50 cm")
     expect(page.locator("#ruleset")).to_have_value("bronepehota")
     expect(page.locator("#step-field")).to_be_visible()
-
-
-def combined_arms(page, session) -> None:
-    with session._changed:
-        session._state["ruleset"] = dict(RULESETS["combined-arms"])
-        session._state["deployment"] = None
-        session._state["version"] += 1
-        session._changed.notify_all()
-    pushed(page, session)
-    page.wait_for_selector("[data-mode='template']:not([hidden])")
 
 
 def test_a_strip_template_heading_is_sent_in_one_turn_and_an_empty_one_refused(page, session):
