@@ -496,10 +496,18 @@ class Recording:
             ) from None
         _check_manifest(self.path, self.manifest)
         version = self.manifest.get("format_version")
-        if not isinstance(version, int):
+        # JSON's true is a Python int, and formats count from 1: true, 0 or -1 is a damaged
+        # manifest, as is 1.5, which was said to be missing.
+        if "format_version" not in self.manifest:
             raise TablesightError(
                 f"{self.path} has no format version in its manifest",
                 "give a .tsr file written by `tablesight record`",
+            )
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise TablesightError(
+                f"{self.path} has format version {json.dumps(version)} in its manifest, which no "
+                "tablesight writes (they count from 1)",
+                "its manifest is damaged: give a .tsr file written by `tablesight record`",
             )
         if version > FORMAT_VERSION:
             raise TablesightError(

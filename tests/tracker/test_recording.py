@@ -1,5 +1,6 @@
 import contextlib
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -104,6 +105,18 @@ def test_recording_from_a_newer_format_says_so(recorded, tmp_path):
         db.execute("UPDATE manifest SET value = '99' WHERE key = 'format_version'")
     with pytest.raises(TablesightError, match="newer tablesight"):
         Recording(newer)
+
+
+@pytest.mark.parametrize("value", ["true", "0", "-1", "1.5", "\"1\""])
+def test_a_format_version_no_tablesight_writes_is_named(recorded, tmp_path, value):
+    """true, 0 and -1 were taken as a format (JSON's true is a Python int), 1.5 said missing."""
+    path, _ = recorded
+    odd = tmp_path / "odd.tsr"
+    odd.write_bytes(path.read_bytes())
+    with sqlite3.connect(odd) as db:
+        db.execute("UPDATE manifest SET value = ? WHERE key = 'format_version'", (value,))
+    with pytest.raises(TablesightError, match=rf"has format version {re.escape(value)} in its manifest"):
+        Recording(odd)
 
 
 def test_a_file_that_is_not_a_recording_is_refused(tmp_path):
