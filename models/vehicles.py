@@ -169,10 +169,11 @@ def _one_barrel_between(view: TableView, camera_cm: np.ndarray, vehicles: Vehicl
         if (np.linalg.norm(fronts[i] - fronts[j]) > FACING_CM
                 or along[i] @ along[j] > -np.cos(np.radians(FACING_DEG))):
             continue
-        shown = [_front_shows(view, vehicles[k], heading[k], camera_cm) for k in (i, j)]
-        weaker = int(shown[1] < shown[0])
-        away = (i, j)[weaker]
-        if _front_shows(view, vehicles[away], heading[away] + 180.0, camera_cm) >= REAR_SHARE * shown[weaker]:
+        (front_i, rear_i), (front_j, rear_j) = (
+            _ends_show(view, vehicles[k], heading[k], camera_cm) for k in (i, j)
+        )
+        away, front, rear = (j, front_j, rear_j) if front_j < front_i else (i, front_i, rear_i)
+        if rear >= REAR_SHARE * front:
             heading[away] = (heading[away] + 180.0) % 360
     return replace(vehicles, heading_deg=heading)
 
@@ -197,11 +198,11 @@ def _in_a_platoon(hull: tuple, found: list[tuple], support: list[float]) -> bool
     return False
 
 
-def _front_shows(view: TableView, hull: Vehicles, heading: float, camera_cm: np.ndarray) -> float:
-    """How strongly a barrel shows at the end of one hull its heading points to."""
+def _ends_show(view: TableView, hull: Vehicles, heading: float, camera_cm: np.ndarray) -> tuple[float, float]:
+    """How strongly a barrel shows at the end of one hull its heading points to, and at the other."""
     blob = roof_blob(hull.xy_cm[0], hull.length_cm[0], hull.width_cm[0], heading, camera_cm, 1.0)
     low, high = gun_scores(view, blob)
-    return high if heading_axes(heading)[0] @ blob.axes[0] > 0 else low
+    return (high, low) if heading_axes(heading)[0] @ blob.axes[0] > 0 else (low, high)
 
 
 def _map_support(view: TableView, hull: tuple) -> float:
