@@ -246,26 +246,22 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
         tried = np.vstack([np.zeros((1, 2)), delta[within]])
         fields = np.repeat(tried[:, None, :], len(idx), axis=1)
         gap, _ = tree.query(old[None, :, :] + fields)
-        carried = gap <= weights.rigid_cm
-        support = np.count_nonzero(carried, axis=1)
+        carried, support, missed = _carried(gap, weights)
         if support.max() < weights.rigid_members:
             continue
-        spread = np.round(np.where(carried, gap, 0.0).sum(axis=1), 1)
         length = np.linalg.norm(tried, axis=1)
-        order = np.lexsort((length, spread, -support))
-        if length[order[0]] > weights.rigid_cm:  # moved, not standing: try turns
-            # A shift that sets its pieces down to the detector's jitter is no turn: only one
-            # whose carried pieces miss by more on average is tried as one.
-            loose = np.where(carried, gap, 0.0).sum(axis=1) > weights.wheel_gap_cm * support
+        if length[np.lexsort((length, np.round(missed, 1), -support))[0]] > weights.rigid_cm:
+            # Moved, not standing: turns are tried. A shift that sets its pieces down to the
+            # detector's jitter is no turn: only one whose carried pieces miss by more on
+            # average is tried as one.
+            loose = missed > weights.wheel_gap_cm * support
             for b in np.flatnonzero((support >= weights.wheel_members) & (length > weights.rigid_cm) & loose):
                 fields[b], gap[b] = _wheeled(old, tree, fields[b], gap[b], weights)
-            carried = gap <= weights.rigid_cm
-            support = np.count_nonzero(carried, axis=1)
-            spread = np.round(np.where(carried, gap, 0.0).sum(axis=1), 1)
+            carried, support, missed = _carried(gap, weights)
             length = np.linalg.norm(fields, axis=2).mean(axis=1)
         moves: Moves = []
         kept: list[np.ndarray] = []
-        for b in np.lexsort((length, spread, -support)):
+        for b in np.lexsort((length, np.round(missed, 1), -support)):
             if support[b] < weights.rigid_members or len(moves) == weights.rigid_readings:
                 break
             if all(np.linalg.norm(fields[b] - other, axis=1).max() > weights.rigid_cm for other in kept):
@@ -273,6 +269,13 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
                 moves.append((fields[b][carried[b]], idx[carried[b]]))
         return moves
     return None
+
+
+def _carried(gap: np.ndarray, weights: Weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each tried move (a row of `gap`, each track's miss): the tracks it carries onto a
+    detection within `rigid_cm`, how many, and by how much they miss in all."""
+    carried = gap <= weights.rigid_cm
+    return carried, np.count_nonzero(carried, axis=1), np.where(carried, gap, 0.0).sum(axis=1)
 
 
 def _wheeled(old: np.ndarray, tree: cKDTree, field: np.ndarray, gap: np.ndarray,
@@ -294,8 +297,8 @@ def _wheeled(old: np.ndarray, tree: cKDTree, field: np.ndarray, gap: np.ndarray,
         if np.count_nonzero(carried) < weights.wheel_members:
             break
         _, near = tree.query(old[carried] + field[carried])
-        turn, shift = _rigid_fit(old[carried], tree.data[near])
-        if not low <= abs(np.degrees(np.arctan2(turn[1, 0], turn[0, 0]))) <= high:
+        angle, turn, shift = _rigid_fit(old[carried], tree.data[near])
+        if not low <= abs(np.degrees(angle)) <= high:
             break
         fitted = old @ turn.T + shift - old
         fitted_gap, _ = tree.query(old + fitted)
@@ -308,10 +311,11 @@ def _wheeled(old: np.ndarray, tree: cKDTree, field: np.ndarray, gap: np.ndarray,
     return field, gap
 
 
-def _rigid_fit(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The turn and shift that take `source` points nearest to `target` (least squares, no
-    mirror): scipy's Rotation.align_vectors does this in 3D; in the plane it is two lines."""
+def _rigid_fit(source: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """The turn (its angle in radians and its matrix) and shift that take `source` points nearest
+    to `target` (least squares, no mirror): scipy's Rotation.align_vectors does this in 3D; in
+    the plane it is two lines."""
     a, b = source - source.mean(axis=0), target - target.mean(axis=0)
     angle = np.arctan2(np.sum(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]), np.sum(a * b))
     turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
-    return turn, target.mean(axis=0) - source.mean(axis=0) @ turn.T
+    return float(angle), turn, target.mean(axis=0) - source.mean(axis=0) @ turn.T
