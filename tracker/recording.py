@@ -314,9 +314,7 @@ def _log_left_behind(path: Path) -> bool:
     (SQLite, opening it, makes an empty one.)"""
     log = path.with_name(path.name + "-wal")
     try:
-        with path.open("rb") as handle:
-            header = handle.read(20)
-        return header[18:19] == b"\x02" and (not log.exists() or log.stat().st_size == 0)
+        return in_wal_mode(path) and (not log.exists() or log.stat().st_size == 0)
     except OSError:
         return False
 
