@@ -160,7 +160,8 @@ def _one_barrel_between(view: TableView, camera_cm: np.ndarray, vehicles: Vehicl
     hull it belongs to shows it down the whole third of its roof the search covers, the other
     only where it overhangs, so the end that shows it less is turned away, where its other end
     shows a gun of its own: two tanks that really face each other each have a bare rear deck
-    (a review's renders: 6 of 7 such pairs had one turned round without that).
+    (a review's renders: 6 of 7 such pairs had one turned round without that). A hull turned
+    round points to another gap, which the pairs after it see.
     """
     along, _ = heading_axes(vehicles.heading_deg)
     fronts = vehicles.xy_cm + along * (vehicles.length_cm / 2)[:, None]
@@ -175,6 +176,8 @@ def _one_barrel_between(view: TableView, camera_cm: np.ndarray, vehicles: Vehicl
         away, front, rear = (j, front_j, rear_j) if front_j < front_i else (i, front_i, rear_i)
         if rear >= REAR_SHARE * front:
             heading[away] = (heading[away] + 180.0) % 360
+            along[away] = -along[away]
+            fronts[away] = vehicles.xy_cm[away] + along[away] * vehicles.length_cm[away] / 2
     return replace(vehicles, heading_deg=heading)
 
 
