@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -238,9 +237,9 @@ def load_layout(path: str | Path) -> Layout:
     The size stands for the layout `tablesight markers --table 183x122` prints by default, so a
     player who printed those sheets needs no file; a file of that name still wins.
     """
-    size = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", str(path))
-    if size and not Path(path).exists():  # "183X122" and "183 x 122" are the size as well
-        return default_layout(f"{size[1]}x{size[2]}")
+    size = _size_in(str(path))
+    if size and not Path(path).exists():
+        return default_layout(f"{size[0]:g}x{size[1]:g}")
     data = read_json(path, "layout", "--layout", "a layout JSON file as written by `tablesight markers`")
     if isinstance(data, dict) and "markers" not in data and ("homography" in data or "K" in data):
         # The three JSON files of a rig look alike in a folder; said as pydantic sees it, a
@@ -254,14 +253,22 @@ def load_layout(path: str | Path) -> Layout:
     return Layout.from_dict(data, source=f"layout {path}")
 
 
+def _size_in(text: str) -> tuple[float, float] | None:
+    """A table size as people type it ("183x122", "183X122", "183 x 122", "183×122"), else None:
+    the one reading of WxD for a layout named by size, a default layout and a printed sheet."""
+    try:
+        width, depth = (float(v) for v in text.lower().replace("×", "x").split("x"))
+    except ValueError:
+        return None
+    return width, depth
+
+
 def parse_table(table: str) -> tuple[float, float]:
     """'183x122' -> (183.0, 122.0)."""
-    try:
-        width, depth = (float(v) for v in table.lower().split("x"))
-    except ValueError:
-        raise TablesightError(
-            f"table size {table!r} is not WIDTHxDEPTH in cm", "write it like 183x122"
-        ) from None
+    size = _size_in(table)
+    if size is None:
+        raise TablesightError(f"table size {table!r} is not WIDTHxDEPTH in cm", "write it like 183x122")
+    width, depth = size
     if not all(math.isfinite(side) and side > 0 for side in (width, depth)):
         raise TablesightError(f"table size {table!r} must be positive and finite", "write it like 183x122")
     _not_in_feet(table, width, depth)
@@ -318,9 +325,9 @@ def corner_layout(
 def default_layout(table: str = "183x122") -> Layout:
     """The shipped layout for one of the seed table sizes (122x122, 183x122, 244x183)."""
     if table not in DEFAULT_TABLES:
-        size = re.fullmatch(r"(\d+(?:\.\d+)?)x(\d+(?:\.\d+)?)", table)
-        if size:
-            _not_in_feet(table, float(size[1]), float(size[2]))
+        size = _size_in(table)
+        if size and all(0 < side < math.inf for side in size):
+            _not_in_feet(table, *size)
         raise TablesightError(
             f"no default layout for a {table} table",
             f"use one of {', '.join(DEFAULT_TABLES)}, or `tablesight markers --table {table}`",
