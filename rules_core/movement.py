@@ -48,6 +48,7 @@ class MoveJudge:
                 f"after.ruleset: {after.ruleset.id!r} differs from before.ruleset {before.ruleset.id!r}",
                 "compare two scenes of the same game",
             )
+        _check_sides_kept(before, after)
         self.after = after
         self.rules = after.ruleset
         self.terrain = [(t, shapely.Polygon(t.polygon_cm)) for t in after.spec.terrain]
@@ -1021,6 +1022,20 @@ def carried(before: Scene, after: Scene) -> tuple[Scene, dict[int, str]]:
                 carriers[a] = vehicle.id
             break
     return (dataclasses.replace(before, models=tuple(models)) if carriers else before), carriers
+
+
+def _check_sides_kept(before: Scene, after: Scene) -> None:
+    """A model never changes side during a move (its unit may: a dismount, a crew leaving its gun),
+    so a side that differs is a slip in one of the two files, and judging it would hold the model
+    to the other side's enemies and zone."""
+    for model in after.models:
+        b = before.index.get(model.id)
+        if b is not None and before.models[b].side != model.side:
+            raise SceneError(
+                f"model {model.id!r} is on side {before.models[b].side!r} in BEFORE but on side "
+                f"{model.side!r} in AFTER: a side cannot change during a move",
+                "fix its side in the file that is wrong",
+            )
 
 
 def judge_move(before: Scene, after: Scene) -> dict:

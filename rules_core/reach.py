@@ -17,9 +17,18 @@ TOLERANCE_CM = 1e-6
 
 
 def shooters_of(scene: Scene, from_id: str) -> list[int]:
-    if from_id in scene.index:
-        return [scene.index[from_id]]
+    """The model FROM names, else its unit's models; an id that is both a model's and a unit's
+    holding other models is refused, as either reading would change who fires."""
     members = np.flatnonzero(scene.units == from_id).tolist()
+    if from_id in scene.index:
+        model = scene.index[from_id]
+        if members and members != [model]:
+            holds = ", ".join(scene.models[k].id for k in members)
+            raise SceneError(
+                f"FROM {from_id!r} is both a model id and a unit id (unit {from_id!r} holds {holds})",
+                f"rename the unit (e.g. {from_id}-unit) so FROM names one of them",
+            )
+        return [model]
     if not members:
         raise SceneError(
             f"FROM: unknown model or unit id {from_id!r}", "use a model id or a unit name from the scene"

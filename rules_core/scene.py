@@ -161,6 +161,10 @@ class TableSpec(_Record):
     depth_cm: float = Field(gt=0, le=MAX_TABLE_CM, allow_inf_nan=False)
     step_cm: float | None = Field(default=None, allow_inf_nan=False, **STEP_CM)
 
+    def holds(self, x_cm: float, y_cm: float) -> bool:
+        """Whether a point (a model's or an objective's centre) lies on the table, edges included."""
+        return 0 <= x_cm <= self.width_cm and 0 <= y_cm <= self.depth_cm
+
 
 class ObjectiveSpec(_Record):
     id: str = Field(min_length=1)
@@ -260,6 +264,11 @@ class Scene:
     @cached_property
     def footprints(self) -> Footprints:
         return Footprints.of_scene(self)
+
+    def off_table(self) -> list[str]:
+        """Ids of the models whose centre is off the table: only a scene parsed with
+        `allow_off_table` holds any (a model beside the table, in reserve or flown off)."""
+        return [m.id for m in self.models if not self.table.holds(m.x_cm, m.y_cm)]
 
     def model_index(self, model_id: str, field_name: str) -> int:
         if model_id not in self.index:
@@ -375,9 +384,7 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"use one of {', '.join(map(str, unit_type.altitudes))}",
             )
         model = _with_base(model, unit_type, where)
-        if not allow_off_table and not (
-            0 <= model.x_cm <= spec.table.width_cm and 0 <= model.y_cm <= spec.table.depth_cm
-        ):
+        if not allow_off_table and not spec.table.holds(model.x_cm, model.y_cm):
             raise _fail(
                 f"{where}.x_cm/y_cm",
                 f"model {model.id!r} at ({model.x_cm}, {model.y_cm}) is off the "
@@ -552,7 +559,7 @@ def _check_ids_and_terrain(spec: SceneSpec, ruleset: Ruleset, model_ids: set[str
             raise _fail(f"mines[{i}].id", f"duplicate id {mine.id!r}", "give every mine its own id")
         seen.add(mine.id)
     for i, objective in enumerate(spec.objectives):
-        if not (0 <= objective.x_cm <= spec.table.width_cm and 0 <= objective.y_cm <= spec.table.depth_cm):
+        if not spec.table.holds(objective.x_cm, objective.y_cm):
             raise _fail(
                 f"objectives[{i}].x_cm/y_cm",
                 f"objective {objective.id!r} at ({objective.x_cm}, {objective.y_cm}) is off the "

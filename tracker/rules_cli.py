@@ -164,7 +164,56 @@ def _measure(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from rules_core import api
 
-    return _print(api.check(_scene(args.scene)))
+    # A model beside the table (in reserve, or flown off) stops no state report, as it stops no
+    # move; the web UI's reports take it too.
+    scene = _scene(args.scene, allow_off_table=True)
+    result = api.check(scene)
+    _say_off_table(scene)
+    _say_no_deployment(scene)
+    return _print(result)
+
+
+def _say_off_table(scene: Scene) -> None:
+    """Said, since each is judged where it stands: a unit's coherency counts a model waiting
+    beside the table, and a model placed off it by a slip of the tracker or the file would
+    otherwise pass unseen."""
+    off = scene.off_table()
+    if off:
+        table, one = scene.table, len(off) == 1
+        print(
+            f"tablesight rules check: {', '.join(off)} {'is' if one else 'are'} off the "
+            f"{table.width_cm:g}x{table.depth_cm:g} cm table, judged where "
+            f"{'it stands' if one else 'they stand'} (a unit's coherency counts {'it' if one else 'them'}): "
+            "leave a model waiting beside the table (in reserve) out of the scene",
+            file=sys.stderr,
+        )
+
+
+def _say_no_deployment(scene: Scene) -> None:
+    """In the deployment phase `in_deployment_zone` is null for every model without zones to judge
+    by: said once, with what the scene lacks, rather than only in each model's `problems`."""
+    if scene.phase != "deployment" or scene.spec.deployment is not None:
+        return
+    rules = scene.ruleset
+    if rules.deployment is None:
+        print(
+            f"tablesight rules check: {rules.id} has no deployment zones, so in_deployment_zone is "
+            "null for every model",
+            file=sys.stderr,
+        )
+        return
+    sides = ", ".join(f'"{side}": PLACE' for side in dict.fromkeys(scene.sides.tolist()))
+    kinds = rules.deployment.kinds
+    places = "left, right, top or bottom"
+    if any(kind.shape != "edge_strip" for kind in kinds.values()):
+        places += ", or a quarter such as top-left for a corner kind"
+    print(
+        'tablesight rules check: phase is deployment but the scene has no "deployment", so '
+        "in_deployment_zone is null for every model: add "
+        f'"deployment": {{"kind": KIND, "sides": {{{sides}}}}} '
+        f"(KIND one of {', '.join(kinds)}; PLACE {places})",
+        file=sys.stderr,
+    )
 
 
 def _move(args: argparse.Namespace) -> int:
@@ -174,6 +223,7 @@ def _move(args: argparse.Namespace) -> int:
     after = _scene(args.after, "AFTER", allow_off_table=True)
     result = api.move(before, after)
     _say_unjudged(before, after, result)
+    _say_new_units(before, after)
     return _print(result)
 
 
@@ -186,6 +236,23 @@ def _say_unjudged(before: Scene, after: Scene, result: dict) -> None:
             f"tablesight rules move: {', '.join(new)} {'is' if len(new) == 1 else 'are'} in AFTER only, "
             "with no rule to come on now, so not judged: give BEFORE every model on the table "
             "(a late arrival is judged by its deployment flag, e.g. from_the_skies; docs/rules.md)",
+            file=sys.stderr,
+        )
+
+
+def _say_new_units(before: Scene, after: Scene) -> None:
+    """A model may change unit during a move (a dismount, a crew abandoning its gun), and is
+    judged with its AFTER unit; said, so a unit mistyped in one file is not taken silently."""
+    changed = [
+        f"{m.id} (unit {before.models[b].unit} in BEFORE, {m.unit} in AFTER)"
+        for m in after.models
+        if (b := before.index.get(m.id)) is not None and before.models[b].unit != m.unit
+    ]
+    if changed:
+        print(
+            f"tablesight rules move: {', '.join(changed)} changed unit, judged with the AFTER unit "
+            "(a dismount or a crew abandoning its gun makes a new unit): if not, fix the unit in "
+            "the file that is wrong",
             file=sys.stderr,
         )
 

@@ -64,6 +64,7 @@ def test_any_broken_field_is_a_user_error_or_a_valid_scene(path: tuple, new: obj
     before = api.parse_scene(VALID)
     api.check(scene)
     if scene.models:
-        api.ranges(scene, scene.models[0].id)
+        with contextlib.suppress(TablesightError):  # an id both a model's and a unit's is refused
+            api.ranges(scene, scene.models[0].id)
     with contextlib.suppress(TablesightError):
         api.move(before, scene)

@@ -279,3 +279,24 @@ def test_terrain_partly_on_the_table_is_taken() -> None:
 def test_a_heading_outside_one_turn_is_read_in_the_contracts_form(given: float, read: float) -> None:
     parsed = api.parse_scene(scene_data("world-at-fire", [hull(50, 50, heading=given)]))
     assert parsed.models[0].heading_deg == pytest.approx(read)
+
+
+def test_a_side_that_changes_during_a_move_is_named() -> None:
+    """It was judged as a move of the other side's model: the web UI and the CLI alike refuse it now."""
+    before = api.parse_scene(scene_data("world-at-fire", [base(10, 10, "r1"), base(50, 10, "r2")]))
+    moved = [base(10, 10, "r1"), base(55, 10, "r2", side="blue")]
+    after = api.parse_scene(scene_data("world-at-fire", moved))
+    with pytest.raises(SceneError, match="model 'r2' is on side 'red' in BEFORE but on side 'blue' in AFTER"):
+        api.move(before, after)
+
+
+def test_ranges_from_an_id_of_a_model_and_of_a_unit_holding_others_is_named() -> None:
+    """FROM took the model silently; a one-model unit named as its model is no clash."""
+    models = [base(10, 10, "a", unit="x"), base(20, 10, "x", unit="y"), base(150, 10, "e", side="blue")]
+    s = api.parse_scene(scene_data("world-at-fire", models))
+    with pytest.raises(SceneError, match=r"FROM 'x' is both a model id and a unit id \(unit 'x' holds a\)"):
+        api.ranges(s, "x")
+    assert api.ranges(s, "y")["from"] == "y"
+    models = [base(10, 10, "a", unit="a"), base(150, 10, "e", side="blue")]
+    alone = api.parse_scene(scene_data("world-at-fire", models))
+    assert [t["id"] for t in api.ranges(alone, "a")["targets"]] == ["e"]

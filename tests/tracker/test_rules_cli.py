@@ -144,7 +144,6 @@ def _bad(tmp_path: Path, data: object) -> str:
         (scene_data("world-at-fire", [base(10, 10, side="")]), "models[0].side"),
         (scene_data("world-at-fire", [{**base(10, 10), "x_cm": "NaN"}]), "models[0].x_cm"),
         (scene_data("world-at-fire", [base(10, 10, diameter_mm=-32)]), "models[0].base.diameter_mm"),
-        (scene_data("world-at-fire", [base(400, 10)]), "off the"),
         (
             scene_data(
                 "combined-arms", [base(10, 10)], mines=[{"id": "m", "side": "red", "x_cm": "NaN", "y_cm": 1}]
@@ -250,3 +249,91 @@ def test_a_scene_path_the_system_refuses_says_why(capsys, path, reason):
     a 5,000-character name guessing."""
     code, _, err = run(capsys, "check", path)
     assert code == 2 and f"cannot read ({reason})" in err and err.count("\n") == 1
+
+
+def test_a_model_whose_side_changed_between_before_and_after_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """It was judged without a word: a side cannot change during a move, so one of the files is wrong."""
+    before = write(tmp_path, "before.json", scene_data("world-at-fire", [base(20, 30, "r1")]))
+    after = write(tmp_path, "after.json", scene_data("world-at-fire", [base(25, 30, "r1", side="blue")]))
+    code, _, err = run(capsys, "move", before, after)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "model 'r1' is on side 'red' in BEFORE but on side 'blue' in AFTER" in err
+    assert "fix" in err
+
+
+def test_a_model_whose_unit_changed_is_judged_with_its_after_unit_and_said(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A dismount or a crew leaving its gun makes a new unit, so it is legal, but it was taken
+    without a word: a unit mistyped in one file read as a new unit nobody was told of."""
+    before = write(
+        tmp_path, "before.json",
+        scene_data("world-at-fire", [base(20, 30, "r1", unit="red-1"), base(28, 30, "r2", unit="red-1")]),
+    )
+    after = write(
+        tmp_path, "after.json",
+        scene_data("world-at-fire", [base(20, 30, "r1", unit="red-1"), base(33, 30, "r2", unit="red-2")]),
+    )
+    code, result, err = run(capsys, "move", before, after)
+    assert code == 0 and result["models"]["r2"]["unit"] == "red-2"
+    assert err.count("\n") == 1 and err.startswith("tablesight rules move: ")
+    assert "r2 (unit red-1 in BEFORE, red-2 in AFTER)" in err
+
+
+def test_check_judges_a_scene_with_a_model_off_the_table_and_names_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`move` reports a model off the table as `off_table`, while `check` refused the whole scene:
+    a model waiting beside the table (in reserve) stopped the state report."""
+    models = [
+        base(20, 30, "r1", unit="red-1"), base(25, 30, "r2", unit="red-1"), base(-10, 30, "r3", unit="red-2")
+    ]
+    path = write(
+        tmp_path, "s.json",
+        scene_data("world-at-fire", models, objectives=[{"id": "obj1", "x_cm": 91.5, "y_cm": 61.0}]),
+    )
+    code, result, err = run(capsys, "check", path)
+    assert code == 0
+    assert result["units"]["red-1"]["groups"] == [["r1", "r2"]]
+    assert result["objectives"]["obj1"]["controlled_by"] is None
+    assert err.count("\n") == 1 and err.startswith("tablesight rules check: r3 is off the 183x122 cm table")
+    code, _, err = run(capsys, "measure", path, "r1", "r2")
+    assert code == 2 and "off the" in err
+
+
+def test_check_in_the_deployment_phase_without_a_deployment_says_what_to_add_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """in_deployment_zone is null for every model (it cannot be known), and nothing said why."""
+    models = [base(20, 30, "r1"), base(25, 30, "r2"), base(150, 30, "b1", side="blue")]
+    path = write(tmp_path, "s.json", scene_data("world-at-fire", models, phase="deployment"))
+    code, result, err = run(capsys, "check", path)
+    assert code == 0 and {m["in_deployment_zone"] for m in result["models"].values()} == {None}
+    assert err.count("\n") == 1 and err.startswith("tablesight rules check: ")
+    assert '"deployment"' in err and "breakthrough, ambush, diversion" in err
+    deployment = {"kind": "breakthrough", "sides": {"red": "left", "blue": "right"}}
+    path = write(
+        tmp_path, "d.json", scene_data("world-at-fire", models, phase="deployment", deployment=deployment)
+    )
+    code, _, err = run(capsys, "check", path)
+    assert code == 0 and err == ""
+    path = write(tmp_path, "ca.json", scene_data("combined-arms", models, phase="deployment"))
+    code, result, err = run(capsys, "check", path)
+    assert code == 0 and err.count("\n") == 1 and "combined-arms has no deployment zones" in err
+
+
+def test_ranges_from_an_id_that_is_both_a_model_and_a_unit_of_others_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """FROM took the model silently, though the unit of that name holds other models."""
+    models = [base(20, 30, "a", unit="x"), base(26, 30, "x", unit="y"), base(150, 30, "e", side="blue")]
+    path = write(tmp_path, "s.json", scene_data("world-at-fire", models))
+    code, _, err = run(capsys, "ranges", path, "x")
+    assert code == 2 and err.count("\n") == 1
+    assert "FROM 'x' is both a model id and a unit id" in err and "rename the unit" in err
+    models = [base(20, 30, "a", unit="a"), base(150, 30, "e", side="blue")]
+    path = write(tmp_path, "one.json", scene_data("world-at-fire", models))
+    code, result, _ = run(capsys, "ranges", path, "a")
+    assert code == 0 and result["from"] == "a"
