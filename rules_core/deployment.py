@@ -88,7 +88,10 @@ def deployment_report(scene: Scene) -> dict[str, dict]:
     deployment = scene.spec.deployment
     report: dict[str, dict] = {}
     if deployment is None or scene.ruleset.deployment is None:
-        missing = "the scene gives no deployment (kind and sides)"
+        missing = (
+            "the scene gives no deployment (kind and sides)" if scene.ruleset.deployment
+            else f"{scene.ruleset.id} has no deployment zones"
+        )
         return {m.id: {"in_deployment_zone": None, "problems": [missing]} for m in scene.models}
     kind = scene.ruleset.deployment.kinds[deployment.kind]
     zones = {side: zone_of(scene, side) for side in deployment.sides}

@@ -501,3 +501,15 @@ def test_mobile_infantry_barriers(level: int, type_: str, jump: bool, blocked: b
         MI, [base(20, 30, "m", type=type_)], [base(29, 30, "m", type=type_, jump=jump)], terrain=[barrier]
     )
     assert ("impassable_terrain" in codes(report["m"])) is blocked
+
+
+@pytest.mark.parametrize(("ruleset", "model", "why"), [
+    ("world-at-fire", base(20, 30, "a"), "the scene gives no deployment (kind and sides)"),
+    ("mobile-infantry", base(20, 30, "a", type="trooper"), "mobile-infantry has no deployment zones"),
+])
+def test_a_model_without_a_deployment_zone_is_told_whether_the_scene_or_the_ruleset_lacks_it(
+    ruleset: str, model: dict, why: str
+) -> None:
+    """A ruleset without zones cannot be given a deployment: asking the scene for one misleads."""
+    report = api.check(scene(ruleset, [model], phase="deployment"))["models"]["a"]
+    assert report == {"in_deployment_zone": None, "problems": [why]}
