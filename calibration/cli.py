@@ -79,8 +79,8 @@ def _json_output(name: str, inputs: list[str], kind: tuple[str, Callable[[object
     (a photo named by a slip of the finger is the only copy), nor JSON of another `kind`."""
     from calibration.output_file import check_output
 
-    fix = "give -o a new .json file name in a folder that exists"
-    return check_output(name, "-o", fix, inputs=inputs, json_only=True, same_kind=kind)
+    fix = "give -o a new .json file name"
+    return check_output(name, "-o", fix, inputs=inputs, json_only=True, same_kind=kind, make_folders=True)
 
 
 def _a_calibration(data: object) -> bool:
@@ -177,8 +177,9 @@ def _rectify(args: argparse.Namespace) -> int:
     from calibration.imagefile import read_image
     from calibration.output_file import check_output, replace_atomically
 
-    fix = "give -o a new image name, e.g. top.png, in a folder that exists"
-    output = check_output(args.output, "-o", fix, inputs=[args.image, args.calibration], streams=False)
+    fix = "give -o a new image name, e.g. top.png"
+    inputs = [args.image, args.calibration]
+    output = check_output(args.output, "-o", fix, inputs=inputs, streams=False, make_folders=True)
     _check_image_writer(args.output)
     calibration = load_calibration(args.calibration)
     top = calibration.rectify(read_image(args.image), args.px_per_mm)
@@ -240,7 +241,7 @@ def _charuco_board(args: argparse.Namespace) -> int:
     from calibration.lens import write_board
     from calibration.output_file import check_output
 
-    check_output(args.output, "-o", "give -o a board.pdf or board.png name in a folder that exists")
+    check_output(args.output, "-o", "give -o a board.pdf or board.png name", make_folders=True)
     write_board(args.output)
     print(f"wrote {args.output}")
     return 0

@@ -100,10 +100,12 @@ def check_output(
     json_only: bool = False,
     streams: bool = True,
     same_kind: tuple[str, Callable[[object], bool]] | None = None,
+    make_folders: bool = False,
 ) -> Path:
     """The output path, checked before the work whose result it would hold.
 
-    Refused: no name, a folder, a missing folder, one of the command's `inputs` (the only copy
+    Refused: no name, a folder, a missing folder (with `make_folders`, only one that cannot be
+    made: the writer, `replace_atomically`, makes it), one of the command's `inputs` (the only copy
     of the photo or the recording would be replaced by what was made from it), a special file
     other than a stream (or any, without `streams`), and, with `json_only`, an existing file
     that holds no JSON: a command that writes JSON has no business replacing a photo or a
@@ -120,7 +122,10 @@ def check_output(
         if name.endswith((os.sep, "/")):  # Path() drops the slash, and would write a file so named
             raise TablesightError(f"{option} {name} ends in a slash, so it names a folder, not a file", fix)
         if not path.parent.is_dir():
-            raise TablesightError(f"{option} {name}: the folder {path.parent} does not exist", fix)
+            if not make_folders:
+                raise TablesightError(f"{option} {name}: the folder {path.parent} does not exist", fix)
+            _check_folders_can_be_made(path, option, fix)
+            return path
         if not path.exists():
             return path
     for source in inputs:
@@ -155,6 +160,19 @@ def check_folder_writable(path: Path, option: str, fix: str) -> None:
         raise TablesightError(
             f"{option} {path} cannot be written: {folder} refuses a new file ({error.strerror})", fix
         ) from None
+
+
+def _check_folders_can_be_made(path: Path, option: str, fix: str) -> None:
+    """Said before the work, not by the write after it: a file standing where a folder goes
+    (`-o photo.jpg/calib.json`), or a folder that refuses the new one."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise TablesightError(
+            f"{option} {path}: {folder} is a file, not a folder, so no folder can be made in it", fix
+        )
+    check_folder_writable(path, option, fix)
 
 
 def _same_file(path: Path, other: str | Path) -> bool:

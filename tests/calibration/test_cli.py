@@ -247,3 +247,28 @@ def test_rectify_given_a_lens_calibration_says_which_file_to_give(files, capsys,
         "calibration. give the table calibration `tablesight calibrate` writes: tablesight calibrate PHOTO "
         f"--layout LAYOUT.json --intrinsics {cam} -o calib.json.\n"
     )
+
+
+def test_every_output_may_go_into_a_folder_that_does_not_exist_yet(files, capsys, tmp_path):
+    """`markers -o new/markers.pdf` made the folder while `calibrate -o new/calib.json` refused it:
+    every `-o` makes the missing folders now, as markers and train did."""
+    calib = tmp_path / "calibrations" / "day 1" / "calib.json"
+    code, _, err = run(capsys, "calibrate", files["table.png"], "--layout", files["layout.json"], "-o", calib)
+    assert code == 0 and json.loads(calib.read_text())["marker_ids"] == [0, 1, 2, 3], err
+    outputs = {
+        "rectify": [files["table.png"], "--calibration", calib, "--px-per-mm", "0.2"],
+        "charuco-board": [],
+        "markers": [],
+    }
+    for command, options in outputs.items():
+        made = tmp_path / command / "out" / ("top.png" if command == "rectify" else "sheet.pdf")
+        code, _, err = run(capsys, command, *options, "-o", made)
+        assert code == 0 and made.stat().st_size > 0, (command, err)
+
+
+def test_an_output_folder_that_cannot_be_made_is_said_before_the_work(files, capsys, tmp_path):
+    """A file on the way (`-o photo.png/calib.json`) leaves no folder to make: said at once, one line."""
+    code, _, err = run(capsys, "calibrate", files["table.png"], "--layout", files["layout.json"],
+                       "-o", files["table.png"] / "new" / "calib.json")
+    assert code == 2 and err.count("\n") == 1
+    assert f"{files['table.png']} is a file, not a folder" in err

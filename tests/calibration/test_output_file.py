@@ -133,3 +133,13 @@ def test_a_descriptor_name_redirected_to_a_file_is_written_into(tmp_path: Path) 
         replace_atomically(Path(name), lambda target: target.write_text('{"frames": 3}'))
     assert redirected.read_text() == '{"frames": 3}' and redirected.stat().st_ino == inode
     assert os.listdir(tmp_path) == ["out.json"]
+
+
+def test_with_make_folders_a_missing_folder_is_no_refusal_and_is_not_made_yet(tmp_path: Path) -> None:
+    """The writer makes it (replace_atomically), so a refused or failed command leaves no empty folder."""
+    name = tmp_path / "new" / "deeper" / "x.json"
+    assert check_output(str(name), "-o", FIX, make_folders=True) == name
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "notes").write_text("a file, not a folder")
+    with pytest.raises(TablesightError, match="notes is a file, not a folder"):
+        check_output(str(tmp_path / "notes" / "new" / "x.json"), "-o", FIX, make_folders=True)
