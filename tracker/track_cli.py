@@ -382,9 +382,11 @@ def _report_path(name: str, recording: str) -> Path:
     recording, or any file that holds no JSON, would be replaced by the report."""
     from calibration.output_file import check_folder_writable, check_output, is_stream
 
-    fix = "give --report a new file name in a folder that exists, e.g. report.json"
+    fix = "give --report a new file name, e.g. report.json"
     kind = ("replay report", lambda data: isinstance(data, dict) and "events" in data and "recording" in data)
-    path = check_output(name, "--report", fix, inputs=[recording], json_only=True, same_kind=kind)
+    path = check_output(
+        name, "--report", fix, inputs=[recording], json_only=True, same_kind=kind, make_folders=True
+    )
     if not is_stream(path):  # a report is written beside its name and renamed over it
         check_folder_writable(path, "--report", "give --report a path in a folder you can write to")
     return path

@@ -242,14 +242,22 @@ def _first_frame_broken(short_demo, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("report", "named"), [("", "is a folder"), ("missing/report.json", "does not exist")]
+    ("report", "named"), [("", "is a folder"), ("game.tsr/report.json", "is a file, not a folder")]
 )
 def test_a_report_path_that_cannot_be_written_is_refused_before_the_replay(short_demo, tmp_path, capsys,
                                                                           report, named):
+    (tmp_path / "game.tsr").write_bytes(b"")
     assert main(["replay", str(short_demo), "--report", str(tmp_path / report)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tablesight replay: --report ") and named in err and err.count("\n") == 1
     assert "frames" not in err  # refused before any frame was replayed
+
+
+def test_a_report_into_a_folder_not_made_yet_is_written_there(short_demo, tmp_path):
+    """As every other output of the CLI: the folder is made, not refused after a typo-free path."""
+    report = tmp_path / "reports" / "game1" / "report.json"
+    assert main(["replay", str(short_demo), "--report", str(report)]) == 0
+    assert "events" in json.loads(report.read_text())
 
 
 def test_a_report_that_fails_to_write_is_one_line_and_leaves_the_old_one(short_demo, tmp_path, capsys,
