@@ -5,7 +5,9 @@ log, so a kill -9 or a pulled plug loses at most what was not yet committed, and
 commits at least once a second. The file opens after a crash with nothing to repair by hand.
 
 Reading is defensive: a damaged or truncated file yields frames up to its last good one and
-says where it stopped (`Recording.stopped`); a file written by a newer format says so.
+says where it stopped (`Recording.stopped`); a file written by a newer format says so. From
+format 2 every frame carries a CRC-32 of its JPEG, so a frame damaged where the JPEG still
+decodes without a word from libjpeg (a flipped bit in its image data) is found too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import tempfile
 import time
 import urllib.parse
 import weakref
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -32,7 +35,10 @@ from calibration.output_file import unusable, using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
-FORMAT_VERSION = 1
+# 2: frames carry `crc`. Format 1 files (the shipped demo, games recorded before) are read as
+# they always were, without it.
+FORMAT_VERSION = 2
+FIRST_CHECKSUMMED = 2
 SUFFIX = ".tsr"
 SQLITE_HEADER = b"SQLite format 3\x00"
 # SQLite's result codes (the low byte of `sqlite_errorcode`) that say the file could not be
@@ -43,7 +49,7 @@ NOT_DAMAGE = {sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, s
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS frames (idx INTEGER PRIMARY KEY, t REAL NOT NULL, name TEXT NOT NULL,
-                                   jpeg BLOB NOT NULL);
+                                   jpeg BLOB NOT NULL, crc INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS controls (seq INTEGER PRIMARY KEY AUTOINCREMENT, frame INTEGER NOT NULL,
                                      action TEXT NOT NULL, payload TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, frame INTEGER NOT NULL,
@@ -88,6 +94,7 @@ class RecordingWriter:
                 )
             if self.path.exists():
                 raise TablesightError(f"{self.path} already exists", "record to a new file name")
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # as every output of the CLI
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
         except sqlite3.Error as error:
@@ -184,7 +191,8 @@ class RecordingWriter:
             self._uncommitted_frames = 0
 
     def add_frame(self, index: int, timestamp_s: float, name: str, jpeg: bytes) -> None:
-        if self._write("INSERT INTO frames VALUES (?, ?, ?, ?)", (index, timestamp_s, name, jpeg)):
+        if self._write("INSERT INTO frames VALUES (?, ?, ?, ?, ?)",
+                       (index, timestamp_s, name, jpeg, zlib.crc32(jpeg))):
             self._uncommitted_frames += 1
 
     def add_control(self, frame: int, action: str, payload: dict) -> None:
@@ -513,6 +521,7 @@ class Recording:
                 f"up to {FORMAT_VERSION})",
                 "update tablesight to replay it",
             )
+        self._checksummed = version >= FIRST_CHECKSUMMED
         self.controls = self._rows(
             "SELECT frame, action, payload FROM controls ORDER BY seq",
             lambda r: Control(r[0], r[1], json.loads(r[2])),
@@ -558,7 +567,13 @@ class Recording:
             return 0
 
     def frames(self) -> Iterator[Frame]:
-        """Frames in order, one query each, so damage ends the iteration at the last good frame."""
+        """Frames in order, one query each, so damage ends the iteration at the last good frame.
+
+        A frame whose JPEG does not match its checksum ends it too, rather than being passed over:
+        what replays is then an exact prefix of the game, whose events compare with the recorded
+        ones as far as both go, where a game with a frame missing from its middle would track
+        differently from there on and its events be blamed on the pipeline."""
+        crc = "crc" if self._checksummed else "NULL"
         last, count = -1, 0
         while True:
             # Before any frame there is no "frame -1" to have stopped after.
@@ -567,7 +582,8 @@ class Recording:
                 where = f"stopped after frame {last} ({count} frame{'' if count == 1 else 's'} read)"
             try:
                 row = self._db.execute(
-                    "SELECT idx, t, name, jpeg FROM frames WHERE idx > ? ORDER BY idx LIMIT 1", (last,)
+                    f"SELECT idx, t, name, jpeg, {crc} FROM frames WHERE idx > ? ORDER BY idx LIMIT 1",
+                    (last,),
                 ).fetchone()
             except sqlite3.DatabaseError as error:
                 self._stop_frames(f"{where}: the file is damaged there ({error})")
@@ -578,6 +594,11 @@ class Recording:
             image, damaged = decode_checked(np.frombuffer(row[3], np.uint8)) if whole else (None, False)
             if image is None:
                 self._stop_frames(f"{where}: frame {row[0]} is not a readable JPEG")
+                return
+            # Checked after the decode, so a frame that does not decode at all is still called so.
+            if self._checksummed and row[4] != zlib.crc32(row[3]):
+                self._stop_frames(f"{where}: frame {row[0]} is damaged: its JPEG does not match the checksum "
+                                  "it was recorded with")
                 return
             last = int(row[0])
             count += 1

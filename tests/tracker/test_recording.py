@@ -185,3 +185,15 @@ def test_a_pipe_given_as_a_recording_is_named_as_such(tmp_path):
     os.mkfifo(pipe)
     with pytest.raises(TablesightError, match="is not a regular file"):
         Recording(pipe)
+
+
+def test_a_recording_into_a_folder_not_made_yet_is_made_there(tmp_path):
+    """As every other output of the CLI (`record -o games/today/g.tsr`); a file standing where a
+    folder goes is said in one line."""
+    manifest = {"ruleset": "world-at-fire", "table": {"width_cm": 183.0, "depth_cm": 122.0}}
+    path = tmp_path / "games" / "today" / "g.tsr"
+    RecordingWriter(path, manifest).close()
+    assert Recording(path).manifest["ruleset"] == "world-at-fire"
+    (tmp_path / "photo.jpg").write_bytes(b"")
+    with pytest.raises(TablesightError, match="photo.jpg"):
+        RecordingWriter(tmp_path / "photo.jpg" / "g.tsr", manifest)
