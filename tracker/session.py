@@ -448,10 +448,11 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
         return GameRunner(build_pipeline(layout), game, writer=writer, policy=RecordPolicy())
 
     def close_recording() -> None:
-        """A game with nothing in it (no frame came, or the server never started) leaves no
-        file: on the replay page it would only be a game that cannot be opened."""
+        """A file with nothing in it (no frame came, or the server never started) is not left:
+        on the replay page it would only be a game that cannot be opened. Asked of the file, as
+        `record` does: the game in memory may hold what never reached it, or miss a control."""
         writer.close()
-        if not writer.frames_written and not holder["session"].runner.game.events:
+        if writer.holds_nothing:
             writer.discard()
 
     session = TableSession(lambda: sources.pop() if sources else open_source(source_spec, reconnect=True),

@@ -220,6 +220,24 @@ def test_a_session_stopped_before_any_frame_leaves_no_recording(tmp_path):
     assert list(recordings.iterdir()) == []
 
 
+def test_a_session_whose_file_holds_a_control_keeps_it_though_its_game_logged_no_event(tmp_path):
+    """Whether a recording is empty is the file's to say: a player's setting committed before any
+    frame, that logged nothing in the game, was thrown away with the file."""
+    import cv2
+    import numpy as np
+
+    from tracker.recording import Recording
+    from tracker.session import open_session
+
+    cv2.imwrite(str(tmp_path / "table.png"), np.full((64, 64, 3), 128, np.uint8))
+    recordings = tmp_path / "games"
+    session = open_session(str(tmp_path / "table.png"), recordings_dir=str(recordings))
+    session.runner.writer.add_control(-1, "setup", {"table": {"width_cm": 120, "depth_cm": 120}})
+    session.stop()
+    (kept,) = recordings.glob("*.tsr")
+    assert [c.action for c in Recording(kept).controls] == ["setup"]
+
+
 def _stepped(session: TableSession) -> int | None:
     result = session.runner.last_result
     return None if result is None else result.frame
