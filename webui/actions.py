@@ -152,6 +152,20 @@ FIELDS: dict[tuple[str, str], tuple[str, tuple[float, float] | None, str]] = {
     **{("assign", name): (name.title(), None, "") for name in ("side", "unit", "type", "role", "chassis")},
     ("assign", "weapons"): ("A weapon under Weapons", None, ""),
 }
+
+
+def number_rule(action: str, field: str) -> tuple[str, str]:
+    """What a bounded number field takes, and what to do about a number outside it: the refusal
+    below says it, and so does the page before it sends (the field's `data-rule` and `data-fix`,
+    in the form's template), so the one rule is worded once."""
+    return _bounded(*FIELDS[(action, field)])
+
+
+def _bounded(label: str, bounds: tuple[float, float], unit: str) -> tuple[str, str]:
+    return (f"{label} must be a number from {bounds[0]:g} to {bounds[1]:g} {unit}",
+            f"Type a {label.lower()} in that range")
+
+
 NUMBER_ERRORS = ("float_parsing", "float_type", "finite_number", "greater_than", "greater_than_equal",
                  "less_than", "less_than_equal", "int_parsing", "int_type")
 
@@ -183,8 +197,6 @@ def _refusal(action: str, first: dict) -> TablesightError:
         shown = "empty" if typed in ("", None) else repr(typed)[:24]
         if bounds is None:
             return TablesightError(f"{label} must be a number of {unit}, not {shown}", "Type a number")
-        return TablesightError(
-            f"{label} must be a number from {bounds[0]:g} to {bounds[1]:g} {unit}, not {shown}",
-            f"Type a {label.lower()} in that range",
-        )
+        rule, fix = _bounded(label, bounds, unit)
+        return TablesightError(f"{rule}, not {shown}", fix)
     return TablesightError(f"Field '{field}' of '{action}': {first['msg']}", "Fix that field and send again")

@@ -11,8 +11,8 @@ from werkzeug.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooMa
 
 from rules_core.errors import TablesightError
 from webui import measuring
-from webui.actions import ACTIONS, LIMITS, validate_action
-from webui.state_json import dumps_state
+from webui.actions import ACTIONS, LIMITS, number_rule, validate_action
+from webui.state_json import dumps_state, served
 from webui.wording import refusal
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -20,8 +20,9 @@ api = Blueprint("api", __name__, url_prefix="/api")
 
 @api.app_context_processor
 def limits() -> dict:
-    """The bounds the rig takes (`webui.actions.LIMITS`), for the page's fields: one source."""
-    return {"limits": LIMITS}
+    """The bounds the rig takes (`webui.actions.LIMITS`), and its words for them, for the page's
+    fields: one source."""
+    return {"limits": LIMITS, "number_rule": number_rule}
 
 
 def _extension() -> dict:
@@ -31,7 +32,7 @@ def _extension() -> dict:
 @api.get("/state")
 def state():
     return Response(
-        dumps_state(_extension()["session"].state()),
+        dumps_state(served(_extension()["session"].state(), _extension()["run"])),
         mimetype="application/json",
         headers={"Cache-Control": "no-store"},
     )

@@ -9,6 +9,7 @@ phones show the message as it is.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +72,10 @@ def create_app(
         "topdown_lock": threading.Lock(),
         "stream_slots": threading.BoundedSemaphore(app.config["MAX_STREAMS"]),
         "closing": threading.Event(),
+        # This run of the rig, in every state served (`webui.state_json.served`): a restarted rig
+        # begins its game again and counts versions from 1 again, so a phone left open across the
+        # restart tells the new game from the old by this alone.
+        "run": secrets.token_hex(8),
     }
 
     from webui.api import api

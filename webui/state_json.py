@@ -11,6 +11,11 @@ import json
 import math
 
 
+def served(state: dict, run: str) -> dict:
+    """The session's state with `status.run`, the run of the rig serving it (`create_app`)."""
+    return {**state, "status": {**state["status"], "run": run}}
+
+
 def dumps_state(state: dict) -> str:
     try:
         return json.dumps(state, separators=(",", ":"), allow_nan=False)

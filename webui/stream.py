@@ -17,7 +17,7 @@ from flask import Blueprint, Flask, Response, current_app, request
 from werkzeug.exceptions import ServiceUnavailable
 
 from webui.compression import gzipped, takes_gzip
-from webui.state_json import dumps_state
+from webui.state_json import dumps_state, served
 
 stream = Blueprint("stream", __name__)
 
@@ -55,10 +55,14 @@ def _streamed(body: Iterator, **kwargs) -> Response:
 @stream.get("/api/events")
 def events():
     session, config = _session(), current_app.config
-    seen = request.headers.get("Last-Event-ID", "")
-    last_version = int(seen) if seen.isascii() and seen.isdigit() else -1  # "²".isdigit() too
-    closing = current_app.extensions["tablesight"]["closing"]
-    body = _state_events(session, last_version, config["SSE_MAX_S"], config["SSE_HEARTBEAT_S"], closing)
+    extension = current_app.extensions["tablesight"]
+    # An event's id is the rig's run and the state's version: a phone back from a restarted rig
+    # (versions from 1 again) is sent the new game even where its last version has the same number.
+    run, _, seen = request.headers.get("Last-Event-ID", "").rpartition(".")
+    resumed = run == extension["run"] and seen.isascii() and seen.isdigit()  # "²".isdigit() too
+    last_version = int(seen) if resumed else -1
+    body = _state_events(session, extension["run"], last_version, config["SSE_MAX_S"],
+                         config["SSE_HEARTBEAT_S"], extension["closing"])
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Vary": "Accept-Encoding"}
     if takes_gzip():
         body, headers["Content-Encoding"] = gzipped(body), "gzip"
@@ -66,29 +70,29 @@ def events():
 
 
 def _state_events(
-    session, last_version: int, max_s: float, heartbeat_s: float, closing: threading.Event
+    session, run: str, last_version: int, max_s: float, heartbeat_s: float, closing: threading.Event
 ) -> Iterator[str]:
     deadline = time.monotonic() + max_s
     yield "retry: 1000\n\n"
     state = session.state()
     version = int(state["version"])
     if version != last_version:
-        yield _event(state)
+        yield _event(state, run)
     said_at = time.monotonic()
     while (remaining := deadline - time.monotonic()) > 0 and not closing.is_set():
         newest = session.wait_for_change(version, min(WAKE_S, remaining))
         if newest > version:
             state = session.state()
             version = int(state["version"])
-            yield _event(state)
+            yield _event(state, run)
             said_at = time.monotonic()
         elif time.monotonic() - said_at >= heartbeat_s:
             yield f"event: beat\ndata: {version}\n\n"  # an event, not a comment: the page's watchdog hears it
             said_at = time.monotonic()
 
 
-def _event(state: dict) -> str:
-    return f"id: {state['version']}\nevent: state\ndata: {dumps_state(state)}\n\n"
+def _event(state: dict, run: str) -> str:
+    return f"id: {run}.{state['version']}\nevent: state\ndata: {dumps_state(served(state, run))}\n\n"
 
 
 @stream.get("/stream.mjpg")

@@ -131,10 +131,10 @@ def test_a_refused_setup_keeps_what_was_typed_and_says_why_in_the_forms_words(pa
     page.fill("#table-depth", "90")
     page.click("[data-action='setup']")
     toast = page.locator("#message.bad")
-    expect(toast).to_contain_text("Table width is a number from 30 to 600 cm")
+    expect(toast).to_contain_text("Table width must be a number from 30 to 600 cm, not empty")
     page.fill("#table-width", "601")  # the page's bounds are the rig's: it took 601 and 2000 before
     page.click("[data-action='setup']")
-    expect(toast).to_contain_text("601 is outside that")
+    expect(toast).to_contain_text("not 601")
     assert session.applied == []
     page.evaluate("document.querySelector('#table-width').min = '1'")  # a page that let 20 through
     page.fill("#table-width", "20")
@@ -168,7 +168,8 @@ def test_a_step_length_the_rig_refuses_keeps_bronepehota_chosen(page, session):
     expect(page.locator("#step-field")).to_be_visible()
     page.fill("#step-cm", "")
     page.click("[data-action='setup']")
-    expect(page.locator("#message.bad")).to_contain_text("Step length is a number from 1 to 50 cm")
+    told = "Step length must be a number from 1 to 50 cm, not empty"
+    expect(page.locator("#message.bad")).to_contain_text(told)
     expect(page.locator("#ruleset")).to_have_value("bronepehota")
     expect(page.locator("#step-field")).to_be_visible()
 

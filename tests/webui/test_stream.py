@@ -71,9 +71,33 @@ def test_events_come_plain_to_a_client_that_takes_no_gzip(client):
     assert response.get_data(as_text=True).startswith("retry: 1000")
 
 
+def event_ids(body: str) -> list[str]:
+    return [line[len("id: ") :] for line in body.splitlines() if line.startswith("id: ")]
+
+
 def test_events_resume_without_repeating_a_state_already_seen(client):
-    response = client.get("/api/events", headers={"Last-Event-ID": "1"})
+    seen = event_ids(client.get("/api/events").get_data(as_text=True))[-1]
+    response = client.get("/api/events", headers={"Last-Event-ID": seen})
     assert sse_events(response.get_data(as_text=True)) == []
+
+
+def test_the_state_names_the_run_of_the_rig_that_serves_it(session):
+    """A phone left open tells a restarted rig (a new game) from the one it was talking to."""
+    first, second = (create_app(session, "1234", config={"SSE_MAX_S": 0.3}).test_client() for _ in range(2))
+    run = first.get("/api/state").get_json()["status"]["run"]
+    assert run and first.get("/api/state").get_json()["status"]["run"] == run
+    assert sse_events(first.get("/api/events").get_data(as_text=True))[0]["status"]["run"] == run
+    assert second.get("/api/state").get_json()["status"]["run"] != run
+
+
+def test_events_after_a_restart_push_the_new_games_state_whatever_version_was_seen(session):
+    """A restarted rig counts its versions from 1 again: a phone back with the old run's last id,
+    the same number, was sent nothing, and kept showing the old game until the table changed."""
+    old = create_app(FakeSession(), "1234", config={"SSE_MAX_S": 0.3}).test_client()
+    seen = event_ids(old.get("/api/events").get_data(as_text=True))[-1]
+    restarted = create_app(session, "1234", config={"SSE_MAX_S": 0.3}).test_client()
+    response = restarted.get("/api/events", headers={"Last-Event-ID": seen})
+    assert [s["version"] for s in sse_events(response.get_data(as_text=True))] == [1]
 
 
 def test_events_connection_ends_so_threads_are_not_held(session):

@@ -17,6 +17,7 @@ const ctx = {
   live: null, // the newest pushed state
   liveAt: null, // when it came: shown while the rig is not answering
   tools: null, // the live ruleset's templates, deployment kinds and unit types (rulesets.js)
+  run: null, // the run of the rig the live state came from (status.run)
   replay: null, // a replay snapshot shown instead of the live table, or null
   mode: "select",
   selected: null,
@@ -105,6 +106,7 @@ function show(text, bad = false) {
 
 function onState(state) {
   const rulesetChanged = !ctx.live || !ctx.tools || ctx.tools.id !== (state.ruleset || {}).id;
+  noticeRestart(state);
   ctx.live = state;
   ctx.liveAt = new Date();
   setConnected(true);
@@ -112,6 +114,17 @@ function onState(state) {
   if (!ctx.replay) ctx.followRanges(state); // the ranges shown are the table's as it is now
   if (!ctx.replay) redraw();
   refreshTopdown(state);
+}
+
+// A rig restarted (`tablesight serve` or `demo` run again) begins its game again: a phone left
+// open saw turn 3 become turn 1 with no word why. Said once, at the new run's first state.
+function noticeRestart(state) {
+  const run = state.status && state.status.run;
+  if (!run) return;
+  if (ctx.run && run !== ctx.run) {
+    show(`The table was restarted, so the game began again: it is turn ${state.turn}, ${state.phase} now.`);
+  }
+  ctx.run = run;
 }
 
 async function loadTools(id) {

@@ -35,6 +35,35 @@ function places(spec, table) {
   return (spec.edges === "short") === leftRightShort ? ["left", "right"] : ["top", "bottom"];
 }
 
+// How far a point stands from a place: from an edge, or from the middle of a quarter.
+function awayFrom(place, [x, y], table) {
+  const { width_cm: w, depth_cm: d } = table;
+  const edges = { left: x, right: w - x, top: y, bottom: d - y };
+  if (place in edges) return edges[place];
+  const [row, column] = place.split("-");
+  return Math.hypot(x - (column === "left" ? w / 4 : 3 * w / 4), y - (row === "top" ? d / 4 : 3 * d / 4));
+}
+
+// The place each side is offered: the one the game gave it where the kind has it, else the free
+// place nearest where its models stand (by their middle). Offered in the order of the sides'
+// names, red standing on the left got the right edge, and a player who took the form as it came
+// swapped the zones. A place goes to two sides only when there are more sides than places.
+function placesOffered(sides, where, given, state) {
+  const offered = Object.fromEntries(sides.filter((side) => where.includes(given[side]))
+    .map((side) => [side, given[side]]));
+  const choices = sides.filter((side) => !(side in offered)).flatMap((side) => {
+    const own = pieces(state).filter((p) => p.side === side);
+    const middle = [0, 1].map((i) => own.reduce((sum, p) => sum + [p.x_cm, p.y_cm][i], 0) / own.length);
+    return where.map((place) => ({ side, place, away: awayFrom(place, middle, state.table) }));
+  }).sort((a, b) => a.away - b.away);
+  for (const free of [true, false]) {
+    for (const { side, place } of choices) {
+      if (!(side in offered) && (!free || !Object.values(offered).includes(place))) offered[side] = place;
+    }
+  }
+  return offered;
+}
+
 const NOT_DEPLOYING = "";
 
 export function initSetup(ctx) {
@@ -85,22 +114,21 @@ export function initSetup(ctx) {
     $("#no-deployment").textContent = `${(state.ruleset && state.ruleset.title) || "This ruleset"} defines no deployment kinds.`;
     const spec = kinds.find((k) => k.kind === select.value);
     const sides = [...new Set(pieces(state).map((p) => p.side).filter(Boolean))].sort();
-    const key = `${sides.join(",")}|${select.value}|${state.table.width_cm}x${state.table.depth_cm}`;
+    // The game's deployment is in it: one set from another phone is the one offered here.
+    const key = `${sides.join(",")}|${select.value}|${state.table.width_cm}x${state.table.depth_cm}|` +
+      JSON.stringify(state.deployment);
     if (state.deployment) sidesGiven = state.deployment.sides || {};
     if (!spec || key === sidesShown) return;
     sidesShown = key;
-    const current = sidesGiven;
     const where = places(spec, state.table);
-    $("#deployment-sides").replaceChildren(...sides.map((side, i) => {
+    const placed = placesOffered(sides, where, sidesGiven, state);
+    $("#deployment-sides").replaceChildren(...sides.map((side) => {
       const label = document.createElement("label");
       label.textContent = `${side} deploys at`;
       const select = document.createElement("select");
       select.dataset.side = side;
       // Some kinds only some sides use (Tankomaster's ambush is the defender's).
-      // A side's place under another kind (breakthrough's left edge, then ambush's top or bottom)
-      // left every side on the first place offered: each side its own place instead.
-      const kept = where.includes(current[side]) ? current[side] : where[i % where.length];
-      options(select, spec.one_sided ? [NOT_DEPLOYING, ...where] : where, kept);
+      options(select, spec.one_sided ? [NOT_DEPLOYING, ...where] : where, placed[side]);
       if (spec.one_sided) select.options[0].textContent = "does not deploy this way";
       label.appendChild(select);
       return label;
@@ -148,17 +176,17 @@ export function initSetup(ctx) {
     }
   };
 
-  // A number typed into a field, within the bounds the rig takes (the field's min and max are
-  // the rig's own: webui/actions.py LIMITS); null, said in a toast, when it is empty or outside.
-  const typedNumber = (id, label) => {
+  // A number typed into a field, within the bounds the rig takes; null, said in a toast, when it
+  // is empty or outside. The field's bounds and its rule's words (min, max, data-rule, data-fix)
+  // are the rig's own (webui/actions.py), so the toast is the refusal the rig would send.
+  const typedNumber = (id) => {
     const field = $(id);
     const value = Number(field.value);
-    if (field.value.trim() !== "" && Number.isFinite(value) && value >= Number(field.min) && value <= Number(field.max)) {
+    const empty = field.value.trim() === "";
+    if (!empty && Number.isFinite(value) && value >= Number(field.min) && value <= Number(field.max)) {
       return value;
     }
-    const typed = field.value.trim() === "" ? "Nothing is typed there" : `${field.value} is outside that`;
-    ctx.show(`${label} is a number from ${Number(field.min)} to ${Number(field.max)} cm. ${typed}: nothing was changed.`,
-      true);
+    ctx.show(`${field.dataset.rule}, not ${empty ? "empty" : value}. ${field.dataset.fix}.`, true);
     field.focus();
     return null;
   };
@@ -169,13 +197,13 @@ export function initSetup(ctx) {
       const size = $("#table-size").value;
       let [w, d] = size === "custom" ? [null, null] : size.split("x").map(Number);
       if (size === "custom") {
-        w = typedNumber("#table-width", "Table width");
-        d = w === null ? null : typedNumber("#table-depth", "Table depth");
+        w = typedNumber("#table-width");
+        d = w === null ? null : typedNumber("#table-depth");
         if (d === null) return;
       }
       payload.table = { width_cm: w, depth_cm: d };
       if (!$("#step-field").hidden) {
-        payload.step_cm = typedNumber("#step-cm", "Step length");
+        payload.step_cm = typedNumber("#step-cm");
         if (payload.step_cm === null) return;
       }
       const tools = payload.ruleset !== ctx.live.ruleset.id ? await rulesetTools(payload.ruleset).catch(() => null) : null;
