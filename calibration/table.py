@@ -16,11 +16,12 @@ import cv2
 import numpy as np
 
 from calibration.aruco import Sighting, find_markers, markers_in_view, to_gray
-from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for
+from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for, radial_from_edges
 from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
 from calibration.intrinsics import Intrinsics
 from calibration.layout import Layout
 from calibration.pose import Pose, centred_K, focal_from_homography, nominal_focal, posed_focal, solve_pose
+from calibration.table_edges import table_edges
 from rules_core.errors import TablesightError
 
 # Table corners further than this outside the markers' hull are extrapolated, not interpolated.
@@ -44,13 +45,17 @@ WRONG_LAYOUT_MM = 12.0
 # at the same resolution 0.34-1.1 mm and 28-93 times, positions then 1.2-4.3 mm off (0.3 mm
 # without the file).
 LENS_DOUBT_MM = 0.3
+LENS_DOUBT_RATIO = 3.0
 # Without a lens calibration, markers are judged by the focal length of one pose through them all
 # where that pose puts their corners this near their places (mean; a marker moved 2 cm among
 # four puts them 5 mm off) and a focal 15 % off fits them this much worse (where the camera
 # looks nearly straight down, any focal fits and none is told).
 POSE_AGREES_MM = 1.5
 FOCAL_TOLD_MM = 0.03
-LENS_DOUBT_RATIO = 3.0
+# A lens read off the table's edges is taken where the markers' worst corner, undistorted by it,
+# lies at most this many times as far off as without it (or than NEEDS_LENS_MM): something
+# straight on the floor taken for an edge bends the markers apart.
+EDGE_LENS_MARKERS = 1.5
 # What to check when the markers are not where the layout says (calibrate, rectify, doctor).
 LAYOUT_ADVICE = (
     "check each marker's id against its place on the printed map, that each lies where its page "
@@ -450,7 +455,7 @@ def calibrate(
     fit = _fit(sighting.corners, layout, judge, stray_corners=lens_given, edge_offset=lens_given)
     lens_estimated = False
     if intrinsics is None:
-        estimate = _estimate_lens(sighting.corners, layout, fit, size)
+        estimate = _estimate_lens(image, sighting.corners, layout, fit, size)
         if estimate is not None:
             intrinsics, corners, fit = estimate
             sighting = replace(sighting, corners=corners)
@@ -479,7 +484,7 @@ def calibrate(
     warnings = _warnings(layout, sighting, fit, pose, worst, measured_lens, doubt)
     if lens_estimated:
         warnings.append(
-            f"no lens calibration: lens distortion estimated from the markers "
+            f"no lens calibration: lens distortion estimated from the markers or the table's edges "
             f"(k1 {intrinsics.dist[0]:+.3f}, k2 {intrinsics.dist[1]:+.3f}); "
             "`tablesight calibrate-lens` is more exact"
         )
@@ -547,21 +552,30 @@ def _fit(
 
 
 def _estimate_lens(
-    corners: dict[int, np.ndarray], layout: Layout, fit: HomographyFit, size: tuple[int, int]
+    image: np.ndarray, corners: dict[int, np.ndarray], layout: Layout, fit: HomographyFit,
+    size: tuple[int, int],
 ) -> tuple[Intrinsics, dict[int, np.ndarray], HomographyFit] | None:
-    """Without a lens calibration: a one-term lens from the markers, if it explains them."""
-    if len(fit.used_ids) < 3 or max(r.max() for r in fit.corner_residuals_mm.values()) <= NEEDS_LENS_MM:
-        return None
-    image_pts = np.concatenate([corners[i] for i in fit.used_ids])
-    table_pts = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
-    moves = np.concatenate([corner_moves(layout.corners_by_id[i]) for i in fit.used_ids])
-    measured = np.isfinite(image_pts).all(axis=1)
-    radial = estimate_radial(image_pts[measured], table_pts[measured], moves[measured], size)
+    """Without a lens calibration: a radial lens from the markers, if it explains them; else
+    from the table's edges where the photo shows them bent, if the markers agree with it."""
+    worst = max(r.max() for r in fit.corner_residuals_mm.values())
+    radial = None
+    if len(fit.used_ids) >= 3 and worst > NEEDS_LENS_MM:
+        image_pts = np.concatenate([corners[i] for i in fit.used_ids])
+        table_pts = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
+        moves = np.concatenate([corner_moves(layout.corners_by_id[i]) for i in fit.used_ids])
+        measured = np.isfinite(image_pts).all(axis=1)
+        radial = estimate_radial(image_pts[measured], table_pts[measured], moves[measured], size)
+    from_edges = radial is None
+    if from_edges:
+        radial = radial_from_edges(table_edges(image, fit.image_to_table, layout), size)
     if radial is None:
         return None
     reference = intrinsics_for(radial, size, float(max(size)))
     ideal = {i: reference.undistort(c) for i, c in corners.items()}
     straightened = _fit(ideal, layout)
+    bent_apart = max(r.max() for r in straightened.corner_residuals_mm.values())
+    if from_edges and bent_apart > EDGE_LENS_MARKERS * max(worst, NEEDS_LENS_MM):
+        return None
     table_to_image = np.linalg.inv(straightened.image_to_table)
     focal = focal_from_homography(table_to_image / table_to_image[2, 2], size) or nominal_focal(size)
     return intrinsics_for(radial, size, focal), ideal, straightened
