@@ -1,12 +1,14 @@
-"""Lens distortion read off the markers themselves, for when no lens calibration is given.
+"""Lens distortion read off the photo itself, for when no lens calibration is given.
 
 A homography cannot bend, so an uncalibrated lens leaves millimetres of error across the
-table. The markers carry the missing information: barrel distortion shrinks a marker more
-along the radius than across it, and shrinks far markers more than near ones, so two radial
-coefficients (k1, k2, centred on the image) can be fitted together with the homography. They
-are kept only when they explain most of the disagreement between the markers; a proper
-`tablesight calibrate-lens` remains better (it also finds k3, tangential terms and the true
-centre).
+table. The markers carry some of the missing information: barrel distortion shrinks a marker
+more along the radius than across it, and shrinks far markers more than near ones, so two
+radial coefficients (k1, k2, centred on the image) can be fitted together with the homography
+(`estimate_radial`). Four markers in the table's corners sit at about one distance from the
+centre, though, and a lens that moves them alike is told by the table's own edges instead,
+straight lines seen bent (`radial_from_edges`). Either is kept only when it explains what it
+was fitted to; a proper `tablesight calibrate-lens` remains better (it also finds k3,
+tangential terms and the true centre).
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ K1_BOUND = 0.6
 # free two-term search to k1 ~ 1e20, and the camera 1,900 km away.
 MAX_CORNER_SHIFT = 0.9
 # The table's edges tell a lens where it brings them this much nearer straight lines (RMS, px)
-# and to at most this share of their bend, from the sides whose own k1 lies this near the
-# others' middle. Path-traced tables: a lens straightened the edges of 13 of 16 distorted ones
-# by 0.2-1.2 px; on 37 undistorted ones (their edges' samples 0.1-0.55 px off a line) by 0.02
-# px at most.
+# and to at most this share of their bend, from the sides whose own k1 (in `estimate_radial`'s
+# units) lies this near the median of all sides' (with two sides, each is within it of the
+# other). Path-traced tables: a lens straightened the edges of 13 of 16 distorted ones by
+# 0.2-1.2 px; on 37 undistorted ones (their edges' samples 0.1-0.55 px off a line) by 0.02 px at
+# most.
 EDGE_STRAIGHTENED_PX = 0.15
 EDGE_STRAIGHTENED = 0.8
 EDGE_K1_AGREE = 0.03
@@ -111,11 +114,11 @@ def radial_from_edges(sides: Sequence[np.ndarray], image_size: tuple[int, int]) 
     One term: with a second, the edges' k1 and k2 trade off and the fit wandered (path-traced
     tables: 2.8 and 7 mm off where the markers' own two terms were within 0.1).
     """
-    from scipy.optimize import minimize_scalar
+    from scipy.optimize import OptimizeResult, minimize_scalar
 
     reference = intrinsics_for((0.0, 0.0), image_size, float(max(image_size)))
 
-    def straightest(of: Sequence[np.ndarray]):
+    def straightest(of: Sequence[np.ndarray]) -> OptimizeResult:
         return minimize_scalar(lambda k: _bend_px(np.array([k, 0.0]), of, reference),
                                bounds=(-K1_BOUND, K1_BOUND), method="bounded", options={"xatol": 1e-5})
 

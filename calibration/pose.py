@@ -18,10 +18,6 @@ import numpy as np
 NOMINAL_HFOV_DEG = 66.0
 # Below this tilt the focal length from the homography is noise.
 MIN_TILT_FOR_FOCAL_DEG = 2.0
-# Focal lengths a pose is fitted with, in image widths: a 120-degree lens to a 16 mm lens on the
-# HQ sensor; and the step on either side of the best that shows how sharply it is told.
-FOCAL_RANGE = (0.2, 6.0)
-FOCAL_STEP = 1.15
 
 
 @dataclass(frozen=True)
@@ -85,31 +81,6 @@ def focal_from_homography(table_to_image: np.ndarray, image_size: tuple[int, int
     if not (0.2 * w < focal < 10 * w) or tilt < MIN_TILT_FOR_FOCAL_DEG:
         return None
     return float(focal)
-
-
-def posed_focal(
-    table_cm: np.ndarray, image_px: np.ndarray, image_size: tuple[int, int]
-) -> tuple[float, float, float]:
-    """The focal length (px) whose best camera pose puts these corners nearest their places on the
-    table; that least misfit (mean mm); and how sharply the focal is told: the misfit
-    `FOCAL_STEP` longer or shorter, over the least. Unlike the homography's axes
-    (`focal_from_homography`), a pose holds the corners to one camera."""
-    from scipy.optimize import minimize_scalar
-
-    width = max(image_size)
-
-    def misfit(focal: float) -> float:
-        K = centred_K(image_size, focal)
-        rvec, tvec = fit_pose(table_cm, image_px, K)
-        R = cv2.Rodrigues(rvec)[0]
-        to_table = np.linalg.inv(K @ np.column_stack([R[:, 0], R[:, 1], tvec.ravel()]))
-        back = np.c_[image_px, np.ones(len(image_px))] @ to_table.T
-        return float(np.mean(np.linalg.norm(back[:, :2] / back[:, 2:] - table_cm, axis=1)) * 10)
-
-    best = minimize_scalar(lambda log_f: misfit(width * np.exp(log_f)), bounds=np.log(FOCAL_RANGE),
-                           method="bounded", options={"xatol": 1e-3})
-    focal, least = float(width * np.exp(best.x)), float(best.fun)
-    return focal, least, min(misfit(focal * FOCAL_STEP), misfit(focal / FOCAL_STEP)) - least
 
 
 def solve_pose(

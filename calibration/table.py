@@ -20,7 +20,7 @@ from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_fo
 from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
 from calibration.intrinsics import Intrinsics
 from calibration.layout import Layout
-from calibration.pose import Pose, centred_K, focal_from_homography, nominal_focal, posed_focal, solve_pose
+from calibration.pose import Pose, centred_K, focal_from_homography, nominal_focal, solve_pose
 from calibration.table_edges import table_edges
 from rules_core.errors import TablesightError
 
@@ -46,12 +46,6 @@ WRONG_LAYOUT_MM = 12.0
 # without the file).
 LENS_DOUBT_MM = 0.3
 LENS_DOUBT_RATIO = 3.0
-# Without a lens calibration, markers are judged by the focal length of one pose through them all
-# where that pose puts their corners this near their places (mean; a marker moved 2 cm among
-# four puts them 5 mm off) and a focal 15 % off fits them this much worse (where the camera
-# looks nearly straight down, any focal fits and none is told).
-POSE_AGREES_MM = 1.5
-FOCAL_TOLD_MM = 0.03
 # A lens read off the table's edges is taken where the markers' worst corner, undistorted by it,
 # lies at most this many times as far off as without it (or than NEEDS_LENS_MM): something
 # straight on the floor taken for an edge bends the markers apart.
@@ -509,28 +503,15 @@ def calibrate(
 def _judging_camera(
     corners: dict[int, np.ndarray], layout: Layout, intrinsics: Intrinsics | None, size: tuple[int, int]
 ) -> np.ndarray:
-    """The K markers are judged by (calibration/homography.py): the lens calibration's, else the
-    focal length of the one camera pose that explains every marker seen (`posed_focal`) where
-    they agree with one and tell it, else one read off the homography judged without K (a
-    nominal lens when the camera looks straight down, where the focal length hardly matters).
-
-    That judged fit, not the plain fit over all markers, is needed where they disagree: a marker
-    moved 2 cm bends the plain fit's focal length so far that the pose then finds no marker
-    off. But the homography's axes read the focal length 16 % to 4x off on 13 of 60 path-traced
-    tables, and a pose of that focal through three markers missed a good fourth by 9 mm: it was
-    dropped, and the table measured 3.4 mm off in the median (within 0.1 mm with it kept)."""
+    """The K markers are judged by (calibration/homography.py): the lens calibration's, else one
+    read off the homography judged without K (a nominal lens when the camera looks straight
+    down, where the focal length hardly matters). That judged fit, not the plain fit over all
+    markers, is needed: a marker moved 2 cm bends the plain fit's focal length so far that the
+    pose then finds no marker off. A wrong K only makes every marker look worse, and then none
+    is dropped."""
     if intrinsics is not None:
         return intrinsics.K
-    judged = _fit(corners, layout)
-    if len(corners) >= 3:
-        grown = grown_corners(layout.corners_by_id, judged.edge_offset_cm)
-        table_pts = np.concatenate([grown[i] for i in corners])
-        image_pts = np.concatenate([corners[i] for i in corners])
-        seen = np.isfinite(image_pts).all(axis=1)
-        focal, misfit, sharpness = posed_focal(table_pts[seen], image_pts[seen], size)
-        if misfit <= POSE_AGREES_MM and sharpness >= FOCAL_TOLD_MM:
-            return centred_K(size, focal)
-    table_to_image = np.linalg.inv(judged.image_to_table)
+    table_to_image = np.linalg.inv(_fit(corners, layout).image_to_table)
     focal = focal_from_homography(table_to_image / table_to_image[2, 2], size)
     return centred_K(size, focal or nominal_focal(size))
 
@@ -556,10 +537,13 @@ def _estimate_lens(
     size: tuple[int, int],
 ) -> tuple[Intrinsics, dict[int, np.ndarray], HomographyFit] | None:
     """Without a lens calibration: a radial lens from the markers, if it explains them; else
-    from the table's edges where the photo shows them bent, if the markers agree with it."""
-    worst = max(r.max() for r in fit.corner_residuals_mm.values())
+    from the table's edges where the photo shows them bent, if the markers agree with it. Both
+    want three markers: two fit any homography, so they neither tell a lens nor check one."""
+    if len(fit.used_ids) < 3:
+        return None
+    worst = _worst_mm(fit)
     radial = None
-    if len(fit.used_ids) >= 3 and worst > NEEDS_LENS_MM:
+    if worst > NEEDS_LENS_MM:
         image_pts = np.concatenate([corners[i] for i in fit.used_ids])
         table_pts = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
         moves = np.concatenate([corner_moves(layout.corners_by_id[i]) for i in fit.used_ids])
@@ -573,12 +557,16 @@ def _estimate_lens(
     reference = intrinsics_for(radial, size, float(max(size)))
     ideal = {i: reference.undistort(c) for i, c in corners.items()}
     straightened = _fit(ideal, layout)
-    bent_apart = max(r.max() for r in straightened.corner_residuals_mm.values())
-    if from_edges and bent_apart > EDGE_LENS_MARKERS * max(worst, NEEDS_LENS_MM):
+    if from_edges and _worst_mm(straightened) > EDGE_LENS_MARKERS * max(worst, NEEDS_LENS_MM):
         return None
     table_to_image = np.linalg.inv(straightened.image_to_table)
     focal = focal_from_homography(table_to_image / table_to_image[2, 2], size) or nominal_focal(size)
     return intrinsics_for(radial, size, focal), ideal, straightened
+
+
+def _worst_mm(fit: HomographyFit) -> float:
+    """The worst marker corner's residual on the table (mm)."""
+    return float(max(r.max() for r in fit.corner_residuals_mm.values()))
 
 
 def _ids(ids: list[int]) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from calibration.aruco import to_gray
 from calibration.homography import apply
 from calibration.layout import Layout
 
@@ -24,7 +25,8 @@ SEARCH_PX = 40.0
 # Around a marker the table's edge is its paper's: left out this many marker sides from its
 # centre (the quiet zone reaches 1.06).
 MARKER_CLEARANCE = 1.3
-# An edge is a step at least this strong (Sobel, grey levels), and a sample off the side's
+# An edge is a step at least this strong (3x3 Sobel across it: about 4 times the step in grey
+# levels), and a sample off the side's
 # smooth curve by more than this (px) is something else: a model, a hand, a cable over the edge.
 MIN_STEP = 20.0
 OFF_CURVE_PX = 1.5
@@ -41,8 +43,7 @@ def table_edges(image: np.ndarray, to_table: np.ndarray, layout: Layout) -> list
     tenth of a pixel; the samples off the side's smooth curve (a quadratic, as a lens bends a
     line) are dropped.
     """
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    gray = gray.astype(np.float32)
+    gray = to_gray(image).astype(np.float32)
     across = (cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
     to_image = np.linalg.inv(to_table)
     width, depth = layout.table_size_cm
