@@ -161,11 +161,26 @@ def _one_barrel_between(view: TableView, camera_cm: np.ndarray, vehicles: Vehicl
     only where it overhangs, so the end that shows it less is turned away, where its other end
     shows a gun of its own: two tanks that really face each other each have a bare rear deck
     (a review's renders: 6 of 7 such pairs had one turned round without that). A hull turned
-    round points to another gap, which the pairs after it see.
+    round points to another gap: the pairs are looked at again after each turn, in any order the
+    hulls were found (a column of three read facing back kept its rear hull turned round where
+    the pair with it came first).
     """
-    along, _ = heading_axes(vehicles.heading_deg)
-    fronts = vehicles.xy_cm + along * (vehicles.length_cm / 2)[:, None]
     heading = vehicles.heading_deg.copy()
+    for _ in range(2 * len(vehicles)):  # bounded: a later turn could undo an earlier one
+        away = _turned_away(view, camera_cm, vehicles, heading)
+        if away is None:
+            break
+        heading[away] = (heading[away] + 180.0) % 360
+    return replace(vehicles, heading_deg=heading)
+
+
+def _turned_away(
+    view: TableView, camera_cm: np.ndarray, vehicles: Vehicles, heading: np.ndarray
+) -> int | None:
+    """The first hull of a pair nose to nose that shows the barrel between them less, where its
+    other end shows a gun of its own (see `_one_barrel_between`); None where no hull is."""
+    along, _ = heading_axes(heading)
+    fronts = vehicles.xy_cm + along * (vehicles.length_cm / 2)[:, None]
     for i, j in combinations(range(len(vehicles)), 2):
         if (np.linalg.norm(fronts[i] - fronts[j]) > FACING_CM
                 or along[i] @ along[j] > -np.cos(np.radians(FACING_DEG))):
@@ -175,10 +190,8 @@ def _one_barrel_between(view: TableView, camera_cm: np.ndarray, vehicles: Vehicl
         )
         away, front, rear = (j, front_j, rear_j) if front_j < front_i else (i, front_i, rear_i)
         if rear >= REAR_SHARE * front:
-            heading[away] = (heading[away] + 180.0) % 360
-            along[away] = -along[away]
-            fronts[away] = vehicles.xy_cm[away] + along[away] * vehicles.length_cm[away] / 2
-    return replace(vehicles, heading_deg=heading)
+            return away
+    return None
 
 
 def _in_a_platoon(hull: tuple, found: list[tuple], support: list[float]) -> bool:

@@ -1157,18 +1157,22 @@ def test_two_tanks_that_face_each_other_close_keep_facing_each_other(detector, g
         assert abs((vehicles.heading_deg[i] - tank.heading_deg + 180) % 360 - 180) < 3.0
 
 
-def test_a_hull_turned_round_meets_the_next_gap_with_its_new_front(monkeypatch):
+@pytest.mark.parametrize("order", [[0, 1, 2], [2, 1, 0], [1, 0, 2], [2, 0, 1]])
+def test_a_hull_turned_round_meets_the_next_gap_with_its_new_front(monkeypatch, order):
     """A column of three whose rear two were read facing back: turned round by its gap with the
     leader, the middle hull points into the gap with the rear one, whose end there shows the
-    middle one's barrel less than its own rear shows its gun; it was judged by its old front."""
+    middle one's barrel less than its own rear shows its gun; it was judged by its old front,
+    and (a review) only where the pair with the leader came first."""
     import models.vehicles as stage
 
-    column = Vehicles(np.array([[50.0, 60.0], [71.0, 60.0], [92.0, 60.0]]), np.full(3, 20.0),
-                      np.full(3, 10.0), np.array([0.0, 180.0, 180.0]), np.ones(3))
-    # (the end the heading points to, the other): the leader's gun shows best; each follower's
-    # own gun shows at its true front, its end at the gap ahead shows only the barrel over it.
+    xs, heads = np.array([50.0, 71.0, 92.0])[order], np.array([0.0, 180.0, 180.0])[order]
+    column = Vehicles(np.c_[xs, np.full(3, 60.0)], np.full(3, 20.0), np.full(3, 10.0), heads, np.ones(3))
+    # (the end the heading points to, the other), by place in the column: the leader's gun
+    # shows best; each follower's own gun shows at its true front, its end at the gap ahead
+    # shows only the barrel over it.
     shown = {(0, 0.0): (1.0, 0.1), (1, 180.0): (0.3, 0.9), (1, 0.0): (0.9, 0.3), (2, 180.0): (0.4, 0.8)}
+    place = {50.0: 0, 71.0: 1, 92.0: 2}
     monkeypatch.setattr(stage, "_ends_show", lambda view, hull, heading, camera: shown[
-        (int(np.argmin(np.abs(column.xy_cm[:, 0] - hull.xy_cm[0, 0]))), float(heading))])
+        (place[float(hull.xy_cm[0, 0])], float(heading))])
     turned = stage._one_barrel_between(None, np.array([91.5, 61.0, 200.0]), column)
     np.testing.assert_allclose(turned.heading_deg, [0.0, 0.0, 0.0])
