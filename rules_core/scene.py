@@ -165,6 +165,11 @@ class TableSpec(_Record):
         """Whether a point (a model's or an objective's centre) lies on the table, edges included."""
         return 0 <= x_cm <= self.width_cm and 0 <= y_cm <= self.depth_cm
 
+    def near(self, x_cm: float, y_cm: float) -> bool:
+        """Whether a point lies within the table's own width and depth of it: a model beside the
+        table (in reserve, flown off) may, one given in mm does not."""
+        return -self.width_cm <= x_cm <= 2 * self.width_cm and -self.depth_cm <= y_cm <= 2 * self.depth_cm
+
 
 class ObjectiveSpec(_Record):
     id: str = Field(min_length=1)
@@ -390,6 +395,13 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"model {model.id!r} at ({model.x_cm}, {model.y_cm}) is off the "
                 f"{spec.table.width_cm}x{spec.table.depth_cm} cm table",
                 "place it on the table or remove it",
+            )
+        if not spec.table.near(model.x_cm, model.y_cm):
+            raise _fail(
+                f"{where}.x_cm/y_cm",
+                f"model {model.id!r} at ({model.x_cm}, {model.y_cm}) is further off the "
+                f"{spec.table.width_cm}x{spec.table.depth_cm} cm table than the table is wide",
+                "give positions in cm (a scene in mm puts its models ten times too far out)",
             )
         models.append(model)
     for i, model in enumerate(models):

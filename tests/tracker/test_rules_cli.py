@@ -303,6 +303,21 @@ def test_check_judges_a_scene_with_a_model_off_the_table_and_names_it(
     assert code == 2 and "off the" in err
 
 
+@pytest.mark.parametrize("command", ["check", "move"])
+def test_a_scene_in_mm_is_refused_though_models_beside_the_table_are_taken(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    """A review: with models off the table taken, a scene written in mm (every model ten times too
+    far out) passed `check` with a full report and a note; `move` took it as the AFTER scene."""
+    def placed(scale: float) -> dict:
+        at = [(20, 30, "r1", "red"), (25, 30, "r2", "red"), (150, 60, "b1", "blue")]
+        return scene_data("world-at-fire", [base(scale * x, scale * y, i, side=side) for x, y, i, side in at])
+
+    before, in_mm = write(tmp_path, "before.json", placed(1)), write(tmp_path, "after.json", placed(10))
+    code, _, err = run(capsys, command, *([in_mm] if command == "check" else [before, in_mm]))
+    assert code == 2 and "model 'r1' at (200.0, 300.0) is further off the" in err and "in mm" in err
+
+
 def test_check_in_the_deployment_phase_without_a_deployment_says_what_to_add_once(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
