@@ -120,3 +120,21 @@ def test_a_typed_step_is_refused_in_the_rigs_own_words(page, session):
     page.click("[data-action='setup']")
     expect(page.locator("#message.bad")).to_have_text(rigs_refusal({"step_cm": 0.5}))
     assert session.applied == []
+
+
+@pytest.fixture
+def ambushed(session) -> None:
+    """A Tankomaster game whose ambush only red, the defender, uses."""
+    ruleset = {"id": "tankomaster", "title": "Tankomaster", "unit": "cm", "unit_cm": 1.0,
+               "premeasure_allowed": True}
+    session._state.update(ruleset=ruleset, deployment={"kind": "ambush", "sides": {"red": "left"}})
+
+
+def test_a_side_a_one_sided_deployment_leaves_out_is_offered_not_deploying(ambushed, page):
+    """A review: under Tankomaster's ambush, which only the defender uses, the side the game's
+    deployment leaves out was offered the place nearest its models, and Apply would have made it
+    deploy by ambush too."""
+    page.click("[data-tab='setup']")
+    expect(page.locator("#deployment-kind")).to_have_value("ambush")
+    expect(page.locator(SIDE.format("red"))).to_have_value("left")
+    expect(page.locator(SIDE.format("blue"))).to_have_value("")

@@ -290,7 +290,8 @@ function refreshTopdown(state) {
     $("#topdown").setAttribute("href", loader.src);
   };
   loader.onerror = () => (topdownLoading = false);
-  loader.src = `/topdown.jpg?v=${state.version}`;
+  // The run too: a restarted rig counts versions from 1 again (as the event ids say).
+  loader.src = `/topdown.jpg?v=${(state.status && state.status.run) || ""}.${state.version}`;
 }
 
 function setView(view) {

@@ -117,18 +117,24 @@ export function initSetup(ctx) {
     // The game's deployment is in it: one set from another phone is the one offered here.
     const key = `${sides.join(",")}|${select.value}|${state.table.width_cm}x${state.table.depth_cm}|` +
       JSON.stringify(state.deployment);
-    if (state.deployment) sidesGiven = state.deployment.sides || {};
+    // A game begun again (a restart, another ruleset) has no places given any more.
+    sidesGiven = state.deployment ? state.deployment.sides || {} : {};
     if (!spec || key === sidesShown) return;
     sidesShown = key;
     const where = places(spec, state.table);
     const placed = placesOffered(sides, where, sidesGiven, state);
+    // Under a kind only some sides use, a side the game's deployment of that kind leaves out does
+    // not deploy by it: offered a place, Apply would have made it deploy so.
+    const leftOut = spec.one_sided && state.deployment && state.deployment.kind === spec.kind
+      ? sides.filter((side) => !(side in sidesGiven)) : [];
     $("#deployment-sides").replaceChildren(...sides.map((side) => {
       const label = document.createElement("label");
       label.textContent = `${side} deploys at`;
       const select = document.createElement("select");
       select.dataset.side = side;
       // Some kinds only some sides use (Tankomaster's ambush is the defender's).
-      options(select, spec.one_sided ? [NOT_DEPLOYING, ...where] : where, placed[side]);
+      options(select, spec.one_sided ? [NOT_DEPLOYING, ...where] : where,
+        leftOut.includes(side) ? NOT_DEPLOYING : placed[side]);
       if (spec.one_sided) select.options[0].textContent = "does not deploy this way";
       label.appendChild(select);
       return label;
