@@ -53,7 +53,7 @@ def panic_reasons(
                 f"ran {fmt(travel)} deg",
             )
         )
-    left_table = not (0 <= model.x_cm <= after.table.width_cm and 0 <= model.y_cm <= after.table.depth_cm)
+    left_table = not after.table.holds(model.x_cm, model.y_cm)
     ran = moved if path_cm is None else max(moved, path_cm)
     slack = 0.01 if path_cm is None else ROUND_SLACK_CM
     if allowance is not None and not left_table and ran < min(allowance, to_edge) - TOLERANCE_CM - slack:
