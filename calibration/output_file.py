@@ -146,12 +146,19 @@ def check_output(
     return path
 
 
+def nearest_existing_folder(path: Path) -> Path:
+    """The folder above `path` that exists (or whatever stands in a folder's place): the folders
+    missing below it are the ones a write makes."""
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
 def check_folder_writable(path: Path, option: str, fix: str) -> None:
     """Try a file in the nearest existing folder of `path`: permissions alone do not say that a
     read-only mount, or a pseudo file system such as /proc, refuses it, least of all to root."""
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent  # the folders missing below it will be made
+    folder = nearest_existing_folder(path)
     probe = folder / f".{path.name}.{os.getpid()}.probe"
     try:
         probe.touch(exist_ok=False)
@@ -165,9 +172,7 @@ def check_folder_writable(path: Path, option: str, fix: str) -> None:
 def _check_folders_can_be_made(path: Path, option: str, fix: str) -> None:
     """Said before the work, not by the write after it: a file standing where a folder goes
     (`-o photo.jpg/calib.json`), or a folder that refuses the new one."""
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
+    folder = nearest_existing_folder(path)
     if not folder.is_dir():
         raise TablesightError(
             f"{option} {path}: {folder} is a file, not a folder, so no folder can be made in it", fix

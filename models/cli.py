@@ -301,16 +301,14 @@ def _cached(cache: Path, what: str, saved_by: str, read: Callable):
 def _writable(path: str, option: str, inputs: tuple[str | None, ...] = ()) -> str:
     """Checked before an hour of rendering and training, whose result would be lost at the end:
     the folder must take a new file, and the file must be no input nor anything but a regular one."""
-    from calibration.output_file import check_folder_writable, check_output, using
+    from calibration.output_file import check_folder_writable, check_output, nearest_existing_folder, using
 
     target = Path(path)
     fix = f"give {option} a file name in a folder you can write to"
     with using(path):  # a folder on the way the user may not enter, a name too long
         if target.is_dir():
             raise TablesightError(f"{option} {path} is a folder, not a file", fix)
-        folder = target.parent
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent  # the folders missing below it will be made
+        folder = nearest_existing_folder(target)
     if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
         raise TablesightError(f"{option} {path} cannot be written: {folder} is not writable", fix)
     if folder == target.parent:
