@@ -451,7 +451,7 @@ def calibrate(
     if intrinsics is None:
         estimate = _estimate_lens(image, sighting.corners, layout, fit, size)
         if estimate is not None:
-            intrinsics, corners, fit = estimate
+            intrinsics, corners, fit, told_by = estimate
             sighting = replace(sighting, corners=corners)
             lens_estimated = True
         else:
@@ -478,7 +478,7 @@ def calibrate(
     warnings = _warnings(layout, sighting, fit, pose, worst, measured_lens, doubt)
     if lens_estimated:
         warnings.append(
-            f"no lens calibration: lens distortion estimated from the markers or the table's edges "
+            f"no lens calibration: lens distortion estimated from {told_by} "
             f"(k1 {intrinsics.dist[0]:+.3f}, k2 {intrinsics.dist[1]:+.3f}); "
             "`tablesight calibrate-lens` is more exact"
         )
@@ -535,7 +535,7 @@ def _fit(
 def _estimate_lens(
     image: np.ndarray, corners: dict[int, np.ndarray], layout: Layout, fit: HomographyFit,
     size: tuple[int, int],
-) -> tuple[Intrinsics, dict[int, np.ndarray], HomographyFit] | None:
+) -> tuple[Intrinsics, dict[int, np.ndarray], HomographyFit, str] | None:
     """Without a lens calibration: a radial lens from the markers, if it explains them; else
     from the table's edges where the photo shows them bent, if the markers agree with it. Both
     want three markers: two fit any homography, so they neither tell a lens nor check one."""
@@ -561,7 +561,8 @@ def _estimate_lens(
         return None
     table_to_image = np.linalg.inv(straightened.image_to_table)
     focal = focal_from_homography(table_to_image / table_to_image[2, 2], size) or nominal_focal(size)
-    return intrinsics_for(radial, size, focal), ideal, straightened
+    told_by = "the table's edges" if from_edges else "the markers"
+    return intrinsics_for(radial, size, focal), ideal, straightened, told_by
 
 
 def _worst_mm(fit: HomographyFit) -> float:

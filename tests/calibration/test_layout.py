@@ -168,3 +168,16 @@ def test_a_table_size_in_feet_is_refused_with_its_size_in_cm(table, in_cm):
     for read in (parse_table, default_layout, load_layout):
         with pytest.raises(TablesightError, match=message):
             read(table)
+
+
+@pytest.mark.parametrize("typed", ["183X122", " 183 x 122 ", "183×122", "183x122.0"])
+def test_a_table_size_typed_any_common_way_names_its_default_layout(typed):
+    """One reading of WxD for --layout, a default layout and a printed sheet (three parsers read
+    it three ways: "183x122.0" was taken for a missing file)."""
+    assert load_layout(typed).table_size_cm == (183.0, 122.0)
+    assert parse_table(typed) == (183.0, 122.0)
+
+
+def test_a_size_without_a_default_layout_is_named_as_a_size():
+    with pytest.raises(TablesightError, match=r"no default layout for a 183\.5x122 table"):
+        load_layout("183.5x122")

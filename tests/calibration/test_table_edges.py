@@ -62,3 +62,4 @@ def test_where_the_markers_cannot_tell_the_lens_the_edges_do(monkeypatch):
     calibrated = calibrate(image, LAYOUT)
     off_mm = np.linalg.norm(calibrated.image_to_table(truth.table_to_image(table)) - table, axis=1) * 10
     assert calibrated.lens_estimated and np.median(off_mm) < 0.3
+    assert any("lens distortion estimated from the table's edges" in w for w in calibrated.warnings)
