@@ -319,6 +319,13 @@ def parse_scene(data: Any, allow_off_table: bool = False) -> Scene:
     return _checked(spec, load_ruleset(spec.ruleset), allow_off_table)
 
 
+def _off_the_table(field_name: str, what: str, x_cm: float, y_cm: float, table: TableSpec) -> SceneError:
+    return _fail(
+        field_name, f"{what} at ({x_cm}, {y_cm}) is off the {table.width_cm}x{table.depth_cm} cm table",
+        "place it on the table or remove it",
+    )
+
+
 def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     step_cm = spec.step_cm or spec.table.step_cm
     known_sides = set(spec.sides) if spec.sides is not None else None
@@ -389,18 +396,14 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
                 f"use one of {', '.join(map(str, unit_type.altitudes))}",
             )
         model = _with_base(model, unit_type, where)
-        if not allow_off_table and not spec.table.holds(model.x_cm, model.y_cm):
+        at = (model.x_cm, model.y_cm)
+        if not allow_off_table and not spec.table.holds(*at):
+            raise _off_the_table(f"{where}.x_cm/y_cm", f"model {model.id!r}", *at, spec.table)
+        if not spec.table.near(*at):
             raise _fail(
                 f"{where}.x_cm/y_cm",
-                f"model {model.id!r} at ({model.x_cm}, {model.y_cm}) is off the "
-                f"{spec.table.width_cm}x{spec.table.depth_cm} cm table",
-                "place it on the table or remove it",
-            )
-        if not spec.table.near(model.x_cm, model.y_cm):
-            raise _fail(
-                f"{where}.x_cm/y_cm",
-                f"model {model.id!r} at ({model.x_cm}, {model.y_cm}) is further off the "
-                f"{spec.table.width_cm}x{spec.table.depth_cm} cm table than the table is wide",
+                f"model {model.id!r} at {at} is further off the {spec.table.width_cm}x{spec.table.depth_cm} "
+                "cm table than the table is wide",
                 "give positions in cm (a scene in mm puts its models ten times too far out)",
             )
         models.append(model)
@@ -572,12 +575,8 @@ def _check_ids_and_terrain(spec: SceneSpec, ruleset: Ruleset, model_ids: set[str
         seen.add(mine.id)
     for i, objective in enumerate(spec.objectives):
         if not spec.table.holds(objective.x_cm, objective.y_cm):
-            raise _fail(
-                f"objectives[{i}].x_cm/y_cm",
-                f"objective {objective.id!r} at ({objective.x_cm}, {objective.y_cm}) is off the "
-                f"{spec.table.width_cm}x{spec.table.depth_cm} cm table",
-                "place it on the table or remove it",
-            )
+            at = (objective.x_cm, objective.y_cm)
+            raise _off_the_table(f"objectives[{i}].x_cm/y_cm", f"objective {objective.id!r}", *at, spec.table)
     pieces: set[str] = set()
     for i, piece in enumerate(spec.terrain):
         if piece.id in pieces:

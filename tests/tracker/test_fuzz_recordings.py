@@ -18,20 +18,12 @@ from hypothesis import strategies as st
 
 from rules_core.errors import TablesightError
 from tests.tracker.flat import flat_pipeline
-from tests.tracker.recorded import record_flat_game
 from tracker.recording import Recording
 from tracker.replay import replay
 
 FUZZ = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 PAGE = 4096
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("game") / "game.tsr"
-    record_flat_game(path)
-    return path
 
 
 def read_all(path: Path) -> str:
@@ -78,9 +70,9 @@ def damaged(source: Path, target: Path, how: tuple) -> None:
 
 @FUZZ
 @given(how=damage)
-def test_a_damaged_file_reads_up_to_its_damage_or_is_refused(recorded, tmp_path_factory, how):
+def test_a_damaged_file_reads_up_to_its_damage_or_is_refused(flat_recorded, tmp_path_factory, how):
     path = tmp_path_factory.mktemp("damaged") / "game.tsr"
-    damaged(recorded, path, how)
+    damaged(flat_recorded, path, how)
     try:
         stopped = read_all(path)
     except TablesightError as error:
@@ -91,9 +83,9 @@ def test_a_damaged_file_reads_up_to_its_damage_or_is_refused(recorded, tmp_path_
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(how=damage)
-def test_a_damaged_file_replays_or_is_refused(recorded, tmp_path_factory, how):
+def test_a_damaged_file_replays_or_is_refused(flat_recorded, tmp_path_factory, how):
     path = tmp_path_factory.mktemp("replayed") / "game.tsr"
-    damaged(recorded, path, how)
+    damaged(flat_recorded, path, how)
     replays_cleanly(path)
 
 
@@ -105,9 +97,9 @@ junk = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(m
 @FUZZ
 @given(key=st.sampled_from(["ruleset", "table", "preset", "format_version", "layout", "intrinsics"]),
        value=junk, raw=st.booleans())
-def test_a_hand_edited_manifest_is_a_clear_error(recorded, tmp_path_factory, key, value, raw):
+def test_a_hand_edited_manifest_is_a_clear_error(flat_recorded, tmp_path_factory, key, value, raw):
     path = tmp_path_factory.mktemp("edited") / "game.tsr"
-    shutil.copy(recorded, path)
+    shutil.copy(flat_recorded, path)
     with sqlite3.connect(path) as db:
         text = value if raw and isinstance(value, str) else json.dumps(value)
         db.execute("INSERT OR REPLACE INTO manifest VALUES (?, ?)", (key, text))
@@ -120,9 +112,9 @@ def test_a_hand_edited_manifest_is_a_clear_error(recorded, tmp_path_factory, key
 
 
 @pytest.mark.parametrize("table", ["controls", "events"])
-def test_damaged_control_and_event_rows_are_reported(recorded, tmp_path, table):
+def test_damaged_control_and_event_rows_are_reported(flat_recorded, tmp_path, table):
     path = tmp_path / "game.tsr"
-    shutil.copy(recorded, path)
+    shutil.copy(flat_recorded, path)
     with sqlite3.connect(path) as db:
         column = "payload" if table == "controls" else "data"
         db.execute(f"UPDATE {table} SET {column} = '{{broken'")

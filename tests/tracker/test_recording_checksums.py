@@ -17,17 +17,9 @@ import tracker.replay
 from calibration.imagefile import decode_checked
 from rules_core.errors import TablesightError
 from tests.tracker.flat import flat_pipeline
-from tests.tracker.recorded import record_flat_game
 from tracker.cli import main
 from tracker.recording import FORMAT_VERSION, Recording, RecordingSource
 from tracker.replay import replay
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("games") / "game.tsr"
-    record_flat_game(path)
-    return path
 
 
 def _silently_flipped(jpeg: bytes) -> bytes:
@@ -52,19 +44,21 @@ def _flip_frame(source: Path, target: Path, which: str) -> int:
     return index
 
 
-def test_a_new_recording_keeps_a_checksum_of_every_frame(recorded):
-    with contextlib.closing(sqlite3.connect(f"file:{recorded}?mode=ro", uri=True)) as db:
+def test_a_new_recording_keeps_a_checksum_of_every_frame(flat_recorded):
+    with contextlib.closing(sqlite3.connect(f"file:{flat_recorded}?mode=ro", uri=True)) as db:
         rows = db.execute("SELECT jpeg, crc FROM frames").fetchall()
         version = db.execute("SELECT value FROM manifest WHERE key = 'format_version'").fetchone()[0]
     assert int(version) == FORMAT_VERSION >= 2
     assert rows and all(crc == zlib.crc32(jpeg) for jpeg, crc in rows)
 
 
-def test_a_frame_damaged_where_libjpeg_is_silent_stops_the_replay_at_the_last_good_frame(recorded, tmp_path):
+def test_a_frame_damaged_where_libjpeg_is_silent_stops_the_replay_at_the_last_good_frame(
+    flat_recorded, tmp_path
+):
     """It was decoded and tracked: a replay of garbage, with nothing said."""
     damaged = tmp_path / "flipped.tsr"
-    index = _flip_frame(recorded, damaged, "SELECT MIN(idx) FROM frames WHERE idx > 3")
-    whole = replay(recorded, flat_pipeline)
+    index = _flip_frame(flat_recorded, damaged, "SELECT MIN(idx) FROM frames WHERE idx > 3")
+    whole = replay(flat_recorded, flat_pipeline)
     result = replay(damaged, flat_pipeline)
     before = [r for r in whole.results if r.frame < index]
     assert result.stopped.startswith("stopped after frame ")
@@ -74,9 +68,9 @@ def test_a_frame_damaged_where_libjpeg_is_silent_stops_the_replay_at_the_last_go
     assert result.agreement().endswith("the same as far as both go")
 
 
-def test_track_of_a_frame_damaged_where_libjpeg_is_silent_says_where_it_stopped(recorded, tmp_path):
+def test_track_of_a_frame_damaged_where_libjpeg_is_silent_says_where_it_stopped(flat_recorded, tmp_path):
     damaged = tmp_path / "flipped.tsr"
-    index = _flip_frame(recorded, damaged, "SELECT MIN(idx) FROM frames")
+    index = _flip_frame(flat_recorded, damaged, "SELECT MIN(idx) FROM frames")
     source = RecordingSource(Recording(damaged))
     try:
         with pytest.raises(TablesightError, match=f"frame {index} is damaged: its JPEG does not match"):
@@ -86,9 +80,11 @@ def test_track_of_a_frame_damaged_where_libjpeg_is_silent_says_where_it_stopped(
         source.recording.close()
 
 
-def test_replay_of_a_silently_damaged_frame_is_one_line_and_exit_1(recorded, tmp_path, capsys, monkeypatch):
+def test_replay_of_a_silently_damaged_frame_is_one_line_and_exit_1(
+    flat_recorded, tmp_path, capsys, monkeypatch
+):
     damaged = tmp_path / "flipped.tsr"
-    index = _flip_frame(recorded, damaged, "SELECT MAX(idx) FROM frames")
+    index = _flip_frame(flat_recorded, damaged, "SELECT MAX(idx) FROM frames")
     real = tracker.replay.replay
     monkeypatch.setattr(tracker.replay, "replay",
                         lambda path, on_result=None: real(path, flat_pipeline, on_result))
@@ -100,11 +96,11 @@ def test_replay_of_a_silently_damaged_frame_is_one_line_and_exit_1(recorded, tmp
                          "machine, copy it again")
 
 
-def test_a_recording_of_format_1_has_no_checksums_and_reads_as_before(recorded, tmp_path):
+def test_a_recording_of_format_1_has_no_checksums_and_reads_as_before(flat_recorded, tmp_path):
     """Every game recorded before (the shipped demo among them): the same frames, used as they
     decode."""
     old = tmp_path / "old.tsr"
-    shutil.copy(recorded, old)
+    shutil.copy(flat_recorded, old)
     with contextlib.closing(sqlite3.connect(old)) as db, db:
         db.execute("ALTER TABLE frames DROP COLUMN crc")
         db.execute("UPDATE manifest SET value = '1' WHERE key = 'format_version'")
