@@ -195,5 +195,5 @@ def test_a_recording_into_a_folder_not_made_yet_is_made_there(tmp_path):
     RecordingWriter(path, manifest).close()
     assert Recording(path).manifest["ruleset"] == "world-at-fire"
     (tmp_path / "photo.jpg").write_bytes(b"")
-    with pytest.raises(TablesightError, match=r"photo\.jpg"):
+    with pytest.raises(TablesightError, match=r"photo\.jpg is a file, not a folder"):
         RecordingWriter(tmp_path / "photo.jpg" / "g.tsr", manifest)
