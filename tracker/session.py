@@ -86,6 +86,7 @@ class TableSession:
         self._make_runner = make_runner
         self.description = description
         self.loop = loop
+        self._loops = 0  # a looping replay's fresh games so far (status.loop)
         self.realtime = realtime
         self.retry = retry
         self.retry_s = retry_s
@@ -258,6 +259,7 @@ class TableSession:
             self.runner = self._make_runner()
             self._pending_controls = list(self._recorded_controls)
             self._fresh = True
+            self._loops += 1
         self._set_camera("ok", "")
 
     def _set_up(self) -> None:
@@ -324,7 +326,7 @@ class TableSession:
         ruleset = rules.load_ruleset(game.ruleset_id)
         result = runner.last_result
         return {
-            "status": {"source": self.description, **self._camera,
+            "status": {"source": self.description, **self._camera, "loop": self._loops,
                        "message": self._camera["message"] or getattr(runner.writer, "error", "")
                        or pipeline.status.message,
                        "settled": bool(result.settled) if result is not None else False,

@@ -258,6 +258,7 @@ def test_a_looping_replay_makes_the_players_settings_again_from_each_loops_first
     try:
         permits.release(3)
         until(session, lambda: _stepped(session) == 2)
+        assert session.state()["status"]["loop"] == 0
         red = {"side": "red", "type": "infantry"}
         session.apply("assign", {"model_ids": ["m1", "m2"], "unit": "red-1", **red})
         with pytest.raises(TablesightError):
@@ -282,6 +283,7 @@ def test_a_looping_replay_makes_the_players_settings_again_from_each_loops_first
         assert state["phase"] == "deployment"
         assert [e for e in session.runner.game.events if "red-2" in str(e)] == []
         assert "ended" not in said and state["status"]["camera"] == "ok"  # no flash at the loop
+        assert state["status"]["loop"] == 1  # but a loop the phones can tell
     finally:
         permits.release(100)
         session.stop()

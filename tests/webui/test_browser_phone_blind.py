@@ -138,3 +138,21 @@ def test_a_side_a_one_sided_deployment_leaves_out_is_offered_not_deploying(ambus
     expect(page.locator("#deployment-kind")).to_have_value("ambush")
     expect(page.locator(SIDE.format("red"))).to_have_value("left")
     expect(page.locator(SIDE.format("blue"))).to_have_value("")
+
+
+def test_each_new_loop_of_the_demo_is_said_once(page, session):
+    """The demo replays its recorded game in a loop: every 30-odd seconds a phone saw the game jump
+    back to its start within the same run, and nothing said why."""
+    toast = page.locator("#message")
+    expect(page.locator("#turn")).to_be_visible()
+    with session._changed:
+        session._state["status"]["loop"] = 1
+        session._state.update(turn=1, phase="deployment", version=session._state["version"] + 1)
+        session._changed.notify_all()
+    pushed(page, session)
+    expect(toast).to_have_text("The recorded game began again from its start (it replays in a loop): "
+                               "turn 1, deployment.")
+    toast.click()
+    session.move_model("r1", 33.0, 31.0)
+    pushed(page, session)
+    expect(toast).to_be_hidden()

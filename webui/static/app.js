@@ -18,6 +18,7 @@ const ctx = {
   liveAt: null, // when it came: shown while the rig is not answering
   tools: null, // the live ruleset's templates, deployment kinds and unit types (rulesets.js)
   run: null, // the run of the rig the live state came from (status.run)
+  loop: 0, // its looping replay's fresh games (status.loop)
   replay: null, // a replay snapshot shown instead of the live table, or null
   mode: "select",
   selected: null,
@@ -117,14 +118,19 @@ function onState(state) {
 }
 
 // A rig restarted (`tablesight serve` or `demo` run again) begins its game again: a phone left
-// open saw turn 3 become turn 1 with no word why. Said once, at the new run's first state.
+// open saw turn 3 become turn 1 with no word why. Said once, at the new run's first state; and
+// so is each new loop of a replay that loops (the demo plays its recorded game over and over).
 function noticeRestart(state) {
   const run = state.status && state.status.run;
+  const loop = (state.status && state.status.loop) || 0;
   if (!run) return;
   if (ctx.run && run !== ctx.run) {
     show(`The table was restarted, so the game began again: it is turn ${state.turn}, ${state.phase} now.`);
+  } else if (ctx.run && loop > ctx.loop) {
+    show(`The recorded game began again from its start (it replays in a loop): turn ${state.turn}, ${state.phase}.`);
   }
   ctx.run = run;
+  ctx.loop = loop;
 }
 
 async function loadTools(id) {
