@@ -49,10 +49,7 @@ def _residual_px(
     """RMS reprojection error of the best homography after undistorting with (k1, k2), the
     markers' common edge offset fitted too (`moves`: each corner's move per unit of its terms,
     `calibration.homography.corner_moves`)."""
-    lens = Intrinsics(
-        K=lens.K, dist=np.array([radial[0], radial[1], 0.0, 0.0, 0.0]), image_size=lens.image_size
-    )
-    ideal = lens.undistort(image_pts)
+    ideal = _bent(lens, radial).undistort(image_pts)
     design = moves.reshape(-1, 3)
     offset = np.zeros(3)
     for round_ in range(OFFSET_ROUNDS + 1):
@@ -139,9 +136,7 @@ def radial_from_edges(sides: Sequence[np.ndarray], image_size: tuple[int, int]) 
 def _bend_px(radial: np.ndarray, sides: Sequence[np.ndarray], lens: Intrinsics) -> float:
     """RMS distance (px) of the table's edge samples, undistorted with (k1, k2), from each side's
     straight line."""
-    lens = Intrinsics(
-        K=lens.K, dist=np.array([radial[0], radial[1], 0.0, 0.0, 0.0]), image_size=lens.image_size
-    )
+    lens = _bent(lens, radial)
     misses = []
     for side in sides:
         ideal = lens.undistort(side)
@@ -149,6 +144,12 @@ def _bend_px(radial: np.ndarray, sides: Sequence[np.ndarray], lens: Intrinsics) 
         across = np.linalg.svd(ideal - centre)[2][1]
         misses.append((ideal - centre) @ across)
     return float(np.sqrt(np.mean(np.concatenate(misses) ** 2)))
+
+
+def _bent(lens: Intrinsics, radial: np.ndarray) -> Intrinsics:
+    """`lens` with the radial terms (k1, k2) tried, and no others."""
+    dist = np.array([radial[0], radial[1], 0.0, 0.0, 0.0])
+    return Intrinsics(K=lens.K, dist=dist, image_size=lens.image_size)
 
 
 def _physical(radial: np.ndarray, image_size: tuple[int, int]) -> bool:

@@ -26,8 +26,8 @@ SEARCH_PX = 40.0
 # centre (the quiet zone reaches 1.06).
 MARKER_CLEARANCE = 1.3
 # An edge is a step at least this strong (3x3 Sobel across it: about 4 times the step in grey
-# levels), and a sample off the side's
-# smooth curve by more than this (px) is something else: a model, a hand, a cable over the edge.
+# levels), and a sample off the side's smooth curve by more than this (px) is something else: a
+# model, a hand, a cable over the edge.
 MIN_STEP = 20.0
 OFF_CURVE_PX = 1.5
 # A side counts with this many samples left, over this share of its free length.
@@ -47,7 +47,10 @@ def table_edges(image: np.ndarray, to_table: np.ndarray, layout: Layout) -> list
     across = (cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
     to_image = np.linalg.inv(to_table)
     width, depth = layout.table_size_cm
-    centres = [c.mean(axis=0) for c in layout.corners_by_id.values()]
+    # Each marker's centre and how far from it its paper may reach the edge.
+    markers = np.array(list(layout.corners_by_id.values()))  # (m, 4, 2)
+    centres = markers.mean(axis=1)
+    reaches = MARKER_CLEARANCE * np.linalg.norm(markers[:, 1] - markers[:, 0], axis=1)
     sides_cm = [((0, 0), (width, 0)), ((width, 0), (width, depth)), ((width, depth), (0, depth)),
                 ((0, depth), (0, 0))]
     sides = []
@@ -55,20 +58,12 @@ def table_edges(image: np.ndarray, to_table: np.ndarray, layout: Layout) -> list
         start, end = np.asarray(start, np.float64), np.asarray(end, np.float64)
         along = np.arange(0.0, np.linalg.norm(end - start), STEP_CM)
         points = start + np.outer(along / np.linalg.norm(end - start), end - start)
-        free = np.array([
-            all(np.linalg.norm(p - c) > MARKER_CLEARANCE * _side_cm(layout, k) for k, c in enumerate(centres))
-            for p in points
-        ])
+        free = (np.linalg.norm(points[:, None] - centres[None], axis=2) > reaches).all(axis=1)
         found = _steps(across, to_image, points[free], image.shape[:2])
         kept = _on_a_curve(found)
         if len(kept) >= MIN_SAMPLES and _span(kept) >= MIN_SPAN * _span(apply(to_image, points[free])):
             sides.append(kept)
     return sides
-
-
-def _side_cm(layout: Layout, index: int) -> float:
-    corners = list(layout.corners_by_id.values())[index]
-    return float(np.linalg.norm(corners[1] - corners[0]))
 
 
 def _steps(across: tuple[np.ndarray, np.ndarray], to_image: np.ndarray, points_cm: np.ndarray,
