@@ -169,14 +169,20 @@ def check_folder_writable(path: Path, option: str, fix: str) -> None:
         ) from None
 
 
-def _check_folders_can_be_made(path: Path, option: str, fix: str) -> None:
-    """Said before the work, not by the write after it: a file standing where a folder goes
-    (`-o photo.jpg/calib.json`), or a folder that refuses the new one."""
+def check_no_file_in_the_way(path: Path, said: str, fix: str) -> None:
+    """Refuse a file standing where a folder of `path` goes (`-o photo.jpg/calib.json`), said
+    after `said` (the option and path), before the work rather than by the write after it."""
     folder = nearest_existing_folder(path)
     if not folder.is_dir():
         raise TablesightError(
-            f"{option} {path}: {folder} is a file, not a folder, so no folder can be made in it", fix
+            f"{said}: {folder} is a file, not a folder, so no folder can be made in it", fix
         )
+
+
+def _check_folders_can_be_made(path: Path, option: str, fix: str) -> None:
+    """Said before the work, not by the write after it: a file standing where a folder goes, or
+    a folder that refuses the new one."""
+    check_no_file_in_the_way(path, f"{option} {path}", fix)
     check_folder_writable(path, option, fix)
 
 

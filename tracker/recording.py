@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from calibration.imagefile import decode_checked
-from calibration.output_file import nearest_existing_folder, unusable, using
+from calibration.output_file import check_no_file_in_the_way, unusable, using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
@@ -94,12 +94,7 @@ class RecordingWriter:
                 )
             if self.path.exists():
                 raise TablesightError(f"{self.path} already exists", "record to a new file name")
-            folder = nearest_existing_folder(self.path)
-            if not folder.is_dir():
-                raise TablesightError(
-                    f"{self.path}: {folder} is a file, not a folder, so no folder can be made in it",
-                    "record into a folder, or a new one",
-                )
+            check_no_file_in_the_way(self.path, str(self.path), "record into a folder, or a new one")
             self.path.parent.mkdir(parents=True, exist_ok=True)  # as every output of the CLI
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False)
