@@ -57,8 +57,22 @@ def parse_scene(data: dict, allow_off_table: bool = False) -> Scene:
     return _parse_scene(data, allow_off_table=allow_off_table)
 
 
+def _ruler_allowed(scene: Scene) -> None:
+    """A ruleset that has orders given by eye takes no ruler until they are carried out (Mobile
+    Infantry: «все приказы назначаются без прикладывания линейки ... Линейка прикладывается только
+    во время исполнения приказов!»), so a distance asked in its orders phase is refused, not given."""
+    if scene.phase == "orders" and not scene.ruleset.premeasure_allowed:
+        raise SceneError(
+            f"phase orders: no ruler in the orders phase of {scene.ruleset.id}, orders are given by eye "
+            "(«все приказы назначаются без прикладывания линейки»)",
+            "judge the distance by eye now, and measure once the orders are carried out "
+            "(phase movement, shooting or assault)",
+        )
+
+
 def measure(scene: Scene, a_id: str, b_id: str) -> dict:
     """`rules measure`: edge (closest footprint points, 0 when touching) and centre distances."""
+    _ruler_allowed(scene)
     a, b = scene.model_index(a_id, "A"), scene.model_index(b_id, "B")
     edge = float(measured(scene.footprints, a, b, "edge"))
     centre = float(measured(scene.footprints, a, b, "centre"))
@@ -84,6 +98,7 @@ def move(before: Scene, after: Scene) -> dict:
 
 def ranges(scene: Scene, from_id: str) -> dict:
     """`rules ranges`: every enemy model with its distance and the shooter's weapons that reach it."""
+    _ruler_allowed(scene)
     return ranges_report(scene, from_id)
 
 
@@ -94,6 +109,7 @@ def deployment_zones(scene: Scene) -> dict[str, list[list[list[float]]]]:
 
 def under_template(scene: Scene, kind: str, x_cm: float, y_cm: float, **params: Any) -> dict:
     """Who is under a blast circle or smoke strip centred at (x_cm, y_cm); params: radius, heading_deg."""
+    _ruler_allowed(scene)
     return under_template_report(scene, kind, x_cm, y_cm, **params)
 
 

@@ -42,9 +42,39 @@ def _corner(kind: DeploymentKind, quarter: str, width: float, depth: float, d: f
     return shapely.normalize(quarter_box.intersection(band))
 
 
+def no_zones(scene: Scene) -> str | None:
+    """Why no model of the scene has a deployment zone to be judged by, or None when they have."""
+    if scene.ruleset.deployment is None:
+        return f"{scene.ruleset.id} has no deployment zones"
+    if scene.spec.deployment is None:
+        return "the scene gives no deployment (kind and sides)"
+    return None
+
+
+# Tankomaster: the ambush rules bind the soldiers who make up the ambush («не выставляет на поле тех
+# солдат, которые и должны составить засаду»); a scene names them with this flag.
+AMBUSH_FLAG = "ambush"
+
+
+def deploying_sides(scene: Scene) -> list[str]:
+    """The sides deployment.sides names that deploy by its kind. A `one_sided` kind is the
+    defender's alone (Tankomaster: «Правилами для засады пользуется только обороняющийся»), and no
+    scene field names the defender: where several sides are named, the one side flagging its
+    ambushers is it; where none or several flag, each named side is judged and `check` warns."""
+    deployment = scene.spec.deployment
+    if no_zones(scene):
+        return []
+    named = list(deployment.sides)
+    if len(named) < 2 or not scene.ruleset.deployment.kinds[deployment.kind].one_sided:
+        return named
+    flagging = {m.side for m in scene.models if m.has(AMBUSH_FLAG)}
+    defenders = [side for side in named if side in flagging]
+    return defenders if len(defenders) == 1 else named
+
+
 def zone_of(scene: Scene, side: str) -> Polygon | None:
     deployment = scene.spec.deployment
-    if deployment is None or scene.ruleset.deployment is None or side not in deployment.sides:
+    if side not in deploying_sides(scene):
         return None
     kind = scene.ruleset.deployment.kinds[deployment.kind]
     make = _strip if kind.shape == "edge_strip" else _corner
@@ -56,7 +86,7 @@ def zone_of(scene: Scene, side: str) -> Polygon | None:
 def deployment_zones(scene: Scene) -> dict[str, list[list[list[float]]]]:
     """side -> list of zone polygons, each a list of [x_cm, y_cm] (closed ring)."""
     zones: dict[str, list[list[list[float]]]] = {}
-    for side in scene.spec.deployment.sides if scene.spec.deployment else {}:
+    for side in deploying_sides(scene):
         zone = zone_of(scene, side)
         parts = list(zone.geoms) if hasattr(zone, "geoms") else [zone]
         zones[side] = [[[round(x, 4), round(y, 4)] for x, y in part.exterior.coords] for part in parts]
@@ -76,29 +106,28 @@ def inside(scene: Scene, i: int, zone: Polygon) -> bool:
     return bool(zone.buffer(TOLERANCE_CM).covers(fp.core[i]))
 
 
-# Tankomaster: the ambush rules bind the soldiers who make up the ambush («не выставляет на поле тех
-# солдат, которые и должны составить засаду»); a scene names them with this flag.
-AMBUSH_FLAG = "ambush"
-
-
 def deployment_report(scene: Scene) -> dict[str, dict]:
     """models.{id}: in_deployment_zone, and why not (problems) when the ruleset adds conditions.
     Under a `one_sided` kind a side that flags some of its models `ambush` deploys only those by it:
-    its other models have no zone (null); a side that flags none has every model judged."""
+    its other models have no zone (null); a side that flags none has every model judged; a side
+    named beside the one defender (`deploying_sides`) has no zone."""
     deployment = scene.spec.deployment
     report: dict[str, dict] = {}
-    if deployment is None or scene.ruleset.deployment is None:
-        missing = (
-            "the scene gives no deployment (kind and sides)" if scene.ruleset.deployment
-            else f"{scene.ruleset.id} has no deployment zones"
-        )
+    missing = no_zones(scene)
+    if missing:
         return {m.id: {"in_deployment_zone": None, "problems": [missing]} for m in scene.models}
     kind = scene.ruleset.deployment.kinds[deployment.kind]
-    zones = {side: zone_of(scene, side) for side in deployment.sides}
+    deploying = deploying_sides(scene)
+    zones = {side: zone_of(scene, side) for side in deploying}
     for i, model in enumerate(scene.models):
         zone = zones.get(model.side)
         if zone is None and kind.one_sided:
-            away = f"side {model.side} does not deploy by {deployment.kind} (deployment.sides leaves it out)"
+            why = (
+                f"only the defender does, and side {deploying[0]} flags its ambushers {AMBUSH_FLAG}"
+                if model.side in deployment.sides
+                else "deployment.sides leaves it out"
+            )
+            away = f"side {model.side} does not deploy by {deployment.kind} ({why})"
             report[model.id] = {"in_deployment_zone": None, "problems": [away]}
             continue
         if _not_an_ambusher(scene, i, kind):
@@ -233,7 +262,21 @@ def edge_warnings(scene: Scene) -> list[str]:
     deployment = scene.spec.deployment
     if deployment is None or scene.ruleset.deployment is None:
         return []
-    return _facing_warnings(scene) + _kind_edge_warnings(scene)
+    return _facing_warnings(scene) + _kind_edge_warnings(scene) + _defender_warnings(scene)
+
+
+def _defender_warnings(scene: Scene) -> list[str]:
+    """A one-sided kind (the defender's) naming several sides, none of them alone flagging its
+    ambushers: which side defends is unknown, so each is judged as if it did; said, with the fix."""
+    deployment = scene.spec.deployment
+    deploying = deploying_sides(scene)
+    if not scene.ruleset.deployment.kinds[deployment.kind].one_sided or len(deploying) < 2:
+        return []
+    return [
+        f"only the defender deploys by {deployment.kind}, but deployment.sides names "
+        f"{', '.join(deploying)} and no one side flags its ambushers {AMBUSH_FLAG}, so each is judged "
+        f"as the defender: name only the defender's side, or flag its ambushers {AMBUSH_FLAG}"
+    ]
 
 
 def _facing_warnings(scene: Scene) -> list[str]:

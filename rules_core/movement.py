@@ -28,6 +28,7 @@ from rules_core.allowance import (
 )
 from rules_core.coherency import coherency_groups
 from rules_core.crew import apart_from_crew
+from rules_core.deployment import deploying_sides
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight, must_move, no_flight_stays_on
 from rules_core.footprints import gaps, measured, overlapping_across, reaches_into
@@ -112,7 +113,8 @@ class MoveJudge:
         spec, rules = self.after.spec.deployment, self.rules.deployment
         if self.after.phase == "deployment" or spec is None or rules is None:
             return False
-        return rules.kinds[spec.kind].placed_in_play and self.after.models[a].side in spec.sides
+        side = self.after.models[a].side
+        return rules.kinds[spec.kind].placed_in_play and side in deploying_sides(self.after)
 
     def _dropped(self, a: int) -> bool:
         """A model new to the table that a rule binding where it may stand picks (Combined Arms:

@@ -243,7 +243,8 @@ class DeploymentKind(_Strict):
     rough_beside: Beside | None = None
     enemy_keep_away: Threshold | None = None
     # Only some sides deploy this way (Tankomaster: «Правилами для засады пользуется только
-    # обороняющийся»), so deployment.sides need not name every side; a side it leaves out has no zone.
+    # обороняющийся»), so deployment.sides need not name every side; a side it leaves out has no zone,
+    # nor has one it names beside the defender (deployment.deploying_sides).
     one_sided: bool = False
     # Units come on this way during the game, not before it (Tankomaster: «во время своего хода
     # использовать один приказ для размещения на поле одного подразделения в засаде»): a model new

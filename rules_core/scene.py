@@ -218,7 +218,9 @@ class SceneSpec(_Record):
     objectives: list[ObjectiveSpec] = []
     terrain: list[TerrainSpec] = []
     mines: list[MineSpec] = []
-    phase: Literal["map", "deployment", "movement", "shooting", "assault", "end"] = "movement"
+    # `orders`: the step of an order-based game (Mobile Infantry, Tankomaster) where every unit is
+    # given its order before any carries it out; tracker/game.py's ORDER_PHASES.
+    phase: Literal["map", "deployment", "orders", "movement", "shooting", "assault", "end"] = "movement"
     deployment: DeploymentSpec | None = None
     sides: list[str] | None = None
     first_player: str | None = None

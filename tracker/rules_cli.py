@@ -192,13 +192,14 @@ def _say_off_table(scene: Scene) -> None:
 def _say_no_deployment(scene: Scene) -> None:
     """In the deployment phase `in_deployment_zone` is null for every model without zones to judge
     by: said once, with what the scene lacks, rather than only in each model's `problems`."""
+    from rules_core.deployment import no_zones
+
     if scene.phase != "deployment" or scene.spec.deployment is not None:
         return
     rules = scene.ruleset
     if rules.deployment is None:
         print(
-            f"tablesight rules check: {rules.id} has no deployment zones, so in_deployment_zone is "
-            "null for every model",
+            f"tablesight rules check: {no_zones(scene)}, so in_deployment_zone is null for every model",
             file=sys.stderr,
         )
         return
