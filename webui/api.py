@@ -13,7 +13,7 @@ from rules_core.errors import TablesightError
 from webui import measuring
 from webui.actions import ACTIONS, LIMITS, number_rule, validate_action
 from webui.state_json import dumps_state, served
-from webui.wording import refusal
+from webui.wording import ranges_refusal, refusal
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -68,7 +68,10 @@ def ranges():
     if not model_id:
         raise BadRequest("Say which model to measure from: /api/ranges?from=ID.")
     current = _measurable_state()
-    return jsonify(measuring.ranges(current, model_id))
+    try:
+        return jsonify(measuring.ranges(current, model_id))
+    except TablesightError as error:
+        raise ranges_refusal(error) from None
 
 
 @api.get("/measure")

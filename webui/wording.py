@@ -1,4 +1,5 @@
-"""The session's refusals of an assignment (and of the game's settings), said in a player's words.
+"""The session's refusals of an assignment (and of the game's settings, and of ranges), said in a
+player's words.
 
 The rules core words its errors for a scene file ("scene field models[2].side: side 'green' has
 no edge in deployment.sides"): right for the CLI and a JSON file, meaningless on a phone where
@@ -26,6 +27,11 @@ NO_CHASSIS = re.compile(r"^chassis '(.*)' on a model of type (.*), which has no 
 ANY_FIELD = re.compile(r"^scene field ([\w.\[\]/]+)(?: \(model '[^']*'\))?: (.*)$", re.S)
 OFF_TABLE = re.compile(r"^(objective|model) '(.*)' at \((.*), (.*)\) is off the (.*)x(.*) cm table$")
 DIGITS = re.compile(r"(\d+)")
+# `rules ranges FROM` on a model id that a unit holding other models also has; the ids are
+# Python reprs, in double quotes where the name holds a single one.
+SHARED_NAME = re.compile(
+    r"^FROM (['\"])(.*)\1 is both a model id and a unit id \(unit \1.*\1 holds (.*)\)$", re.S
+)
 NAMED_AT_MOST = 5  # models named in a refusal; the rest are counted
 
 
@@ -50,6 +56,21 @@ def refusal(action: str, error: TablesightError, payload: dict, state: dict) -> 
             f"Model {name} at ({x}, {y}) cm would be off a {table} table", "Pick a table it stands on"
         )
     return TablesightError(detail[:1].upper() + detail[1:], _fix_for("", error.fix))
+
+
+def ranges_refusal(error: TablesightError) -> TablesightError:
+    """The rules core refusing ranges from a name that is a model's and a unit's both, said for a
+    phone: its player tapped a model (or its unit's button) and never typed FROM, and can only
+    rename the unit, since the tracker names the models. Any other refusal is returned as it is."""
+    if not (match := SHARED_NAME.match(error.problem)):
+        return error
+    name, members = match[2], _counted(match[3].split(", "))
+    return TablesightError(
+        f"Model {name} and unit {name} ({members}) share one name, so the rig can't tell whose ranges "
+        "you asked for",
+        f"Rename the unit: under Setup, Assign models, pick {members}, type another Unit (e.g. {name}-unit) "
+        "and tap Assign",
+    )
 
 
 def assign_refusal(error: TablesightError, payload: dict, state: dict) -> TablesightError:

@@ -120,6 +120,20 @@ def test_the_real_rules_core_measures_the_fake_table(client):
     assert {"world-at-fire", "mobile-infantry"} <= {r["id"] for r in listed["rulesets"]}, listed
 
 
+def test_a_model_and_a_unit_of_one_name_are_refused_in_a_players_words(client, session):
+    """The rules core refuses ranges from r1 when r1 is a model and also a unit holding others, in
+    the CLI's words ("FROM 'r1' is both a model id and a unit id ... so FROM names one of them"):
+    a phone's player tapped a model and never typed FROM."""
+    session.apply("assign", {"model_ids": ["r4", "r5"], "side": "red", "unit": "r1", "type": "infantry"})
+    response = client.get("/api/ranges?from=r1")
+    assert response.status_code == 400
+    assert response.get_json()["message"] == (
+        "Model r1 and unit r1 (r4, r5) share one name, so the rig can't tell whose ranges you asked for. "
+        "Rename the unit: under Setup, Assign models, pick r4, r5, type another Unit (e.g. r1-unit) "
+        "and tap Assign."
+    )
+
+
 def test_the_scene_carries_the_games_step_for_a_ruleset_measured_in_steps(session):
     state = {**session.state(), "ruleset": {**RULESETS["bronepehota"], "unit_cm": 4.0}}
     assert measuring.scene_from_state(state)["step_cm"] == 4.0

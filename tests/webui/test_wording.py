@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rules_core.errors import SceneError, TablesightError
 from tests.webui.fake_session import demo_state
-from webui.wording import assign_refusal, refusal
+from webui.wording import assign_refusal, ranges_refusal, refusal
 
 
 def test_the_model_a_scene_index_means_is_named_even_when_it_was_not_picked():
@@ -66,3 +66,19 @@ def test_a_leave_it_empty_fix_without_a_form_field_keeps_its_own_words():
                        "leave `sides` empty: sides come later")
     told = refusal("deployment", error, {}, demo_state())
     assert told.fix == "Leave `sides` empty: sides come later"
+
+
+def test_a_unit_of_many_sharing_a_models_name_is_counted_and_other_refusals_pass():
+    """A unit's members named as a player counts them, the first few only; a name in quotes the
+    rules core wrote with double quotes (it holds a single one) is read too."""
+    error = SceneError(
+        "FROM \"o'k\" is both a model id and a unit id (unit \"o'k\" holds m10, m2, m3, m4, m5, m6, m7)",
+        "rename the unit (e.g. o'k-unit) so FROM names one of them",
+    )
+    assert str(ranges_refusal(error)) == (
+        "Model o'k and unit o'k (m2, m3, m4, m5, m6 and 2 more) share one name, so the rig can't tell "
+        "whose ranges you asked for. Rename the unit: under Setup, Assign models, pick m2, m3, m4, m5, m6 "
+        "and 2 more, type another Unit (e.g. o'k-unit) and tap Assign."
+    )
+    other = TablesightError("the rig is busy", "try again")
+    assert ranges_refusal(other) is other

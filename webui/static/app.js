@@ -124,13 +124,33 @@ function noticeRestart(state) {
   const run = state.status && state.status.run;
   const loop = (state.status && state.status.loop) || 0;
   if (!run) return;
-  if (ctx.run && run !== ctx.run) {
-    show(`The table was restarted, so the game began again: it is turn ${state.turn}, ${state.phase} now.`);
-  } else if (ctx.run && loop > ctx.loop) {
-    show(`The recorded game began again from its start (it replays in a loop): turn ${state.turn}, ${state.phase}.`);
-  }
+  const restarted = ctx.run && run !== ctx.run;
+  const looped = ctx.run && !restarted && loop > ctx.loop;
   ctx.run = run;
   ctx.loop = loop;
+  if (!restarted && !looped) return;
+  // A loop replays the same recording, whose ids name the same pieces: picks and measures stay.
+  const cleared = restarted && forgetOldGame() ? " Picks and measures of the old game are cleared." : "";
+  if (looped && ctx.onNewGame) ctx.onNewGame();
+  show(restarted
+    ? `The table was restarted, so the game began again: it is turn ${state.turn}, ${state.phase} now.${cleared}`
+    : `The recorded game began again from its start (it replays in a loop): turn ${state.turn}, ${state.phase}.${cleared}`);
+}
+
+// What the phone held of the old run's game goes with it: a restarted rig's ids may name other
+// pieces, or none, so models picked for Assign stayed picked and a tap on Assign gave them to the wrong
+// pieces; ranges and rulers measured pieces that had jumped back. A replay on show keeps its own
+// selection and ruler (measured on the recording, not on the live game). Says whether any was held.
+function forgetOldGame() {
+  const measures = ctx.replay ? {} : { selected: ctx.selected, ranges: ctx.ranges, ruler: ctx.ruler.length };
+  const held = ctx.picked.size || ctx.draft.length || Object.values(measures).some(Boolean);
+  if (!ctx.replay) {
+    Object.assign(ctx, { selected: null, ranges: null, rangesFromUnit: false, ruler: [], rulerResult: null });
+  }
+  ctx.picked.clear();
+  Object.assign(ctx, { draft: [], lasso: null });
+  if (ctx.onNewGame) ctx.onNewGame(); // the Setup forms' choices made for the old game
+  return Boolean(held);
 }
 
 async function loadTools(id) {
@@ -358,12 +378,23 @@ async function runAction(name) {
   }
 }
 
+// The picker offers the phase the game is in first: sent, the rig began that phase again and
+// its moves' verdicts went (an illegal move forgotten) under "Phase changed.".
+function goToPhase() {
+  const to = $("#phase-to").value;
+  if (ctx.live && to === ctx.live.phase) {
+    show(`The game is in the ${to} phase already: pick another phase to go to.`, true);
+    return null;
+  }
+  return send("phase", { to, ...tappedAt() });
+}
+
 function wireButtons() {
   const actions = {
     "next-phase": () => send("phase", { to: "next", ...tappedAt() }),
     "next-turn": () => send("next_turn", tappedAt()),
     undo: () => send("undo", tappedAt()),
-    "phase-to": () => send("phase", { to: $("#phase-to").value, ...tappedAt() }),
+    "phase-to": goToPhase,
     "clear-templates": () => send("clear_templates", {}),
     recalibrate: () => send("recalibrate", {}),
   };

@@ -176,6 +176,16 @@ export function initSetup(ctx) {
     drawDeployment(state);
   };
 
+  // A new game (the rig restarted, the demo looped) is shown as it is set: the forms' choices
+  // made for the old one (a ruleset, a table, a deployment not applied) would go to it with the
+  // next Apply, and a warning given in the old game would let that tap unassign models unwarned.
+  ctx.onNewGame = () => {
+    orphansTold = null;
+    rulesetShown = null;
+    sidesShown = "";
+    $("#deployment-kind").dataset.kinds = "";
+  };
+
   ctx.onLasso = (loop) => {
     for (const piece of pieces(ctx.shown())) {
       if (insidePolygon([piece.x_cm, piece.y_cm], loop)) ctx.picked.add(piece.id);
@@ -283,9 +293,10 @@ export function initSetup(ctx) {
         ctx.redraw();
       }
     },
+    // A clear is said as one: "Terrain saved." for a table left with none read as if nothing went.
     "terrain-clear": async () => {
       ctx.draft = [];
-      await ctx.send("terrain", { terrain: [] });
+      if (await ctx.send("terrain", { terrain: [] })) ctx.show("Terrain cleared.");
     },
     deployment: async () => {
       const sides = {};
@@ -307,6 +318,8 @@ export function initSetup(ctx) {
       if (live.ruleset.unit === "step") payload.step_cm = live.ruleset.unit_cm;
       if (await ctx.send("setup", payload)) ctx.show("Deployment cleared: models can now be given any side.");
     },
-    "objectives-clear": () => ctx.send("objectives", { objectives: [] }),
+    "objectives-clear": async () => {
+      if (await ctx.send("objectives", { objectives: [] })) ctx.show("Objectives cleared.");
+    },
   });
 }
