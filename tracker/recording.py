@@ -13,9 +13,12 @@ decodes without a word from libjpeg (a flipped bit in its image data) is found t
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import os
 import shutil
 import sqlite3
+import struct
 import tempfile
 import time
 import urllib.parse
@@ -45,6 +48,10 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 # used, not that it is damaged: a lock, the user's rights, a full disk, no memory.
 NOT_DAMAGE = {sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM,
               sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_AUTH}
+# C's struct flock (l_type, l_whence, l_start, l_len, l_pid), with the 64-bit offsets Python is built with.
+FLOCK = "hhqqi0q"
+# The (device, inode) of the files this process's writers have open: never read in place.
+_RECORDING: set[tuple[int, int]] = set()
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -122,6 +129,9 @@ class RecordingWriter:
                 f"cannot create {self.path} ({error}; is the disk full?)",
                 "free some disk space, or record into another folder",
             ) from None
+        stat = self.path.stat()
+        self._file = (stat.st_dev, stat.st_ino)
+        _RECORDING.add(self._file)
         self.commit_every_s = commit_every_s
         self._last_commit = time.monotonic()
         self.frames_written = 0  # committed, so it is what a crash or a full disk keeps
@@ -289,6 +299,7 @@ class RecordingWriter:
             if not self.error:
                 self._count_file()
             self._db.close()
+            _RECORDING.discard(self._file)
 
     def discard(self) -> None:
         """Removes the closed recording, and the journal files SQLite may have left beside it
@@ -343,21 +354,49 @@ def _open_for_reading(path: Path, wal: bool) -> tuple[sqlite3.Connection, Path |
     """A connection that reads the recording and never writes beside it, with the folder a
     private copy is in (None when read in place).
 
-    A closed recording (rollback journal mode) is read in place, read-only. One still in WAL
-    mode is not: SQLite reads its -wal only through a -shm file it must create or write beside
-    it, so a read-only folder (an SD card, another user's folder) refused it, and a folder that
-    allowed it had the log folded into the recording and deleted by the last reader to close
-    (`mode=ro` needs that -shm too; `immutable=1` ignores the -wal and with it the game's last
-    commits). It is copied, with its -wal, into a private temporary folder and read there."""
+    A closed recording (rollback journal mode) is read in place, read-only. So is one still in
+    WAL mode whose recorder is gone, with no lock and the log's index in memory (`unix-none`,
+    `locking_mode=EXCLUSIVE`): SQLite's usual reading of a -wal needs a -shm file it must create
+    or write beside it, which a read-only folder (an SD card, another user's folder) refuses, and
+    where allowed the last reader folded the log into the recording and deleted it. With no -wal
+    beside it (already folded in) it is read as it lies (`immutable=1`): opening the log would
+    create one. One still being recorded would change under such a lock-free reader, as its
+    recorder folds the log in and starts it over: it is copied, with its -wal, into a private
+    temporary folder and read there."""
+    uri = f"file:{urllib.parse.quote(str(path.absolute()))}?mode=ro"
     if not wal:
-        uri = f"file:{urllib.parse.quote(str(path.absolute()))}?mode=ro"
         return sqlite3.connect(uri, uri=True, check_same_thread=False), None
+    if not _being_recorded(path):
+        log = path.with_name(path.name + "-wal").exists()
+        db = sqlite3.connect(uri + ("&vfs=unix-none" if log else "&immutable=1"), uri=True,
+                             check_same_thread=False)
+        db.execute("PRAGMA locking_mode=EXCLUSIVE")  # before the first read: no -shm
+        return db, None
     copy = _private_copy(path)
     try:
         return sqlite3.connect(str(copy / "game.tsr"), check_same_thread=False), copy
     except sqlite3.Error:
         shutil.rmtree(copy, ignore_errors=True)
         raise
+
+
+def _being_recorded(path: Path) -> bool:
+    """Whether a recorder still has the file open: a writer of this process, or a connection of
+    another, which holds a read lock on one byte of the -shm (SQLite's unix "dead man switch",
+    byte 128) for as long as it is open. Not asked of the file itself: any close of it in the
+    recorder's process drops that process's locks on it, and `serve` lists its recordings so.
+    Unsure (a -shm that cannot be opened) counts as recorded: the copy is right either way."""
+    try:
+        stat = path.stat()
+        if (stat.st_dev, stat.st_ino) in _RECORDING:
+            return True  # asked of its -shm here, the close would drop this process's own lock
+        with path.with_name(path.name + "-shm").open("rb") as shm:
+            asked = struct.pack(FLOCK, fcntl.F_WRLCK, os.SEEK_SET, 128, 1, 0)
+            return struct.unpack(FLOCK, fcntl.fcntl(shm, fcntl.F_GETLK, asked))[0] != fcntl.F_UNLCK
+    except FileNotFoundError:  # no -shm: no connection has it open
+        return False
+    except OSError:
+        return True
 
 
 def _private_copy(path: Path) -> Path:

@@ -387,7 +387,9 @@ def _report_path(name: str, recording: str) -> Path:
     path = check_output(
         name, "--report", fix, inputs=[recording], json_only=True, same_kind=kind, make_folders=True
     )
-    if not is_stream(path):  # a report is written beside its name and renamed over it
+    # A report is written beside its name and renamed over it. A folder not made yet was tried
+    # on the way (its nearest folder must take the new one); a stream is written into.
+    if path.parent.is_dir() and not is_stream(path):
         check_folder_writable(path, "--report", "give --report a path in a folder you can write to")
     return path
 
