@@ -46,8 +46,8 @@ FAR_ACCEPT_PROBABILITY = 0.7
 # start's fit lands on its figure's or its shadow's edges and is rejected, but the net reads the
 # whole view (the figure standing in the middle, the shadow, what rim there is). From a cell's
 # centre, up to 11 mm off, it learned only starts within 5 mm, so each look comes part of the
-# way: of 39 such peaks on the path-traced hard validation tables (from 0.5), none started within
-# 2 mm of a base; after one, two, three and four looks 1, 4, 6 and 8 stood within 2 mm.
+# way: of 39 such peaks on the path-traced hard validation tables (from 0.5, in session 45), none
+# started within 2 mm of a base; after one, two, three and four looks 1, 4, 6 and 8 stood within 2 mm.
 MAPPED_LOOKS = 4
 # A rim still rejected where the base map sees a base at all (this likely or more) is refitted
 # from starts SHADOW_STEPS_MM back from the way the shadows fall (`models/shadow.py`), when the

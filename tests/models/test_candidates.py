@@ -107,6 +107,7 @@ def test_a_base_the_map_sees_but_no_vote_does_becomes_a_candidate():
     probability[0, 14, 10] = 0.7  # an unvoted 32 mm base near (168, 232) mm
     probability[1, 14, 10] = 0.6  # and a 65 mm one at the same spot: its own class
     probability[1, 2, 14] = MAP_PEAK_LIKELIHOOD / 2  # too unlikely
+    probability[0, 6, 16] = 0.45  # a base flocked like the mat: the map is less than even sure
     found = find_candidates(image, VOTE_PX_PER_MM, limit=40, base_map=_Map(probability))
 
     def at_cell(column: int, row: int) -> np.ndarray:  # the classes of the candidates there
@@ -114,6 +115,7 @@ def test_a_base_the_map_sees_but_no_vote_does_becomes_a_candidate():
         return found.diameter_mm[np.all(found.centres_px == cell_px, axis=1)]
 
     np.testing.assert_array_equal(at_cell(10, 14), [32.0, 65.0])
+    np.testing.assert_array_equal(at_cell(16, 6), [32.0])
     assert len(at_cell(14, 2)) == len(at_cell(4, 4)) == 0
     near_ring = np.linalg.norm(found.centres_px / VOTE_PX_PER_MM - ring_mm, axis=1) < 8
     assert (near_ring & (found.diameter_mm == 32.0)).sum() == 1  # the vote peak, not the map's too
