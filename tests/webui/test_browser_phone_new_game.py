@@ -24,6 +24,16 @@ def new_loop(session: FakeSession) -> None:
         session._changed.notify_all()
 
 
+def look_at_r1_and_pick_m9(page) -> None:
+    """Model r1 tapped (its ranges shown), then m9 picked for Assign under Setup."""
+    tap_table(page, 32.0, 30.0)
+    page.wait_for_selector("#ranges li[data-id='b1']")
+    page.click("[data-tab='setup']")
+    page.click("[data-mode='assign']")
+    tap_table(page, 92.0, 104.0)
+    expect(page.locator("#picked")).to_have_text("Picked: m9")
+
+
 def held(page) -> dict:
     return page.evaluate(
         """() => { const t = window.tablesight;
@@ -35,12 +45,7 @@ def held(page) -> dict:
 def test_a_new_loop_keeps_the_picks_and_the_measured_model_of_the_same_recording(page, session):
     """The demo loops every 30-odd seconds; its replay's ids name the same pieces each time, so a
     model being looked at or picked for Assign stays so across the loop."""
-    tap_table(page, 32.0, 30.0)  # r1: its ranges
-    page.wait_for_selector("#ranges li[data-id='b1']")
-    page.click("[data-tab='setup']")
-    page.click("[data-mode='assign']")
-    tap_table(page, 92.0, 104.0)  # m9
-    expect(page.locator("#picked")).to_have_text("Picked: m9")
+    look_at_r1_and_pick_m9(page)
     new_loop(session)
     pushed(page, session)
     expect(page.locator("#message")).to_have_text(
@@ -90,12 +95,7 @@ def test_a_restarted_rig_drops_the_old_runs_picks_and_ruler(browser):
     with serving(create_app(before, PIN, config={"SSE_HEARTBEAT_S": 0.5})) as url:
         page.goto(url + "/")
         page.wait_for_selector("#pieces circle[data-id='r1']")
-        tap_table(page, 32.0, 30.0)  # r1: its ranges
-        page.wait_for_selector("#ranges li[data-id='b1']")
-        page.click("[data-tab='setup']")
-        page.click("[data-mode='assign']")
-        tap_table(page, 92.0, 104.0)  # m9
-        expect(page.locator("#picked")).to_have_text("Picked: m9")
+        look_at_r1_and_pick_m9(page)
         page.click("[data-mode='terrain']")
         tap_table(page, 120.0, 10.0)  # a terrain shape's first corner
         expect(page.locator("#layer-tools circle")).to_have_count(1)
