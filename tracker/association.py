@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
 from tracker.appearance import Look, colour_distance, lightness_difference
@@ -64,6 +65,7 @@ class Weights:
     wheel_deg: tuple[float, float] = (2.0, 30.0)
     wheel_fits: int = 3
     wheel_gap_cm: float = 0.2
+    wheel_mate_cm: float = 8.0
 
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:
@@ -235,7 +237,8 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
     each as its members' steps and the tracks it carries, the most carried first (then the
     least spread, then the shortest); None when no group has one. A group best read as
     standing still is read so at once; a moved group's displacements are taken as turns where
-    a turn carries as many and fits closer (`_wheeled`)."""
+    a turn carries as many and fits closer (`_wheeled`), and turns read off pairs of pieces are
+    added where they carry more (`_paired_turns`)."""
     for members in in_group:
         idx = np.flatnonzero(unread & members)
         if len(idx) < weights.rigid_members:
@@ -250,7 +253,9 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
         if support.max() < weights.rigid_members:
             continue
         length = np.linalg.norm(tried, axis=1)
-        if length[np.lexsort((length, np.round(missed, 1), -support))[0]] > weights.rigid_cm:
+        best = np.lexsort((length, np.round(missed, 1), -support))[0]
+        moved = length[best] > weights.rigid_cm
+        if moved:
             # Moved, not standing: turns are tried. A shift that sets its pieces down to the
             # detector's jitter is no turn: only one whose carried pieces miss by more on
             # average is tried as one.
@@ -259,6 +264,15 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
                 fields[b], gap[b] = _wheeled(old, tree, fields[b], gap[b], weights)
             carried, support, missed = _carried(gap, weights)
             length = np.linalg.norm(fields, axis=2).mean(axis=1)
+        if moved or (support[best] < len(idx) and gap[best, carried[best]].max() > weights.wheel_gap_cm):
+            # Turns read off pairs too, also where standing carries only part of the group, some
+            # of it off its spot: a block wheeled 15 degrees and carried 5 cm along its rows
+            # lands half near its old spots, and standing still carried more of it than any shift.
+            paired, paired_gap = _paired_turns(old, tree, within, int(support.max()), weights)
+            if len(paired):
+                fields, gap = np.concatenate([fields, paired]), np.concatenate([gap, paired_gap])
+                length = np.concatenate([length, np.linalg.norm(paired, axis=2).mean(axis=1)])
+                carried, support, missed = _carried(gap, weights)
         moves: Moves = []
         kept: list[np.ndarray] = []
         for b in np.lexsort((length, np.round(missed, 1), -support)):
@@ -309,6 +323,78 @@ def _wheeled(old: np.ndarray, tree: cKDTree, field: np.ndarray, gap: np.ndarray,
         if more == 0:
             break
     return field, gap
+
+
+def _paired_turns(old: np.ndarray, tree: cKDTree, within: np.ndarray, carried: int,
+                  weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+    """Turns read off pairs, for blocks wheeled too far for any shift to carry (`_wheeled`).
+
+    Wheeled 15-25 degrees, a block of 10-16 moves its far corners by steps up to 4 cm apart:
+    a shift carries only a band of it, often a spacing off, and the turn fitted to that band
+    was wrong, so the ids slid along the rows. A pair of pieces keeps its length in any rigid
+    move, so each tried step of a track (onto a detection within its reach, `within`) is paired
+    with its nearest group-mate (within `wheel_mate_cm`) and every detection as far from the
+    step's end: the two give one turn and shift, kept within `wheel_deg`, and scored by how
+    many of the group it carries. The best few distinct ones carrying more than the shifts
+    and their turns do (`carried`) are fitted again on what they carry (`_wheeled`). Not as
+    many: a squad set down sloppily fits a turn a little closer than its shift, and where a
+    reading one spacing off cost nearly as little, that tipped it (10 ids in a fuzz of sloppy
+    moves). A shift, or a lattice of look-alikes standing or shifted, gives turns of 0 or
+    45-90 degrees here and adds nothing. The turns' steps and each track's gap, as `_wheeled`."""
+    n = len(old)
+    nothing = np.zeros((0, n, 2)), np.zeros((0, n))
+    if n < weights.wheel_members:
+        return nothing
+    mates = cKDTree(old)
+    spacing, mate = mates.query(old, k=2, distance_upper_bound=weights.wheel_mate_cm)
+    # A block wheeled as one stood as one: a turn carries only the anchor's block, pieces linked by
+    # mates within `wheel_mate_cm`, where one about a far pivot set bits of every squad down on a
+    # detection of a table whose squads were all moved loosely (24 ids in a fuzz of sloppy moves).
+    linked = mates.sparse_distance_matrix(mates, weights.wheel_mate_cm, output_type="coo_matrix")
+    _, block = connected_components(linked, directed=False)
+    paired = np.isfinite(spacing[:, 1])
+    track, anchor = np.nonzero(within & paired[:, None])
+    if not len(track):
+        return nothing
+    # Each track's arm to its mate as a complex number, so that a turn is a product (a track with
+    # no mate is no anchor, whatever its arm).
+    arm = old[np.minimum(mate[:, 1], n - 1)] - old
+    arm, span = arm[:, 0] + 1j * arm[:, 1], spacing[:, 1]
+    # Every detection's neighbours as far as a mate may be, once; each tried step takes its end's.
+    near = tree.query_pairs(span[paired].max() + weights.rigid_cm, output_type="ndarray")
+    near = np.vstack([near, near[:, ::-1]])
+    near = near[np.argsort(near[:, 0], kind="stable")]
+    count = np.bincount(near[:, 0], minlength=len(tree.data))[anchor]
+    step = np.repeat(np.arange(len(track)), count)
+    offset = np.arange(len(step)) - np.repeat(np.cumsum(count) - count, count)
+    first = np.searchsorted(near[:, 0], anchor)
+    track, ends = track[step], tree.data[anchor[step]]
+    toward = tree.data[near[first[step] + offset, 1]] - ends
+    toward = toward[:, 0] + 1j * toward[:, 1]
+    spin = toward / arm[track]
+    turn = np.abs(np.angle(spin, deg=True))
+    low, high = weights.wheel_deg
+    keep = (np.abs(np.abs(toward) - span[track]) <= weights.rigid_cm) & (turn >= low) & (turn <= high)
+    track, ends, spin = track[keep], ends[keep], spin[keep] / np.abs(spin[keep])
+    if not len(track):
+        return nothing
+    arms = (old[:, 0] + 1j * old[:, 1])[None, :] - (old[track, 0] + 1j * old[track, 1])[:, None]
+    turned = spin[:, None] * arms
+    fields = ends[:, None, :] + np.stack([turned.real, turned.imag], axis=2) - old[None, :, :]
+    gap, _ = tree.query(old[None, :, :] + fields)
+    outside = block[None, :] != block[track][:, None]
+    gap[outside] = np.inf
+    _, support, missed = _carried(gap, weights)
+    best: list[int] = []
+    for b in np.lexsort((np.round(missed, 1), -support)):
+        if support[b] < max(weights.wheel_members, carried + 1) or len(best) == weights.rigid_readings:
+            break
+        if all(np.linalg.norm(fields[b] - fields[k], axis=1).max() > weights.rigid_cm for k in best):
+            best.append(int(b))
+    for b in best:
+        fields[b], gap[b] = _wheeled(old, tree, fields[b], gap[b], weights)
+        gap[b, outside[b]] = np.inf
+    return fields[best], gap[best]
 
 
 def _rigid_fit(source: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:

@@ -476,6 +476,18 @@ def test_a_squad_moved_two_spacings_along_its_rows_keeps_its_ids_whatever_the_no
 TRAY = [(60.0 + 3.3 * (i % 3), 50.0 + 3.3 * (i // 3)) for i in range(6)]  # 2 rows of 3, one paint
 
 
+def _wheeled_block(block: list[tuple[float, float]], turn_deg: float, carry: tuple[float, float],
+                   seed: int) -> list[tuple[float, float]]:
+    """The block turned `turn_deg` about its middle and carried by `carry` cm in one move, each
+    piece set down with the detector's jitter (0.3 mm)."""
+    noise = np.random.default_rng(seed).normal(0.0, 0.03, (len(block), 2))
+    middle = np.mean(block, axis=0)
+    turn = np.radians(turn_deg)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    return [tuple(middle + carry + rotation @ (np.array(xy) - middle) + dxy)
+            for xy, dxy in zip(block, noise, strict=True)]
+
+
 @pytest.mark.parametrize("turn_deg", [-20.0, -10.0, 5.0, 10.0, 15.0, 20.0])
 @pytest.mark.parametrize("draw", range(3))
 def test_a_block_wheeled_on_its_tray_keeps_its_ids_along_its_rows(turn_deg, draw):
@@ -483,12 +495,7 @@ def test_a_block_wheeled_on_its_tray_keeps_its_ids_along_its_rows(turn_deg, draw
     centimetre off its neighbour's, so no one shift carries the block without a residual, while
     one a spacing short carries most of each row exactly: the ids passed one place along
     each row (a blind check: 6 switches at 10 degrees)."""
-    noise = np.random.default_rng(draw).normal(0.0, 0.03, (6, 2))
-    middle = np.mean(TRAY, axis=0)
-    turn = np.radians(turn_deg)
-    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-    moved = [tuple(middle + [8.0, 0.0] + rotation @ (np.array(xy) - middle) + dxy)
-             for xy, dxy in zip(TRAY, noise, strict=True)]
+    moved = _wheeled_block(TRAY, turn_deg, (8.0, 0.0), draw)
     tracker = Tracker()
     tracker.update(detections(*TRAY))
     ids = {xy: track_id for track_id, xy in positions(tracker).items()}
@@ -496,6 +503,73 @@ def test_a_block_wheeled_on_its_tray_keeps_its_ids_along_its_rows(turn_deg, draw
     found = positions(tracker)
     for before, after in zip(TRAY, moved, strict=True):
         assert found[ids[before]] == (round(after[0], 2), round(after[1], 2))
+
+
+def _block(columns: int, rows: int, row_gap_cm: float, column_gap_cm: float) -> list[tuple[float, float]]:
+    """A block of 32 mm look-alikes, `rows` of `columns`, with the given gaps between bases."""
+    return [(60.0 + (3.2 + column_gap_cm) * (i % columns), 50.0 + (3.2 + row_gap_cm) * (i // columns))
+            for i in range(columns * rows)]
+
+
+@pytest.mark.parametrize("block", [_block(5, 2, 2.0, 0.1), _block(4, 3, 1.0, 1.0), _block(4, 4, 3.0, 0.1),
+                                   _block(4, 4, 1.0, 1.0)], ids=["10", "12", "16-loose", "16"])
+@pytest.mark.parametrize(("turn_deg", "carry"), [(15.0, (3.0, 4.0)), (-20.0, (6.0, 8.0)), (20.0, (9.0, 12.0)),
+                                              (25.0, (6.0, 8.0)), (15.0, (5.0, 0.0)), (-20.0, (5.0, 0.0))])
+def test_a_big_block_wheeled_far_in_one_move_keeps_its_ids(block, turn_deg, carry):
+    """Wheeled 15-25 degrees, a block of 10-16 moves its far corners by steps up to 4 cm apart:
+    the shifts carried only a band of it, the turn fitted to that band was off, and the ids slid
+    along the rows (16 look-alikes wheeled 20 degrees: 140 moves of 144 slid, 12 ids a move).
+    Carried 5 cm along its rows, half the block lands near its old spots, and standing still
+    carried more of it than any shift."""
+    moved = _wheeled_block(block, turn_deg, carry, len(block))
+    tracker = Tracker()
+    tracker.update(detections(*block))
+    ids = {xy: track_id for track_id, xy in positions(tracker).items()}
+    tracker.update(detections(*moved))
+    found = positions(tracker)
+    slid = [ids[before] for before, after in zip(block, moved, strict=True)
+            if found[ids[before]] != (round(after[0], 2), round(after[1], 2))]
+    assert not slid
+
+
+def _loosely_moved_squads(seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """2-4 squads of look-alikes in grids 45 cm apart, each carried 3-20 cm its own way, every
+    piece set down 3-7 mm off its place in the squad: where they stood and where they are."""
+    rng = np.random.default_rng(seed)
+    squads = []
+    for k in range(int(rng.integers(2, 5))):
+        columns, rows = int(rng.integers(2, 6)), int(rng.integers(1, 4))
+        pitch = float(rng.choice([3.3, 4.0, 4.6, 5.5]))
+        y = 30.0 + rng.uniform(0.0, 20.0)
+        squads.append(np.array([(20.0 + 45.0 * k + pitch * (i % columns), y + pitch * (i // columns))
+                                for i in range(columns * rows)]))
+    moved = []
+    for squad in squads:
+        length, heading = rng.uniform(3.0, 20.0), rng.uniform(0.0, 2.0 * np.pi)
+        step = length * np.array([np.cos(heading), np.sin(heading)])
+        moved.append(squad + step + rng.normal(0.0, rng.uniform(0.3, 0.7), squad.shape))
+    jitter = rng.normal(0.0, 0.03, (sum(len(squad) for squad in squads), 2))
+    return squads, list(np.split(np.vstack(moved) + jitter, np.cumsum([len(s) for s in squads])[:-1]))
+
+
+@pytest.mark.parametrize(("seed", "in_units"), [(1033, True), (1001, False)])
+def test_squads_set_down_loosely_are_not_read_as_wheeled(seed, in_units):
+    """Guard for the turns read off pairs: a squad set down sloppily fits a turn a little closer
+    than its shift, and a turn about a far pivot sets bits of several loosely moved squads down
+    on detections; taken, either slid 10 and 24 ids along their rows."""
+    squads, moved = _loosely_moved_squads(seed)
+    tracker = Tracker()
+    tracker.update(detections(*[tuple(xy) for squad in squads for xy in squad]))
+    ids = {xy: track_id for track_id, xy in positions(tracker).items()}
+    if in_units:
+        for k, squad in enumerate(squads):
+            tracker.unit_of.update({ids[(round(x, 2), round(y, 2))]: f"squad {k}" for x, y in squad})
+    tracker.update(detections(*[tuple(xy) for squad in moved for xy in squad]))
+    found = positions(tracker)
+    slid = [ids[(round(x, 2), round(y, 2))] for squad, there in zip(squads, moved, strict=True)
+            for (x, y), after in zip(squad, there, strict=True)
+            if found[ids[(round(x, 2), round(y, 2))]] != (round(after[0], 2), round(after[1], 2))]
+    assert not slid
 
 
 @pytest.mark.parametrize("jump", [14.0, 20.0, 29.0])
