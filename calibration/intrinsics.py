@@ -99,22 +99,32 @@ class Intrinsics:
         fix = "use a CAM.json with K (3x3), dist and image_size [w, h], as `tablesight calibrate-lens` writes"
         if not isinstance(data, dict):
             raise TablesightError(f"{source} is not a JSON object", fix)
-        missing = [k for k in ("K", "dist", "image_size") if data.get(k) is None]  # null is no value
+        missing = [k for k in ("K", "image_size") if data.get(k) is None]  # null is no value
         if missing:
             raise TablesightError(f"{source} has no {missing[0]}", fix)
-        size = data["image_size"]
-        if not (
-            isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)
-        ):
+        size = pixel_size(data["image_size"])
+        if size is None:
             raise TablesightError(f"{source} image_size must be [width, height] in pixels", fix)
+        # A lens file written by other tools: K as nine numbers in a row, no dist (or null, or
+        # empty) for a lens without distortion; OpenCV's own files write K flat too.
+        dist = data.get("dist") or np.zeros(5)
         try:
-            return cls(
-                K=np.asarray(data["K"], dtype=np.float64),
-                dist=np.asarray(data["dist"], dtype=np.float64),
-                image_size=tuple(size),
-            )
+            K = np.asarray(data["K"], dtype=np.float64)
+            return cls(K=K.reshape(3, 3) if K.size == 9 else K, dist=np.asarray(dist, dtype=np.float64),
+                       image_size=size)
         except (TypeError, ValueError):
             raise TablesightError(f"{source} K and dist must be numbers", fix) from None
+
+
+def pixel_size(size: object) -> tuple[int, int] | None:
+    """[width, height] in whole pixels, also written as floats (2028.0, as numpy's JSON gives it);
+    None when it is not that."""
+    if not (isinstance(size, list) and len(size) == 2):
+        return None
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 and float(v).is_integer()
+               for v in size):
+        return None
+    return int(size[0]), int(size[1])
 
 
 def load_intrinsics(path: str | Path) -> Intrinsics:

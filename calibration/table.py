@@ -18,7 +18,7 @@ import numpy as np
 from calibration.aruco import Sighting, find_markers, markers_in_view, to_gray
 from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for, radial_from_edges
 from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
-from calibration.intrinsics import Intrinsics
+from calibration.intrinsics import Intrinsics, pixel_size
 from calibration.layout import Layout
 from calibration.pose import Pose, centred_K, focal_from_homography, nominal_focal, solve_pose
 from calibration.table_edges import table_edges
@@ -227,14 +227,9 @@ class TableCalibration:
             if key not in data:
                 raise TablesightError(f"{source} has no {key}", fix)
         layout = Layout.from_dict(data["layout"], source=f"{source} layout")
-        size = data["image_size"]
-        if not (
-            isinstance(size, list)
-            and len(size) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
-        ):
+        size = pixel_size(data["image_size"])
+        if size is None:
             raise TablesightError(f"{source} image_size must be [width, height] in pixels", fix)
-        size = (size[0], size[1])
         intrinsics = None
         if data.get("K") is not None:
             intrinsics = Intrinsics(

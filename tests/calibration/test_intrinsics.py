@@ -29,13 +29,32 @@ def test_load_checks_the_image_size(tmp_path):
         lens.check_image((4056, 3040))
 
 
+@pytest.mark.parametrize("written", [
+    {"K": K, "dist": [0] * 5, "image_size": [2304.0, 1296.0]},
+    {"K": [v for row in K for v in row], "dist": [0] * 5, "image_size": [2304, 1296]},
+    {"K": K, "dist": None, "image_size": [2304, 1296]},
+    {"K": K, "dist": [], "image_size": [2304, 1296]},
+    {"K": K, "image_size": [2304, 1296]},
+], ids=["size-as-floats", "K-flat", "dist-null", "dist-empty", "no-dist"])
+def test_a_lens_file_written_by_other_tools_is_read(tmp_path, written):
+    """numpy's JSON writes a size as 2304.0, OpenCV's files K as nine numbers, and a lens without
+    distortion may come with no dist: each was refused, every photo of a harness with it."""
+    path = tmp_path / "cam.json"
+    path.write_text(json.dumps(written))
+    lens = load_intrinsics(path)
+    assert lens.image_size == (2304, 1296)
+    np.testing.assert_array_equal(lens.K, K)
+    assert lens.K.shape == (3, 3) and not np.any(lens.dist)
+
+
 @pytest.mark.parametrize(("data", "message"), [
     ({"dist": [0] * 5, "image_size": [10, 10]}, "has no K"),
     ({"K": [[1, 0], [0, 1]], "dist": [0] * 5, "image_size": [10, 10]}, "3x3"),
     ({"K": K, "dist": [0] * 3, "image_size": [10, 10]}, "3 coefficients"),
     ({"K": K, "dist": [float("nan"), 0, 0, 0, 0], "image_size": [10, 10]}, "dist must be finite numbers"),
-    ({"K": K, "dist": None, "image_size": [10, 10]}, "has no dist"),
     ({"K": K, "dist": [0] * 5, "image_size": [10]}, "image_size"),
+    ({"K": K, "dist": [0] * 5, "image_size": [2304.5, 1296]}, "image_size"),
+    ({"K": K, "dist": [0] * 5, "image_size": [True, 1296]}, "image_size"),
     ({"K": "abc", "dist": [0] * 5, "image_size": [10, 10]}, "must be numbers"),
     ({"K": [[1, 2, 3], [1, 2, 3], [1, 2, 3]], "dist": [0] * 5, "image_size": [10, 10]}, "invertible"),
     ({"K": [[1500, 0, 960], [0, 1500, 540], [0, 0, 0]], "dist": [0] * 5, "image_size": [10, 10]},
