@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -47,44 +48,49 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     commands = rules.add_subparsers(
         dest="rules_command", metavar="RULES_COMMAND", required=True, parser_class=_OneLineParser
     )
+    # Rules commands print JSON alone; a caller that adds --json to every command, as detect and
+    # track take it, was refused on every one ("unrecognized arguments").
+    json_out = argparse.ArgumentParser(add_help=False)
+    json_out.add_argument("--json", action="store_true", help="accepted: the output is always JSON")
+    command = partial(commands.add_parser, parents=[json_out])
 
-    commands.add_parser("list", help="ruleset ids with title, source and unit of measure").set_defaults(
+    command("list", help="ruleset ids with title, source and unit of measure").set_defaults(
         func=_list
     )
 
-    show = commands.add_parser("show", help="every parameter of one ruleset")
+    show = command("show", help="every parameter of one ruleset")
     show.add_argument("id", metavar="ID")
     show.set_defaults(func=_show)
 
-    measure = commands.add_parser("measure", help="edge and centre distance between two models")
+    measure = command("measure", help="edge and centre distance between two models")
     measure.add_argument("scene", metavar="SCENE.json")
     measure.add_argument("a", metavar="A")
     measure.add_argument("b", metavar="B")
     measure.set_defaults(func=_measure)
 
-    check = commands.add_parser(
+    check = command(
         "check", help="coherency, objectives, deployment and the ruleset's other checks"
     )
     check.add_argument("scene", metavar="SCENE.json")
     check.set_defaults(func=_check)
 
-    move = commands.add_parser("move", help="judge every model that moved between two scenes")
+    move = command("move", help="judge every model that moved between two scenes")
     move.add_argument("before", metavar="BEFORE.json")
     move.add_argument("after", metavar="AFTER.json")
     move.set_defaults(func=_move)
 
-    ranges = commands.add_parser(
+    ranges = command(
         "ranges", help="every enemy model's distance from a model or unit, and weapons in range"
     )
     ranges.add_argument("scene", metavar="SCENE.json")
     ranges.add_argument("from_id", metavar="FROM")
     ranges.set_defaults(func=_ranges)
 
-    zones = commands.add_parser("zones", help="deployment zone polygons per side (table cm)")
+    zones = command("zones", help="deployment zone polygons per side (table cm)")
     zones.add_argument("scene", metavar="SCENE.json")
     zones.set_defaults(func=_zones)
 
-    template = commands.add_parser("template", help="models under a blast or smoke template")
+    template = command("template", help="models under a blast or smoke template")
     template.add_argument("scene", metavar="SCENE.json")
     template.add_argument("kind", metavar="KIND")
     template.add_argument("x_cm", metavar="X_CM", type=_finite)

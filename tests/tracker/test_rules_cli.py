@@ -44,6 +44,17 @@ def test_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and shown["coherency"]["inclusive"] is True and shown["unit"] == "cm"
 
 
+@pytest.mark.parametrize("argv", [["list"], ["show", "tankomaster"], ["check", "SCENE"],
+                                  ["measure", "SCENE", "r1", "r2"], ["ranges", "SCENE", "r1"],
+                                  ["zones", "SCENE"]])
+def test_every_rules_command_takes_json_as_detect_and_track_do(capsys, scene_file, argv) -> None:
+    """A caller adding --json to every command, as detect and track take it, was refused on each
+    rules command ("unrecognized arguments"): their output is JSON anyway, the same either way."""
+    argv = [scene_file if a == "SCENE" else a for a in argv]
+    plain = run(capsys, *argv)
+    assert plain[0] == 0 and run(capsys, *argv, "--json") == plain
+
+
 def test_measure(capsys: pytest.CaptureFixture[str], scene_file: str) -> None:
     code, result, _ = run(capsys, "measure", scene_file, "r1", "r2")
     assert code == 0
