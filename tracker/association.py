@@ -268,7 +268,7 @@ def _next_moves(old_xy: np.ndarray, new_xy: np.ndarray, in_group: list[np.ndarra
             # Turns read off pairs too, also where standing carries only part of the group, some
             # of it off its spot: a block wheeled 15 degrees and carried 5 cm along its rows
             # lands half near its old spots, and standing still carried more of it than any shift.
-            paired, paired_gap = _paired_turns(old, tree, within, int(support.max()), weights)
+            paired, paired_gap = _paired_turns(old, tree, within, ~carried[best], int(support.max()), weights)
             if len(paired):
                 fields, gap = np.concatenate([fields, paired]), np.concatenate([gap, paired_gap])
                 length = np.concatenate([length, np.linalg.norm(paired, axis=2).mean(axis=1)])
@@ -325,8 +325,8 @@ def _wheeled(old: np.ndarray, tree: cKDTree, field: np.ndarray, gap: np.ndarray,
     return field, gap
 
 
-def _paired_turns(old: np.ndarray, tree: cKDTree, within: np.ndarray, carried: int,
-                  weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+def _paired_turns(old: np.ndarray, tree: cKDTree, within: np.ndarray, unexplained: np.ndarray,
+                  carried: int, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
     """Turns read off pairs, for blocks wheeled too far for any shift to carry (`_wheeled`).
 
     Wheeled 15-25 degrees, a block of 10-16 moves its far corners by steps up to 4 cm apart:
@@ -352,8 +352,12 @@ def _paired_turns(old: np.ndarray, tree: cKDTree, within: np.ndarray, carried: i
     # detection of a table whose squads were all moved loosely (24 ids in a fuzz of sloppy moves).
     linked = mates.sparse_distance_matrix(mates, weights.wheel_mate_cm, output_type="coo_matrix")
     _, block = connected_components(linked, directed=False)
-    paired = np.isfinite(spacing[:, 1])
-    track, anchor = np.nonzero(within & paired[:, None])
+    paired = np.isfinite(spacing[:, 1]) & (spacing[:, 1] > 0)  # two tracks on one spot give no arm
+    # Anchored only on the tracks the best reading leaves where they were not (`unexplained`):
+    # a turn that carries more carries some of them, and any piece of a rigid block anchors the
+    # same turn; anchored on every track, a table of 144 look-alikes set down loosely took twice
+    # as long to read.
+    track, anchor = np.nonzero(within & (paired & unexplained)[:, None])
     if not len(track):
         return nothing
     # Each track's arm to its mate as a complex number, so that a turn is a product (a track with
