@@ -21,8 +21,7 @@ import numpy as np
 from calibration.aruco import markers_in_view, to_gray
 from calibration.imagefile import check_size_for_lens
 from calibration.intrinsics import Intrinsics, load_intrinsics
-from calibration.layout import Layout, default_layout, load_layout
-from calibration.seed_tables import DEFAULT_TABLES
+from calibration.layout import Layout, load_layout
 from calibration.table import LAYOUT_ADVICE, LOOSE_FIT_MM, TableCalibration, calibrate
 from hardware.source import Frame, FrameSource, passed_over, source_file
 from hardware.sources import RecordingReader, open_source
@@ -130,6 +129,8 @@ def _camera_checks(
     checks = [Check("Camera", True, f"{source.description}, {w}x{h} pixels")]
     checks.append(_frame_rate(source, sample, seconds, failure))
     checks.append(check_light(image))
+    if layout is None:
+        return [*checks, *check_markers_without_layout(image)]
     try:
         intrinsics = load_intrinsics(intrinsics_path) if intrinsics_path is not None else lens
         if intrinsics_path is not None:  # a still's EXIF tag may be what turned it
@@ -137,8 +138,6 @@ def _camera_checks(
                                 f"the picture of {source.description}")
     except TablesightError as error:
         return [*checks, Check("Lens calibration", False, error.problem, error.fix)]
-    if layout is None:
-        return [*checks, *check_markers_without_layout(image, intrinsics)]
     return [*checks, *check_calibration(image, layout, intrinsics)]
 
 
@@ -204,44 +203,15 @@ def check_light(image: np.ndarray) -> Check:
     return Check("Light", True, f"exposure looks right (mean brightness {mean:.0f} of 255)")
 
 
-def check_markers_without_layout(image: np.ndarray, intrinsics: Intrinsics | None = None) -> list[Check]:
-    """Without a layout the markers are judged against the shipped sheets' layouts (`tablesight
-    markers --table ...` laid as printed): the one they fit is checked as if given. Where none
-    fits, only the markers can be counted: calibration needs to know where they lie."""
+def check_markers_without_layout(image: np.ndarray) -> list[Check]:
+    """Without a layout only the markers can be counted; calibration needs to know where they lie."""
     seen = markers_in_view(to_gray(image), DEFAULT_DICTIONARY)
     if not seen:
         return [Check("Markers", False, f"no {DEFAULT_DICTIONARY} markers are in view",
                       "lay the printed markers in the table's corners (`tablesight markers`)")]
-    fitting = _default_layout_fitting(image, seen, intrinsics)
-    if fitting is not None:
-        table, layout = fitting
-        return [Check("Layout", True, f"no --layout given; the markers lie as the default {table} sheets do"),
-                *check_calibration(image, layout, intrinsics)]
     return [Check("Markers", True, f"{len(seen)} markers in view (ids {', '.join(map(str, seen))})"),
             Check("Calibration", False, "not checked, because no layout was given",
                   "run doctor with --layout LAYOUT.json to measure the calibration error")]
-
-
-def _default_layout_fitting(
-    image: np.ndarray, seen: list[int], intrinsics: Intrinsics | None
-) -> tuple[str, Layout] | None:
-    """The shipped table layout whose every marker is in view and that the markers fit best,
-    within MAX_RMS_MM and none of them out of place; None when none does. The sizes share ids,
-    but a table of another shape bends the markers' squares by centimetres."""
-    best: tuple[float, str, Layout] | None = None
-    for table in DEFAULT_TABLES:
-        layout = default_layout(table)
-        if not set(layout.ids) <= set(seen):
-            continue
-        try:
-            calibration = calibrate(image, layout, intrinsics)
-        except TablesightError:
-            continue
-        if calibration.rejected_ids or calibration.rms_mm > MAX_RMS_MM:
-            continue
-        if best is None or calibration.rms_mm < best[0]:
-            best = (calibration.rms_mm, table, layout)
-    return None if best is None else best[1:]
 
 
 def check_calibration(image: np.ndarray, layout: Layout, intrinsics: Intrinsics | None = None) -> list[Check]:

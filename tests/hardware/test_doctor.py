@@ -332,22 +332,3 @@ def test_a_photo_its_exif_tag_turns_is_named_not_sent_to_calibrate_the_lens(tabl
     assert not lens.ok
     assert "read turned to 648x1152 by its EXIF orientation tag" in lens.finding
     assert "exiftool -Orientation=1" in lens.fix
-
-
-@pytest.mark.parametrize("table", ["122x122", "183x122"])
-def test_without_a_layout_the_default_sheets_the_markers_fit_are_checked(tmp_path, capsys, table) -> None:
-    """Given no --layout, doctor said "Calibration: not checked" and exited 1 on every rig, all
-    well or not; the shipped sheets laid as printed are checked as the layout they fit (the two
-    sizes share the markers' ids, not their places)."""
-    from calibration.layout import default_layout
-
-    layout = default_layout(table)
-    size = (2304, 1296)
-    camera = Camera.looking_at(np.array(layout.table_size_cm) / 2, 180.0, image_size=size,
-                               focal_px=focal_to_fit(layout.table_size_cm, 180.0, size))
-    rendered = render_markers(camera, layout.table_size_cm, layout.markers_as_synthetic(), layout.dictionary)
-    cv2.imwrite(str(tmp_path / "frame.png"), rendered.image)
-    assert main(["doctor", "--source", str(tmp_path / "frame.png")]) == 0
-    out = capsys.readouterr().out
-    assert f"ok   Layout: no --layout given; the markers lie as the default {table} sheets do" in out
-    assert "ok   Calibration: marker corners fit to" in out
