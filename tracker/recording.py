@@ -363,7 +363,8 @@ def _open_for_reading(path: Path, wal: bool) -> tuple[sqlite3.Connection, Path |
     create one. One still being recorded would change under such a lock-free reader, as its
     recorder folds the log in and starts it over: it is copied, with its -wal, into a private
     temporary folder and read there."""
-    uri = f"file:{urllib.parse.quote(str(path.absolute()))}?mode=ro"
+    path = path.resolve()  # through a link, its -wal and -shm lie beside the file, not the link
+    uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
     if not wal:
         return sqlite3.connect(uri, uri=True, check_same_thread=False), None
     if not _being_recorded(path):

@@ -42,6 +42,20 @@ def test_a_never_closed_recording_is_read_in_place_without_a_temporary_copy(tmp_
     assert _files(path.parent) == before
 
 
+def test_a_never_closed_recording_is_read_through_a_link_in_another_folder(tmp_path):
+    """Its -wal and -shm lie beside the file, not beside the link: read through one, its game was
+    "damaged beyond its header (no such table: manifest)" and its log "not beside it"."""
+    path = _unclosed(tmp_path / "games")
+    before = _files(path.parent)
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "elsewhere" / "game.tsr"
+    link.symlink_to(path)
+    recording = Recording(link)
+    assert [f.name for f in recording.frames()] == ["f0", "f1", "f2"] and not recording.stopped
+    recording.close()
+    assert _files(path.parent) == before and [p.name for p in link.parent.iterdir()] == ["game.tsr"]
+
+
 def _write(writer: RecordingWriter, first: int, count: int) -> None:
     """Frames big enough that the log passes SQLite's checkpoint size and starts over."""
     noise = np.random.default_rng(first).integers(0, 256, (320, 320, 3), np.uint8)
