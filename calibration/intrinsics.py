@@ -96,7 +96,8 @@ class Intrinsics:
 
     @classmethod
     def from_dict(cls, data: dict, source: str = "intrinsics") -> Intrinsics:
-        fix = "use a CAM.json with K (3x3), dist and image_size [w, h], as `tablesight calibrate-lens` writes"
+        fix = ("use a CAM.json with K (3x3), image_size [w, h] and dist (none for a lens without "
+               "distortion), as `tablesight calibrate-lens` writes")
         if not isinstance(data, dict):
             raise TablesightError(f"{source} is not a JSON object", fix)
         missing = [k for k in ("K", "image_size") if data.get(k) is None]  # null is no value
@@ -107,7 +108,8 @@ class Intrinsics:
             raise TablesightError(f"{source} image_size must be [width, height] in pixels", fix)
         # A lens file written by other tools: K as nine numbers in a row, no dist (or null, or
         # empty) for a lens without distortion; OpenCV's own files write K flat too.
-        dist = data.get("dist") or np.zeros(5)
+        dist = data.get("dist")
+        dist = np.zeros(5) if dist is None or dist == [] else dist
         try:
             K = np.asarray(data["K"], dtype=np.float64)
             return cls(K=K.reshape(3, 3) if K.size == 9 else K, dist=np.asarray(dist, dtype=np.float64),
