@@ -282,7 +282,7 @@ class Pipeline:
         changes = self.tracker.update(detections, model_look, vehicle_look, in_play, under_hand, now_differs,
                                       unhanded, light.changed(),
                                       hand_holds=under_hand is not None and reading.rested_s < HELD_S,
-                                      covered=covered)
+                                      covered=covered, now_s=timestamp_s)
         self._covers.seen(list(self.tracker.tracks.values()))
         self._last_seen = frame
         self._in_play = np.zeros_like(reading.changed)

@@ -38,6 +38,12 @@ Appearance = Sequence[Look | None]
 InPlay = Callable[[np.ndarray], np.ndarray]
 Alike = Callable[[list[Track]], np.ndarray]
 Covered = Callable[[list[Track]], np.ndarray]
+# A piece retired as missing that a hand puts down within its move of where it stood, this soon,
+# is that piece back: a player lifts a model off the table to weigh a move, hand out of view,
+# and sets it down a few centimetres on (a blind check: a new id every time, even for the one
+# red model on the table, and the old one a casualty). As long as a resting hand may hold one
+# (tracker.pipeline.HELD_S); later, or elsewhere, it is a new piece (a reinforcement).
+CARRIED_OFF_S = 20.0
 
 
 class Tracker:
@@ -69,6 +75,7 @@ class Tracker:
         self._covered: Covered | None = None
         self._put_down: InPlay | None = None
         self._now_differs: InPlay | None = None
+        self._now_s: float | None = None
 
     def models(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.kind == "model"]
@@ -92,7 +99,7 @@ class Tracker:
                vehicle_appearance: Appearance | None = None, in_play: InPlay | None = None,
                under_hand: InPlay | None = None, now_differs: InPlay | None = None,
                unhanded: InPlay | None = None, relit: bool = False, hand_holds: bool = False,
-               covered: Covered | None = None) -> TrackChanges:
+               covered: Covered | None = None, now_s: float | None = None) -> TrackChanges:
         """A settled frame's detections: re-associate, add the new, retire the gone.
 
         `in_play(xy_cm) -> bool array` says where the picture changed since the last detection
@@ -112,7 +119,10 @@ class Tracker:
         may have changed while its piece stood still (see `_kept_in_place`).
         `covered(tracks)`: which missing tracks have something laid over them (`tracker.cover`):
         held unseen and not counted towards their removal, as under a resting hand.
+        `now_s`: the frame's time in seconds, which tells a piece carried off and set down again
+        (`CARRIED_OFF_S`) from a new one; None: never.
         """
+        self._now_s = now_s
         self._under_hand, self._put_down, self._hand_holds = under_hand, now_differs or in_play, hand_holds
         self._covered = covered
         self._now_differs, self._unhanded, self._relit = now_differs, unhanded, relit
@@ -353,7 +363,9 @@ class Tracker:
         (its own footprint) where a piece as alike was retired: a model lifted and put back by a
         player who changed their mind, or one a card or a tape lay over long enough to be
         missed twice. Both took new ids; a reinforcement put on a casualty's very spot, looking
-        as it did, is rarer than either, and elsewhere it is a new piece."""
+        as it did, is rarer than either, and elsewhere it is a new piece, unless it was retired
+        within `CARRIED_OFF_S` and is put down within its move of where it stood: carried off
+        the table in a hand and set down again."""
         gone = [t for t in self.removed.values() if t.kind == kind and t.id not in changes.removed]
         if not gone or not len(xy):
             return []
@@ -361,7 +373,11 @@ class Tracker:
         distance = cdist(stood, xy)
         if on_its_spot:
             footprint = np.array([max(t.diameter_mm / 20.0, t.width_cm / 2.0) for t in gone])
-            possible = alike(gone)[:, columns] & (distance <= footprint[:, None])
+            reach = self._allowances(gone) * self.weights.allowance_slack + self.weights.slack_cm
+            carried_off = np.array([self._now_s is not None and t.retired_s is not None
+                                    and self._now_s - t.retired_s <= CARRIED_OFF_S for t in gone])
+            where = (distance <= footprint[:, None]) | (carried_off[:, None] & (distance <= reach[:, None]))
+            possible = alike(gone)[:, columns] & where
             shift = None
         else:
             expected = np.array([t.looked_for_xy for t in gone])
@@ -492,6 +508,7 @@ class Tracker:
             track.lost_in.append(self._put_down)
             track.expected_xy = went_along.get(track.id, track.expected_xy)
             if track.missed >= self.confirm_missing and not self._hand_holds:
+                track.retired_s = self._now_s
                 self.removed[track.id] = self.tracks.pop(track.id)
                 changes.removed.append(track.id)
 

@@ -36,6 +36,8 @@ class Track:
     lost_in: list[Callable[[np.ndarray], np.ndarray] | None] = field(default_factory=list)
     # Where the rigid move of the pieces beside it would have put it while it went missing.
     expected_xy: np.ndarray | None = None
+    # When it was retired as missing (the frame's time, s), where the tracker was told the time.
+    retired_s: float | None = None
 
     @property
     def looked_for_xy(self) -> np.ndarray:

@@ -1,3 +1,5 @@
+import pytest
+
 from tests.tracker.flat import flat_pipeline, game_frames
 from tracker.pipeline import build_pipeline
 
@@ -101,6 +103,30 @@ def test_a_model_held_in_a_hand_resting_over_the_table_keeps_its_id_when_put_dow
     assert not [t for r in results[1:] for t in r.changes.added]
     last = by_id(results[-1])
     assert (last["m1"]["x_cm"], last["m1"]["y_cm"]) == (45.0, 42.0) and last["m1"]["visible"]
+
+
+@pytest.mark.parametrize(("out_of_view_s", "kept"), [(1.0, True), (10.0, True), (25.0, False)])
+def test_a_model_carried_off_the_table_and_set_down_further_on_soon_is_that_model(out_of_view_s, kept):
+    """A player lifts a model to weigh a move, hand out of the picture, and sets it down 10 cm
+    on: it was a casualty and a new id every time (a blind check), even the one red model on
+    the table. Put down after CARRIED_OFF_S, it is a new piece (a reinforcement)."""
+    from hardware.source import Frame
+    from tests.tracker.flat import BLUE, GREEN, RED, Piece, render
+
+    squad = [Piece(50.0 + 6.0 * i, 60.0, GREEN) for i in range(3)]
+    table = [*squad, Piece(100, 60, RED), Piece(140, 90, BLUE)]
+    without, put = [p for p in table if p.colour != RED], [*squad, Piece(108, 66, RED), Piece(140, 90, BLUE)]
+    still = int(out_of_view_s * 5)
+    pictures = ([render(table)] * 3 + [render(table, (100, 60)), render(without, (103, 65))]
+                + [render(without)] * still + [render(without, (111, 71)), render(put, (111, 72))]
+                + [render(put)] * 8)
+    pipeline = flat_pipeline()
+    results = [pipeline.process(Frame(image, i, 0.2 * i, f"{i}")) for i, image in enumerate(pictures)]
+    red = next(m["track_id"] for m in results[0].to_json()["models"] if m["x_cm"] == 100.0)
+    assert [t for r in results for t in r.changes.removed] == [red]  # off the table, it is gone
+    last = by_id(results[-1])
+    assert ((last.get(red, {}).get("x_cm"), last.get(red, {}).get("y_cm")) == (108.0, 66.0)) == kept
+    assert len(last) == 5 and all(m["visible"] for m in last.values())
 
 
 def test_a_hand_sliding_slowly_over_a_model_never_makes_it_a_casualty():
