@@ -67,6 +67,11 @@ class Weights:
     wheel_gap_cm: float = 0.2
     wheel_mate_cm: float = 8.0
 
+    def reach_cm(self, allowance_cm: np.ndarray) -> np.ndarray:
+        """How far from where it stood a piece allowed `allowance_cm` may be found: its move with
+        slack for a generous hand, and a few centimetres more."""
+        return allowance_cm * self.allowance_slack + self.slack_cm
+
 
 def assign(cost: np.ndarray, max_cost: float) -> tuple[list[tuple[int, int]], list[int], list[int]]:
     """Minimum-cost one-to-one matching where leaving a row or a column unmatched costs
@@ -98,7 +103,7 @@ def match_cost(old_xy: np.ndarray, new_xy: np.ndarray, allowance_cm: np.ndarray,
     other by its distance as a share of the allowance, whichever is less."""
     delta = new_xy[None, :, :] - old_xy[:, None, :]
     distance = np.linalg.norm(delta, axis=2)
-    reach = allowance_cm[:, None] * weights.allowance_slack + weights.slack_cm
+    reach = weights.reach_cm(allowance_cm)[:, None]
     cost = weights.distance * (distance / reach) ** 2
     if shift_cm is not None:
         residual = np.linalg.norm(delta - shift_cm[:, None, :], axis=2)

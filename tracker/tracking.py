@@ -339,7 +339,7 @@ class Tracker:
             return kept
         old = np.array([t.xy_cm for t in tracks])
         near = (distance <= self.still_cm) & same_size
-        reach = self._allowances(tracks) * self.weights.allowance_slack + self.weights.slack_cm
+        reach = self.weights.reach_cm(self._allowances(tracks))
         for i in np.flatnonzero((near.sum(axis=1) == 1) & self._unhanded(old)):
             own = int(np.flatnonzero(near[i])[0])
             others = np.flatnonzero((distance[i] <= reach[i]) & same_size[i])
@@ -373,7 +373,7 @@ class Tracker:
         distance = cdist(stood, xy)
         if on_its_spot:
             footprint = np.array([max(t.diameter_mm / 20.0, t.width_cm / 2.0) for t in gone])
-            reach = self._allowances(gone) * self.weights.allowance_slack + self.weights.slack_cm
+            reach = self.weights.reach_cm(self._allowances(gone))
             carried_off = np.array([self._now_s is not None and t.retired_s is not None
                                     and self._now_s - t.retired_s <= CARRIED_OFF_S for t in gone])
             where = (distance <= footprint[:, None]) | (carried_off[:, None] & (distance <= reach[:, None]))
@@ -438,7 +438,7 @@ class Tracker:
                      + (0.0 if reading is None else self.weights.rigid_shift * reading.moves))
             return pairs, lost, shift, total, cost
 
-        reach = allowance * self.weights.allowance_slack + self.weights.slack_cm
+        reach = self.weights.reach_cm(allowance)
         readings = rigid_readings(old_xy, new_xy, groups, reach, self.weights)
         solved = [solve(reading) for reading in readings] or [solve(None)]
         pairs, lost, shift, _, cost = min(solved, key=lambda solution: solution[3])
