@@ -304,8 +304,8 @@ class RecordingWriter:
     def discard(self) -> None:
         """Removes the closed recording, and the journal files SQLite may have left beside it
         (a close that failed): for a run that recorded nothing."""
-        for suffix in ("", "-wal", "-shm"):
-            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        for path in (self.path, _beside(self.path, "-wal"), _beside(self.path, "-shm")):
+            path.unlink(missing_ok=True)
 
 
 MANIFEST_FIELDS = {"ruleset": str, "table": dict, "preset": list, "layout": dict, "intrinsics": dict}
@@ -332,11 +332,16 @@ def _log_left_behind(path: Path) -> bool:
     """A recording still in WAL mode (its recorder ended before folding the log into the file)
     whose -wal file is not beside it: copied alone, everything past its header is in that file.
     (SQLite, opening it, makes an empty one.)"""
-    log = path.with_name(path.name + "-wal")
+    log = _beside(path, "-wal")
     try:
         return in_wal_mode(path) and (not log.exists() or log.stat().st_size == 0)
     except OSError:
         return False
+
+
+def _beside(path: Path, suffix: str) -> Path:
+    """A file SQLite keeps beside a recording: its log (`-wal`) or the log's index (`-shm`)."""
+    return path.with_name(path.name + suffix)
 
 
 def in_wal_mode(path: Path) -> bool:
@@ -368,7 +373,7 @@ def _open_for_reading(path: Path, wal: bool) -> tuple[sqlite3.Connection, Path |
     if not wal:
         return sqlite3.connect(uri, uri=True, check_same_thread=False), None
     if not _being_recorded(path):
-        log = path.with_name(path.name + "-wal").exists()
+        log = _beside(path, "-wal").exists()
         db = sqlite3.connect(uri + ("&vfs=unix-none" if log else "&immutable=1"), uri=True,
                              check_same_thread=False)
         db.execute("PRAGMA locking_mode=EXCLUSIVE")  # before the first read: no -shm
@@ -391,7 +396,7 @@ def _being_recorded(path: Path) -> bool:
         stat = path.stat()
         if (stat.st_dev, stat.st_ino) in _RECORDING:
             return True  # asked of its -shm here, the close would drop this process's own lock
-        with path.with_name(path.name + "-shm").open("rb") as shm:
+        with _beside(path, "-shm").open("rb") as shm:
             asked = struct.pack(FLOCK, fcntl.F_WRLCK, os.SEEK_SET, 128, 1, 0)
             return struct.unpack(FLOCK, fcntl.fcntl(shm, fcntl.F_GETLK, asked))[0] != fcntl.F_UNLCK
     except FileNotFoundError:  # no -shm: no connection has it open
@@ -413,7 +418,7 @@ def _private_copy(path: Path) -> Path:
             f"of it from can be made ({error.strerror})",
             "point TMPDIR to a folder you can write to",
         ) from None
-    log = path.with_name(path.name + "-wal")
+    log = _beside(path, "-wal")
     try:
         for _attempt in range(5):
             before = _copy_state(path, log)
