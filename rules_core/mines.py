@@ -5,7 +5,9 @@ Combined Arms hides mine positions from the opponent until one of his sappers st
 of a mine or charge; then its owner must reveal it. The camera cannot see a hidden mine, so
 the owner enters them in the scene (`mines`), and the check says which must now be shown. A
 mine goes off once an enemy stands within 3" of it («Мины срабатывают, если противник находится
-в радиусе 3 дюймов от метки мины»); what it does to him (infantry or vehicles by its kind) is dice.
+в радиусе 3 дюймов от метки мины»), and so once his move passes within 3" of it («Если противник
+пересёк радиус 3Д от метки мины и продолжил движение, то после окончания фазы движения он
+считается подорванным»); what it does to him (infantry or vehicles by its kind) is dice.
 """
 
 from __future__ import annotations
@@ -60,3 +62,25 @@ def mines_report(scene: Scene) -> dict[str, dict]:
                 else None
             )
     return report
+
+
+def set_off_on_the_way(scene: Scene, a: int, swept: shapely.Geometry) -> list[str] | None:
+    """Ids of the enemy mines whose trigger radius the model's move reached anywhere along the
+    way (`swept`: the core shape its straight move swept), ending beyond it included; None where
+    the ruleset has no trigger or the scene no mine. A charge is blown by its sapper, not walked
+    into, and a flying model sets off nothing, as in `mines_report`."""
+    detection = scene.ruleset.mine_detection
+    rule = None if detection is None else detection.trigger
+    if rule is None or not scene.spec.mines:
+        return None
+    model = scene.models[a]
+    mines = [mine for mine in scene.spec.mines if mine.kind == "mine" and mine.side != model.side]
+    if not mines or scene.unit_type(a).flies:
+        return []
+    radius = float(scene.footprints.radius[a])
+    gaps = shapely.distance(swept, shapely.points([[mine.x_cm, mine.y_cm] for mine in mines])) - radius
+    return [
+        mine.id
+        for mine, gap in zip(mines, gaps, strict=True)
+        if rule.holds(max(float(gap), 0.0), scene.cm_per_unit)
+    ]

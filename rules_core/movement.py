@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import shapely
 
-from rules_core import crossing, end_state, pathing, sequence
+from rules_core import crossing, end_state, mines, pathing, sequence
 from rules_core.allowance import (
     climb_limit,
     climbs_freely,
@@ -241,6 +241,10 @@ class MoveJudge:
         else:
             moved, allowance, extra, reasons = self._ground(a, b)
         reasons += self._end_state(a, forced_off)
+        if b is not None and self.after.phase != "deployment":
+            crossed = mines.set_off_on_the_way(self.after, a, self._sweep(a, b))
+            if crossed is not None:
+                extra["mines_set_off"] = crossed
         contacts = end_state.contacts_after(self.after, a)
         if contacts is not None:
             extra["contacts"] = contacts
