@@ -4,7 +4,7 @@ With a lens calibration the pose comes from solvePnP on the marker corners. With
 focal length is read off the homography itself (principal point at the image centre, square
 pixels): the images of the table's x and y axes must be perpendicular and equally long after
 undoing K. A camera looking nearly straight down leaves that focal length undetermined (height
-and focal trade off exactly), so then a nominal lens is assumed and the caller is warned.
+and focal trade off exactly), so then a camera height is assumed and the caller is warned.
 """
 
 from __future__ import annotations
@@ -14,8 +14,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-# Raspberry Pi Camera Module 3 (standard lens): 66 degrees horizontal field of view.
-NOMINAL_HFOV_DEG = 66.0
+# Straight down, the markers fix only the focal length's ratio to the height (a lens of twice the
+# focal length from twice as high shows them alike), so the height is assumed: the middle of the
+# 150-220 cm a rig hangs its camera at. Assuming a lens instead (the Camera Module 3's 66 degrees)
+# put path-traced cameras 169-204 cm up at 184-307 cm, this at 185 (8 near-overhead tables: at
+# most 104 cm off before, 19 now).
+ASSUMED_HEIGHT_CM = 185.0
 # Below this tilt the focal length from the homography is noise.
 MIN_TILT_FOR_FOCAL_DEG = 2.0
 
@@ -28,7 +32,7 @@ class Pose:
     rvec: np.ndarray
     tvec: np.ndarray
     focal_estimated: bool
-    focal_nominal: bool
+    height_assumed: bool
 
     @property
     def centre_cm(self) -> np.ndarray:
@@ -54,9 +58,14 @@ def fit_pose(table_cm: np.ndarray, image_px: np.ndarray, K: np.ndarray) -> tuple
     return cv2.solvePnPRefineLM(objects, pixels, K, None, rvec, tvec)
 
 
-def nominal_focal(image_size: tuple[int, int]) -> float:
-    """Focal length (px) of the nominal lens at this image width."""
-    return float(image_size[0] / 2 / np.tan(np.radians(NOMINAL_HFOV_DEG / 2)))
+def assumed_focal(table_to_image: np.ndarray, image_size: tuple[int, int]) -> float:
+    """Focal length (px) of a camera looking straight down from ASSUMED_HEIGHT_CM that sees the
+    table at the scale the homography shows under the picture's centre (f / height px per cm)."""
+    w, h = image_size
+    centre = np.array([[(w - 1) / 2, (h - 1) / 2], [(w + 1) / 2, (h - 1) / 2], [(w - 1) / 2, (h + 1) / 2]])
+    table = cv2.perspectiveTransform(centre.reshape(-1, 1, 2), np.linalg.inv(table_to_image)).reshape(-1, 2)
+    cm_per_px2 = abs(np.linalg.det(np.column_stack([table[1] - table[0], table[2] - table[0]])))
+    return float(ASSUMED_HEIGHT_CM / np.sqrt(cm_per_px2))
 
 
 def focal_from_homography(table_to_image: np.ndarray, image_size: tuple[int, int]) -> float | None:
@@ -91,13 +100,13 @@ def solve_pose(
     table_to_image: np.ndarray,
 ) -> Pose:
     """Camera pose from marker corners (table cm) and their undistorted pixels."""
-    estimated = nominal = False
+    estimated = assumed = False
     if K is None:
         focal = focal_from_homography(table_to_image, image_size)
         estimated = focal is not None
         if focal is None:
-            nominal = True
-            focal = nominal_focal(image_size)
+            assumed = True
+            focal = assumed_focal(table_to_image, image_size)
         K = centred_K(image_size, focal)
     rvec, tvec = fit_pose(table_cm, image_px, K)
-    return Pose(K=K, rvec=rvec.ravel(), tvec=tvec.ravel(), focal_estimated=estimated, focal_nominal=nominal)
+    return Pose(K=K, rvec=rvec.ravel(), tvec=tvec.ravel(), focal_estimated=estimated, height_assumed=assumed)

@@ -20,7 +20,14 @@ from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_fo
 from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
 from calibration.intrinsics import Intrinsics, pixel_size
 from calibration.layout import Layout
-from calibration.pose import Pose, centred_K, focal_from_homography, nominal_focal, solve_pose
+from calibration.pose import (
+    ASSUMED_HEIGHT_CM,
+    Pose,
+    assumed_focal,
+    centred_K,
+    focal_from_homography,
+    solve_pose,
+)
 from calibration.table_edges import table_edges
 from rules_core.errors import TablesightError
 
@@ -499,7 +506,7 @@ def _judging_camera(
     corners: dict[int, np.ndarray], layout: Layout, intrinsics: Intrinsics | None, size: tuple[int, int]
 ) -> np.ndarray:
     """The K markers are judged by (calibration/homography.py): the lens calibration's, else one
-    read off the homography judged without K (a nominal lens when the camera looks straight
+    read off the homography judged without K (an assumed height when the camera looks straight
     down, where the focal length hardly matters). That judged fit, not the plain fit over all
     markers, is needed: a marker moved 2 cm bends the plain fit's focal length so far that the
     pose then finds no marker off. A wrong K only makes every marker look worse, and then none
@@ -507,8 +514,8 @@ def _judging_camera(
     if intrinsics is not None:
         return intrinsics.K
     table_to_image = np.linalg.inv(_fit(corners, layout).image_to_table)
-    focal = focal_from_homography(table_to_image / table_to_image[2, 2], size)
-    return centred_K(size, focal or nominal_focal(size))
+    table_to_image = table_to_image / table_to_image[2, 2]
+    return centred_K(size, focal_from_homography(table_to_image, size) or assumed_focal(table_to_image, size))
 
 
 def _fit(
@@ -555,7 +562,8 @@ def _estimate_lens(
     if from_edges and _worst_mm(straightened) > EDGE_LENS_MARKERS * max(worst, NEEDS_LENS_MM):
         return None
     table_to_image = np.linalg.inv(straightened.image_to_table)
-    focal = focal_from_homography(table_to_image / table_to_image[2, 2], size) or nominal_focal(size)
+    table_to_image = table_to_image / table_to_image[2, 2]
+    focal = focal_from_homography(table_to_image, size) or assumed_focal(table_to_image, size)
     told_by = "the table's edges" if from_edges else "the markers"
     return intrinsics_for(radial, size, focal), ideal, straightened, told_by
 
@@ -623,9 +631,9 @@ def _warnings(
             f"markers disagree by up to {max_mm:.1f} mm (lens distortion, or markers not flat or "
             f"not where --layout says): {lens}; {LAYOUT_ADVICE}; and that the markers lie flat"
         )
-    if pose.focal_nominal:
+    if pose.height_assumed:
         warnings.append(
-            "camera height assumes a nominal lens (camera too square to the table to measure it); "
-            "give --intrinsics for exact parallax correction"
+            f"camera height assumed to be {ASSUMED_HEIGHT_CM:.0f} cm (camera too square to the table to "
+            "measure it); give --intrinsics for exact parallax correction"
         )
     return warnings
