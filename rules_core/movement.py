@@ -32,7 +32,7 @@ from rules_core.deployment import deploying_sides
 from rules_core.errors import SceneError
 from rules_core.flight import judge_flight, must_move, no_flight_stays_on
 from rules_core.footprints import gaps, measured, overlapping_across, reaches_into
-from rules_core.orders import interception_report
+from rules_core.orders import intercepted_on_the_way, interception_report
 from rules_core.panic import panic_reasons
 from rules_core.proximity import from_rear_edges, held_off_by, proximity_report, selected, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, fmt_over, reason
@@ -67,6 +67,7 @@ class MoveJudge:
         self._company: dict[str, dict[str, dict]] | None = None
         self._ordered: dict[str, set[str]] | None = None
         self._intercepting: dict[str, dict] | None = None
+        self._waylaid: dict[int, list[str] | None] = {}
         self._standing_cores: dict[frozenset[str], np.ndarray] = {}
         self._moved_units = frozenset(self.after.models[k].unit for k in self.changed)
 
@@ -245,6 +246,9 @@ class MoveJudge:
             crossed = mines.set_off_on_the_way(self.after, a, self._sweep(a, b))
             if crossed is not None:
                 extra["mines_set_off"] = crossed
+            waylaid = self._intercepted(a, b)
+            if waylaid is not None:
+                extra["intercepted_by"] = waylaid
         contacts = end_state.contacts_after(self.after, a)
         if contacts is not None:
             extra["contacts"] = contacts
@@ -495,20 +499,58 @@ class MoveJudge:
         """Whether the model, as BEFORE has it, waited under an interception order no enemy had
         triggered (Mobile Infantry: «фигура остается на своем месте до тех пор, пока в зоне ее
         эффективного огня по фронту не появляется фигура противника»; once triggered it may take
-        any action). Judged where it waited, against the enemies where they stood before and where
-        they ended: one that walked into its front fire zone this turn set it off too («Активация
-        приказа прерывает у вступившей в зону эффективного огня фигуры 2 действие»: it acts within
-        the enemy's move). Without a heading its front is unknown."""
+        any action). Judged where it waited, against the enemies where they stood before, where
+        they ended and on their straight way: one that walked into its front fire zone this turn,
+        and on out of it, set it off too («Активация приказа прерывает у вступившей в зону
+        эффективного огня фигуры 2 действие»: it acts within the enemy's move). Without a heading
+        its front is unknown."""
         rule = self.rules.interception
         if rule is None or old.order != rule.order:
             return False
-        if self._intercepting is None:
-            self._intercepting = interception_report(self.before)
-        if self._intercepting[old.id]["triggered_by"] != []:
+        if self._interceptions()[old.id]["triggered_by"] != []:
             return False
         waited = tuple(old if model.id == old.id else model for model in self.after.models)
         arrived = interception_report(dataclasses.replace(self.after, models=waited))
-        return old.id in arrived and arrived[old.id]["triggered_by"] == []
+        if old.id not in arrived or arrived[old.id]["triggered_by"] != []:
+            return False
+        return not any(old.id in (self._intercepted(k, bk) or []) for k, bk in self._walkers())
+
+    def _interceptions(self) -> dict[str, dict]:
+        """`check`'s interception report on BEFORE: the orders as they stood when the move began."""
+        if self._intercepting is None:
+            self._intercepting = interception_report(self.before)
+        return self._intercepting
+
+    @functools.cached_property
+    def _lying_in_wait(self) -> tuple[Scene, list[int]]:
+        """AFTER with every interceptor whose order still stood in BEFORE (given out of contact,
+        with a front, no enemy yet in its zone) put back where it waited, and their indices."""
+        standing = [
+            model_id
+            for model_id, order in self._interceptions().items()
+            if order["allowed"] and order["triggered_by"] == [] and model_id in self.after.index
+        ]
+        models = list(self.after.models)
+        for model_id in standing:
+            models[self.after.index[model_id]] = self.before.models[self.before.index[model_id]]
+        waiting = [self.after.index[model_id] for model_id in standing]
+        return dataclasses.replace(self.after, models=tuple(models)), waiting
+
+    def _intercepted(self, a: int, b: int) -> list[str] | None:
+        """The enemy interceptors whose front fire zone the model's straight move entered (Mobile
+        Infantry: «Активация приказа прерывает у вступившей в зону эффективного огня фигуры 2
+        действие. В случае если фигура противника при этом не была уничтожена, она может продолжать
+        свое 2 действие»: the order goes off on the way, and the enemy may walk on out of the zone,
+        where `check` no longer sees it). None where the ruleset has no interception, BEFORE has
+        no model under the order, or no order is carried out (orders, map phase)."""
+        rule = self.rules.interception
+        if rule is None or self.after.phase in ("orders", "map") or not self._interceptions():
+            return None
+        if a not in self._waylaid:
+            scene, waiting = self._lying_in_wait
+            start = (self.before.models[b].x_cm, self.before.models[b].y_cm)
+            self._waylaid[a] = intercepted_on_the_way(scene, self.after.models[a], start, waiting)
+        return self._waylaid[a]
 
     def _ordered_with(self, model_id: str) -> set[str] | None:
         """The ids of the coherency group the model stood in before the move (None where no
