@@ -21,9 +21,13 @@ One Hungarian assignment (scipy `linear_sum_assignment`) on a combined cost:
   distance, which prefers shorter moves: every track slid one place along. Each distinct
   move a reading makes costs `rigid_shift`, or a squad read as two moves a spacing apart,
   each carrying part of it, tied with the one move it made (identically painted, noise chose);
+- a move the picture did not see costs `unseen_move`: from a spot that looks as it did at the last
+  detection, or onto a detection where nothing changed (`Tracker._unseen_moves`): the piece
+  there is one the detector missed, or one the first look missed;
 - hard gates: a different size class, farther than the allowance (with slack for a sloppy
   placement), or nothing alike (a bare patch of mat where the detector saw a phantom base)
-  can never match. A piece left without a match is gone, never swapped.
+  can never match, nor a base seen at the last detection one off its spot whose own spot is
+  wholly as it was (nothing was put there). A piece left without a match is gone, never swapped.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ class Weights:
     lightness_floor: float = 0.04
     lightness_cap: float = 1.0
     heading: float = 0.3
+    unseen_move: float = 1.0
     allowance_slack: float = 1.25
     slack_cm: float = 3.0
     max_cost: float = 5.0

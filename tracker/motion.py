@@ -81,6 +81,16 @@ class GateReading:
     pieces_moved: bool = False
     resting_hand: np.ndarray | None = None
     rested_s: float = 0.0  # how long the hand `resting_hand` marks has rested in view
+    # On the frame a resting hand leaves: where it rested that looks as before it came (see
+    # `MotionGate._bare`). None on every other frame.
+    as_before_hand: np.ndarray | None = None
+
+    def before_hand(self, pixels: np.ndarray) -> np.ndarray:
+        """Which full-image pixel positions the resting hand that just left had hidden and that
+        look now as they did before it came."""
+        if self.as_before_hand is None:
+            return np.zeros(len(np.asarray(pixels).reshape(-1, 2)), bool)
+        return GateReading(True, False, self.as_before_hand, self.scale).covers(pixels)
 
     def under_resting_hand(self, pixels: np.ndarray) -> np.ndarray:
         """Where a hand that stayed still long enough to count as settled may still lie."""
@@ -129,6 +139,9 @@ class MotionGate:
         # leaves: once in the settled frame it no longer differs from it, yet it is still there.
         self._hand: np.ndarray | None = None
         self._hand_since = 0.0
+        # The table as last settled with no hand resting over it, pixel by pixel: a hand still for
+        # `rebase_s` is taken into the settled frame, and as it leaves, all it hid looks changed.
+        self._bare: np.ndarray | None = None
         self._still_since = 0.0
         self._settled = False
 
@@ -169,7 +182,7 @@ class MotionGate:
     def observe(self, image: np.ndarray, timestamp_s: float) -> GateReading:
         thumb, scale = self.thumbnail(image)
         if self._previous is None or self._previous.shape != thumb.shape:
-            self._previous = self._reference = self._rest_start = thumb
+            self._previous = self._reference = self._rest_start = self._bare = thumb
             self._still_since = timestamp_s
             self._hand = None
         motion = self._blobs(thumb, self._previous)
@@ -186,6 +199,10 @@ class MotionGate:
         if self._settled:
             self._reference = thumb
         kernel = np.ones((2 * self.grow_px + 1, 2 * self.grow_px + 1), np.uint8)
+        as_before = None
+        if arm_gone and self._hand is not None:
+            since_bare = _same_light(thumb, self._bare, self.threshold)[2].astype(np.uint8)
+            as_before = self._resting_reach() & (cv2.dilate(since_bare, kernel) == 0)
         if arm_gone:
             self._hand = None
         if hands and self._settled:  # settled only by waiting: a hand rests there
@@ -194,11 +211,15 @@ class MotionGate:
                 self._hand, self._hand_since = arms, timestamp_s
             else:  # once in the settled frame, the hand shows only where its tremor moved it
                 self._hand = self._hand | arms
+        if self._settled:
+            hidden = None if self._hand is None else self._resting_reach()[..., None]
+            self._bare = thumb if hidden is None else np.where(hidden, self._bare, thumb)
         changed = cv2.dilate(change.changed, kernel) if self.grow_px else change.changed
         return GateReading(settled=self._settled, just_settled=self._settled and not was_settled,
                            changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled,
                            resting_hand=self._hand,
-                           rested_s=0.0 if self._hand is None else timestamp_s - self._hand_since)
+                           rested_s=0.0 if self._hand is None else timestamp_s - self._hand_since,
+                           as_before_hand=as_before)
 
     def _resting(self, thumb: np.ndarray) -> bool:
         """Whether all that changed since the stillness began is a thin band, the outline of a

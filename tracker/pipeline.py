@@ -271,7 +271,10 @@ class Pipeline:
             under_hand = lambda xy: reading.under_resting_hand(self.calibration.table_to_image(xy))  # noqa: E731
             model_look = _unread_by_hand(model_look, bases.xy_cm, bases.diameter_mm / 20.0, under_hand)
             vehicle_look = _unread_by_hand(vehicle_look, vehicles.xy_cm, vehicles.width_cm / 2.0, under_hand)
-        now_differs = lambda xy: reading.covers(self.calibration.table_to_image(xy))  # noqa: E731
+        # Where a resting hand just left, the picture is compared with the table before it came: a
+        # squad it hid that stood still is seen to have stood still (see `Tracker._stood_still`).
+        now_differs = lambda xy: (reading.covers(self.calibration.table_to_image(xy))  # noqa: E731
+                                  & ~reading.before_hand(self.calibration.table_to_image(xy)))
         unhanded = None
         if self._in_play is not None:
             handled = replace(reading, changed=self._handled)
