@@ -43,6 +43,11 @@ CONSISTENT_MM = 0.5
 # A marker predicted from the others this far off (and well beyond their own spread) is misplaced.
 MISPLACED_MM = 3.0
 MISPLACED_RATIO = 6.0
+# A set leaving out a marker that far off explains the disagreement only if it agrees nearly as
+# well as the best-agreeing set of its size: a marker moved 4 mm among six and one left out only
+# 2 mm off agree about alike (0.346 and 0.339 mm), while a blurred marker's set agreed 3.5 times
+# better than the one that found a sharp marker across the table misplaced.
+NEARLY_AS_WELL = 1.25
 # With K known, a single corner this far off the pose of all the others (and well beyond their
 # typical residual) was measured on something else: an object over that edge of the marker.
 STRAY_CORNER_MM = 2.0
@@ -134,12 +139,12 @@ def _misplaced(
     """The smallest set of markers whose removal explains the disagreement, or none.
 
     Each set kept is fitted with its own edge offset (`offset_of`): a marker moved or turned
-    would skew one measured over all of them. Of the sets of one size whose markers agree, the
-    one that agrees best is the explanation: where that leaves its markers out only a little
-    off, they are inexact (a blurred marker's corners), not moved, and none is misplaced. Three
-    markers always agree fairly well, so a blurred one among them can bend the fit until a
-    sharp one across the table looks misplaced (9 mm off, the rest agreeing to 0.33 mm, where
-    leaving the blurred one out agreed to 0.1 mm and found it 1.2 mm off)."""
+    would skew one measured over all of them. Of the sets of one size whose markers agree, one
+    leaving out a marker far off explains it only if it agrees nearly as well as the best: where
+    the best leaves its markers out only a little off, they are inexact (a blurred marker's
+    corners), not moved. Three markers always agree fairly well, so a blurred one among them can
+    bend the fit until a sharp one across the table looks misplaced (9 mm off, the rest agreeing
+    to 0.33 mm, where leaving the blurred one out agreed to 0.1 mm and found it 1.2 mm off)."""
     ids = sorted(image_pts)
     grown = grown_corners(table_pts, offset_of(ids))
     if _worst_marker_rms(_fit(image_pts, grown, ids), image_pts, grown, ids) <= CONSISTENT_MM:
@@ -156,11 +161,19 @@ def _misplaced(
                 continue
             spread = _worst_marker_rms(H, image_pts, grown, kept)
             if spread <= CONSISTENT_MM:
-                off = min(_marker_error_mm(H, image_pts, grown, i) for i in removed)
-                agreeing.append((spread, list(removed), off))
-        if agreeing:
-            spread, removed, off = min(agreeing)
-            return removed if off > max(MISPLACED_MM, MISPLACED_RATIO * spread) else []
+                offs = [_marker_error_mm(H, image_pts, grown, i) for i in removed]
+                agreeing.append((spread, list(removed), offs))
+        if not agreeing:
+            continue
+        best, _, best_offs = min(agreeing)
+        misplaced = [
+            (spread, removed) for spread, removed, offs in agreeing
+            if min(offs) > max(MISPLACED_MM, MISPLACED_RATIO * spread) and spread <= NEARLY_AS_WELL * best
+        ]
+        if misplaced:
+            return min(misplaced)[1]
+        if max(best_offs) <= max(MISPLACED_MM, MISPLACED_RATIO * best):
+            return []
     return []
 
 
