@@ -15,10 +15,18 @@ stands, so the move entry names the interceptors whose zone the straight way ent
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
-from rules_core import api
-from tests.rules_core.builders import base, moved, scene
+from rules_core import api, orders
+from rules_core.footprints import Footprints
+from rules_core.reach import reaches, weapons_of
+from rules_core.reasons import angle_between
+from rules_core.scene import ModelSpec
+from rules_core.sight import sight_between
+from tests.rules_core.builders import base, moved, scene, scene_data
 
 MI = "mobile-infantry"
 
@@ -122,3 +130,106 @@ def test_mi_a_rifleman_whose_zone_a_bug_walked_through_may_act() -> None:
     far = {**bug, "x_cm": 68.3}
     out_of_reach = moved(MI, [rifleman, far], [{**rifleman, "y_cm": 63.0}, {**far, "y_cm": 64.0}])
     assert not out_of_reach["r1"]["legal"]
+
+
+def _counting_reaches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the range readings the interception zone makes, one entry a call."""
+    calls: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> bool:
+        calls.append(1)
+        return reaches(*args, **kwargs)
+
+    monkeypatch.setattr(orders, "reaches", counted)
+    return calls
+
+
+def test_mi_a_bug_walking_far_out_of_every_weapons_reach_is_not_read_stop_by_stop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bug walking 70 cm across the rifleman's front a metre away never comes within his
+    rifle's 15 cm (+3.5 cm a level, +3.5 cm aimed): no stop of its way is worth a range reading
+    (a move of 40 bugs past 20 riflemen read every 5 mm stop against every rifleman, 4 s)."""
+    bug = base(150.0, 130.0, "b1", side="blue", type="bug")
+    scene_after = api.parse_scene(
+        scene_data(MI, [_RIFLEMAN, bug], width=244, depth=183), allow_off_table=True
+    )
+    calls = _counting_reaches(monkeypatch)
+    assert orders.intercepted_on_the_way(scene_after, scene_after.models[1], (150.0, 60.0), [0]) == []
+    assert calls == []
+
+
+def _brute_force_zone(scene: api.Scene, i: int, target: ModelSpec) -> bool:
+    """The front fire zone read the long way, for one target: the arc, then every weapon's reach."""
+    model = scene.models[i]
+    bearing = math.degrees(math.atan2(target.y_cm - model.y_cm, target.x_cm - model.x_cm))
+    if angle_between(bearing, model.heading_deg) > scene.ruleset.interception.front_arc_deg / 2 + 1e-6:
+        return False
+    edge = float(Footprints.of_models([model, target]).edge(0, 1))
+    seen = bool(sight_between(scene, scene.xy[[i]], np.array([[target.x_cm, target.y_cm]]))[0, 0])
+    weapons = [scene.ruleset.weapon(name) for name in weapons_of(scene, i)]
+    return any(reaches(scene, weapon, edge, model, target, seen) for weapon in weapons)
+
+
+def _random_battle(rng: np.random.Generator) -> tuple[list[dict], list[dict], list[dict]]:
+    """Riflemen, gunners and grenadiers facing every way, some up a level or aiming, and bugs
+    (some on a hill, a quarter of them long hulls) walking every way among them, a building hiding
+    some of it."""
+    arms = [["assault_rifle"], ["shotgun"], ["flamethrower"], ["grenade"], ["lmg"], ["pistol", "grenade"]]
+    interceptors = [
+        base(
+            float(rng.uniform(20, 160)), float(rng.uniform(20, 100)), f"r{k}", unit=f"red-{k}",
+            type="trooper", weapons=arms[rng.integers(len(arms))], order="interception",
+            heading_deg=float(rng.uniform(-180, 180)),
+            **({"level": 1} if rng.random() < 0.3 else {}),
+            **({"flags": ["aimed"]} if rng.random() < 0.3 else {}),
+        )
+        for k in range(24)
+    ]
+    bugs_before, bugs_after = [], []
+    for k in range(30):
+        x, y = rng.uniform(10, 170), rng.uniform(10, 110)
+        angle, walk = rng.uniform(0, 2 * math.pi), rng.uniform(0, 40)
+        hull = {"base": {"shape": "rect", "length_mm": 60, "width_mm": 30}, "heading_deg": angle * 57.3}
+        shape = hull if k % 4 == 0 else {}
+        bug = base(float(x), float(y), f"b{k}", side="blue", unit=f"blue-{k}", type="bug", **shape)
+        bugs_before.append(bug)
+        end = {"x_cm": float(x + walk * math.cos(angle)), "y_cm": float(y + walk * math.sin(angle))}
+        bugs_after.append({**bug, **end})
+    terrain = [
+        {"id": "hill", "kind": "hill", "level": 1, "polygon_cm": [[60, 30], [110, 30], [110, 70], [60, 70]]},
+        {"id": "house", "kind": "building", "polygon_cm": [[120, 50], [126, 50], [126, 90], [120, 90]]},
+    ]
+    return [*interceptors, *bugs_before], [*interceptors, *bugs_after], terrain
+
+
+def test_mi_the_interceptions_on_the_way_are_those_a_stop_by_stop_reading_finds() -> None:
+    """The cheap first reading (`may_be_in_front_fire`) only spares work: on a random battle the
+    interceptors each bug's way is read to enter, and the bugs `check` reads in each zone, are
+    those read stop by stop against every weapon."""
+    before, after, terrain = _random_battle(np.random.default_rng(66))
+    first = api.parse_scene(scene_data(MI, before, terrain=terrain))
+    second = api.parse_scene(scene_data(MI, after, terrain=terrain), allow_off_table=True)
+    waiting = [k for k, model in enumerate(second.models) if model.order == "interception"]
+    verdicts = []
+    for a, mover in enumerate(second.models):
+        if mover.side != "blue":
+            continue
+        old = first.models[a]
+        start, way = np.array([old.x_cm, old.y_cm]), np.array([mover.x_cm - old.x_cm, mover.y_cm - old.y_cm])
+        length = float(np.hypot(*way))
+        share = np.linspace(0.0, 1.0, max(math.ceil(length / orders.WAY_STEP_CM), 1) + 1)
+        if length > 0:
+            share = np.union1d(share, np.clip((second.xy[waiting] - start) @ way / length**2, 0.0, 1.0))
+        way_xy = start + share[:, None] * way
+        stops = [mover.model_copy(update={"x_cm": float(x), "y_cm": float(y)}) for x, y in way_xy]
+        expected = [
+            second.models[k].id for k in waiting if any(_brute_force_zone(second, k, stop) for stop in stops)
+        ]
+        verdicts.append(expected)
+        assert orders.intercepted_on_the_way(second, mover, (old.x_cm, old.y_cm), waiting) == expected
+        bugs = [model for model in first.models if model.side == "blue"]
+        for k in waiting:
+            zone = [_brute_force_zone(first, k, bug) for bug in bugs]
+            assert orders.in_front_fire(first, k, bugs).tolist() == zone
+    assert 5 <= sum(map(bool, verdicts)) <= len(verdicts) - 5
