@@ -212,8 +212,11 @@ class MotionGate:
             else:  # once in the settled frame, the hand shows only where its tremor moved it
                 self._hand = self._hand | arms
         if self._settled:
-            hidden = None if self._hand is None else self._resting_reach()[..., None]
-            self._bare = thumb if hidden is None else np.where(hidden, self._bare, thumb)
+            if self._hand is None:
+                self._bare = thumb
+            else:
+                hidden = self._resting_reach()
+                self._bare = np.where(hidden[..., None] if thumb.ndim == 3 else hidden, self._bare, thumb)
         changed = cv2.dilate(change.changed, kernel) if self.grow_px else change.changed
         return GateReading(settled=self._settled, just_settled=self._settled and not was_settled,
                            changed=changed > 0, scale=scale, pieces_moved=pieces_moved and self._settled,

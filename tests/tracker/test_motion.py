@@ -1,3 +1,4 @@
+import cv2
 import numpy as np
 import pytest
 
@@ -192,3 +193,19 @@ def test_an_arm_leaving_over_edges_both_pictures_share_settles_the_frame_it_leav
     hand_on_the_mat = [checkered(TABLE, (60, 60)), checkered(TABLE)]
     assert [r.settled for r in observe(MotionGate(), hand_on_the_mat)] == [True, True]
     assert [r.settled for r in observe(MotionGate(), hand_on_the_mat[::-1])] == [True, False]
+
+
+def test_a_hand_resting_in_a_grey_picture_reads_as_in_colour():
+    """The gate reads grey pictures as colour ones (a grey camera, a recording kept grey): a hand
+    resting there, kept out of the table as last seen bare, broadcast a colour picture's axis
+    onto the grey one and stopped the gate the frame after it settled."""
+    frames = [render(TABLE), *[render(TABLE, (60, 60))] * 20, render(TABLE)]
+    grey = [cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) for frame in frames]
+
+    def read(images: list) -> list:
+        return [
+            (r.settled, r.pieces_moved, r.resting_hand is not None, r.as_before_hand is not None)
+            for r in observe(MotionGate(), images)
+        ]
+
+    assert read(grey) == read(frames)
