@@ -449,11 +449,11 @@ def calibrate(
     # lens is estimated is decided on the markers as laid out, before their edge offset is.
     lens_given = intrinsics is not None
     fit = _fit(sighting.corners, layout, judge, stray_corners=lens_given, edge_offset=lens_given)
-    lens_estimated = False
+    lens_estimated = focal_assumed = False
     if intrinsics is None:
         estimate = _estimate_lens(image, sighting.corners, layout, fit, size)
         if estimate is not None:
-            intrinsics, corners, fit, told_by = estimate
+            intrinsics, corners, fit, told_by, focal_assumed = estimate
             sighting = replace(sighting, corners=corners)
             lens_estimated = True
         else:
@@ -475,6 +475,8 @@ def calibrate(
     table_to_image = np.linalg.inv(fit.image_to_table)
     K = None if intrinsics is None else intrinsics.K
     pose = solve_pose(used_table, used_image, K, size, table_to_image / table_to_image[2, 2])
+    # A lens estimated straight down has the focal length of a camera ASSUMED_HEIGHT_CM up.
+    pose = replace(pose, height_assumed=pose.height_assumed or focal_assumed)
     measured_lens = None if lens_estimated else intrinsics
     doubt = None if doubted is None else _lens_doubt(intrinsics, worst, doubted)
     warnings = _warnings(layout, sighting, fit, pose, worst, measured_lens, doubt)
@@ -537,10 +539,12 @@ def _fit(
 def _estimate_lens(
     image: np.ndarray, corners: dict[int, np.ndarray], layout: Layout, fit: HomographyFit,
     size: tuple[int, int],
-) -> tuple[Intrinsics, dict[int, np.ndarray], HomographyFit, str] | None:
+) -> tuple[Intrinsics, dict[int, np.ndarray], HomographyFit, str, bool] | None:
     """Without a lens calibration: a radial lens from the markers, if it explains them; else
     from the table's edges where the photo shows them bent, if the markers agree with it. Both
-    want three markers: two fit any homography, so they neither tell a lens nor check one."""
+    want three markers: two fit any homography, so they neither tell a lens nor check one. The
+    last of the answer: whether its focal length was assumed (`assumed_focal`: straight down the
+    markers give only focal length over height), so the camera's height is too."""
     if len(fit.used_ids) < 3:
         return None
     worst = _worst_mm(fit)
@@ -563,9 +567,12 @@ def _estimate_lens(
         return None
     table_to_image = np.linalg.inv(straightened.image_to_table)
     table_to_image = table_to_image / table_to_image[2, 2]
-    focal = focal_from_homography(table_to_image, size) or assumed_focal(table_to_image, size)
+    focal = focal_from_homography(table_to_image, size)
+    assumed = focal is None
+    if assumed:
+        focal = assumed_focal(table_to_image, size)
     told_by = "the table's edges" if from_edges else "the markers"
-    return intrinsics_for(radial, size, focal), ideal, straightened, told_by
+    return intrinsics_for(radial, size, focal), ideal, straightened, told_by, assumed
 
 
 def _worst_mm(fit: HomographyFit) -> float:

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from calibration.aruco import find_markers
+from calibration.camera import SENSORS, Camera, focal_to_fit
 from calibration.intrinsics import Intrinsics
+from calibration.pose import ASSUMED_HEIGHT_CM
 from calibration.table import TableCalibration, calibrate
 from models.synth.truth_calibration import CameraCalibration
 from rules_core.errors import TablesightError
@@ -262,3 +264,17 @@ def test_rectify_names_a_scale_it_cannot_draw(calibrated, px_per_mm, message):
     image = np.zeros((calibrated.image_size[1], calibrated.image_size[0], 3), np.uint8)
     with pytest.raises(TablesightError, match=message):
         calibrated.rectify(image, px_per_mm)
+
+
+def test_straight_down_through_a_lens_estimated_from_the_markers_the_height_is_said_to_be_assumed(layout):
+    """Straight down the markers fix only focal length over height, with a lens estimated from
+    them as without one: the focal length is the one a camera 185 cm up would need, and the
+    player is told so (a camera 160 cm up put at 185 said nothing)."""
+    size = SENSORS["cm3-binned"]
+    camera = Camera.looking_at((91.5, 61.0), 160.0, image_size=size,
+                               focal_px=focal_to_fit(layout.table_size_cm, 160.0, size),
+                               dist=np.array([-0.08, 0.02, 0.0, 0.0, 0.0]))
+    calibration = calibrate(shoot(layout, camera).image, layout)
+    assert calibration.lens_estimated
+    assert calibration.camera_centre_cm[2] == pytest.approx(ASSUMED_HEIGHT_CM, abs=1.0)
+    assert any(w.startswith("camera height assumed to be 185 cm") for w in calibration.warnings)
