@@ -14,7 +14,7 @@ import numpy as np
 
 from rules_core.footprints import Footprints, measured
 from rules_core.proximity import within
-from rules_core.reach import height_level, reaches, weapons_of
+from rules_core.reach import height_level, range_limit_cm, reaches, weapons_of
 from rules_core.reasons import angle_between
 from rules_core.scene import ModelSpec, Scene
 from rules_core.sight import sight_between
@@ -105,18 +105,14 @@ def longest_reach_cm(scene: Scene, i: int) -> float:
     range with the tolerance, the height bonus for every level it stands above the ground (no
     target stands below level 0) and the aimed bonus, whatever its flags; infinite for a weapon
     with no range."""
-    rules = scene.ruleset
     levels = height_level(scene, scene.models[i])
     longest = -math.inf
-    for weapon in (rules.weapon(name) for name in weapons_of(scene, i)):
+    for weapon in (scene.ruleset.weapon(name) for name in weapons_of(scene, i)):
         if weapon is None:
             continue
         if weapon.range is None:
             return math.inf
-        bonus = (0 if weapon.no_height_bonus else rules.range_per_level_below * levels) + (
-            rules.aimed_range_bonus if weapon.automatic else 0.0
-        )
-        longest = max(longest, scene.cm(weapon.range + rules.range_tolerance + bonus))
+        longest = max(longest, range_limit_cm(scene, weapon, levels, aimed=True))
     return longest
 
 

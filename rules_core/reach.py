@@ -90,18 +90,23 @@ def reaches(
         return False
     if weapon.range is None:
         return True
-    rules = scene.ruleset
-    # A thrown weapon (`no_height_bonus`) is not small arms and gains no height range.
     levels_below = max(height_level(scene, shooter) - height_level(scene, target), 0)
-    if weapon.no_height_bonus:
-        levels_below = 0
-    limit = scene.cm(
+    limit = range_limit_cm(scene, weapon, levels_below, _aims(scene.ruleset, shooter))
+    return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
+
+
+def range_limit_cm(scene: Scene, weapon: Weapon, levels_below: int, aimed: bool) -> float:
+    """How far (edge to edge) a ranged weapon reaches: its range, the eye's tolerance, the range
+    per level the target stands below and, for an automatic weapon aimed, the aimed bonus. A
+    thrown weapon (`no_height_bonus`) is not small arms and gains no height range."""
+    rules = scene.ruleset
+    levels = 0 if weapon.no_height_bonus else levels_below
+    return scene.cm(
         weapon.range
         + rules.range_tolerance
-        + rules.range_per_level_below * levels_below
-        + (rules.aimed_range_bonus if _aims(rules, shooter) and weapon.automatic else 0.0)
+        + rules.range_per_level_below * levels
+        + (rules.aimed_range_bonus if aimed and weapon.automatic else 0.0)
     )
-    return edge_cm <= limit + TOLERANCE_CM if weapon.inclusive else edge_cm < limit - TOLERANCE_CM
 
 
 def _looks_up(scene: Scene, shooter: ModelSpec, target: ModelSpec) -> bool:
