@@ -68,6 +68,13 @@ def assumed_focal(table_to_image: np.ndarray, image_size: tuple[int, int]) -> fl
     return float(ASSUMED_HEIGHT_CM / np.sqrt(cm_per_px2))
 
 
+def focal_or_assumed(table_to_image: np.ndarray, image_size: tuple[int, int]) -> tuple[float, bool]:
+    """The focal length (px) the homography implies, else the assumed height's (`assumed_focal`),
+    and whether it was assumed."""
+    focal = focal_from_homography(table_to_image, image_size)
+    return (assumed_focal(table_to_image, image_size), True) if focal is None else (focal, False)
+
+
 def focal_from_homography(table_to_image: np.ndarray, image_size: tuple[int, int]) -> float | None:
     """Focal length in px implied by a table->pixel homography, or None when it is not implied."""
     w, h = image_size
@@ -102,11 +109,8 @@ def solve_pose(
     """Camera pose from marker corners (table cm) and their undistorted pixels."""
     estimated = assumed = False
     if K is None:
-        focal = focal_from_homography(table_to_image, image_size)
-        estimated = focal is not None
-        if focal is None:
-            assumed = True
-            focal = assumed_focal(table_to_image, image_size)
+        focal, assumed = focal_or_assumed(table_to_image, image_size)
+        estimated = not assumed
         K = centred_K(image_size, focal)
     rvec, tvec = fit_pose(table_cm, image_px, K)
     return Pose(K=K, rvec=rvec.ravel(), tvec=tvec.ravel(), focal_estimated=estimated, height_assumed=assumed)

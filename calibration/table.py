@@ -20,14 +20,7 @@ from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_fo
 from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
 from calibration.intrinsics import Intrinsics, pixel_size
 from calibration.layout import Layout
-from calibration.pose import (
-    ASSUMED_HEIGHT_CM,
-    Pose,
-    assumed_focal,
-    centred_K,
-    focal_from_homography,
-    solve_pose,
-)
+from calibration.pose import ASSUMED_HEIGHT_CM, Pose, centred_K, focal_or_assumed, solve_pose
 from calibration.table_edges import table_edges
 from rules_core.errors import TablesightError
 
@@ -517,7 +510,7 @@ def _judging_camera(
         return intrinsics.K
     table_to_image = np.linalg.inv(_fit(corners, layout).image_to_table)
     table_to_image = table_to_image / table_to_image[2, 2]
-    return centred_K(size, focal_from_homography(table_to_image, size) or assumed_focal(table_to_image, size))
+    return centred_K(size, focal_or_assumed(table_to_image, size)[0])
 
 
 def _fit(
@@ -567,10 +560,7 @@ def _estimate_lens(
         return None
     table_to_image = np.linalg.inv(straightened.image_to_table)
     table_to_image = table_to_image / table_to_image[2, 2]
-    focal = focal_from_homography(table_to_image, size)
-    assumed = focal is None
-    if assumed:
-        focal = assumed_focal(table_to_image, size)
+    focal, assumed = focal_or_assumed(table_to_image, size)
     told_by = "the table's edges" if from_edges else "the markers"
     return intrinsics_for(radial, size, focal), ideal, straightened, told_by, assumed
 
