@@ -15,7 +15,6 @@ import numpy as np
 from rules_core.footprints import Footprints, measured
 from rules_core.proximity import within
 from rules_core.reach import height_level, range_limit_cm, reaches, weapons_of
-from rules_core.reasons import angle_between
 from rules_core.scene import ModelSpec, Scene
 from rules_core.sight import sight_between
 
@@ -23,10 +22,11 @@ from rules_core.sight import sight_between
 # radius, half Mobile Infantry's 1 cm eye tolerance; the range is read exactly where the way comes
 # nearest, so only sight or height that change for less than this on the way can be missed.
 WAY_STEP_CM = 0.5
-# Slack for the cheap first reading of the zone (`may_be_in_front_fire`), far above float error, so
-# that only `in_front_fire`'s own exact reading decides at the edges.
-SLACK_DEG = 1e-3
+# Slack for the cheap upper bound on reach (`may_be_in_front_fire`), far above float error, so that
+# only `reaches` decides at the edge of the range.
 SLACK_CM = 1e-3
+# The front arc's edge counts as in front.
+ARC_EDGE_DEG = 1e-6
 
 
 def interception_report(scene: Scene) -> dict[str, dict]:
@@ -71,16 +71,10 @@ def in_front_fire(scene: Scene, i: int, targets: list[ModelSpec], first: bool = 
     edge = footprints.edge(0, np.arange(1, len(near) + 1))
     sight = sight_between(scene, scene.xy[[i]], xy[near])[0]
     weapons = [scene.ruleset.weapon(name) for name in weapons_of(scene, i)]
-    half_arc = scene.ruleset.interception.front_arc_deg / 2
     for column, k in enumerate(near):
-        target = targets[k]
-        bearing = math.degrees(math.atan2(target.y_cm - model.y_cm, target.x_cm - model.x_cm))
-        if angle_between(bearing, model.heading_deg) > half_arc + 1e-6:
-            continue
         seen = bool(sight[column])
-        front[k] = any(
-            reaches(scene, weapon, float(edge[column]), model, target, seen) for weapon in weapons
-        )
+        gap = float(edge[column])
+        front[k] = any(reaches(scene, weapon, gap, model, targets[k], seen) for weapon in weapons)
         if first and front[k]:
             break
     return front
@@ -88,14 +82,14 @@ def in_front_fire(scene: Scene, i: int, targets: list[ModelSpec], first: bool = 
 
 def may_be_in_front_fire(scene: Scene, i: int, xy: np.ndarray, outer_cm: np.ndarray | float) -> np.ndarray:
     """A cheap first reading of `in_front_fire` for centres `xy` of models reaching `outer_cm` from
-    their centre: False only where the centre is plainly outside the front arc or the bases are
-    farther apart than any of model i's weapons could reach (`longest_reach_cm`), so that `reaches`
-    and its shapely reading of height levels run only for the few that may be in the zone."""
+    their centre: the centre inside the front arc, and the bases no farther apart than any of
+    model i's weapons could reach (`longest_reach_cm`), so that `reaches` and its shapely reading
+    of height levels run only for the few that may be in the zone."""
     model = scene.models[i]
     offset = np.asarray(xy, dtype=float) - (model.x_cm, model.y_cm)
     bearing = np.degrees(np.arctan2(offset[:, 1], offset[:, 0]))
     half_arc = scene.ruleset.interception.front_arc_deg / 2
-    in_arc = np.abs((bearing - model.heading_deg + 180.0) % 360.0 - 180.0) <= half_arc + SLACK_DEG
+    in_arc = np.abs((bearing - model.heading_deg + 180.0) % 360.0 - 180.0) <= half_arc + ARC_EDGE_DEG
     apart = np.hypot(offset[:, 0], offset[:, 1]) - outer_radius_cm(model) - outer_cm
     return in_arc & (apart <= longest_reach_cm(scene, i) + SLACK_CM)
 
