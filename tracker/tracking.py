@@ -227,8 +227,8 @@ class Tracker:
         unseen = None
         if in_play is not None and moving and free:
             on_spot = distance <= self.still_cm
-            unseen = self._unseen_moves([tracks[i] for i in moving], xy[free], put[free],
-                                        None if touched is None else touched[free],
+            unseen = self._unseen_moves([tracks[i] for i in moving], ~on_spot[np.ix_(moving, free)],
+                                        put[free], None if touched is None else touched[free],
                                         on_spot.any(axis=1)[moving], on_spot.any(axis=0)[free])
         if unseen is not None:
             cost_extra = unseen if cost_extra is None else cost_extra + unseen
@@ -338,7 +338,7 @@ class Tracker:
         points = spot_points(np.array([t.xy_cm for t in tracks]), radius, 0.6)
         return self._now_differs(points.reshape(-1, 2)).reshape(points.shape[:2])
 
-    def _unseen_moves(self, tracks: list[Track], xy: np.ndarray, put: np.ndarray, touched: np.ndarray | None,
+    def _unseen_moves(self, tracks: list[Track], far: np.ndarray, put: np.ndarray, touched: np.ndarray | None,
                       found: np.ndarray, known: np.ndarray) -> np.ndarray | None:
         """(tracks x detections) cost of the moves the picture did not see, by pieces seen at the last
         detection: from a spot that looks as it did then (`_spot_unchanged`: the piece stands there
@@ -354,7 +354,8 @@ class Tracker:
         leaves and lands on spots the gate's thumbnail may see no change in, and then it is the
         only taker.
 
-        `put`: which detections' spots now differ anywhere (their centre or 0.6 of their radius
+        `far`: which detections lie off each track's spot (farther than `still_cm`); `put`: which
+        detections' spots now differ anywhere (their centre or 0.6 of their radius
         out); `touched`: which changed at all since the last detection, a hand passing included
         (None: a hull's, driven along itself by less than its length, stays under it). Onto a
         base's spot nothing touched, no base moved at all (infeasible): a gun turned on its spot
@@ -362,11 +363,10 @@ class Tracker:
         which no cost outweighs, as leaving both unmatched costs more, and its own took a new id.
         A base kept so from a move the thumbnail missed whole (stills, no hand seen) is missed
         once and taken there by the next look, which runs at once."""
-        if self._now_differs is None or not tracks or not len(xy):
+        if self._now_differs is None or not tracks or not far.shape[1]:
             return None
         steady = np.array([t.missed == 0 for t in tracks])
         as_it_was = steady & self._spot_unchanged(tracks)
-        far = cdist([t.xy_cm for t in tracks], xy) > self.still_cm
         unseen = (as_it_was & ~found)[:, None] | (steady[:, None] & (~put & ~known)[None, :])
         cost = self.weights.unseen_move * (far & unseen)
         if touched is not None:
