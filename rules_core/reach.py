@@ -6,7 +6,7 @@ import numpy as np
 import shapely
 
 from rules_core.crew import unworked_guns
-from rules_core.errors import SceneError
+from rules_core.errors import SceneError, SharedName
 from rules_core.lobbing import over_obstacle, throws_over_obstacle
 from rules_core.proximity import fire_held, within
 from rules_core.ruleset import Ruleset, Weapon
@@ -23,10 +23,12 @@ def shooters_of(scene: Scene, from_id: str) -> list[int]:
     if from_id in scene.index:
         model = scene.index[from_id]
         if members and members != [model]:
-            holds = ", ".join(scene.models[k].id for k in members)
+            held = tuple(scene.models[k].id for k in members)
+            holds = ", ".join(held)
             raise SceneError(
                 f"FROM {from_id!r} is both a model id and a unit id (unit {from_id!r} holds {holds})",
                 f"rename the unit (e.g. {from_id}-unit) so FROM names one of them",
+                fault=SharedName(from_id, held),
             )
         return [model]
     if not members:

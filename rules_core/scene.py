@@ -27,7 +27,18 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from rules_core.errors import SceneError, plain_problem
+from rules_core.errors import (
+    Empty,
+    Loc,
+    NoChassis,
+    NoEdge,
+    OffTable,
+    OtherSide,
+    SceneError,
+    Unknown,
+    field_error,
+    plain_problem,
+)
 from rules_core.footprints import Footprints
 from rules_core.library import load_ruleset, ruleset_ids
 from rules_core.ruleset import Ruleset, Tow, UnitType
@@ -285,46 +296,44 @@ class Scene:
         return self.index[model_id]
 
 
-def _field_path(loc: tuple[Any, ...], data: dict) -> str:
-    """`models[2].x_cm (model 'r3')`: the path, and the model's id since that is what a user searches for."""
-    path = ""
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+def _model_id(loc: Loc, data: dict) -> str | None:
+    """The id of the model a field path leads into, since that is what a user searches for."""
     if len(loc) > 1 and loc[0] == "models" and isinstance(loc[1], int):
         models = data.get("models")
         model = models[loc[1]] if isinstance(models, list) and loc[1] < len(models) else None
         if isinstance(model, dict) and isinstance(model.get("id"), str):
-            path += f" (model {model['id']!r})"
-    return path or "(scene)"
+            return model["id"]
+    return None
 
 
-def _fail(field_name: str, problem: str, fix: str = "correct the scene") -> SceneError:
-    return SceneError(f"scene field {field_name}: {problem}", fix)
 
 
 def parse_scene(data: Any, allow_off_table: bool = False) -> Scene:
     """Validate scene JSON (already decoded) against the ruleset it names."""
     if not isinstance(data, dict):
-        raise _fail("(scene)", "must be a JSON object", "give an object with ruleset, table and models")
+        raise field_error((), "must be a JSON object", "give an object with ruleset, table and models")
     try:
         spec = SceneSpec.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         problem = "missing" if first["type"] == "missing" else plain_problem(first["msg"])
-        raise _fail(_field_path(first["loc"], data), problem) from None
+        empty = Empty() if first["type"] == "string_too_short" and first.get("input") == "" else None
+        model_id = _model_id(first["loc"], data)
+        raise field_error(first["loc"], problem, model_id=model_id, reason=empty) from None
     if spec.ruleset not in ruleset_ids():
-        raise _fail(
-            "ruleset",
+        raise field_error(
+            ("ruleset",),
             f"unknown ruleset {spec.ruleset!r}",
             f"use one of {', '.join(ruleset_ids())} (`tablesight rules list`)",
         )
     return _checked(spec, load_ruleset(spec.ruleset), allow_off_table)
 
 
-def _off_the_table(field_name: str, what: str, x_cm: float, y_cm: float, table: TableSpec) -> SceneError:
-    return _fail(
-        field_name, f"{what} at ({x_cm}, {y_cm}) is off the {table.width_cm}x{table.depth_cm} cm table",
+def _off_the_table(loc: Loc, what: str, name: str, x_cm: float, y_cm: float, table: TableSpec) -> SceneError:
+    return field_error(
+        loc, f"{what} {name!r} at ({x_cm}, {y_cm}) is off the {table.width_cm}x{table.depth_cm} cm table",
         "place it on the table or remove it",
+        reason=OffTable(what, name, x_cm, y_cm, table.width_cm, table.depth_cm),
     )
 
 
@@ -336,41 +345,49 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         if not ruleset.deployment.kinds[spec.deployment.kind].one_sided and known_sides is None:
             known_sides = set(spec.deployment.sides)
 
-    def check_side(where: str, side: str) -> None:
+    def check_side(where: Loc, side: str) -> None:
         if known_sides is None or side in known_sides:
             return
+        named = tuple(sorted(known_sides))
         if spec.sides is not None:
-            raise _fail(where, f"unknown side {side!r}", f"use one of {', '.join(sorted(known_sides))}")
-        raise _fail(
+            raise field_error(
+                where, f"unknown side {side!r}", f"use one of {', '.join(named)}", choices=named
+            )
+        raise field_error(
             where,
-            f"side {side!r} has no edge in deployment.sides (it names {', '.join(sorted(known_sides))})",
+            f"side {side!r} has no edge in deployment.sides (it names {', '.join(named)})",
             "give deployment.sides an edge for every side on the table",
+            reason=NoEdge(side, named),
         )
 
     if spec.first_player is not None:
-        check_side("first_player", spec.first_player)
+        check_side(("first_player",), spec.first_player)
     index: dict[str, int] = {}
     unit_first: dict[str, ModelSpec] = {}
     models = []
     known_weapons = [*ruleset.weapons, *ruleset.weapon_names]
     known_roles = ruleset.known_roles
     for i, model in enumerate(spec.models):
-        where = f"models[{i}]"
+        where = ("models", i)
         if model.id in index:
-            raise _fail(f"{where}.id", f"duplicate model id {model.id!r}", "give every model its own id")
+            raise field_error(
+                (*where, "id"), f"duplicate model id {model.id!r}", "give every model its own id"
+            )
         index[model.id] = i
         if model.type not in ruleset.unit_types:
-            raise _fail(
-                f"{where}.type",
+            raise field_error(
+                (*where, "type"),
                 f"unknown unit type {model.type!r} for ruleset {ruleset.id}",
                 f"use one of {', '.join(ruleset.unit_types)}",
+                reason=Unknown("unit type", model.type, ruleset.id),
+                choices=tuple(ruleset.unit_types),
             )
         unit_type = ruleset.unit_types[model.type]
         # A turn has so many actions (Mobile Infantry: «может совершить 2 действия»), moving or not.
         most = unit_type.actions
         if model.move_actions is not None and most is not None and model.move_actions > most:
-            raise _fail(
-                f"{where}.move_actions",
+            raise field_error(
+                (*where, "move_actions"),
                 f"{model.move_actions} move actions, but a {model.type} has {most} actions a turn",
                 f"give 0 to {most}",
             )
@@ -378,32 +395,36 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         _check_role(ruleset, model, known_roles, where)
         first = unit_first.setdefault(model.unit, model)
         if first.side != model.side:
-            raise _fail(
-                f"{where}.side",
+            raise field_error(
+                (*where, "side"),
                 f"unit {model.unit!r} is on side {first.side!r} (model {first.id!r}), not {model.side!r}",
                 "put a unit's models on one side",
+                reason=OtherSide(model.unit, first.side, first.id, model.side),
             )
-        check_side(f"{where}.side", model.side)
+        check_side((*where, "side"), model.side)
         for weapon in model.weapons or []:
             if known_weapons and ruleset.weapon(weapon) is None and weapon not in ruleset.weapon_names:
-                raise _fail(
-                    f"{where}.weapons",
+                raise field_error(
+                    (*where, "weapons"),
                     f"unknown weapon {weapon!r} for ruleset {ruleset.id}",
                     f"use one of {', '.join(known_weapons)}",
+                    reason=Unknown("weapon", weapon, ruleset.id),
+                    choices=tuple(known_weapons),
                 )
         if unit_type.altitudes and model.altitude is not None and model.altitude not in unit_type.altitudes:
-            raise _fail(
-                f"{where}.altitude",
+            raise field_error(
+                (*where, "altitude"),
                 f"altitude {model.altitude} is none of {ruleset.id}'s",
                 f"use one of {', '.join(map(str, unit_type.altitudes))}",
+                choices=tuple(map(str, unit_type.altitudes)),
             )
         model = _with_base(model, unit_type, where)
         at = (model.x_cm, model.y_cm)
         if not allow_off_table and not spec.table.holds(*at):
-            raise _off_the_table(f"{where}.x_cm/y_cm", f"model {model.id!r}", *at, spec.table)
+            raise _off_the_table((*where, "x_cm/y_cm"), "model", model.id, *at, spec.table)
         if not spec.table.near(*at):
-            raise _fail(
-                f"{where}.x_cm/y_cm",
+            raise field_error(
+                (*where, "x_cm/y_cm"),
                 f"model {model.id!r} at {at} is further off the {spec.table.width_cm}x{spec.table.depth_cm} "
                 "cm table than the table is wide",
                 "give positions in cm (a scene in mm puts its models ten times too far out)",
@@ -411,66 +432,76 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         models.append(model)
     for i, model in enumerate(models):
         if model.crew_of is not None and model.crew_of not in index:
-            raise _fail(
-                f"models[{i}].crew_of", f"unknown model id {model.crew_of!r}", "name the gun's model id"
+            raise field_error(
+                ("models", i, "crew_of"), f"unknown model id {model.crew_of!r}", "name the gun's model id"
             )
         if model.towing is not None and model.towing not in index:
-            raise _fail(
-                f"models[{i}].towing", f"unknown model id {model.towing!r}", "name the towed model's id"
+            raise field_error(
+                ("models", i, "towing"), f"unknown model id {model.towing!r}", "name the towed model's id"
             )
         if model.crew_of is not None:
-            _check_crew(ruleset, model, models[index[model.crew_of]], f"models[{i}].crew_of")
+            _check_crew(ruleset, model, models[index[model.crew_of]], ("models", i, "crew_of"))
         if model.towing is not None:
-            _check_hitch(models, model, models[index[model.towing]], f"models[{i}].towing")
+            _check_hitch(models, model, models[index[model.towing]], ("models", i, "towing"))
         if model.towing is not None and ruleset.tow is not None:
-            _check_tow(ruleset.tow, model, models[index[model.towing]], f"models[{i}].towing")
+            _check_tow(ruleset.tow, model, models[index[model.towing]], ("models", i, "towing"))
     for i, mine in enumerate(spec.mines):
-        check_side(f"mines[{i}].side", mine.side)
+        check_side(("mines", i, "side"), mine.side)
     _check_ids_and_terrain(spec, ruleset, set(index))
     return Scene(spec, ruleset, ruleset.cm_per_unit(step_cm), tuple(models), index)
 
 
-def _check_chassis(ruleset: Ruleset, model: ModelSpec, unit_type: UnitType, where: str) -> None:
+def _check_chassis(ruleset: Ruleset, model: ModelSpec, unit_type: UnitType, where: Loc) -> None:
     """A chassis is one of its type's (World at Fire: a vehicle's wheeled, half_tracked or tracked);
     a type with none takes none, since an infantryman given `tracked` was read as a plain one."""
     if model.chassis is None or model.chassis in unit_type.chassis:
         return
     if unit_type.chassis:
-        raise _fail(
-            f"{where}.chassis",
+        raise field_error(
+            (*where, "chassis"),
             f"unknown chassis {model.chassis!r}",
             f"use one of {', '.join(unit_type.chassis)}",
+            reason=Unknown("chassis", model.chassis),
+            choices=tuple(unit_type.chassis),
         )
     having = [name for name, other in ruleset.unit_types.items() if other.chassis]
-    raise _fail(
-        f"{where}.chassis",
+    why = (f"only models of type {' or '.join(having)} have one" if having
+           else "this ruleset gives its models no chassis")
+    raise field_error(
+        (*where, "chassis"),
         f"chassis {model.chassis!r} on a model of type {model.type}, which has no chassis in {ruleset.id}",
-        f"leave `chassis` out: only models of type {' or '.join(having)} have one" if having
-        else "leave `chassis` out: this ruleset gives its models no chassis",
+        f"leave `chassis` out: {why}",
+        reason=NoChassis(model.chassis, model.type, ruleset.id),
+        leave_out=why,
     )
 
 
-def _check_role(ruleset: Ruleset, model: ModelSpec, known_roles: list[str], where: str) -> None:
+def _check_role(ruleset: Ruleset, model: ModelSpec, known_roles: list[str], where: Loc) -> None:
     """A role is one the ruleset knows, held by a type it gives roles to (`role_types`): a role
     brings its own weapons and targets, so one on the wrong model changes what it reaches."""
     if model.role is None:
         return
     if model.role not in known_roles:
-        raise _fail(
-            f"{where}.role",
+        why = "this ruleset gives its models no roles"
+        raise field_error(
+            (*where, "role"),
             f"unknown role {model.role!r} for ruleset {ruleset.id}",
-            f"use one of {', '.join(known_roles)}" if known_roles
-            else "leave `role` out: this ruleset gives its models no roles",
+            f"use one of {', '.join(known_roles)}" if known_roles else f"leave `role` out: {why}",
+            reason=Unknown("role", model.role, ruleset.id),
+            choices=tuple(known_roles) if known_roles else None,
+            leave_out=None if known_roles else why,
         )
     if ruleset.role_types and model.type not in ruleset.role_types:
-        raise _fail(
-            f"{where}.role",
+        why = f"only models of type {' or '.join(ruleset.role_types)} hold one"
+        raise field_error(
+            (*where, "role"),
             f"role {model.role!r} on a model of type {model.type}, which holds no role in {ruleset.id}",
-            f"leave `role` out: only models of type {' or '.join(ruleset.role_types)} hold one",
+            f"leave `role` out: {why}",
+            leave_out=why,
         )
 
 
-def _check_crew(ruleset: Ruleset, crewman: ModelSpec, gun: ModelSpec, where: str) -> None:
+def _check_crew(ruleset: Ruleset, crewman: ModelSpec, gun: ModelSpec, where: Loc) -> None:
     """A crewman serves another model of his own side that has a crew: a gun is not its own
     crew, the enemy's gun is one to capture, not to man, and where the ruleset says which models
     are guns (`crew`), a foot soldier is neither a gun nor a vehicle (his 'crew' dropped out of
@@ -479,84 +510,83 @@ def _check_crew(ruleset: Ruleset, crewman: ModelSpec, gun: ModelSpec, where: str
     from rules_core.proximity import selected
 
     if gun.id == crewman.id:
-        raise _fail(where, f"model {crewman.id!r} names itself as its gun", "name the gun's model id")
+        raise field_error(where, f"model {crewman.id!r} names itself as its gun", "name the gun's model id")
     rules = ruleset.crew
     crewed = ruleset.unit_types[gun.type].movement == "vehicle"  # a vehicle's crew ride or stand by it
     if rules is not None and not crewed and gun.type not in rules.gun_types and not (
         rules.own_rules is not None and selected(gun, rules.own_rules)
     ):
-        raise _fail(
+        raise field_error(
             where,
             f"model {crewman.id!r} crews {gun.id!r}, of type {gun.type}, not a gun or a vehicle",
             f"name a model of type {', '.join(rules.gun_types)}, or a vehicle",
         )
     if gun.side != crewman.side:
-        raise _fail(
+        raise field_error(
             where,
             f"model {crewman.id!r} ({crewman.side}) crews {gun.id!r}, a gun of side {gun.side!r}",
             "name a gun of the crewman's own side",
         )
 
 
-def _check_hitch(models: list[ModelSpec], tug: ModelSpec, towed: ModelSpec, where: str) -> None:
+def _check_hitch(models: list[ModelSpec], tug: ModelSpec, towed: ModelSpec, where: Loc) -> None:
     """One tug, one load: every seed's tow is a vehicle pulling another model («может буксировать
     другие боевые машины или мобильные орудия»), so a model towing itself, one towed by two tugs,
     and a tug that is itself towed (a chain, or two models towing each other, which lent each
     the other's move) are refused."""
     if towed.id == tug.id:
-        raise _fail(where, f"model {tug.id!r} tows itself", "name another model, or leave towing out")
+        raise field_error(where, f"model {tug.id!r} tows itself", "name another model, or leave towing out")
     tugs = [m.id for m in models if m.towing == towed.id]
     if len(tugs) > 1:
-        raise _fail(
+        raise field_error(
             where,
             f"model {towed.id!r} is towed by {' and '.join(repr(t) for t in tugs)}",
             "give it one tug",
         )
     pulled_by = next((m.id for m in models if m.towing == tug.id), None)
     if pulled_by is not None:
-        raise _fail(
+        raise field_error(
             where,
             f"model {tug.id!r} tows {towed.id!r} while {pulled_by!r} tows it",
             "a tug is not towed: keep one of the two towing fields",
         )
 
 
-def _check_tow(tow: Tow, tug: ModelSpec, towed: ModelSpec, where: str) -> None:
+def _check_tow(tow: Tow, tug: ModelSpec, towed: ModelSpec, where: Loc) -> None:
     """A tow the ruleset allows: the tug holds one of its `tug_roles`, is one of its `tug_types`
     with at least the seats its chassis needs (`tug_min_seats`, where the scene gives `seats`), and
     what it tows is one of its `towed_types` (Bronepehota: a HELIX tows vehicles and mobile guns
     only; Combined Arms: a car of 6 seats or more, or a tractor, tows a gun)."""
     if tow.tug_roles and tug.role not in tow.tug_roles:
-        raise _fail(
+        raise field_error(
             where,
             f"{tug.id} (role {tug.role!r}) cannot tow",
             f"only a model with role {' or '.join(tow.tug_roles)} tows",
         )
     if tow.tug_types and tug.type not in tow.tug_types:
-        raise _fail(
+        raise field_error(
             where, f"{tug.id} ({tug.type}) cannot tow", f"only a {' or '.join(tow.tug_types)} tows"
         )
     fewest = tow.tug_min_seats.get(tug.chassis or "")
     if fewest is not None and tug.seats is not None and tug.seats < fewest:
-        raise _fail(
+        raise field_error(
             where,
             f"{tug.id} (a {tug.chassis} of {tug.seats} seats) cannot tow",
             f"a {tug.chassis} tows with {fewest} seats or more",
         )
     if tow.towed_types and towed.type not in tow.towed_types:
-        raise _fail(
+        raise field_error(
             where,
             f"{towed.id} ({towed.type}) cannot be towed",
             f"tow a {' or '.join(tow.towed_types)}",
         )
 
 
-def _with_base(model: ModelSpec, unit_type: UnitType, where: str) -> ModelSpec:
+def _with_base(model: ModelSpec, unit_type: UnitType, where: Loc) -> ModelSpec:
     if model.base is None:
         if unit_type.base_mm is None:
-            raise _fail(
-                f"{where}.base", "missing (this unit type has no standard base)", "give a rect hull footprint"
-            )
+            raise field_error((*where, "base"), "missing (this unit type has no standard base)",
+                        "give a rect hull footprint")
         model = model.model_copy(update={"base": BaseSpec(shape="round", diameter_mm=unit_type.base_mm)})
     if model.base.shape == "rect" and model.heading_deg is None:
         model = model.model_copy(update={"heading_deg": 0.0})
@@ -567,35 +597,35 @@ def _check_ids_and_terrain(spec: SceneSpec, ruleset: Ruleset, model_ids: set[str
     seen = set(model_ids)
     for i, objective in enumerate(spec.objectives):
         if objective.id in seen:
-            raise _fail(
-                f"objectives[{i}].id", f"duplicate id {objective.id!r}", "give every objective its own id"
+            raise field_error(
+                ("objectives", i, "id"), f"duplicate id {objective.id!r}", "give every objective its own id"
             )
         seen.add(objective.id)
     for i, mine in enumerate(spec.mines):
         if mine.id in seen:
-            raise _fail(f"mines[{i}].id", f"duplicate id {mine.id!r}", "give every mine its own id")
+            raise field_error(("mines", i, "id"), f"duplicate id {mine.id!r}", "give every mine its own id")
         seen.add(mine.id)
     for i, objective in enumerate(spec.objectives):
         if not spec.table.holds(objective.x_cm, objective.y_cm):
             at = (objective.x_cm, objective.y_cm)
-            raise _off_the_table(f"objectives[{i}].x_cm/y_cm", f"objective {objective.id!r}", *at, spec.table)
+            raise _off_the_table(("objectives", i, "x_cm/y_cm"), "objective", objective.id, *at, spec.table)
     pieces: set[str] = set()
     for i, piece in enumerate(spec.terrain):
         if piece.id in pieces:
-            raise _fail(
-                f"terrain[{i}].id", f"duplicate id {piece.id!r}", "give every terrain piece its own id"
+            raise field_error(
+                ("terrain", i, "id"), f"duplicate id {piece.id!r}", "give every terrain piece its own id"
             )
         pieces.add(piece.id)
         if piece.kind not in ruleset.terrain:
-            raise _fail(
-                f"terrain[{i}].kind",
+            raise field_error(
+                ("terrain", i, "kind"),
                 f"unknown terrain kind {piece.kind!r}",
                 f"use one of {', '.join(ruleset.terrain)}",
             )
-        _check_on_table(piece, spec.table, f"terrain[{i}].polygon_cm")
+        _check_on_table(piece, spec.table, ("terrain", i, "polygon_cm"))
 
 
-def _check_on_table(piece: TerrainSpec, table: TableSpec, where: str) -> None:
+def _check_on_table(piece: TerrainSpec, table: TableSpec, where: Loc) -> None:
     """A piece partly on the table is as good as any (a wood may run off its edge), but one wholly
     off it is a mistake of units or sign (mm or inches for cm, a corner from the wrong origin) that
     would otherwise be silently without effect."""
@@ -603,7 +633,7 @@ def _check_on_table(piece: TerrainSpec, table: TableSpec, where: str) -> None:
     if polygon.intersection(shapely.box(0, 0, table.width_cm, table.depth_cm)).area > 0:
         return
     x_min, y_min, x_max, y_max = polygon.bounds
-    raise _fail(
+    raise field_error(
         where,
         f"terrain piece {piece.id!r} (x {x_min:g} to {x_max:g}, y {y_min:g} to {y_max:g}) lies wholly off "
         f"the {table.width_cm:g}x{table.depth_cm:g} cm table",
@@ -617,14 +647,14 @@ def _check_deployment(spec: SceneSpec, ruleset: Ruleset) -> None:
     assert deployment is not None
     kinds = ruleset.deployment.kinds if ruleset.deployment else {}
     if deployment.kind not in kinds:
-        raise _fail(
-            "deployment.kind",
+        raise field_error(
+            ("deployment", "kind"),
             f"unknown deployment kind {deployment.kind!r} for ruleset {ruleset.id}",
             f"use one of {', '.join(kinds) or '(this ruleset defines none)'}",
         )
     allowed = QUARTERS if kinds[deployment.kind].shape != "edge_strip" else EDGES
     for side, place in deployment.sides.items():
         if place not in allowed:
-            raise _fail(
-                f"deployment.sides.{side}", f"unknown place {place!r}", f"use one of {', '.join(allowed)}"
+            raise field_error(
+                ("deployment", "sides", side), f"unknown place {place!r}", f"use one of {', '.join(allowed)}"
             )

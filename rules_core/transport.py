@@ -7,7 +7,7 @@ camera cannot count fighters inside a hull, so the scene says how many are aboar
 
 from __future__ import annotations
 
-from rules_core.errors import SceneError
+from rules_core.errors import field_error
 from rules_core.ruleset import Transport
 from rules_core.scene import ModelSpec, Scene
 
@@ -21,10 +21,11 @@ def transport_report(scene: Scene) -> dict[str, dict]:
             continue
         seats, span = _card(rule, model)
         if model.seats is not None and span is not None and not span[0] <= model.seats <= span[1]:
-            raise SceneError(
-                f"scene field models[{i}].seats (model {model.id!r}): {model.seats} seats, "
-                f"a {model.chassis} has {span[0]} to {span[1]}",
+            raise field_error(
+                ("models", i, "seats"),
+                f"{model.seats} seats, a {model.chassis} has {span[0]} to {span[1]}",
                 "give the seat count from the vehicle's card",
+                model_id=model.id,
             )
         report[model.id] = {
             "chassis": model.chassis,

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from rules_core import api as rules
-from rules_core.errors import TablesightError
+from rules_core.errors import Missing, NotOnTable, TablesightError
 from tracker.tracks import FrameResult
 
 PHASES = ["deployment", "movement", "shooting", "assault"]
@@ -45,7 +45,9 @@ def phases_of(ruleset_id: str) -> list[str]:
 
 def _need(payload: dict, key: str, kind: type | tuple[type, ...], action: str) -> Any:
     if key not in payload:
-        raise TablesightError(f"{action}: '{key}' is missing", f"send {action} with a '{key}' field")
+        raise TablesightError(
+            f"{action}: '{key}' is missing", f"send {action} with a '{key}' field", fault=Missing(action, key)
+        )
     value = payload[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise TablesightError(
@@ -340,6 +342,7 @@ class Game:
                 if unknown
                 else "assign: model_ids is empty",
                 "pick models shown on the table",
+                fault=NotOnTable(tuple(map(str, unknown))) if unknown else None,
             )
         assignment = Assignment(
             side=_need(payload, "side", str, "assign"),

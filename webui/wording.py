@@ -5,66 +5,65 @@ The rules core words its errors for a scene file ("scene field models[2].side: s
 no edge in deployment.sides"): right for the CLI and a JSON file, meaningless on a phone where
 nobody wrote models[2] or deployment.sides. The web UI rewords them here, at its boundary, into
 which model, what is wrong and which control to change; the CLI keeps the rules core's wording.
+The parts come from the error's `fault` (rules_core.errors), never from its words: a CLI message
+reworded would otherwise leave the phone showing the scene file's wording.
 """
 
 from __future__ import annotations
 
 import re
 
-from rules_core.errors import TablesightError
+from rules_core.errors import (
+    Empty,
+    Missing,
+    NoChassis,
+    NoEdge,
+    NotOnTable,
+    OffTable,
+    OtherSide,
+    SceneFault,
+    SharedName,
+    TablesightError,
+    Unknown,
+)
 
 # The Setup panel's words for the scene's fields.
 LABELS = {field: field.capitalize() for field in ("side", "unit", "type", "role", "chassis", "weapons")}
 
-SCENE_FIELD = re.compile(r"^scene field models\[(\d+)\]\.(\w+)(?: \(model '([^']*)'\))?: (.*)$", re.S)
-NO_EDGE = re.compile(r"^side '(.*)' has no edge in deployment\.sides \(it names (.*)\)$")
-OTHER_SIDE = re.compile(r"^unit '(.*)' is on side '(.*)' \(model '(.*)'\), not '(.*)'$")
-UNKNOWN = re.compile(r"^unknown (unit type|role|weapon|chassis) '(.*?)'(?: for ruleset (.*))?$")
-USE_ONE_OF = re.compile(r"^use one of (.*)$")
-MISSING = re.compile(r"^assign: '(\w+)' is missing$")
-NOT_ON_TABLE = re.compile(r"^assign: no model (.*) on the table$")
-NO_CHASSIS = re.compile(r"^chassis '(.*)' on a model of type (.*), which has no chassis in (.*)$")
-ANY_FIELD = re.compile(r"^scene field ([\w.\[\]/]+)(?: \(model '[^']*'\))?: (.*)$", re.S)
-OFF_TABLE = re.compile(r"^(objective|model) '(.*)' at \((.*), (.*)\) is off the (.*)x(.*) cm table$")
 DIGITS = re.compile(r"(\d+)")
-# `rules ranges FROM` on a model id that a unit holding other models also has; the ids are
-# Python reprs, in double quotes where the name holds a single one.
-SHARED_NAME = re.compile(
-    r"^FROM (['\"])(.*)\1 is both a model id and a unit id \(unit \1.*\1 holds (.*)\)$", re.S
-)
 NAMED_AT_MOST = 5  # models named in a refusal; the rest are counted
 
 
 def refusal(action: str, error: TablesightError, payload: dict, state: dict) -> TablesightError:
     """`error` (the session refusing `action` with `payload` over `state`, as it was) in a player's
-    words: an assignment's by `assign_refusal`; any other's without the scene file's field path
-    ("scene field objectives[0].x_cm/y_cm: ..."), which a phone's player never wrote."""
+    words: an assignment's by `assign_refusal`; any other scene field's without the scene file's
+    field path ("scene field objectives[0].x_cm/y_cm: ..."), which a phone's player never wrote."""
     if action == "assign":
         return assign_refusal(error, payload, state)
-    if not (match := ANY_FIELD.match(error.problem)):
+    fault = error.fault
+    if not isinstance(fault, SceneFault):
         return error
-    detail = match[2]
-    if off := OFF_TABLE.match(detail):
-        what, name, x, y, width, depth = off.groups()
-        table = f"{float(width):g} × {float(depth):g} cm"
-        if what == "objective":
+    if isinstance(off := fault.reason, OffTable):
+        at = f"({off.x_cm}, {off.y_cm}) cm"
+        table = f"{off.width_cm:g} × {off.depth_cm:g} cm"
+        if off.what == "objective":
             return TablesightError(
-                f"Objective {name} at ({x}, {y}) cm would be off a {table} table",
+                f"Objective {off.id} at {at} would be off a {table} table",
                 "Pick a bigger table, or tap Clear objectives under Objectives first",
             )
         return TablesightError(
-            f"Model {name} at ({x}, {y}) cm would be off a {table} table", "Pick a table it stands on"
+            f"Model {off.id} at {at} would be off a {table} table", "Pick a table it stands on"
         )
-    return TablesightError(detail[:1].upper() + detail[1:], _fix_for("", error.fix))
+    return TablesightError(_capitalized(fault.problem), _fix_for("", fault, error.fix))
 
 
 def ranges_refusal(error: TablesightError) -> TablesightError:
     """The rules core refusing ranges from a name that is a model's and a unit's both, said for a
     phone: its player tapped a model (or its unit's button) and never typed FROM, and can only
     rename the unit, since the tracker names the models. Any other refusal is returned as it is."""
-    if not (match := SHARED_NAME.match(error.problem)):
+    if not isinstance(shared := error.fault, SharedName):
         return error
-    name, members = match[2], _counted(match[3].split(", "))
+    name, members = shared.name, _counted(shared.members)
     return TablesightError(
         f"Model {name} and unit {name} ({members}) share one name, so the rig can't tell whose ranges "
         "you asked for",
@@ -76,19 +75,27 @@ def ranges_refusal(error: TablesightError) -> TablesightError:
 def assign_refusal(error: TablesightError, payload: dict, state: dict) -> TablesightError:
     """`error` (the session refusing the assignment `payload` over `state`, as it was) reworded;
     an error of a shape not known here is returned as it is."""
-    problem = error.problem
-    if match := MISSING.match(problem):
-        label = LABELS.get(match[1], match[1])
+    fault = error.fault
+    if isinstance(fault, Missing):
+        label = LABELS.get(fault.key, fault.key)
         return TablesightError(f"Say the models' {label.lower()}", f"Fill in {label}, then tap Assign")
-    if match := NOT_ON_TABLE.match(problem):
+    if isinstance(fault, NotOnTable):
         return TablesightError(
-            f"{match[1]} is no longer on the table", "Pick models shown on it and assign again"
+            f"{', '.join(fault.ids)} is no longer on the table", "Pick models shown on it and assign again"
         )
-    if not (match := SCENE_FIELD.match(problem)):
+    if not (isinstance(fault, SceneFault) and _a_models_field(fault)):
         return error
-    index, field, named, detail = int(match[1]), match[2], match[3], match[4]
-    model = named or _scene_model(index, payload, state)
-    return _reworded(model, field, detail, error.fix, payload, state)
+    index, field = fault.loc[1], fault.loc[2]
+    model = fault.model_id or _scene_model(index, payload, state)
+    return _reworded(model, field, fault, error.fix, payload, state)
+
+
+def _a_models_field(fault: SceneFault) -> bool:
+    """Whether the fault is a model's own field (models[2].side), the kind the Setup panel sets,
+    and not a point (models[2].x_cm/y_cm) or a part of one (models[2].base.shape)."""
+    loc = fault.loc
+    return (len(loc) == 3 and loc[0] == "models" and isinstance(loc[1], int)
+            and isinstance(loc[2], str) and loc[2].isidentifier())
 
 
 def _scene_model(index: int, payload: dict, state: dict) -> str:
@@ -99,35 +106,39 @@ def _scene_model(index: int, payload: dict, state: dict) -> str:
     return ids[index] if index < len(ids) else ", ".join(payload.get("model_ids", []))
 
 
-def _reworded(model: str, field: str, detail: str, fix: str, payload: dict, state: dict) -> TablesightError:
-    label = LABELS.get(field, field)
-    if match := NO_EDGE.match(detail):
+def _reworded(
+    model: str, field: str, fault: SceneFault, fix: str, payload: dict, state: dict
+) -> TablesightError:
+    label, reason = LABELS.get(field, field), fault.reason
+    if isinstance(reason, NoEdge):
         kind = (state.get("deployment") or {}).get("kind", "current")
         return TablesightError(
-            f"{model} can't be on side {match[1]}: the {kind} deployment places only {match[2]}",
+            f"{model} can't be on side {reason.side}: the {kind} deployment places only "
+            f"{', '.join(reason.sides)}",
             "Give it one of those sides, or tap Clear deployment under Deployment first",
         )
-    if match := OTHER_SIDE.match(detail):
-        unit, side, other, wanted = match.groups()
+    if isinstance(reason, OtherSide):
+        unit, side, wanted = reason.unit, reason.side, reason.wanted
         if told := _joining_another_sides_unit(unit, payload, state):
             return told
         return TablesightError(
-            f"{model} can't join unit {unit} on side {wanted}: {unit} is {side}'s ({other} is in it)",
+            f"{model} can't join unit {unit} on side {wanted}: {unit} is {side}'s ({reason.member} is in it)",
             f"Type another Unit for {wanted}, or the Side {side}",
         )
-    if match := UNKNOWN.match(detail):
-        what, value, ruleset = match.groups()
-        game = ruleset or (state.get("ruleset") or {}).get("id", "this ruleset")
-        return TablesightError(f"{model}: {game} has no {what} {value}", _fix_for(label, fix))
-    if match := NO_CHASSIS.match(detail):
-        value, kind, game = match.groups()
-        told = f"{model}: a model of type {kind} has no chassis in {game}, so not {value}"
-        return TablesightError(told, _fix_for(label, fix))
-    if "at least 1 character" in detail:
+    if isinstance(reason, Unknown):
+        game = reason.ruleset or (state.get("ruleset") or {}).get("id", "this ruleset")
+        told = f"{model}: {game} has no {reason.what} {reason.value}"
+        return TablesightError(told, _fix_for(label, fault, fix))
+    if isinstance(reason, NoChassis):
+        told = (f"{model}: a model of type {reason.type} has no chassis in {reason.ruleset}, "
+                f"so not {reason.chassis}")
+        return TablesightError(told, _fix_for(label, fault, fix))
+    if isinstance(reason, Empty):
         return TablesightError(f"{model}: {label} is empty", f"Fill in {label}")
-    if detail.lower().startswith(field.lower()):  # "chassis 'x' ...": the field is named once
-        return TablesightError(f"{model}: {label}{detail[len(field):]}", _fix_for(label, fix))
-    return TablesightError(f"{model}: {label} {detail}", _fix_for(label, fix))
+    detail = fault.problem
+    if detail.lower().startswith(field.lower()):  # "role 'x' ...": the field is named once
+        return TablesightError(f"{model}: {label}{detail[len(field):]}", _fix_for(label, fault, fix))
+    return TablesightError(f"{model}: {label} {detail}", _fix_for(label, fault, fix))
 
 
 def _joining_another_sides_unit(unit: str, payload: dict, state: dict) -> TablesightError | None:
@@ -157,9 +168,14 @@ def _counted(ids) -> str:
     return ", ".join(ordered[:NAMED_AT_MOST]) + (f" and {more} more" if more > 0 else "")
 
 
-def _fix_for(label: str, fix: str) -> str:
-    if (match := USE_ONE_OF.match(fix)) and label:
-        return f"Under {label}, use one of {match[1]}"
-    if fix.startswith("leave `") and label:
-        return f"Leave {label} empty: {fix.split(': ', 1)[-1]}"
-    return fix[:1].upper() + fix[1:]
+def _fix_for(label: str, fault: SceneFault, fix: str) -> str:
+    """The fix under the form's field `label` where the fault gives its parts, else the CLI's."""
+    if fault.choices is not None and label:
+        return f"Under {label}, use one of {', '.join(fault.choices)}"
+    if fault.leave_out is not None and label:
+        return f"Leave {label} empty: {fault.leave_out}"
+    return _capitalized(fix)
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from rules_core import api as rules_api
-from rules_core.errors import TablesightError
+from rules_core.errors import NoEdge, TablesightError, field_error
 from tracker.session import stale_advance
 
 PHASES = {
@@ -187,9 +187,9 @@ def _check_deployment(ruleset_id: str, deployment: dict | None) -> None:
     ruleset = rules_api.load_ruleset(ruleset_id)
     kinds = ruleset.deployment.kinds if ruleset.deployment else {}
     if deployment["kind"] not in kinds:
-        raise TablesightError(
-            f"scene field deployment.kind: unknown deployment kind '{deployment['kind']}' for ruleset "
-            f"{ruleset_id}",
+        raise field_error(
+            ("deployment", "kind"),
+            f"unknown deployment kind '{deployment['kind']}' for ruleset {ruleset_id}",
             f"use one of {', '.join(kinds) or '(this ruleset defines none)'}",
         )
 
@@ -206,10 +206,12 @@ def _check_sides_deploy(state: dict) -> None:
     assigned = sorted((p for p in [*state["models"], *state["vehicles"]] if p["side"]), key=lambda p: p["id"])
     for i, piece in enumerate(assigned):
         if piece["side"] not in deployment["sides"]:
-            raise TablesightError(
-                f"scene field models[{i}].side: side {piece['side']!r} has no edge in deployment.sides "
-                f"(it names {', '.join(sorted(deployment['sides']))})",
+            named = tuple(sorted(deployment["sides"]))
+            raise field_error(
+                ("models", i, "side"),
+                f"side {piece['side']!r} has no edge in deployment.sides (it names {', '.join(named)})",
                 "give deployment.sides an edge for every side on the table",
+                reason=NoEdge(piece["side"], named),
             )
 
 

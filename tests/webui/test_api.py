@@ -330,13 +330,13 @@ def test_a_template_heading_that_is_no_number_is_refused(client, session, headin
 
 def test_a_setup_the_scene_refuses_is_said_without_the_scene_files_field(client, session, monkeypatch):
     """D6: "scene field objectives[0].x_cm/y_cm: objective 'obj1' ... is off the 29.0x29.0 cm table"."""
-    from rules_core.errors import SceneError
+    from rules_core.errors import OffTable, field_error
 
     def refuse(state, payload):
-        raise SceneError(
-            "scene field objectives[0].x_cm/y_cm: objective 'obj1' at (91.5, 61.0) is off the "
-            "60.0x60.0 cm table",
+        raise field_error(
+            ("objectives", 0, "x_cm/y_cm"), "objective 'obj1' at (91.5, 61.0) is off the 60.0x60.0 cm table",
             "place it on the table or remove it",
+            reason=OffTable("objective", "obj1", 91.5, 61.0, 60.0, 60.0),
         )
 
     monkeypatch.setattr(session, "_apply_setup", refuse)

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from rules_core.errors import SceneError, TablesightError
+from rules_core.errors import (
+    Missing,
+    NoChassis,
+    OtherSide,
+    SceneError,
+    SharedName,
+    TablesightError,
+    field_error,
+)
 from tests.webui.fake_session import demo_state
 from webui.wording import assign_refusal, ranges_refusal, refusal
 
 
 def test_the_model_a_scene_index_means_is_named_even_when_it_was_not_picked():
     """The scene lists assigned pieces by id, m9 among them once picked: models[9] is r5."""
-    error = SceneError(
-        "scene field models[9].side: unit 'red-inf-2' is on side 'blue' (model 'm9'), not 'red'",
-        "put a unit's models on one side",
+    error = field_error(
+        ("models", 9, "side"), "unit 'red-inf-2' is on side 'blue' (model 'm9'), not 'red'",
+        "put a unit's models on one side", reason=OtherSide("red-inf-2", "blue", "m9", "red"),
     )
     told = str(assign_refusal(error, {"model_ids": ["m9"]}, demo_state()))
     assert told == (
@@ -21,7 +29,8 @@ def test_the_model_a_scene_index_means_is_named_even_when_it_was_not_picked():
 
 
 def test_a_missing_field_and_an_unknown_shape():
-    missing = TablesightError("assign: 'side' is missing", "send assign with a 'side' field")
+    missing = TablesightError("assign: 'side' is missing", "send assign with a 'side' field",
+                              fault=Missing("assign", "side"))
     told = str(assign_refusal(missing, {}, demo_state()))
     assert told == "Say the models' side. Fill in Side, then tap Assign."
     other = TablesightError("the rig is busy", "try again")
@@ -33,9 +42,9 @@ def test_a_unit_of_another_side_names_the_picked_models_and_the_side_typed():
     the change, where r4 (now blue) comes first in red-inf-2: it blamed m9, on red, for the side."""
     state = demo_state()
     next(m for m in state["models"] if m["id"] == "m9").update(side="red", unit="red-inf-2", type="infantry")
-    error = SceneError(
-        "scene field models[6].side: unit 'red-inf-2' is on side 'blue' (model 'r4'), not 'red'",
-        "put a unit's models on one side",
+    error = field_error(
+        ("models", 6, "side"), "unit 'red-inf-2' is on side 'blue' (model 'r4'), not 'red'",
+        "put a unit's models on one side", reason=OtherSide("red-inf-2", "blue", "r4", "red"),
     )
     payload = {"model_ids": ["r4", "r5"], "side": "blue", "unit": "red-inf-2", "type": "infantry"}
     told = str(assign_refusal(error, payload, state))
@@ -47,10 +56,12 @@ def test_a_unit_of_another_side_names_the_picked_models_and_the_side_typed():
 
 def test_a_chassis_on_a_type_without_one_names_the_field_once():
     """D4: "m13: Chassis chassis 'hover' on a model of type infantry ..." said the field twice."""
-    error = SceneError(
-        "scene field models[0].chassis (model 'm9'): chassis 'hover' on a model of type infantry, "
-        "which has no chassis in world-at-fire",
+    error = field_error(
+        ("models", 0, "chassis"),
+        "chassis 'hover' on a model of type infantry, which has no chassis in world-at-fire",
         "leave `chassis` out: only models of type vehicle have one",
+        model_id="m9", reason=NoChassis("hover", "infantry", "world-at-fire"),
+        leave_out="only models of type vehicle have one",
     )
     told = str(assign_refusal(error, {"model_ids": ["m9"], "chassis": "hover"}, demo_state()))
     assert told == (
@@ -62,8 +73,8 @@ def test_a_chassis_on_a_type_without_one_names_the_field_once():
 
 def test_a_leave_it_empty_fix_without_a_form_field_keeps_its_own_words():
     """A refusal of no one field of the form read "Leave  empty: ..." (no field named)."""
-    error = SceneError("scene field deployment.sides: a side has no edge",
-                       "leave `sides` empty: sides come later")
+    error = field_error(("deployment", "sides"), "a side has no edge",
+                        "leave `sides` empty: sides come later")
     told = refusal("deployment", error, {}, demo_state())
     assert told.fix == "Leave `sides` empty: sides come later"
 
@@ -74,6 +85,7 @@ def test_a_unit_of_many_sharing_a_models_name_is_counted_and_other_refusals_pass
     error = SceneError(
         "FROM \"o'k\" is both a model id and a unit id (unit \"o'k\" holds m10, m2, m3, m4, m5, m6, m7)",
         "rename the unit (e.g. o'k-unit) so FROM names one of them",
+        fault=SharedName("o'k", ("m10", "m2", "m3", "m4", "m5", "m6", "m7")),
     )
     assert str(ranges_refusal(error)) == (
         "Model o'k and unit o'k (m2, m3, m4, m5, m6 and 2 more) share one name, so the rig can't tell "
