@@ -1,15 +1,16 @@
 """Reading the photos users hand to a command (`calibrate`, `rectify`, `detect`) or a folder
 of stills (`hardware/folder.py`).
 
-Each fails the same ways (missing, unreadable, a pipe, cut off, not a picture), and each failure
-must be one line naming the file and the fix, without OpenCV's own decoder warnings printed
-before it.
+Each fails the same ways (missing, unreadable, a pipe or device, cut off, not a picture, more
+pixels than OpenCV reads), and each failure must be one line naming the file and the fix,
+without OpenCV's own decoder warnings printed before it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -20,7 +21,6 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from calibration.output_file import is_stream
 from rules_core.errors import TablesightError
 
 if TYPE_CHECKING:
@@ -39,19 +39,22 @@ def read_image(path: str | Path, fix: str = "give a JPEG or PNG photo of the tab
     again = "copy the photo from the camera again, or take it again"
     if str(path) == "-" and not Path(path).exists():
         raise TablesightError("photos are not read from stdin (-)", _SAVE_IT)
+    special = pipe_or_device(path)
+    if special == "pipe":  # numpy reads by seeking, which a pipe cannot do; one unwritten, never opens
+        raise TablesightError(f"image {path} is a pipe: photos are not read from pipes or stdin", _SAVE_IT)
+    if special == "device":  # its size is 0, so it read as an empty photo
+        raise TablesightError(f"image {path} is a device, not a photo file", fix)
     try:
         data = np.fromfile(path, dtype=np.uint8)
     except FileNotFoundError:
         raise TablesightError(f"image {path} not found", fix) from None
     except OSError as error:
-        if is_stream(path):  # numpy reads by seeking, which a pipe cannot do
-            raise TablesightError(
-                f"image {path} is a pipe: photos are not read from pipes or stdin", _SAVE_IT
-            ) from None
         raise TablesightError(f"cannot read image {path} ({error.strerror})", fix) from None
     if not data.size:
         raise TablesightError(f"image {path} is empty (0 bytes)", again)
     image, said = _decode(data)
+    if _TOO_LARGE in said:
+        raise TablesightError(f"image {path} claims more pixels than OpenCV reads (2^30)", fix)
     if image is None:
         kind = _kind(data)
         if kind is None:
@@ -138,6 +141,8 @@ def _decode(
     try:
         with _caught_stderr() as caught:
             image = cv2.imdecode(data, flags)
+    except cv2.error as error:  # a header claiming over CV_IO_MAX_IMAGE_PIXELS: an assertion
+        return None, [_TOO_LARGE] if "MAX_IMAGE_PIXELS" in error.err else []
     finally:
         cv2.utils.logging.setLogLevel(level)
     said = [line for line in caught if line.startswith(_DECODERS)]
@@ -184,6 +189,17 @@ def _turned_by_exif(path: str | Path) -> bool:
     return as_read is not None and as_stored is not None and as_read.shape != as_stored.shape
 
 
+def pipe_or_device(path: str | Path) -> str | None:
+    """"pipe" or "device" for a path naming one (what it names, for `/dev/stdin`), else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "pipe"
+    return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else None
+
+
 def _kind(data: np.ndarray) -> str | None:
     """JPEG or PNG when the file starts as one: one that then does not decode is cut off or damaged."""
     head = data[:8].tobytes()
@@ -193,6 +209,7 @@ def _kind(data: np.ndarray) -> str | None:
 _LIBJPEG_DAMAGE = ("Corrupt JPEG data", "Premature end of JPEG file")
 # What the decoders print themselves: the caller's one line says what it means for the file.
 _DECODERS = (*_LIBJPEG_DAMAGE, "libpng ")
+_TOO_LARGE = "tablesight: over OpenCV's pixel limit"  # said in _decode's stead, by no decoder
 _SAVE_IT = "save the photo to a file and give its name"
 _SIGNATURES = {b"\xff\xd8\xff": "JPEG", b"\x89PNG\r\n\x1a\n": "PNG"}
 _STDERR = threading.Lock()

@@ -7,6 +7,9 @@ Python parses), and each failure must be one line naming the file and the fix.
 from __future__ import annotations
 
 import json
+import os
+import select
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +21,11 @@ def read_json(path: str | Path, what: str, option: str, written_by: str) -> Any:
     if not str(path).strip():  # Path("") is the current folder, which would read as a folder
         raise TablesightError(f"{option} is empty", f"give {written_by}")
     try:
+        data = _bytes(path, what)
         # utf-8-sig: a file saved with a byte order mark (Windows Notepad, PowerShell) reads too
-        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
+        return json.loads(data.decode("utf-8-sig"))
+    except _Unread as error:
+        raise TablesightError(str(error), f"give {written_by}") from None
     except FileNotFoundError:
         raise TablesightError(f"{what} file {path} not found", f"check the {option} path") from None
     except IsADirectoryError:
@@ -27,3 +33,36 @@ def read_json(path: str | Path, what: str, option: str, written_by: str) -> Any:
     except (OSError, ValueError, RecursionError) as error:  # ValueError: bad JSON, text or number
         raise TablesightError(f"{what} file {path} is not readable JSON ({error})",
                               f"give {written_by}") from None
+
+
+# A pipe's writer starts with the command (`--layout <(cat layout.json)`) and writes at once; one
+# silent this long is a named pipe nothing will write into, which was waited on without end.
+PIPE_WAIT_S = 10.0
+# Far over any layout, lens or calibration file: a device such as /dev/zero is refused at this,
+# where it was read until memory ran out.
+MAX_BYTES = 64 * 2**20
+
+
+class _Unread(Exception):
+    """A file not read whole, for the reason given: `read_json` adds the fix."""
+
+
+def _bytes(path: str | Path, what: str) -> bytes:
+    """The file's content, at most MAX_BYTES, from a pipe only once something writes into it."""
+    try:
+        is_pipe = stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        is_pipe = False  # open() below says what is wrong with the path
+    if is_pipe:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # returns with no writer yet
+        with os.fdopen(descriptor, "rb") as pipe:
+            if not select.select([descriptor], [], [], PIPE_WAIT_S)[0]:
+                raise _Unread(f"{what} file {path} is a pipe nothing wrote into for {PIPE_WAIT_S:g} s")
+            os.set_blocking(descriptor, True)
+            data = pipe.read(MAX_BYTES + 1)
+    else:
+        with open(path, "rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise _Unread(f"{what} file {path} is over {MAX_BYTES // 2**20} MB: no {what} file is that large")
+    return data

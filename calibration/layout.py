@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -240,6 +241,12 @@ def load_layout(path: str | Path) -> Layout:
     size = _size_in(str(path))
     if size and not Path(path).exists():
         return default_layout(f"{size[0]:g}x{size[1]:g}")
+    if _HALF_A_SIZE.fullmatch(str(path)) and not Path(path).exists():  # "file 183x not found": no word of WxD
+        raise TablesightError(
+            f"--layout {path} is neither a layout file nor a table size",
+            "write the size as WIDTHxDEPTH in cm, e.g. 183x122, or give the path of the layout JSON "
+            "(from `tablesight markers`)",
+        )
     data = read_json(path, "layout", "--layout", "a layout JSON file as written by `tablesight markers`")
     if isinstance(data, dict) and "markers" not in data and ("homography" in data or "K" in data):
         # The three JSON files of a rig look alike in a folder; said as pydantic sees it, a
@@ -251,6 +258,10 @@ def load_layout(path: str | Path) -> Layout:
             "or the table size, e.g. --layout 183x122",
         )
     return Layout.from_dict(data, source=f"layout {path}")
+
+
+# Digits, dots and spaces around an x: a table size typed wrong, not a file's name.
+_HALF_A_SIZE = re.compile(r"[\d.\s]*[xX×][\d.\sxX×]*")
 
 
 def _size_in(text: str) -> tuple[float, float] | None:

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 from fpdf import FPDF
 
-from calibration.imagefile import read_image
+from calibration.imagefile import pipe_or_device, read_image
 from calibration.intrinsics import Intrinsics
 from rules_core.errors import TablesightError
 
@@ -130,6 +130,11 @@ class LensCalibration:
 def _frames(sources: Iterable[str | Path]) -> Iterable[tuple[str, np.ndarray]]:
     for source in map(Path, sources):
         if source.suffix.lower() in VIDEO_SUFFIXES:
+            if pipe_or_device(source):  # OpenCV would wait on it for a writer, deaf to Ctrl-C and SIGTERM
+                raise TablesightError(
+                    f"video {source} is a pipe or a device, not a video file",
+                    "save the video to a file and give its name",
+                )
             capture = cv2.VideoCapture(str(source))
             count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
             if not capture.isOpened() or count <= 0:

@@ -7,6 +7,7 @@ is time order; timestamps are spaced by `fps` because a folder has no clock of i
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 
@@ -18,6 +19,9 @@ from hardware.source import Frame
 from rules_core.errors import TablesightError
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
+# The stills passed over that the end-of-run note names, the rest counted: 300 made one line of
+# 15,000 characters.
+NAMED = 3
 
 
 def image_files(folder: Path) -> list[Path]:
@@ -85,6 +89,12 @@ class FolderSource:
                 return Frame(image=image, index=index, timestamp_s=index / self._fps, name=path.name)
             if not self._folder:
                 raise TablesightError(f"{path} {problem}", "give a JPEG or PNG photo instead")
+            if not os.path.isdir(self._where):  # each later still went with it: no reason to skip them
+                raise TablesightError(
+                    f"the folder {self._where} is gone after {index} of its {len(self._paths)} images "
+                    "(deleted, moved, or its drive unplugged)",
+                    "put it back and run again for the rest",
+                )
             self._skipped.append(f"{path.name} {problem}")
         if len(self._skipped) == len(self._paths):  # not one still could be read
             more = f" and {len(self._skipped) - 1} more" if len(self._skipped) > 1 else ""
@@ -127,8 +137,9 @@ class FolderSource:
         skipped = self._skipped + [unfit.reason for unfit in self._unfit]
         if skipped:
             were = "was" if len(skipped) == 1 else "were"
+            more = f" and {len(skipped) - NAMED} more" if len(skipped) > NAMED else ""
             said.append(f"{len(skipped)} of the {len(self._paths)} images in {self._where} {were} "
-                        f"skipped ({', '.join(skipped)})")
+                        f"skipped ({', '.join(skipped[:NAMED])}{more})")
         if self._damaged:
             said.append(f"{', '.join(self._damaged)} {'is' if len(self._damaged) == 1 else 'are'} damaged "
                         "inside the JPEG and used as far as the picture decodes")

@@ -77,6 +77,11 @@ def _opener(
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return lambda: FolderSource(path, **options)
         return lambda: CaptureSource(path, **options)
+    if exists:  # there, so "no existing file" would send the user looking for one
+        raise TablesightError(
+            f"{spec} is a pipe or a device, not a video, image or folder",
+            "save what it carries to a file and give that, or use picamera2, camera:N or a URL for a camera",
+        )
     raise TablesightError(
         f"{spec} is neither a camera nor an existing file or folder",
         "use picamera2, camera:N, an rtsp:// or http:// URL, a video file or a folder of images",

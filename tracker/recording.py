@@ -48,6 +48,8 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 # used, not that it is damaged: a lock, the user's rights, a full disk, no memory.
 NOT_DAMAGE = {sqlite3.SQLITE_PERM, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM,
               sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_AUTH}
+# How long a close waits for another program to let go of the file before leaving it in WAL mode.
+FOLD_WAIT_S = 2.0
 # C's struct flock (l_type, l_whence, l_start, l_len, l_pid), with the 64-bit offsets Python is built with.
 FLOCK = "hhqqi0q"
 # The (device, inode) of the files this process's writers have open: never read in place.
@@ -291,8 +293,7 @@ class RecordingWriter:
                 self._held = 0
             if not self.error:
                 self.commit()
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                self._db.execute("PRAGMA journal_mode=DELETE")
+                self._fold_log()
         except sqlite3.Error as error:
             self._fail(error)
         finally:
@@ -300,6 +301,27 @@ class RecordingWriter:
                 self._count_file()
             self._db.close()
             _RECORDING.discard(self._file)
+
+    def _fold_log(self) -> None:
+        """Folds the log into the file and leaves WAL mode, so the recording is one file again.
+
+        Another program with the file open (sqlite3, a database browser) makes SQLite refuse the
+        second step at once (SQLITE_BUSY, without waiting), which was taken for a failed write: the
+        recording "stopped (is the disk full?)" with its game whole on disk. It is tried again for
+        a while, then the file is left in WAL mode, as a recording never closed is: read so, whole.
+        """
+        deadline = time.monotonic() + FOLD_WAIT_S
+        while True:
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._db.execute("PRAGMA journal_mode=DELETE")
+                return
+            except sqlite3.OperationalError as error:
+                if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                    raise
+                if time.monotonic() >= deadline:
+                    return
+            time.sleep(0.1)
 
     def discard(self) -> None:
         """Removes the closed recording, and the journal files SQLite may have left beside it
