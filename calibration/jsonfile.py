@@ -21,10 +21,10 @@ def read_json(path: str | Path, what: str, option: str, written_by: str) -> Any:
     if not str(path).strip():  # Path("") is the current folder, which would read as a folder
         raise TablesightError(f"{option} is empty", f"give {written_by}")
     try:
-        data = _bytes(path, what)
+        data = read_bounded(path, what)
         # utf-8-sig: a file saved with a byte order mark (Windows Notepad, PowerShell) reads too
         return json.loads(data.decode("utf-8-sig"))
-    except _Unread as error:
+    except UnreadFile as error:
         raise TablesightError(str(error), f"give {written_by}") from None
     except FileNotFoundError:
         raise TablesightError(f"{what} file {path} not found", f"check the {option} path") from None
@@ -43,11 +43,11 @@ PIPE_WAIT_S = 10.0
 MAX_BYTES = 64 * 2**20
 
 
-class _Unread(Exception):
-    """A file not read whole, for the reason given: `read_json` adds the fix."""
+class UnreadFile(Exception):
+    """A file not read whole, for the reason given: the caller adds the fix."""
 
 
-def _bytes(path: str | Path, what: str) -> bytes:
+def read_bounded(path: str | Path, what: str) -> bytes:
     """The file's content, at most MAX_BYTES, from a pipe only once something writes into it."""
     try:
         is_pipe = stat.S_ISFIFO(os.stat(path).st_mode)
@@ -57,12 +57,12 @@ def _bytes(path: str | Path, what: str) -> bytes:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # returns with no writer yet
         with os.fdopen(descriptor, "rb") as pipe:
             if not select.select([descriptor], [], [], PIPE_WAIT_S)[0]:
-                raise _Unread(f"{what} file {path} is a pipe nothing wrote into for {PIPE_WAIT_S:g} s")
+                raise UnreadFile(f"{what} file {path} is a pipe nothing wrote into for {PIPE_WAIT_S:g} s")
             os.set_blocking(descriptor, True)
             data = pipe.read(MAX_BYTES + 1)
     else:
         with open(path, "rb") as file:
             data = file.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
-        raise _Unread(f"{what} file {path} is over {MAX_BYTES // 2**20} MB: no {what} file is that large")
+        raise UnreadFile(f"{what} file {path} is over {MAX_BYTES // 2**20} MB: no {what} file is that large")
     return data

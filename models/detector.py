@@ -326,7 +326,7 @@ def load_detector(weights: str | None = None) -> Detector:
         )
     if not regular:
         raise TablesightError(
-            f"model file {path} does not exist",
+            f"model file {path} {'is a pipe or a device, not a file' if path.exists() else 'does not exist'}",
             "pass a .onnx file made by `tablesight train`, or leave the option out to use the shipped model",
         )
     verifier = _loaded(

@@ -11,7 +11,6 @@ import json
 import math
 import sys
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from rules_core.errors import SceneError
@@ -109,10 +108,19 @@ def _print(result: Any) -> int:
 
 
 def _read_json(path: str, name: str) -> Any:
+    """A scene (or move) file, or standard input for "-": read at most MAX_BYTES, and a named pipe
+    only once something writes into it (`calibration.jsonfile.read_bounded`), since either hung or
+    read a device until memory ran out."""
+    from calibration.jsonfile import MAX_BYTES, UnreadFile, read_bounded
+
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        text = sys.stdin.read(MAX_BYTES + 1) if path == "-" else read_bounded(path, name).decode("utf-8")
+        if len(text) > MAX_BYTES:
+            raise UnreadFile(f"{name} on standard input is over {MAX_BYTES // 2**20} MB: none is that large")
         # A byte order mark (Windows Notepad, PowerShell), from a file or a pipe alike, is no JSON.
         text = text.removeprefix("\ufeff")
+    except UnreadFile as error:
+        raise SceneError(str(error), "give the path of a scene JSON file") from None
     except FileNotFoundError:
         raise SceneError(f"{name} {path}: file not found", "give the path of a scene JSON file") from None
     except UnicodeDecodeError:
