@@ -110,7 +110,23 @@ def deployment_zones(scene: Scene) -> dict[str, list[list[list[float]]]]:
 def under_template(scene: Scene, kind: str, x_cm: float, y_cm: float, **params: Any) -> dict:
     """Who is under a blast circle or smoke strip centred at (x_cm, y_cm); params: radius, heading_deg."""
     _ruler_allowed(scene)
+    _centred_on_table(scene, kind, x_cm, y_cm)
     return under_template_report(scene, kind, x_cm, y_cm, **params)
+
+
+def _centred_on_table(scene: Scene, kind: str, x_cm: float, y_cm: float) -> None:
+    """A template is laid where it lands on the table, so a centre typed off it is a slip (mm for
+    cm, x and y swapped) that would hit nobody without a word. Only the centre must be on the table,
+    edges included: a blast or strip may reach past the edge. A grenade's scatter (`grenade_scatter`)
+    is the die's, not typed, and may carry it off."""
+    table = scene.table
+    if not table.holds(x_cm, y_cm):
+        raise SceneError(
+            f"template {kind}: centre ({x_cm:.10g}, {y_cm:.10g}) is off the "
+            f"{table.width_cm:g}x{table.depth_cm:g} cm table",
+            f"give x_cm from 0 to {table.width_cm:g} and y_cm from 0 to {table.depth_cm:g}, in cm (not mm), "
+            "x along the width",
+        )
 
 
 __all__ = ["SceneError", *API]  # the names the package re-exports lazily, and the scene's error

@@ -49,6 +49,8 @@ class MoveJudge:
                 f"after.ruleset: {after.ruleset.id!r} differs from before.ruleset {before.ruleset.id!r}",
                 "compare two scenes of the same game",
             )
+        _check_same_table(before, after)
+        _check_ids_shared(before, after)
         _check_sides_kept(before, after)
         self.after = after
         self.rules = after.ruleset
@@ -1070,6 +1072,41 @@ def carried(before: Scene, after: Scene) -> tuple[Scene, dict[int, str]]:
                 carriers[a] = vehicle.id
             break
     return (dataclasses.replace(before, models=tuple(models)) if carriers else before), carriers
+
+
+def _check_same_table(before: Scene, after: Scene) -> None:
+    """A move is judged on AFTER's table, so a table that changed size is a file of another game,
+    and judging it would hold each model to an edge it never had."""
+    was, now = before.table, after.table
+    if (
+        abs(was.width_cm - now.width_cm) > TOLERANCE_CM
+        or abs(was.depth_cm - now.depth_cm) > TOLERANCE_CM
+    ):
+        raise SceneError(
+            f"after.table: {now.width_cm:g}x{now.depth_cm:g} cm differs from before.table "
+            f"{was.width_cm:g}x{was.depth_cm:g} cm",
+            "compare two scenes of the same game, on one table",
+        )
+
+
+def _check_ids_shared(before: Scene, after: Scene) -> None:
+    """A model is followed by its id, so AFTER without any of BEFORE's ids (every model renamed, or
+    another game's file) has no move in it, and was answered with none. Some ids missing is a
+    game's casualties; BEFORE with no model is a first deployment onto an empty table."""
+    if before.models and not any(model.id in before.index for model in after.models):
+        raise SceneError(
+            f"AFTER shares no model id with BEFORE (BEFORE has {_named(before)}; AFTER has {_named(after)})",
+            "compare two scenes of the same game, each model under the same id in both "
+            "(a casualty may be left out of AFTER)",
+        )
+
+
+def _named(scene: Scene, at_most: int = 5) -> str:
+    ids = [model.id for model in scene.models]
+    if not ids:
+        return "none"
+    more = f" and {len(ids) - at_most} more" if len(ids) > at_most else ""
+    return ", ".join(ids[:at_most]) + more
 
 
 def _check_sides_kept(before: Scene, after: Scene) -> None:
