@@ -56,7 +56,9 @@ def read_bounded(path: str | Path, what: str) -> bytes:
     if is_pipe:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # returns with no writer yet
         with os.fdopen(descriptor, "rb") as pipe:
-            if not select.select([descriptor], [], [], PIPE_WAIT_S)[0]:
+            waiting = select.poll()  # select.select refuses a descriptor past 1023
+            waiting.register(descriptor, select.POLLIN)
+            if not waiting.poll(PIPE_WAIT_S * 1000):
                 raise UnreadFile(f"{what} file {path} is a pipe nothing wrote into for {PIPE_WAIT_S:g} s")
             os.set_blocking(descriptor, True)
             data = pipe.read(MAX_BYTES + 1)

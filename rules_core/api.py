@@ -11,7 +11,7 @@ from typing import Any
 from rules_core import API, library
 from rules_core.checks import check_report
 from rules_core.deployment import deployment_zones as _zones
-from rules_core.errors import RulesetError, SceneError
+from rules_core.errors import OffTable, RulesetError, SceneError
 from rules_core.footprints import measured
 from rules_core.movement import judge_move
 from rules_core.reach import ranges_report
@@ -110,7 +110,8 @@ def deployment_zones(scene: Scene) -> dict[str, list[list[list[float]]]]:
 def under_template(scene: Scene, kind: str, x_cm: float, y_cm: float, **params: Any) -> dict:
     """Who is under a blast circle or smoke strip centred at (x_cm, y_cm); params: radius, heading_deg."""
     _ruler_allowed(scene)
-    _centred_on_table(scene, kind, x_cm, y_cm)
+    if scene.ruleset.template(kind) is not None:  # a kind it lacks is named first, by the report
+        _centred_on_table(scene, kind, x_cm, y_cm)
     return under_template_report(scene, kind, x_cm, y_cm, **params)
 
 
@@ -126,6 +127,7 @@ def _centred_on_table(scene: Scene, kind: str, x_cm: float, y_cm: float) -> None
             f"{table.width_cm:g}x{table.depth_cm:g} cm table",
             f"give x_cm from 0 to {table.width_cm:g} and y_cm from 0 to {table.depth_cm:g}, in cm (not mm), "
             "x along the width",
+            fault=OffTable("template", kind, x_cm, y_cm, table.width_cm, table.depth_cm),
         )
 
 

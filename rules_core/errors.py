@@ -82,7 +82,7 @@ class Empty:
 
 @dataclass(frozen=True)
 class OffTable:
-    """An objective's or a model's centre (`what`) off the table."""
+    """An objective's, a model's or a template's centre (`what`, its `id` or kind) off the table."""
 
     what: str
     id: str

@@ -1092,8 +1092,9 @@ def _check_same_table(before: Scene, after: Scene) -> None:
 def _check_ids_shared(before: Scene, after: Scene) -> None:
     """A model is followed by its id, so AFTER without any of BEFORE's ids (every model renamed, or
     another game's file) has no move in it, and was answered with none. Some ids missing is a
-    game's casualties; BEFORE with no model is a first deployment onto an empty table."""
-    if before.models and not any(model.id in before.index for model in after.models):
+    game's casualties, and none left is every model a casualty; BEFORE with no model is a first
+    deployment onto an empty table."""
+    if before.models and after.models and not any(model.id in before.index for model in after.models):
         raise SceneError(
             f"AFTER shares no model id with BEFORE (BEFORE has {_named(before)}; AFTER has {_named(after)})",
             "compare two scenes of the same game, each model under the same id in both "
@@ -1103,8 +1104,6 @@ def _check_ids_shared(before: Scene, after: Scene) -> None:
 
 def _named(scene: Scene, at_most: int = 5) -> str:
     ids = [model.id for model in scene.models]
-    if not ids:
-        return "none"
     more = f" and {len(ids) - at_most} more" if len(ids) > at_most else ""
     return ", ".join(ids[:at_most]) + more
 

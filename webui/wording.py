@@ -37,24 +37,37 @@ NAMED_AT_MOST = 5  # models named in a refusal; the rest are counted
 def refusal(action: str, error: TablesightError, payload: dict, state: dict) -> TablesightError:
     """`error` (the session refusing `action` with `payload` over `state`, as it was) in a player's
     words: an assignment's by `assign_refusal`; any other scene field's without the scene file's
-    field path ("scene field objectives[0].x_cm/y_cm: ..."), which a phone's player never wrote."""
+    field path ("scene field objectives[0].x_cm/y_cm: ..."), which a phone's player never wrote;
+    a template tapped beside the table without the CLI's x_cm and y_cm, which the player never typed."""
     if action == "assign":
         return assign_refusal(error, payload, state)
     fault = error.fault
+    off = fault.reason if isinstance(fault, SceneFault) else fault  # a template's is no scene field
+    if isinstance(off, OffTable):
+        return _off_table(off)
     if not isinstance(fault, SceneFault):
         return error
-    if isinstance(off := fault.reason, OffTable):
-        at = f"({off.x_cm}, {off.y_cm}) cm"
-        table = f"{off.width_cm:g} × {off.depth_cm:g} cm"
-        if off.what == "objective":
-            return TablesightError(
-                f"Objective {off.id} at {at} would be off a {table} table",
-                "Pick a bigger table, or tap Clear objectives under Objectives first",
-            )
-        return TablesightError(
-            f"Model {off.id} at {at} would be off a {table} table", "Pick a table it stands on"
-        )
     return TablesightError(_capitalized(fault.problem), _fix_for("", fault, error.fix))
+
+
+def _off_table(off: OffTable) -> TablesightError:
+    """A piece or a template off the table. A template's centre is a tap, unrounded (190.37129),
+    and its player tapped beside the drawn table, so is told where to tap, not which x_cm to give."""
+    table = f"{off.width_cm:g} × {off.depth_cm:g} cm"
+    if off.what == "template":
+        return TablesightError(
+            f"The {off.id} template at ({off.x_cm:.1f}, {off.y_cm:.1f}) cm would be off the {table} table",
+            "Tap on the table to place it",
+        )
+    at = f"({off.x_cm}, {off.y_cm}) cm"
+    if off.what == "objective":
+        return TablesightError(
+            f"Objective {off.id} at {at} would be off a {table} table",
+            "Pick a bigger table, or tap Clear objectives under Objectives first",
+        )
+    return TablesightError(
+        f"Model {off.id} at {at} would be off a {table} table", "Pick a table it stands on"
+    )
 
 
 def ranges_refusal(error: TablesightError) -> TablesightError:

@@ -45,7 +45,6 @@ def test_a_move_under_another_ruleset_is_refused_naming_both() -> None:
     ("after_ids", "said"),
     [
         (["x1", "x2"], "BEFORE has r1, r2; AFTER has x1, x2"),
-        ([], "BEFORE has r1, r2; AFTER has none"),
         ([f"x{n}" for n in range(1, 9)], "BEFORE has r1, r2; AFTER has x1, x2, x3, x4, x5 and 3 more"),
     ],
 )
@@ -65,6 +64,12 @@ def test_casualties_left_out_of_after_are_no_refusal() -> None:
     before = scene_data(WAF, [base(20, 30, "r1"), base(20, 40, "r2"), base(20, 50, "r3")])
     after = scene_data(WAF, [base(25, 30, "r1")])
     assert list(judged(before, after)) == ["r1"]
+
+
+def test_every_model_gone_from_after_is_no_move_and_no_refusal() -> None:
+    """An empty AFTER is every model a casualty or lifted off: nothing moved, nothing to refuse."""
+    before = scene_data(WAF, [base(20, 30, "r1"), base(20, 40, "r2")])
+    assert judged(before, scene_data(WAF, [])) == {}
 
 
 def test_a_first_deployment_onto_an_empty_table_shares_no_id_and_is_judged() -> None:
