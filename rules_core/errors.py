@@ -21,7 +21,7 @@ Loc = tuple[str | int, ...]  # a field of a scene: ("models", 2, "side") is mode
 class TablesightError(Exception):
     """A problem the user can fix, with what is wrong and what to do about it."""
 
-    def __init__(self, problem: str, fix: str = "", *, fault: object = None) -> None:
+    def __init__(self, problem: str, fix: str = "", *, fault: Fault | None = None) -> None:
         self.problem = problem.rstrip(".")
         self.fix = fix.rstrip(".")
         self.fault = fault
@@ -142,6 +142,10 @@ class SceneFault:
         if self.model_id is not None:
             path += f" (model {self.model_id!r})"
         return path or "(scene)"
+
+
+# What an error may carry besides its words: a scene field's fault, or a refusal of no field.
+Fault = SceneFault | SharedName | Missing | NotOnTable | OffTable
 
 
 def field_error(
