@@ -144,6 +144,8 @@ class RecordingWriter:
         self._frames_before_block = 0
         self.error = ""
         self._held = 0
+        # Closed with another program reading it: part of the game may be in the -wal beside it.
+        self.log_left_beside = False
 
     @contextmanager
     def together(self) -> Iterator[None]:
@@ -308,7 +310,8 @@ class RecordingWriter:
         Another program with the file open (sqlite3, a database browser) makes SQLite refuse the
         second step at once (SQLITE_BUSY, without waiting), which was taken for a failed write: the
         recording "stopped (is the disk full?)" with its game whole on disk. It is tried again for
-        a while, then the file is left in WAL mode, as a recording never closed is: read so, whole.
+        a while, then the file is left in WAL mode, as a recording never closed is: read so, whole,
+        with its -wal beside it (`log_left_beside`, which the recorder says).
         """
         deadline = time.monotonic() + FOLD_WAIT_S
         while True:
@@ -320,6 +323,7 @@ class RecordingWriter:
                 if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
                     raise
                 if time.monotonic() >= deadline:
+                    self.log_left_beside = True
                     return
             time.sleep(0.1)
 

@@ -327,6 +327,12 @@ def _close_recording(writer, output: str, seen: int) -> TablesightError | None:
             f"{writer.events_written} events in {output}",
             file=sys.stderr,
         )
+    if writer.log_left_beside:
+        print(
+            f"tablesight record: another program had {output} open as it closed, so part of the game "
+            f"may still be in {output}-wal beside it: copy or move the two files together",
+            file=sys.stderr,
+        )
     return failure
 
 
