@@ -306,8 +306,6 @@ def _model_id(loc: Loc, data: dict) -> str | None:
     return None
 
 
-
-
 def parse_scene(data: Any, allow_off_table: bool = False) -> Scene:
     """Validate scene JSON (already decoded) against the ruleset it names."""
     if not isinstance(data, dict):
@@ -585,8 +583,10 @@ def _check_tow(tow: Tow, tug: ModelSpec, towed: ModelSpec, where: Loc) -> None:
 def _with_base(model: ModelSpec, unit_type: UnitType, where: Loc) -> ModelSpec:
     if model.base is None:
         if unit_type.base_mm is None:
-            raise field_error((*where, "base"), "missing (this unit type has no standard base)",
-                        "give a rect hull footprint")
+            raise field_error(
+                (*where, "base"), "missing (this unit type has no standard base)",
+                "give a rect hull footprint",
+            )
         model = model.model_copy(update={"base": BaseSpec(shape="round", diameter_mm=unit_type.base_mm)})
     if model.base.shape == "rect" and model.heading_deg is None:
         model = model.model_copy(update={"heading_deg": 0.0})
