@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import sys
 import tempfile
 import threading
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from calibration.file_kind import pipe_or_device
 from rules_core.errors import TablesightError
 
 if TYPE_CHECKING:
@@ -187,17 +187,6 @@ def _turned_by_exif(path: str | Path) -> bool:
     as_read, _ = _decode(data, reduced)
     as_stored, _ = _decode(data, reduced | cv2.IMREAD_IGNORE_ORIENTATION)
     return as_read is not None and as_stored is not None and as_read.shape != as_stored.shape
-
-
-def pipe_or_device(path: str | Path) -> str | None:
-    """"pipe" or "device" for a path naming one (what it names, for `/dev/stdin`), else None."""
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-    if stat.S_ISFIFO(mode):
-        return "pipe"
-    return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else None
 
 
 def _kind(data: np.ndarray) -> str | None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 import select
-import stat
 from pathlib import Path
 from typing import Any
 
+from calibration.file_kind import pipe_or_device
 from rules_core.errors import TablesightError
 
 
@@ -49,11 +49,7 @@ class UnreadFile(Exception):
 
 def read_bounded(path: str | Path, what: str) -> bytes:
     """The file's content, at most MAX_BYTES, from a pipe only once something writes into it."""
-    try:
-        is_pipe = stat.S_ISFIFO(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        is_pipe = False  # open() below says what is wrong with the path
-    if is_pipe:
+    if pipe_or_device(path) == "pipe":  # else open() below says what is wrong with the path
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # returns with no writer yet
         with os.fdopen(descriptor, "rb") as pipe:
             waiting = select.poll()  # select.select refuses a descriptor past 1023

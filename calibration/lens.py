@@ -17,7 +17,8 @@ import cv2
 import numpy as np
 from fpdf import FPDF
 
-from calibration.imagefile import pipe_or_device, read_image
+from calibration.file_kind import pipe_or_device
+from calibration.imagefile import read_image
 from calibration.intrinsics import Intrinsics
 from rules_core.errors import TablesightError
 

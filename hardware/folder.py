@@ -21,7 +21,7 @@ from rules_core.errors import TablesightError
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 # The stills passed over that the end-of-run note names, the rest counted: 300 made one line of
 # 15,000 characters.
-NAMED = 3
+SKIPS_NAMED = 3
 
 
 def image_files(folder: Path) -> list[Path]:
@@ -93,7 +93,7 @@ class FolderSource:
                 raise TablesightError(
                     f"the folder {self._where} is gone after {index} of its {len(self._paths)} images "
                     "(deleted, moved, or its drive unplugged)",
-                    "put it back and run again for the rest",
+                    "put the folder back and run again",
                 )
             self._skipped.append(f"{path.name} {problem}")
         if len(self._skipped) == len(self._paths):  # not one still could be read
@@ -137,9 +137,9 @@ class FolderSource:
         skipped = self._skipped + [unfit.reason for unfit in self._unfit]
         if skipped:
             were = "was" if len(skipped) == 1 else "were"
-            more = f" and {len(skipped) - NAMED} more" if len(skipped) > NAMED else ""
+            more = f" and {len(skipped) - SKIPS_NAMED} more" if len(skipped) > SKIPS_NAMED else ""
             said.append(f"{len(skipped)} of the {len(self._paths)} images in {self._where} {were} "
-                        f"skipped ({', '.join(skipped[:NAMED])}{more})")
+                        f"skipped ({', '.join(skipped[:SKIPS_NAMED])}{more})")
         if self._damaged:
             said.append(f"{', '.join(self._damaged)} {'is' if len(self._damaged) == 1 else 'are'} damaged "
                         "inside the JPEG and used as far as the picture decodes")

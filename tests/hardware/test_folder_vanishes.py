@@ -31,7 +31,7 @@ def test_a_folder_gone_mid_run_ends_it_named_so(tmp_path) -> None:
         source.read()
     assert caught.value.problem == (f"the folder {folder} is gone after 2 of its 5 images "
                                     "(deleted, moved, or its drive unplugged)")
-    assert caught.value.fix == "put it back and run again for the rest"
+    assert caught.value.fix == "put the folder back and run again"
 
 
 def test_many_unreadable_stills_are_counted_not_all_named(tmp_path) -> None:
