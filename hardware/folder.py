@@ -19,9 +19,9 @@ from hardware.source import Frame
 from rules_core.errors import TablesightError
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
-# The stills passed over that the end-of-run note names, the rest counted: 300 made one line of
-# 15,000 characters.
-SKIPS_NAMED = 3
+# The stills passed over (or damaged) that the end-of-run note names, the rest counted: 300 made
+# one line of 15,000 characters.
+NAMED_AT_MOST = 3
 
 
 def image_files(folder: Path) -> list[Path]:
@@ -137,11 +137,10 @@ class FolderSource:
         skipped = self._skipped + [unfit.reason for unfit in self._unfit]
         if skipped:
             were = "was" if len(skipped) == 1 else "were"
-            more = f" and {len(skipped) - SKIPS_NAMED} more" if len(skipped) > SKIPS_NAMED else ""
             said.append(f"{len(skipped)} of the {len(self._paths)} images in {self._where} {were} "
-                        f"skipped ({', '.join(skipped[:SKIPS_NAMED])}{more})")
+                        f"skipped ({_named(skipped)})")
         if self._damaged:
-            said.append(f"{', '.join(self._damaged)} {'is' if len(self._damaged) == 1 else 'are'} damaged "
+            said.append(f"{_named(self._damaged)} {'is' if len(self._damaged) == 1 else 'are'} damaged "
                         "inside the JPEG and used as far as the picture decodes")
         if not said:
             return None
@@ -163,3 +162,8 @@ class FolderSource:
 
     def close(self) -> None:
         self._next = len(self._paths)
+
+
+def _named(items: list[str]) -> str:
+    more = f" and {len(items) - NAMED_AT_MOST} more" if len(items) > NAMED_AT_MOST else ""
+    return ", ".join(items[:NAMED_AT_MOST]) + more

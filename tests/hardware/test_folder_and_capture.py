@@ -98,6 +98,21 @@ def test_a_still_damaged_inside_its_jpeg_is_used_and_named(tmp_path: Path, capfd
     assert capfd.readouterr().err == ""
 
 
+def test_many_stills_damaged_inside_their_jpeg_are_named_three_and_counted(tmp_path: Path) -> None:
+    """Named all, 300 of them made one line of thousands of characters (as the skipped ones did)."""
+    _, jpeg = cv2.imencode(".jpg", table_image(0))
+    data = bytearray(jpeg.tobytes())
+    data[len(data) // 2 : len(data) // 2 + 40] = bytes(40)
+    for name in "abcde":
+        (tmp_path / f"{name}.jpg").write_bytes(bytes(data))
+    source = FolderSource(tmp_path)
+    assert len(read_all(source)) == 5
+    damage = source.damage().problem
+    assert damage == (
+        "a.jpg, b.jpg, c.jpg and 2 more are damaged inside the JPEG and used as far as the picture decodes"
+    )
+
+
 def test_a_still_removed_after_the_folder_was_listed_is_named(tmp_path: Path) -> None:
     cv2.imwrite(str(tmp_path / "a.png"), table_image(0))
     cv2.imwrite(str(tmp_path / "b.png"), table_image(1))
