@@ -50,6 +50,7 @@ class MoveJudge:
                 "compare two scenes of the same game",
             )
         _check_same_table(before, after)
+        _check_same_step(before, after)
         _check_ids_shared(before, after)
         _check_sides_kept(before, after)
         self.after = after
@@ -1087,6 +1088,25 @@ def _check_same_table(before: Scene, after: Scene) -> None:
             f"{was.width_cm:g}x{was.depth_cm:g} cm",
             "compare two scenes of the same game, on one table",
         )
+
+
+def _check_same_step(before: Scene, after: Scene) -> None:
+    """A ruleset measured in steps (bronepehota) is judged in AFTER's step, so a step of another
+    length is a file of another table, and judging it would hold each model to an allowance in a
+    unit BEFORE never had. A step left out is the ruleset's default, so the lengths in force are
+    compared; a ruleset not in steps has one length whatever step_cm a scene carries."""
+    if abs(before.cm_per_unit - after.cm_per_unit) > TOLERANCE_CM:
+        raise SceneError(
+            f"after.step_cm: {_step_said(after)} differs from before.step_cm {_step_said(before)}",
+            "compare two scenes of the same game, measured in one step: give both the same step_cm",
+        )
+
+
+def _step_said(scene: Scene) -> str:
+    length = f"{scene.cm_per_unit:g} cm"
+    if scene.spec.step_cm is None and scene.spec.table.step_cm is None:
+        return f"{length} (not given: {scene.ruleset.id}'s default)"
+    return length
 
 
 def _check_ids_shared(before: Scene, after: Scene) -> None:
