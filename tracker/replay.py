@@ -29,6 +29,7 @@ class Replay:
     recorded_events: list[dict] = field(default_factory=list)
     report: dict = field(default_factory=dict)
     stopped: str = ""
+    frames_stopped: str = ""  # where the frames met damage; `stopped` may be earlier damage elsewhere
     damage: str = ""
     problems: list[str] = field(default_factory=list)
     calibrated: bool = False  # some frame was calibrated, so some position was measured
@@ -114,7 +115,7 @@ def replay(
             # A game recorded with another table's layout: it replays, to no game at all.
             why = runner.pipeline.status.message or "no markers found"
             out.problems.append(f"no frame could be calibrated ({why}), so no position was measured")
-        out.stopped = recording.stopped
+        out.stopped, out.frames_stopped = recording.stopped, recording.frames_stopped
         out.damage = recording.damage()
         if out.damage:
             out.problems.append(out.damage)

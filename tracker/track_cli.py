@@ -353,6 +353,16 @@ def run_replay(args: argparse.Namespace) -> int:
         )
     elif report is not None:
         _write_report(report, outcome.report)
+    # Only a recording left in WAL mode ever had a -wal file to lose on the way.
+    copy_again = (
+        "nothing past that can be read; if the file was copied from another machine, copy it again"
+        + (" with its -wal file beside it" if outcome.in_wal_mode else "")
+    )
+    if outcome.stopped and not outcome.results:
+        # Nothing replayed is a replay that could not run at all (exit 2, as `track` of the same
+        # file); one stopped part-way replayed its game up to the damage and warns (exit 1).
+        where = outcome.frames_stopped or f"{outcome.stopped}, and it holds no frame to replay"
+        raise TablesightError(f"{args.recording}: {where}", copy_again)
     count = len(outcome.results)
     frames = f"{count} frame{'' if count == 1 else 's'}" + (" before the damage" if outcome.stopped else "")
     print(f"tablesight replay: {frames}, {outcome.agreement()}", file=sys.stderr)
@@ -360,13 +370,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"tablesight replay: {outcome.problems[0]}", file=sys.stderr)
         raise _never_calibrated(args.recording, "it replays to no game")
     if outcome.stopped:
-        # Only a recording left in WAL mode ever had a -wal file to lose on the way.
-        log = " with its -wal file beside it" if outcome.in_wal_mode else ""
-        print(
-            f"tablesight replay: {args.recording}: {outcome.stopped}. nothing past that can be read; "
-            f"if the file was copied from another machine, copy it again{log}",
-            file=sys.stderr,
-        )
+        print(f"tablesight replay: {args.recording}: {outcome.stopped}. {copy_again}", file=sys.stderr)
         return 1
     if outcome.damage:
         print(f"tablesight replay: {outcome.damage}", file=sys.stderr)

@@ -128,9 +128,9 @@ def test_a_damaged_closed_recording_is_not_told_of_a_wal_file(tmp_path, capsys):
     shutil.copy(DEMO_RECORDING, damaged)
     with contextlib.closing(sqlite3.connect(damaged)) as db, db:
         db.execute("UPDATE frames SET jpeg = x'00ff00' WHERE idx = (SELECT MIN(idx) FROM frames)")
-    assert main(["replay", str(damaged)]) == 1
+    assert main(["replay", str(damaged)]) == 2  # it replayed nothing
     err = capsys.readouterr().err
-    assert "stopped before its first frame" in err and "copy it again\n" in err and "-wal" not in err
+    assert "stopped before its first frame" in err and "copy it again.\n" in err and "-wal" not in err
 
 
 def test_an_interrupt_between_a_frames_events_and_its_row_keeps_neither(tmp_path):

@@ -293,13 +293,13 @@ def test_a_replay_that_stops_early_does_not_write_over_an_existing_report(short_
     report = tmp_path / "report.json"
     good = '{"recording": "game.tsr", "events": [], "the report of": "a good copy"}'
     report.write_text(good)
-    assert main(["replay", str(damaged), "--report", str(report)]) == 1
+    assert main(["replay", str(damaged), "--report", str(report)]) == 2  # it replayed nothing
     err = capsys.readouterr().err
     assert f"{report} was kept" in err
     assert f"{damaged}: stopped before its first frame: frame 0 is not a readable JPEG" in err
     assert report.read_text() == good
     fresh = tmp_path / "fresh.json"
-    assert main(["replay", str(damaged), "--report", str(fresh)]) == 1
+    assert main(["replay", str(damaged), "--report", str(fresh)]) == 2
     assert json.loads(fresh.read_text())["frames"] == 0  # with nothing to lose, the partial report is written
 
 
