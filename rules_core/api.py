@@ -20,8 +20,6 @@ from rules_core.scene import Scene
 from rules_core.scene import parse_scene as _parse_scene
 from rules_core.templates import scatter_report, under_template_report
 
-EDGE_NOISE_CM = 1e-5  # how far past the table's edge a template's centre is float noise: 0.1 micrometre
-
 
 def list_rulesets() -> list[dict]:
     """`rules list`: id, title, source and unit of measure of every available ruleset; a file that
@@ -121,14 +119,10 @@ def _centred_on_table(scene: Scene, kind: str, x_cm: float, y_cm: float) -> None
     """A template is laid where it lands on the table, so a centre typed off it is a slip (mm for
     cm, x and y swapped) that would hit nobody without a word. Only the centre must be on the table,
     edges included: a blast or strip may reach past the edge. A grenade's scatter (`grenade_scatter`)
-    is the die's, not typed, and may carry it off.
-
-    A centre computed onto the edge (a model's x plus its radius, inches times 2.54, a float32 round
-    trip) may land a few float steps past it, and is on the edge all the same. `EDGE_NOISE_CM` is
-    that float noise, not a rules tolerance: above half a float32 step on any table up to 256 cm
-    (7.6e-6 cm), some 2000 times below the detector's median centre error (0.019 cm)."""
-    table, noise = scene.table, EDGE_NOISE_CM
-    if not (-noise <= x_cm <= table.width_cm + noise and -noise <= y_cm <= table.depth_cm + noise):
+    is the die's, not typed, and may carry it off. A centre past the edge by float noise is on it
+    (`TableSpec.holds`)."""
+    table = scene.table
+    if not table.holds(x_cm, y_cm):
         raise SceneError(
             f"template {kind}: centre ({x_cm:.10g}, {y_cm:.10g}) is off the "
             f"{table.width_cm:g}x{table.depth_cm:g} cm table",

@@ -1,5 +1,5 @@
 """A template centred on the table's edge stays on it when float arithmetic leaves the centre a
-hair past the edge; a centre really past it is still refused."""
+hair past the edge, as a model or objective does; a point really past it is still refused."""
 
 from __future__ import annotations
 
@@ -34,3 +34,15 @@ def test_a_centre_a_micrometre_past_the_edge_is_still_off_the_table(x: float, y:
     s = scene("combined-arms", [base(20, 30, "a")])
     with pytest.raises(SceneError, match="off the 183x122 cm table"):
         api.under_template(s, "grenade", x, y)
+
+
+@pytest.mark.parametrize(("x", "y"), [(183.0000001, 61), (-1e-7, 61), (91.5, 122.000001)])
+def test_a_model_or_objective_on_the_edge_but_for_float_noise_is_on_the_table(x: float, y: float) -> None:
+    s = scene("combined-arms", [base(x, y, "a")], objectives=[{"id": "o", "x_cm": x, "y_cm": y}])
+    assert s.off_table() == []
+
+
+@pytest.mark.parametrize(("x", "y"), [(183.0001, 61), (-0.0001, 61)])
+def test_a_model_a_micrometre_past_the_edge_is_still_off_the_table(x: float, y: float) -> None:
+    with pytest.raises(SceneError, match="off the 183"):
+        scene("combined-arms", [base(x, y, "a")])
