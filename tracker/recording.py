@@ -706,6 +706,7 @@ class RecordingSource:
         self.recording = recording
         self.description = f"recording {recording.path.name}"
         self._frames = recording.frames()
+        self._given = 0
 
     def read(self) -> Frame | None:
         """The next frame; None at the end. Damage is a failure, not an end: `track` and
@@ -714,8 +715,11 @@ class RecordingSource:
         if frame is None and self.recording.frames_stopped:
             raise TablesightError(
                 self.recording.frames_stopped,
-                "the frames before the damage were used; use another copy of the recording for the rest",
+                "the frames before the damage were used; use another copy of the recording for the rest"
+                if self._given
+                else "no frame of it could be used; use another copy of the recording",
             )
+        self._given += frame is not None
         return frame
 
     def damage(self) -> TablesightError | None:

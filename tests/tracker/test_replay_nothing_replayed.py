@@ -74,3 +74,20 @@ def test_a_recording_with_no_frame_and_damaged_events_exits_2(
         "it holds no frame to replay. nothing past that can be read; if the file was copied from another "
         "machine, copy it again.\n"
     )
+
+
+def test_track_of_a_recording_damaged_before_its_first_frame_does_not_say_frames_were_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    damaged = _demo_with(tmp_path, "SELECT MIN(idx) FROM frames")
+    assert main(["track", str(damaged), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "were used" not in err and "no frame of it could be used; use another copy of the recording" in err
+
+
+def test_track_of_a_recording_damaged_part_way_says_the_frames_before_were_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    damaged = _demo_with(tmp_path, "SELECT MAX(idx) FROM frames")
+    assert main(["track", str(damaged), "--json"]) == 2
+    assert "the frames before the damage were used" in capsys.readouterr().err
