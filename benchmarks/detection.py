@@ -13,7 +13,7 @@ so a new verifier or threshold is judged there before the benchmark's own seeds.
 
     python benchmarks/detection.py [--scenes 30] [--truth-calibration] [--weights FILE] [--sensor hq-binned]
                                    [--grain 4] [--renderer physical [--spp 16]] [--first-seed 20000]
-                                   [--camera tilted|low|high|barrel]
+                                   [--camera tilted|low|high|barrel] [--light low]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from models.detections import Bases, Vehicles
 from models.detector import CLASSES_MM, Detector, load_detector, native_px_per_mm, table_size_cm
 from models.scoring import offsets_along, score_bases, score_vehicles
 from models.synth.physical import NEEDS_MITSUBA, path_tracer
-from models.synth.scene import PLACEMENTS, random_camera, random_scene, render_scene
+from models.synth.scene import LIGHTS, PLACEMENTS, random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
 from models.training import TRAIN_SEED_BASE
 from rules_core.errors import TablesightError
@@ -119,6 +119,7 @@ def run(
     render=render_scene,
     first_seed: int = 0,
     placement: str = "rig",
+    light: str = "overhead",
 ) -> dict:
     totals = {
         name: {"required": 0, "found": 0, "detections": 0, "false": 0, "size": 0, "errors": []}
@@ -134,7 +135,7 @@ def run(
     for i in range(scenes):
         seed = first_seed + i + (HARD_SEED_OFFSET if hard else 0)
         rng = np.random.default_rng(seed)
-        scene = random_scene(rng, hard=hard, table=TABLE)
+        scene = random_scene(rng, hard=hard, table=TABLE, light=light)
         wide = hard and rng.random() < 0.3
         camera = random_camera(rng, scene.table_cm, sensor=sensor, wide=wide, placement=PLACEMENTS[placement])
         frame = render(scene, camera, seed)
@@ -290,6 +291,8 @@ def main() -> None:
     parser.add_argument("--camera", default="rig", choices=list(PLACEMENTS),
                         help="where the cameras stand: the rig guide's ranges, or tilted 15-25 deg, 100-130"
                         " or 260-320 cm up, or a barrel lens (k1 -0.3 to -0.2)")
+    parser.add_argument("--light", default="overhead", choices=list(LIGHTS),
+                        help="how high the light stands: 35-80 deg as in training, or low, 12-35 deg")
     parser.add_argument("--first-seed", type=int, default=0,
                         help="the clean set's first seed; the hard set's is 50,000 above it (default 0)")
     args = parser.parse_args()
@@ -305,10 +308,14 @@ def main() -> None:
     print(f"rim verifier: {verifier}\ncalibration: {source}\ngrain added: {args.grain:g} grey levels")
     samples = f" ({args.spp} samples per pixel)" if args.renderer == "physical" else ""
     print(f"renderer: {args.renderer}{samples}\ncameras: {args.camera} ({PLACEMENTS[args.camera]})")
+    low, high = LIGHTS[args.light]
+    print(f"light: {args.light}, {low:g}-{high:g} degrees above the table")
     for name in args.sets.split(","):
         hard = name == "hard"
-        truth, first, camera = args.truth_calibration, args.first_seed, args.camera
-        report(run(name, hard, args.scenes, detector, truth, args.sensor, args.grain, render, first, camera))
+        report(run(
+            name, hard, args.scenes, detector, args.truth_calibration, args.sensor, args.grain, render,
+            args.first_seed, args.camera, args.light,
+        ))
 
 
 if __name__ == "__main__":

@@ -67,3 +67,18 @@ def test_the_memory_figure_is_a_detect_command_s_own_peak():
     assert 30 < loaded < detect < 1000
     with pytest.raises(RuntimeError, match="tablesight detect"):
         detect_memory_mb(np.full_like(frame.image, 128), lens)  # no markers: the command's error
+
+
+def test_the_light_option_lowers_the_light_over_the_same_tables():
+    scenes = []
+
+    def render(scene, camera, seed):
+        scenes.append(scene)
+        raise _Rendered
+
+    for light in ("overhead", "low"):
+        with pytest.raises(_Rendered):
+            run("hard", True, 30, Detector(), truth_calibration=True, render=render, light=light)
+    overhead, low = scenes
+    assert low.light_dir[2] > overhead.light_dir[2]  # nearer the horizon: z points down, less steeply
+    assert low.bases == overhead.bases and low.mat == overhead.mat

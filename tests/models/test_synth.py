@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
 
-from models.synth.scene import PLACEMENTS, BaseSpec, HandSpec, random_camera, random_scene, render_scene
+from models.synth.scene import (
+    LIGHTS,
+    PLACEMENTS,
+    BaseSpec,
+    HandSpec,
+    random_camera,
+    random_scene,
+    render_scene,
+)
 from models.synth.truth_calibration import CameraCalibration
 from tests.models.conftest import rig_camera, squad_scene
 
@@ -110,3 +119,17 @@ def test_cameras_stand_and_bend_as_their_placement_says(name):
     assert np.all((tilts >= placement.tilt_deg[0] - 1e-6) & (tilts <= placement.tilt_deg[1] + 1e-6))
     assert np.all((k1[bent] >= placement.k1[0]) & (k1[bent] <= placement.k1[1]))
     assert bent.all() if placement.distorted_share == 1 else 0 < bent.sum() < len(cameras)
+
+
+@pytest.mark.parametrize("light", list(LIGHTS))
+def test_a_light_stands_as_high_as_its_range_says_over_the_same_table(light):
+    """The benchmark's `--light low` measures the tables of its seeds with only the light moved."""
+    for seed in range(12):
+        overhead = random_scene(np.random.default_rng(seed), hard=seed % 2 == 1)
+        lit = random_scene(np.random.default_rng(seed), hard=seed % 2 == 1, light=light)
+        x, y, z = lit.light_dir
+        elevation = np.degrees(np.arctan2(-z, np.hypot(x, y)))
+        low, high = LIGHTS[light]
+        assert low - 1e-9 <= elevation <= high + 1e-9
+        assert np.arctan2(y, x) == pytest.approx(np.arctan2(*overhead.light_dir[1::-1]))
+        assert pickle.dumps(dataclasses.replace(lit, light_dir=overhead.light_dir)) == pickle.dumps(overhead)
