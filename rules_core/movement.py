@@ -1075,6 +1075,11 @@ def carried(before: Scene, after: Scene) -> tuple[Scene, dict[int, str]]:
     return (dataclasses.replace(before, models=tuple(models)) if carriers else before), carriers
 
 
+# A length in a refusal of two scenes: ten figures tell apart any two lengths up to the largest
+# table (10,000 cm) that differ by more than TOLERANCE_CM, where `:g`'s six read 183.00001 as 183.
+LENGTH = ".10g"
+
+
 def _check_same_table(before: Scene, after: Scene) -> None:
     """A move is judged on AFTER's table, so a table that changed size is a file of another game,
     and judging it would hold each model to an edge it never had."""
@@ -1084,8 +1089,8 @@ def _check_same_table(before: Scene, after: Scene) -> None:
         or abs(was.depth_cm - now.depth_cm) > TOLERANCE_CM
     ):
         raise SceneError(
-            f"after.table: {now.width_cm:g}x{now.depth_cm:g} cm differs from before.table "
-            f"{was.width_cm:g}x{was.depth_cm:g} cm",
+            f"after.table: {now.width_cm:{LENGTH}}x{now.depth_cm:{LENGTH}} cm differs from before.table "
+            f"{was.width_cm:{LENGTH}}x{was.depth_cm:{LENGTH}} cm",
             "compare two scenes of the same game, on one table",
         )
 
@@ -1103,7 +1108,7 @@ def _check_same_step(before: Scene, after: Scene) -> None:
 
 
 def _step_said(scene: Scene) -> str:
-    length = f"{scene.cm_per_unit:g} cm"
+    length = f"{scene.cm_per_unit:{LENGTH}} cm"
     if scene.spec.step_cm is None and scene.spec.table.step_cm is None:
         return f"{length} (not given: {scene.ruleset.id}'s default)"
     return length
