@@ -430,7 +430,7 @@ def random_scene(
     )
     elevation = np.radians(rng.uniform(*LIGHTS[light]))
     azimuth = rng.uniform(0, 2 * np.pi)
-    light = (
+    light_dir = (
         float(np.cos(elevation) * np.cos(azimuth)),
         float(np.cos(elevation) * np.sin(azimuth)),
         float(-np.sin(elevation)),
@@ -446,6 +446,6 @@ def random_scene(
         distractors=distractors,
         hands=hands,
         look=_look(rng, hard),
-        light_dir=light,
+        light_dir=light_dir,
         shadow_strength=float(rng.uniform(0.4, 0.7) if hard else rng.uniform(0.15, 0.4)),
     )
