@@ -173,9 +173,10 @@ def run(
                     memory = f"not measured: {error}"
         scores = {"ours": score_bases(found, frame.truth), "hough": score_bases(hough, frame.truth)}
         common = np.intersect1d(scores["ours"].matched_truth, scores["hough"].matched_truth)
-        ours, light = scores["ours"], np.asarray(scene.light_dir, dtype=np.float64)
-        if np.linalg.norm(light[:2]) > 0.05 * abs(light[2]):  # a light overhead throws no shadow aside
-            bias["light"] += list(offsets_along(ours.offsets_mm, light[:2]))
+        ours, light_dir = scores["ours"], np.asarray(scene.light_dir, dtype=np.float64)
+        # A light overhead throws no shadow aside.
+        if np.linalg.norm(light_dir[:2]) > 0.05 * abs(light_dir[2]):
+            bias["light"] += list(offsets_along(ours.offsets_mm, light_dir[:2]))
         outward = frame.truth.base_xy_cm()[ours.matched_truth] - camera.centre_cm[:2]
         bias["outward"] += list(offsets_along(ours.offsets_mm, outward))
         for name, s in scores.items():

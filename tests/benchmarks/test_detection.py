@@ -82,3 +82,23 @@ def test_the_light_option_lowers_the_light_over_the_same_tables():
     overhead, low = scenes
     assert low.light_dir[2] > overhead.light_dir[2]  # nearer the horizon: z points down, less steeply
     assert low.bases == overhead.bases and low.mat == overhead.mat
+
+
+def test_every_table_of_a_set_is_lit_as_the_light_option_says():
+    """The loop's own use of the light (the bias along it) must not stand in for the option."""
+    lit = []
+
+    def render(scene, camera, seed):
+        lit.append(scene.light_dir)
+        return render_scene(scene, camera, seed)
+
+    class Blind:
+        def __init__(self) -> None:
+            self.timings_ms: dict[str, float] = {}
+
+        def detect(self, image, calibration) -> Detections:
+            return Detections(bases=Bases.empty(), vehicles=Vehicles.empty(), faint=Bases.empty())
+
+    run("clean", False, 2, Blind(), truth_calibration=True, render=render, light="low")
+    elevations = [np.degrees(np.arctan2(-z, np.hypot(x, y))) for x, y, z in lit]
+    assert len(elevations) == 2 and all(12 <= e <= 35 for e in elevations)
