@@ -13,7 +13,7 @@ so a new verifier or threshold is judged there before the benchmark's own seeds.
 
     python benchmarks/detection.py [--scenes 30] [--truth-calibration] [--weights FILE] [--sensor hq-binned]
                                    [--grain 4] [--renderer physical [--spp 16]] [--first-seed 20000]
-                                   [--camera tilted|low|high|barrel] [--light low]
+                                   [--camera tilted|low|high|barrel] [--light low] [--table 244x183]
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ from models.detections import Bases, Vehicles
 from models.detector import CLASSES_MM, Detector, load_detector, native_px_per_mm, table_size_cm
 from models.scoring import offsets_along, score_bases, score_vehicles
 from models.synth.physical import NEEDS_MITSUBA, path_tracer
-from models.synth.scene import LIGHTS, PLACEMENTS, random_camera, random_scene, render_scene
+from models.synth.scene import LIGHTS, PLACEMENTS, TABLES, random_camera, random_scene, render_scene
 from models.synth.truth_calibration import CameraCalibration
 from models.training import TRAIN_SEED_BASE
 from rules_core.errors import TablesightError
 
 HARD_SEED_OFFSET = 50_000
-TABLE = "183x122"  # the scenes' table, calibrated with its default marker sheets
+TABLE = "183x122"  # the scenes' table by default, calibrated with its default marker sheets
 # A child Python that runs its arguments as `tablesight ...` and then reports its own peak
 # resident memory (kB) on stderr's last line; with no arguments it only loads the detector,
 # the memory any detection starts from. The peak is the kernel's VmHWM: getrusage's maxrss
@@ -72,7 +72,7 @@ def _peak_mb(*argv: str) -> float:
     return int(done.stderr.split()[-1]) / 1024
 
 
-def detect_memory_mb(image: np.ndarray, lens: Intrinsics) -> tuple[float, float]:
+def detect_memory_mb(image: np.ndarray, lens: Intrinsics, table: str = TABLE) -> tuple[float, float]:
     """Peak resident memory of `tablesight detect` on `image` in a process of its own, and of a
     process that only loads the detector (MB): what a user's command takes, and how much of
     it the frame adds."""
@@ -80,7 +80,7 @@ def detect_memory_mb(image: np.ndarray, lens: Intrinsics) -> tuple[float, float]
         frame, camera = Path(tmp) / "frame.png", Path(tmp) / "camera.json"
         cv2.imwrite(str(frame), image)
         camera.write_text(json.dumps(lens.to_dict()))
-        detect = _peak_mb("detect", str(frame), "--layout", TABLE, "--intrinsics", str(camera), "--json")
+        detect = _peak_mb("detect", str(frame), "--layout", table, "--intrinsics", str(camera), "--json")
         return detect, _peak_mb()
 
 
@@ -120,6 +120,7 @@ def run(
     first_seed: int = 0,
     placement: str = "rig",
     light: str = "overhead",
+    table: str = TABLE,
 ) -> dict:
     totals = {
         name: {"required": 0, "found": 0, "detections": 0, "false": 0, "size": 0, "errors": []}
@@ -135,18 +136,18 @@ def run(
     for i in range(scenes):
         seed = first_seed + i + (HARD_SEED_OFFSET if hard else 0)
         rng = np.random.default_rng(seed)
-        scene = random_scene(rng, hard=hard, table=TABLE, light=light)
+        scene = random_scene(rng, hard=hard, table=table, light=light)
         wide = hard and rng.random() < 0.3
         camera = random_camera(rng, scene.table_cm, sensor=sensor, wide=wide, placement=PLACEMENTS[placement])
         frame = render(scene, camera, seed)
         image = _grainy(frame.image, grain, seed)
+        # The rig's lens is calibrated once (tablesight calibrate --intrinsics), so pass it.
+        lens = Intrinsics(camera.K, camera.dist, camera.image_size)
         if truth_calibration:
             calibration = CameraCalibration(camera, scene.table_cm, scene.markers)
         else:
             try:
-                # The rig's lens is calibrated once (tablesight calibrate --intrinsics), so pass it.
-                lens = Intrinsics(camera.K, camera.dist, camera.image_size)
-                calibration = calibrate(image, default_layout(TABLE), lens)
+                calibration = calibrate(image, default_layout(table), lens)
             except TablesightError as error:
                 failed_calibrations.append(f"seed {seed}: {error}")
                 calibration = None
@@ -168,7 +169,7 @@ def run(
             hough = hough_bases(image, calibration)
             if memory is None and not truth_calibration:
                 try:
-                    memory = detect_memory_mb(image, Intrinsics(camera.K, camera.dist, camera.image_size))
+                    memory = detect_memory_mb(image, lens, table)
                 except RuntimeError as error:
                     memory = f"not measured: {error}"
         scores = {"ours": score_bases(found, frame.truth), "hough": score_bases(hough, frame.truth)}
@@ -294,6 +295,8 @@ def main() -> None:
                         " or 260-320 cm up, or a barrel lens (k1 -0.3 to -0.2)")
     parser.add_argument("--light", default="overhead", choices=list(LIGHTS),
                         help="how high the light stands: 35-80 deg as in training, or low, 12-35 deg")
+    parser.add_argument("--table", default=TABLE, choices=list(TABLES),
+                        help="the tables' size in cm, each with its default marker sheets (default 183x122)")
     parser.add_argument("--first-seed", type=int, default=0,
                         help="the clean set's first seed; the hard set's is 50,000 above it (default 0)")
     args = parser.parse_args()
@@ -310,12 +313,12 @@ def main() -> None:
     samples = f" ({args.spp} samples per pixel)" if args.renderer == "physical" else ""
     print(f"renderer: {args.renderer}{samples}\ncameras: {args.camera} ({PLACEMENTS[args.camera]})")
     low, high = LIGHTS[args.light]
-    print(f"light: {args.light}, {low:g}-{high:g} degrees above the table")
+    print(f"light: {args.light}, {low:g}-{high:g} degrees above the table\ntable: {args.table} cm")
     for name in args.sets.split(","):
         hard = name == "hard"
         report(run(
             name, hard, args.scenes, detector, args.truth_calibration, args.sensor, args.grain, render,
-            args.first_seed, args.camera, args.light,
+            args.first_seed, args.camera, args.light, args.table,
         ))
 
 

@@ -4,7 +4,7 @@ The public face of `models.synth`: describe a table (`random_scene` or by hand w
 pick a rig camera (`random_camera`), and `render_scene` gives the photo and its exact truth.
 """
 
-from models.synth.randomize import LIGHTS, PLACEMENTS, Placement, random_camera, random_scene
+from models.synth.randomize import LIGHTS, PLACEMENTS, TABLES, Placement, random_camera, random_scene
 from models.synth.render import RenderedScene, render_scene
 from models.synth.specs import (
     BaseSpec,
@@ -23,6 +23,7 @@ from models.synth.specs import (
 __all__ = [
     "LIGHTS",
     "PLACEMENTS",
+    "TABLES",
     "BaseSpec",
     "BaseTruth",
     "DistractorSpec",

@@ -17,6 +17,16 @@ class _Rendered(Exception):
     pass
 
 
+class _Blind:
+    """A detector that finds nothing: for what the benchmark does around it."""
+
+    def __init__(self) -> None:
+        self.timings_ms: dict[str, float] = {}
+
+    def detect(self, image, calibration) -> Detections:
+        return Detections(bases=Bases.empty(), vehicles=Vehicles.empty(), faint=Bases.empty())
+
+
 @pytest.mark.parametrize("hard", [False, True])
 def test_first_seed_moves_both_sets_to_other_held_out_tables(hard):
     seeds: list[int] = []
@@ -92,13 +102,27 @@ def test_every_table_of_a_set_is_lit_as_the_light_option_says():
         lit.append(scene.light_dir)
         return render_scene(scene, camera, seed)
 
-    class Blind:
-        def __init__(self) -> None:
-            self.timings_ms: dict[str, float] = {}
-
-        def detect(self, image, calibration) -> Detections:
-            return Detections(bases=Bases.empty(), vehicles=Vehicles.empty(), faint=Bases.empty())
-
-    run("clean", False, 2, Blind(), truth_calibration=True, render=render, light="low")
+    run("clean", False, 2, _Blind(), truth_calibration=True, render=render, light="low")
     elevations = [np.degrees(np.arctan2(-z, np.hypot(x, y))) for x, y, z in lit]
     assert len(elevations) == 2 and all(12 <= e <= 35 for e in elevations)
+
+
+def test_the_table_option_lays_out_calibrates_and_weighs_that_table(monkeypatch):
+    """A 244x183 table: its scenes, its default marker sheets for calibrate(), and its layout
+    for the memory figure's `tablesight detect`."""
+    import benchmarks.detection as bench
+
+    sizes, weighed = [], []
+
+    def render(scene, camera, seed):
+        sizes.append(scene.table_cm)
+        return render_scene(scene, camera, seed)
+
+    def weigh(image, lens, table):
+        weighed.append(table)
+        return 1.0, 1.0
+
+    monkeypatch.setattr(bench, "detect_memory_mb", weigh)
+    result = run("clean", False, 1, _Blind(), truth_calibration=False, render=render, table="244x183")
+    assert sizes == [(244.0, 183.0)] and weighed == ["244x183"]
+    assert result["failed_calibrations"] == []
