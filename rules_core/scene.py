@@ -344,6 +344,13 @@ def _off_the_table(loc: Loc, what: str, name: str, x_cm: float, y_cm: float, tab
 
 def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
     step_cm = spec.step_cm or spec.table.step_cm
+    if spec.step_cm is not None and spec.table.step_cm is not None and spec.step_cm != spec.table.step_cm:
+        # Two places for one length: taking either would measure every move in a step the writer
+        # may not have meant.
+        raise field_error(
+            ("step_cm",), f"{spec.step_cm:.10g} cm differs from table.step_cm {spec.table.step_cm:.10g} cm",
+            "give the step once, or the same length in both places",
+        )
     known_sides = set(spec.sides) if spec.sides is not None else None
     if spec.deployment is not None:
         _check_deployment(spec, ruleset)

@@ -90,3 +90,21 @@ def test_the_cli_refuses_it_in_one_line_exit_2(capsys: pytest.CaptureFixture[str
         "tablesight rules: after.step_cm: 2 cm differs from before.step_cm 3 cm. "
         "compare two scenes of the same game, measured in one step: give both the same step_cm.\n"
     )
+
+
+def test_one_scene_giving_two_step_lengths_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`step_cm` at the top and `table.step_cm` disagreeing: the top one was taken without a word."""
+    data = scene_data(BP, [base(20, 30, "r1", speed=4)], step_cm=3.0, **on_table(2.0))
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["rules", "check", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "scene field step_cm: 3 cm differs from table.step_cm 2 cm" in err and "give the step once" in err
+
+
+def test_one_scene_giving_one_step_length_twice_is_judged_in_it() -> None:
+    same = {"step_cm": 3.0, **on_table(3.0)}
+    assert judged(same, same)["r1"]["allowance_cm"] == pytest.approx(12.0)
