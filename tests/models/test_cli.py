@@ -227,3 +227,25 @@ def test_detect_writes_a_heading_a_hair_under_a_full_turn_as_0_not_360():
                                          np.array([359.998]), np.array([0.9])))
     calibration = SimpleNamespace(marker_ids=[0, 1, 2, 3], rms_mm=0.1, max_mm=0.2)
     assert detection_json("table.jpg", calibration, found)["vehicles"][0]["heading_deg"] == 0.0
+
+
+def test_a_photo_too_coarse_for_the_bases_is_detected_with_doctors_warning(capsys, tmp_path, layout_file,
+                                                                          squad_frame):
+    """Half the rig's resolution: a 32 mm base some 14 pixels across, where bases are missed (a
+    244 x 183 table in the binned frame); doctor said so, detect did not."""
+    image = squad_frame[2].image
+    coarse = tmp_path / "coarse.png"
+    half = (image.shape[1] // 2, image.shape[0] // 2)
+    cv2.imwrite(str(coarse), cv2.resize(image, half, interpolation=cv2.INTER_AREA))
+    assert main(["detect", str(coarse), "--layout", str(layout_file), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "models" in json.loads(out)
+    assert "tablesight detect: one pixel covers " in err
+    assert "so bases may be missed; use the full sensor resolution or lower the camera" in err
+
+
+def test_a_photo_at_the_rigs_resolution_gets_no_detail_warning(capsys, tmp_path, layout_file, squad_frame):
+    photo = tmp_path / "rig.png"
+    cv2.imwrite(str(photo), squad_frame[2].image)
+    assert main(["detect", str(photo), "--layout", str(layout_file), "--json"]) == 0
+    assert "one pixel covers" not in capsys.readouterr().err
