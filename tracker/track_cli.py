@@ -188,6 +188,7 @@ def _check_whole(source, count: int) -> None:
 
 
 def run_track(args: argparse.Namespace) -> int:
+    from hardware.doctor import check_detail
     from hardware.source import passed_over
     from tracker.pipeline import build_pipeline
 
@@ -207,6 +208,9 @@ def run_track(args: argparse.Namespace) -> int:
                 if getattr(calibrated, "warnings", None):
                     print(f"tablesight track: frame {frame.index}: calibration warnings: "
                           f"{' | '.join(calibrated.warnings)}", file=sys.stderr)
+                if calibrated is not None and not (detail := check_detail(calibrated)).ok:  # as detect warns
+                    print(f"tablesight track: frame {frame.index}: {detail.finding}, so bases may be missed; "
+                          f"{detail.fix}", file=sys.stderr)
             if args.json:
                 print(json.dumps(result.to_json()), flush=True)
             else:
