@@ -47,6 +47,10 @@ class Check:
     fix: str = ""
     fatal: bool = False
 
+    def bases_missed(self) -> str:
+        """A failed check as the warning of a command that goes on (`detect`, `track`)."""
+        return f"{self.finding}, so bases may be missed; {self.fix}"
+
     def line(self) -> str:
         mark = "ok  " if self.ok else ("FAIL" if self.fatal else "FIX ")
         text = f"{mark} {self.name}: {self.finding}."

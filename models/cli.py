@@ -117,12 +117,11 @@ def _detect(args: argparse.Namespace) -> int:
     calibration = calibrate(image, layout, intrinsics)
     if calibration.warnings:  # a wrong --layout still calibrates, to positions off by centimetres
         print(f"tablesight detect: calibration warnings: {' | '.join(calibration.warnings)}", file=sys.stderr)
-    light = check_light(image)
-    if not light.ok:  # the markers may still calibrate in a picture whose bases are lost in the dark
-        print(f"tablesight detect: {light.finding}, so bases may be missed; {light.fix}", file=sys.stderr)
-    detail = check_detail(calibration)
-    if not detail.ok:  # the 244 x 183 table's hard tables lost 8 % of their bases at 19-21 px
-        print(f"tablesight detect: {detail.finding}, so bases may be missed; {detail.fix}", file=sys.stderr)
+    # The markers may still calibrate in a picture whose bases are lost in the dark, or too small
+    # to find (the 244 x 183 table's hard tables lost 8 % of their bases at 19-21 px).
+    for check in (check_light(image), check_detail(calibration)):
+        if not check.ok:
+            print(f"tablesight detect: {check.bases_missed()}", file=sys.stderr)
     found = detector.detect(image, calibration)
     print(json.dumps(detection_json(args.image, calibration, found), indent=1))
     return 0

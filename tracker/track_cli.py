@@ -209,8 +209,7 @@ def run_track(args: argparse.Namespace) -> int:
                     print(f"tablesight track: frame {frame.index}: calibration warnings: "
                           f"{' | '.join(calibrated.warnings)}", file=sys.stderr)
                 if calibrated is not None and not (detail := check_detail(calibrated)).ok:  # as detect warns
-                    print(f"tablesight track: frame {frame.index}: {detail.finding}, so bases may be missed; "
-                          f"{detail.fix}", file=sys.stderr)
+                    print(f"tablesight track: frame {frame.index}: {detail.bases_missed()}", file=sys.stderr)
             if args.json:
                 print(json.dumps(result.to_json()), flush=True)
             else:
