@@ -37,7 +37,7 @@ from rules_core.panic import panic_reasons
 from rules_core.proximity import from_rear_edges, held_off_by, proximity_report, selected, within
 from rules_core.reasons import TOLERANCE_CM, angle_between, fmt, fmt_over, reason
 from rules_core.ruleset import UnitType
-from rules_core.scene import ModelSpec, Scene
+from rules_core.scene import LENGTH, ModelSpec, Scene
 
 
 class MoveJudge:
@@ -1073,11 +1073,6 @@ def carried(before: Scene, after: Scene) -> tuple[Scene, dict[int, str]]:
                 carriers[a] = vehicle.id
             break
     return (dataclasses.replace(before, models=tuple(models)) if carriers else before), carriers
-
-
-# A length in a refusal of two scenes: ten figures tell apart any two lengths up to the largest
-# table (10,000 cm) that differ by more than TOLERANCE_CM, where `:g`'s six read 183.00001 as 183.
-LENGTH = ".10g"
 
 
 def _check_same_table(before: Scene, after: Scene) -> None:

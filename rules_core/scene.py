@@ -50,6 +50,9 @@ Finite = Field(allow_inf_nan=False)
 MAX_TABLE_CM = 10_000.0
 STEP_CM = {"ge": 0.1, "le": 100.0}
 EDGE_NOISE_CM = 1e-5  # how far past the table's edge a point is float noise: 0.1 micrometre
+# A length in a refusal of two that disagree: ten figures tell apart any two lengths up to the
+# largest table (10,000 cm) that differ by more than 1e-6 cm, where `:g`'s six read 183.00001 as 183.
+LENGTH = ".10g"
 LEVEL = {"ge": 0, "le": 100}
 EDGES = ("left", "right", "top", "bottom")
 QUARTERS = ("top-left", "top-right", "bottom-left", "bottom-right")
@@ -348,7 +351,8 @@ def _checked(spec: SceneSpec, ruleset: Ruleset, allow_off_table: bool) -> Scene:
         # Two places for one length: taking either would measure every move in a step the writer
         # may not have meant.
         raise field_error(
-            ("step_cm",), f"{spec.step_cm:.10g} cm differs from table.step_cm {spec.table.step_cm:.10g} cm",
+            ("step_cm",),
+            f"{spec.step_cm:{LENGTH}} cm differs from table.step_cm {spec.table.step_cm:{LENGTH}} cm",
             "give the step once, or the same length in both places",
         )
     known_sides = set(spec.sides) if spec.sides is not None else None
