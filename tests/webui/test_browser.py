@@ -80,10 +80,12 @@ def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
     expect(page.locator("#layer-labels")).to_contain_text("16.2 cm / 15.0 cm")
     row = page.locator("#moves li[data-id='r3']")
     expect(row).to_contain_text("moved 16.2 cm, infantry may move 15 cm")
+    expect(page.locator("#moves li").first).to_have_attribute("data-id", "r3")  # illegal ones first
     expect(row).to_have_css("color", RED)
     expect(page.locator("#moves-layer line[data-id='r1']")).to_have_attribute("data-legal", "true")
     row.click()  # the list finds the model on the table; the table redraws on the next frame
     expect(page.locator("#pieces circle[data-id='r3']")).to_have_class(re.compile(r"selected$"))
+    expect(page.locator("#units li").first).to_contain_text("red-inf-2: out of coherency")
     broken = page.locator("#coherency .break[data-unit='red-inf-2']")
     assert broken.count() == 1
     assert page.locator("#objectives circle[data-id='obj2']").get_attribute("data-controlled-by") == "red"

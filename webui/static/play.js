@@ -26,7 +26,7 @@ export function drawPlayPanel(ctx, state, allowed) {
   const moves = $("#moves");
   moves.replaceChildren();
   const verdicts = (state.moves && state.moves.models) || {};
-  for (const [id, verdict] of Object.entries(verdicts)) {
+  for (const [id, verdict] of troubleFirst(verdicts, (v) => v.legal === false)) {
     const li = document.createElement("li");
     const bad = verdict.legal === false;
     li.className = bad ? "illegal" : "legal";
@@ -46,7 +46,8 @@ export function drawPlayPanel(ctx, state, allowed) {
   if (!moves.children.length) moves.innerHTML = "<li>No model has moved this phase.</li>";
   const units = $("#units");
   units.replaceChildren();
-  for (const [unit, verdict] of Object.entries((state.check && state.check.units) || {})) {
+  const unitVerdicts = (state.check && state.check.units) || {};
+  for (const [unit, verdict] of troubleFirst(unitVerdicts, (v) => v.coherent === false)) {
     const li = document.createElement("li");
     li.className = verdict.coherent === false ? "illegal" : "";
     li.textContent = verdict.coherent === false
@@ -55,6 +56,14 @@ export function drawPlayPanel(ctx, state, allowed) {
     units.appendChild(li);
   }
   drawInfo(ctx, state, allowed);
+}
+
+// What a player must put right comes first (an illegal move, a unit out of coherency), the
+// rest by id as a person counts (m2 before m11).
+function troubleFirst(verdicts, broken) {
+  return Object.entries(verdicts).sort(
+    ([a, va], [b, vb]) => broken(vb) - broken(va) || a.localeCompare(b, undefined, { numeric: true }),
+  );
 }
 
 // A distance measured before orders began would stay up under the note that they are hidden,
