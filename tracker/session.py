@@ -336,7 +336,8 @@ class TableSession:
                                        "rms_mm": getattr(calibration, "rms_mm", None),
                                        "max_mm": getattr(calibration, "max_mm", None),
                                        "drift": pipeline.status.drift,
-                                       "table_cm": _markers_table(calibration)}},
+                                       "table_cm": _markers_table(calibration),
+                                       "detail": _coarse_detail(calibration)}},
             "ruleset": {"id": ruleset.id, "title": ruleset.title, "unit": ruleset.unit,
                         "unit_cm": ruleset.cm_per_unit(game.step_cm),
                         "premeasure_allowed": bool(getattr(ruleset, "premeasure_allowed", True))},
@@ -401,6 +402,21 @@ def _markers_table(calibration) -> list[float] | None:
     set to another (a 122 x 122 game on 183 x 122 markers squeezed the picture on the phones)."""
     layout = getattr(calibration, "layout", None)
     return None if layout is None else list(layout.table_size_cm)
+
+
+def _coarse_detail(calibration) -> str:
+    """The warning `detect` and `track` print when a pixel covers too much table for the detector
+    (a 244 x 183 table seen whole by a binned frame), for the players; "" when the detail is
+    enough. The phones are where a game on such a rig is watched, so it is said there too."""
+    from hardware.doctor import check_detail
+
+    if getattr(calibration, "layout", None) is None:
+        return ""
+    detail = check_detail(calibration)
+    if detail.ok:
+        return ""
+    said = detail.bases_missed()
+    return f"{said[:1].upper()}{said[1:]}."
 
 
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",

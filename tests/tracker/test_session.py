@@ -1,11 +1,20 @@
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
 from rules_core.errors import TablesightError
-from tests.tracker.flat import GatedFrames, flat_pipeline, game_frames, until
+from tests.tracker.flat import (
+    BlobDetector,
+    GatedFrames,
+    TopDownCalibration,
+    flat_pipeline,
+    game_frames,
+    until,
+)
 from tracker.game import Game
+from tracker.pipeline import Pipeline
 from tracker.runner import GameRunner
 from tracker.session import TableSession
 
@@ -55,6 +64,27 @@ def test_state_follows_the_contract_schema(finished):
     assert sorted(m["id"] for m in state["models"]) == ["m1", "m2", "m3"]
     assert state["models"][0]["side"] is None
     assert finished.latest_jpeg().startswith(b"\xff\xd8")
+
+
+class CoarseCalibration(TopDownCalibration):
+    """The flat game's exact calibration (3 px per cm, 3.3 mm a pixel) with a layout, as a real
+    one has: a table seen far too coarsely for the detector."""
+
+    layout = SimpleNamespace(table_size_cm=(183.0, 122.0))
+
+
+def test_the_state_says_when_a_pixel_covers_too_much_table_for_the_detector(finished):
+    """As `detect` and `track` warn, for the phones; a calibration fine enough says nothing."""
+    pipeline = Pipeline(calibrate=lambda image: CoarseCalibration(), detector=BlobDetector())
+    session = TableSession(lambda: ListSource(game_frames()), lambda: GameRunner(pipeline, Game()),
+                           description="test frames")
+    session.start()
+    until(session, lambda: session.state()["status"]["calibration"]["ok"])
+    detail = session.state()["status"]["calibration"]["detail"]
+    session.stop()
+    assert detail == ("One pixel covers 3.33 mm of table (a 32 mm base is 10 pixels across), so bases may be "
+                      "missed; use the full sensor resolution or lower the camera.")
+    assert finished.state()["status"]["calibration"]["detail"] == ""  # its calibration knows no table
 
 
 def _status_once_ended(folder, pipeline) -> dict:

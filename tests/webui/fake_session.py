@@ -123,6 +123,7 @@ def demo_state() -> dict:
                 "max_mm": 0.72,
                 "drift": False,
                 "table_cm": [183.0, 122.0],
+                "detail": "",
             },
         },
         "ruleset": dict(RULESETS["world-at-fire"]),

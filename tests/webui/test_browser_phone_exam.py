@@ -230,3 +230,18 @@ def test_a_game_on_another_table_than_the_markers_keeps_the_picture_at_the_marke
     assert page.locator("#topdown").get_attribute("height") == "122"
     assert page.locator("#table-mat").get_attribute("width") == "122"
     assert page.locator("#overlay").get_attribute("viewBox").split()[2] == "183"
+
+
+def test_too_little_detail_for_the_detector_is_said_on_the_phone(page, session):
+    """A 244 x 183 table seen whole by a binned frame: `detect` and `track` warn that bases may be
+    missed, and the phones, where such a game is watched, said nothing."""
+    coarse = ("One pixel covers 2.02 mm of table (a 32 mm base is 16 pixels across), so bases may be "
+              "missed; use the full sensor resolution or lower the camera.")
+    expect(page.locator("#status")).to_have_class("pill")
+    expect(page.locator("#status-line")).to_be_hidden()
+    with session._changed:
+        session._state["status"]["calibration"]["detail"] = coarse
+        session._state["version"] += 1
+        session._changed.notify_all()
+    expect(page.locator("#status-line")).to_have_text(coarse)
+    expect(page.locator("#status")).to_have_class("pill")  # advice, not a fault: the game goes on

@@ -270,11 +270,13 @@ function drawHeader(state) {
   pill.title = status.message || "";
   // A camera or calibration problem is said in words, not only in a red pill.
   const problem = status.camera !== "ok" || !calibrated || (status.calibration && status.calibration.drift);
-  const mismatch = calibrated ? tableMismatch(state) : "";
-  $("#status-line").hidden = !problem && !mismatch;
+  // Advice the game goes on under: the markers laid for another table, or too little detail
+  // per pixel for the detector (said as `detect` and `track` say it).
+  const advice = calibrated ? tableMismatch(state) || status.calibration.detail || "" : "";
+  $("#status-line").hidden = !problem && !advice;
   $("#status-line").textContent = problem
     ? status.message || (calibrated ? `Camera ${status.camera}.` : "Not calibrated: show the camera the markers.")
-    : mismatch;
+    : advice;
 }
 
 // A game set to another table than the markers are laid for: said, since its edges, zones and
