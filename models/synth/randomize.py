@@ -413,6 +413,8 @@ def random_scene(
 
     `light` (a key of `LIGHTS`) changes only how high the light stands: the one draw is spread
     over the other range, so a seed gives the same table, camera and light's azimuth either way."""
+    if light not in LIGHTS:  # checked before the table is drawn, not found as a KeyError after it
+        raise ValueError(f"unknown light {light!r}; the known ones are {', '.join(map(repr, LIGHTS))}")
     table_cm = TABLES[table]
     dictionary, markers = table_markers(table)
     mat = _mat(rng, hard)
