@@ -638,6 +638,32 @@ class Recording:
         except sqlite3.DatabaseError:
             return 0
 
+    def holds_no_frame(self) -> bool:
+        """No frame at all (as `frames` reads them), where one that cannot be read is damage
+        that `frames` says the place of."""
+        try:
+            return self._db.execute("SELECT 1 FROM frames WHERE idx >= 0 LIMIT 1").fetchone() is None
+        except sqlite3.DatabaseError:
+            return False
+
+    def no_frame(self, verb: str) -> TablesightError:
+        """A recording that holds no frame, said as what it is. A recorder removes a file it
+        kept nothing in, and commits a frame before any event or control that followed it; so a
+        file without a frame is whole only where it was never closed (a kill in its first second)
+        or holds nothing but settings a player gave before the camera's first frame. Any other
+        lost its frames: deleted by hand, or damaged."""
+        problem = f"{self.path} holds no frame to {verb}"
+        at_frames = any(e["frame"] >= 0 for e in self.events) or any(c.frame >= 0 for c in self.controls)
+        if at_frames or not (self.in_wal_mode or self.controls):
+            return TablesightError(
+                f"{problem}: its frames were deleted or lost, so the file is damaged or was edited by hand",
+                "use another copy of the recording",
+            )
+        fix = "record the game again"
+        if self.in_wal_mode:
+            fix = f"if it was copied from another machine, copy its -wal file beside it; else {fix}"
+        return TablesightError(f"{problem}: it was stopped before its first frame was kept", fix)
+
     def frames(self) -> Iterator[Frame]:
         """Frames in order, one query each, so damage ends the iteration at the last good frame.
 

@@ -27,6 +27,7 @@ class Replay:
     results: list[FrameResult] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     recorded_events: list[dict] = field(default_factory=list)
+    control_frames: set[int] = field(default_factory=set)  # the frames recorded controls followed
     report: dict = field(default_factory=dict)
     stopped: str = ""
     frames_stopped: str = ""  # where the frames met damage; `stopped` may be earlier damage elsewhere
@@ -34,6 +35,8 @@ class Replay:
     problems: list[str] = field(default_factory=list)
     calibrated: bool = False  # some frame was calibrated, so some position was measured
     in_wal_mode: bool = False  # the recording was never closed, so a -wal file belongs with it
+    # The recording holds no frame, and no damage stopped its reading: what it is, to refuse it.
+    no_frame: TablesightError | None = None
 
     @property
     def events_match(self) -> bool:
@@ -58,6 +61,30 @@ class Replay:
             f"{len(self.events)} events where {len(self.recorded_events)} could be read, "
             + ("the same as far as both go" if same else "differing before the damage")
         )
+
+    def frames_missing(self) -> tuple[int, int] | None:
+        """The last frame replayed and the last one the recorded events reach, where they show
+        frames missing from the end of the recording (cut off or deleted, its events kept);
+        None where they do not.
+
+        That is: the events agree up to the last frame replayed, and some recorded event lies
+        past it at a frame no recorded control followed. Past its last frame kept, a whole
+        recording holds only events of controls, which carry the frame they followed (one the
+        "stills" policy need not keep); a replay applies them at that frame, so it makes no
+        event past its last frame at any other, and one recorded there could only have come
+        from a frame the file no longer holds. Events that differ within the frames replayed,
+        or only in what a control past them made, are left to the detector's version.
+        """
+        if self.stopped or not self.results:
+            return None
+        last = self.results[-1].frame
+        if _comparable([e for e in self.events if e["frame"] <= last]) != _comparable(
+            [e for e in self.recorded_events if e["frame"] <= last]
+        ):
+            return None
+        beyond = [e["frame"] for e in self.recorded_events
+                  if e["frame"] > last and e["frame"] not in self.control_frames]
+        return (last, max(beyond)) if beyond else None
 
 
 def _apply(runner: GameRunner, control) -> list[str]:
@@ -89,7 +116,10 @@ def replay(
     on_result: Callable[[FrameResult], None] | None = None,
 ) -> Replay:
     recording = Recording(path)
-    out = Replay(recorded_events=recording.events, in_wal_mode=recording.in_wal_mode)
+    out = Replay(recorded_events=recording.events, in_wal_mode=recording.in_wal_mode,
+                 control_frames={control.frame for control in recording.controls})
+    if not recording.stopped and recording.holds_no_frame():
+        out.no_frame = recording.no_frame("replay")
     try:
         runner = GameRunner(
             make_pipeline(recording.manifest), game_from_manifest(recording.manifest, out.events.append)
@@ -133,5 +163,9 @@ def replay(
 
 
 def game_report(path: str | Path) -> dict:
-    """The report of a recorded game (the web UI's replay page calls this)."""
-    return replay(path).report
+    """The report of a recorded game (the web UI's replay page calls this); a recording that
+    holds no frame is refused, as `replay` refuses it, not shown as a game of 0 frames."""
+    outcome = replay(path)
+    if outcome.no_frame is not None:
+        raise outcome.no_frame
+    return outcome.report

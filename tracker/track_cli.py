@@ -71,9 +71,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.set_defaults(func=run_replay)
 
 
-def _open_frames(spec: str, fps: float | None = None):
+def _open_frames(spec: str, fps: float | None, verb: str):
     """The frames `spec` names; `fps` spaces a folder of images in time (it has no clock of its
-    own, and the gate's hands-still and re-detection times are in seconds)."""
+    own, and the gate's hands-still and re-detection times are in seconds). A recording with no
+    frame is refused here, as a folder with no image is: `verb` says what it had none for."""
     from tracker.recording import Recording, RecordingSource, meant_as_recording
 
     if fps is not None and not _is_images(spec):
@@ -82,10 +83,19 @@ def _open_frames(spec: str, fps: float | None = None):
             "leave --fps out: a video or a recording carries its own clock",
         )
     if meant_as_recording(spec):
-        return RecordingSource(Recording(spec))
+        return RecordingSource(_holding_frames(Recording(spec), verb))
     from hardware.sources import open_source
 
     return open_source(spec) if fps is None else open_source(spec, fps=fps)
+
+
+def _holding_frames(recording, verb: str):
+    """The recording, unless it holds no frame at all: `track` of it exited 0 having printed
+    nothing, and `record` from it kept nothing and said so as if that were a success."""
+    if recording.holds_no_frame():
+        recording.close()
+        raise recording.no_frame(verb)
+    return recording
 
 
 def _is_images(spec: str) -> bool:
@@ -192,7 +202,7 @@ def run_track(args: argparse.Namespace) -> int:
     from hardware.source import passed_over
     from tracker.pipeline import build_pipeline
 
-    source = _open_frames(args.source, args.fps)
+    source = _open_frames(args.source, args.fps, "track")
     warned, calibrated, measured = "", None, False
     try:
         layout, intrinsics = _track_setup(args, source)
@@ -261,7 +271,7 @@ def run_record(args: argparse.Namespace) -> int:
     policy = RecordPolicy(
         mode="every" if args.every else "stills", every=args.every or 1, jpeg_quality=args.quality
     )
-    source = _open_frames(args.source, args.fps)
+    source = _open_frames(args.source, args.fps, "record")
     width, depth = layout.table_size_cm
     manifest = {
         "layout": layout.to_dict(),
@@ -348,6 +358,10 @@ def run_replay(args: argparse.Namespace) -> int:
 
     report = _report_path(args.report, args.recording) if args.report is not None else None
     outcome = replay(args.recording, on_result=show)
+    if outcome.no_frame is not None:
+        # It replayed its controls alone, to "0 frames", a report of no game (written over the
+        # last one) and the detector blamed for the events they did not make.
+        raise outcome.no_frame
     if report is not None and outcome.stopped and report.is_file():
         print(
             f"tablesight replay: {report} was kept: the replay stopped early, and its partial report "
@@ -380,11 +394,13 @@ def run_replay(args: argparse.Namespace) -> int:
     if not outcome.events_match:
         # Checking is the command's job: a difference must show in its status, not only in words.
         why = "the damaged frames above" if outcome.damage else "a detector of another version"
-        print(
-            f"tablesight replay: {args.recording} does not replay to the events it recorded; {why} "
-            "would explain it",
-            file=sys.stderr,
-        )
+        because = f"; {why} would explain it"
+        if missing := outcome.frames_missing():
+            last, reached = missing
+            because = (f": they go on past its last frame (frame {last}) to frame {reached}, so frames are "
+                       f"missing from it (cut or edited); up to frame {last} they agree")
+        print(f"tablesight replay: {args.recording} does not replay to the events it recorded{because}",
+              file=sys.stderr)
         return 1
     return 0
 
