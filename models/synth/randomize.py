@@ -413,8 +413,9 @@ def random_scene(
 
     `light` (a key of `LIGHTS`) changes only how high the light stands: the one draw is spread
     over the other range, so a seed gives the same table, camera and light's azimuth either way."""
-    if light not in LIGHTS:  # checked before the table is drawn, not found as a KeyError after it
-        raise ValueError(f"unknown light {light!r}; the known ones are {', '.join(map(repr, LIGHTS))}")
+    for name, given, known in (("light", light, LIGHTS), ("table", table, TABLES)):
+        if given not in known:  # checked before the table is drawn, not found as a KeyError after it
+            raise ValueError(f"unknown {name} {given!r}; the known ones are {', '.join(map(repr, known))}")
     table_cm = TABLES[table]
     dictionary, markers = table_markers(table)
     mat = _mat(rng, hard)
