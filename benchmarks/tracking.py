@@ -1,7 +1,7 @@
 """Tracking through hands on scripted synthetic games: identities, positions, settle time, speed.
 
     python -m benchmarks.tracking [--seed 3] [--fps 5] [--sensor cm3-binned] [--flaky 0.15 --noise-mm 1]
-                                  [--still-s 11] [--renderer physical [--spp 16]]
+                                  [--still-s 11] [--renderer physical [--spp 16]] [--table 244x183]
 
 A scripted game (tracker/demo/scenario.py: four bases lifted past a covered marker, a swap, a
 whole squad moved to its allowance, a casualty, a tank driven and turned, a reinforcement,
@@ -22,6 +22,10 @@ tablesight's tracks marked `visible: false` (held at their last settled position
 frame the hands leave, before the scene settles) are not claims about where a piece is, so they
 are left out; the baseline has no such notion. The settle time is counted from the first
 hand-free frame after each move.
+
+`--table` plays the game on another seed table with its default marker layout, under a rig
+camera fitted to it as the detection benchmark's are: each unit's place scales with the table's
+sides, squads' spacing and the moves' lengths stay (tracker/demo/scenario.py).
 """
 
 from __future__ import annotations
@@ -44,7 +48,16 @@ from calibration.table import calibrate
 from models.detections import Bases, Detections, Vehicles
 from models.detector import load_detector
 from models.synth.physical import NEEDS_MITSUBA, path_tracer
-from tracker.demo.scenario import benchmark_script, encode, painted, render_shots, rig_camera, truth_positions
+from models.synth.scene import TABLES
+from tracker.demo.scenario import (
+    TABLE,
+    benchmark_script,
+    encode,
+    painted,
+    render_shots,
+    rig_camera,
+    truth_positions,
+)
 from tracker.pipeline import Pipeline, build_pipeline
 
 MATCH_CM = 3.0
@@ -81,9 +94,9 @@ class TruthDetector:
 class NearestNeighbourBaseline:
     """Per-frame detection, frame-to-frame Hungarian association within `gate_cm`."""
 
-    def __init__(self, gate_cm: float = 5.0) -> None:
+    def __init__(self, gate_cm: float = 5.0, table: str = TABLE) -> None:
         self.detector = load_detector()
-        self.layout = default_layout("183x122")
+        self.layout = default_layout(table)
         self.calibration = None
         self.gate_cm = gate_cm
         self.tracks: dict[str, np.ndarray] = {}
@@ -154,21 +167,24 @@ def main() -> None:
     parser.add_argument("--renderer", default="painter", choices=["painter", "physical"],
                         help="painter: the training renderer; physical: Mitsuba 3 (~30 s a picture)")
     parser.add_argument("--spp", type=int, default=16, help="samples per pixel for --renderer physical")
+    parser.add_argument("--table", default=TABLE, choices=list(TABLES),
+                        help="the table's size in cm, with its default marker sheets (default 183x122)")
     args = parser.parse_args()
     render = path_tracer(args.spp) if args.renderer == "physical" else painted
     if render is None:
         sys.exit(NEEDS_MITSUBA)
 
-    script = benchmark_script(settle_frames=max(1, round(args.still_s * args.fps)))
-    camera = rig_camera(args.sensor)
-    pipeline = build_pipeline(default_layout("183x122"))
-    baseline = NearestNeighbourBaseline()
+    script = benchmark_script(settle_frames=max(1, round(args.still_s * args.fps)), table=args.table)
+    camera = rig_camera(args.sensor, table=args.table)
+    layout = default_layout(args.table)
+    pipeline = build_pipeline(layout)
+    baseline = NearestNeighbourBaseline(table=args.table)
     oracle = TruthDetector(args.flaky, args.noise_mm, args.misses_seed)
-    layout = default_layout("183x122")
     tracker_alone = Pipeline(calibrate=lambda image: calibrate(image, layout), detector=oracle)
     truth, ours, alone, theirs, hands, settled = [], [], [], [], [], []
     our_ms, detect_ms, their_ms = [], [], []
-    for frame, shot in render_shots(script.shots, camera, args.seed, fps=args.fps, render=render):
+    shots = render_shots(script.shots, camera, args.seed, fps=args.fps, render=render, table=args.table)
+    for frame, shot in shots:
         frame = type(frame)(encode(frame.image, 90), frame.index, frame.timestamp_s, frame.name)
         result, ms = timed(pipeline.process, frame)
         our_ms.append(ms)
@@ -202,8 +218,9 @@ def main() -> None:
         if hands[i - 1] and not hands[i]:
             later = [j for j in range(i, len(hands)) if settled[j] and not hands[j]]
             delays.append(later[0] - i if later else float("inf"))
+    table = "" if args.table == TABLE else f", {args.table} table"
     print(f"{len(hands)} frames at {args.fps:g} fps ({sum(hands)} with a hand), {len(delays)} hand moves, "
-          f"{len(truth[0])} pieces, {camera.image_size[0]}x{camera.image_size[1]}, seed {args.seed}")
+          f"{len(truth[0])} pieces, {camera.image_size[0]}x{camera.image_size[1]}, seed {args.seed}{table}")
     print()
     print("| | tablesight | baseline (per-frame detection + Hungarian NN) |")
     print("| --- | --- | --- |")

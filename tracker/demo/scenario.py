@@ -6,6 +6,10 @@ from a table of two armies and appends hand moves; each move gives three frames 
 (reaching in, pieces lifted, pieces set down) and then hand-free frames. Rendering is
 `models.synth.render_scene`; a scene state is rendered once and repeated frames only get fresh
 sensor noise, so a sequence costs one render per distinct picture.
+
+The armies were set out on the 183x122 table; on the other seed tables (`TABLES`) each unit's
+place scales with the table's sides, so each army keeps its share of the table, while what the
+game measures (the spacing within a squad, a move's length) stays as it is.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import numpy as np
 from calibration.camera import SENSORS, Camera, focal_to_fit
 from hardware.source import Frame
 from models.synth.scene import (
+    TABLES,
     BaseSpec,
     Figure,
     HandSpec,
@@ -30,7 +35,7 @@ from models.synth.scene import (
     render_scene,
 )
 
-TABLE = "183x122"
+TABLE = "183x122"  # the table the armies and moves were set out on
 RED_TOP, BLUE_TOP = (70, 120, 150), (80, 110, 70)
 RED_PAINT = [(40, 40, 170), (30, 70, 140), (60, 60, 200), (20, 90, 180), (80, 50, 150), (40, 120, 200)]
 BLUE_PAINT = [(170, 80, 40), (140, 120, 30), (200, 100, 60), (180, 60, 90), (150, 140, 60), (210, 130, 20)]
@@ -66,25 +71,38 @@ def squad(prefix: str, x: float, y: float, count: int, paints: list, top: tuple,
                                               paints[i % len(paints)], top)) for i in range(count)]
 
 
-def two_armies(spacing: float = 4.6) -> tuple[list[Piece], list[tuple[str, VehicleSpec]]]:
-    """Red on the left, blue on the right: two squads each, cavalry, a tank."""
-    pieces = [*squad("ra", 30, 30, 5, RED_PAINT, RED_TOP, spacing),
-              *squad("rb", 30, 80, 5, RED_PAINT[2:], RED_TOP, spacing),
-              Piece("rc1", trooper(22, 60, (30, 30, 120), RED_TOP, 65.0)),
-              Piece("rc2", trooper(30, 60, (50, 80, 160), RED_TOP, 65.0)),
-              *squad("ba", 140, 30, 5, BLUE_PAINT, BLUE_TOP, spacing),
-              *squad("bb", 140, 80, 5, BLUE_PAINT[1:], BLUE_TOP, spacing)]
-    tank = VehicleSpec(158, 62, 20.0, 10.0, 180.0, height_cm=4.5, hull_color=(60, 95, 85),
+def placed(x: float, y: float, table: str = TABLE) -> tuple[float, float]:
+    """Where a place set out on the 183x122 table lies on `table`: the same share of its width
+    and depth, so armies stay on a smaller table and spread over a larger one."""
+    if table == TABLE:
+        return x, y  # as written: the demo recording's preset holds these numbers as they are
+    width, depth = TABLES[table]
+    return x * (width / TABLES[TABLE][0]), y * (depth / TABLES[TABLE][1])
+
+
+def two_armies(spacing: float = 4.6, table: str = TABLE) -> tuple[list[Piece], list[tuple[str, VehicleSpec]]]:
+    """Red on the left, blue on the right: two squads each, cavalry, a tank. Each unit's place
+    follows the table (`placed`); the cavalry's two riders stay 8 cm apart, as on 183x122."""
+    cavalry_x, cavalry_y = placed(22, 60, table)
+    pieces = [*squad("ra", *placed(30, 30, table), 5, RED_PAINT, RED_TOP, spacing),
+              *squad("rb", *placed(30, 80, table), 5, RED_PAINT[2:], RED_TOP, spacing),
+              Piece("rc1", trooper(cavalry_x, cavalry_y, (30, 30, 120), RED_TOP, 65.0)),
+              Piece("rc2", trooper(cavalry_x + 8, cavalry_y, (50, 80, 160), RED_TOP, 65.0)),
+              *squad("ba", *placed(140, 30, table), 5, BLUE_PAINT, BLUE_TOP, spacing),
+              *squad("bb", *placed(140, 80, table), 5, BLUE_PAINT[1:], BLUE_TOP, spacing)]
+    tank = VehicleSpec(*placed(158, 62, table), 20.0, 10.0, 180.0, height_cm=4.5, hull_color=(60, 95, 85),
                        turret_color=(70, 105, 95))
     return pieces, [("bt1", tank)]
 
 
 def rig_camera(sensor: str = "cm3-binned", height_cm: float = 190.0, tilt_deg: float = 4.0,
-               image_size: tuple[int, int] | None = None) -> Camera:
-    table = (183.0, 122.0)
+               image_size: tuple[int, int] | None = None, table: str = TABLE) -> Camera:
+    """The rig over `table`: as the detection benchmark's cameras, the focal length that fits
+    the whole table in the picture at the camera's height, with 12 % to spare."""
+    width, depth = TABLES[table]
     size = image_size or SENSORS[sensor]
-    return Camera.looking_at((table[0] / 2, table[1] / 2), height_cm, image_size=size,
-                             focal_px=focal_to_fit(table, height_cm, size, 1.12), tilt_deg=tilt_deg,
+    return Camera.looking_at((width / 2, depth / 2), height_cm, image_size=size,
+                             focal_px=focal_to_fit((width, depth), height_cm, size, 1.12), tilt_deg=tilt_deg,
                              tilt_towards_deg=30.0)
 
 
@@ -102,10 +120,14 @@ class Script:
     vehicles: list[tuple[str, VehicleSpec]]
     settle_frames: int = 3
     shots: list[Shot] = field(default_factory=list)
+    table: str = TABLE  # whose long edges the hands reach in from
 
     def __post_init__(self) -> None:
         self.pieces_at_start = list(self.pieces)
         self.vehicles_at_start = list(self.vehicles)
+
+    def _hand(self, x: float, y: float) -> HandSpec:
+        return hand_at(x, y, TABLES[self.table])
 
     def _shot(self, hand: HandSpec | None, label: str, pieces=None, vehicles=None) -> None:
         self.shots.append(Shot(tuple(self.pieces if pieces is None else pieces),
@@ -127,11 +149,11 @@ class Script:
         end = np.mean(list(targets.values()), axis=0)
         middle = via or tuple((start + end) / 2)
         staying = [p for p in self.pieces if p.id not in targets]
-        self._shot(hand_at(*start), f"{label}: hand reaches in")
-        self._shot(hand_at(*middle), f"{label}: models in the hand", pieces=staying)
+        self._shot(self._hand(*start), f"{label}: hand reaches in")
+        self._shot(self._hand(*middle), f"{label}: models in the hand", pieces=staying)
         self.pieces = [replace(p, base=replace(p.base, x_cm=targets[p.id][0], y_cm=targets[p.id][1]))
                        if p.id in targets else p for p in self.pieces]
-        self._shot(hand_at(*end), f"{label}: models set down")
+        self._shot(self._hand(*end), f"{label}: models set down")
         return self.still(self.settle_frames, f"{label}: settled")
 
     def shift(self, ids: list[str], dx: float, dy: float, label: str, **kw) -> Script:
@@ -144,15 +166,15 @@ class Script:
 
     def remove(self, piece_id: str, label: str = "casualty") -> Script:
         piece = next(p for p in self.pieces if p.id == piece_id)
-        self._shot(hand_at(piece.base.x_cm, piece.base.y_cm), f"{label}: hand reaches in")
+        self._shot(self._hand(piece.base.x_cm, piece.base.y_cm), f"{label}: hand reaches in")
         self.pieces = [p for p in self.pieces if p.id != piece_id]
-        self._shot(hand_at(piece.base.x_cm + 6, piece.base.y_cm + 8), f"{label}: model taken off")
+        self._shot(self._hand(piece.base.x_cm + 6, piece.base.y_cm + 8), f"{label}: model taken off")
         return self.still(self.settle_frames, f"{label}: settled")
 
     def add(self, piece: Piece, label: str = "new model") -> Script:
-        self._shot(hand_at(piece.base.x_cm, piece.base.y_cm), f"{label}: hand brings it")
+        self._shot(self._hand(piece.base.x_cm, piece.base.y_cm), f"{label}: hand brings it")
         self.pieces = [*self.pieces, piece]
-        self._shot(hand_at(piece.base.x_cm + 5, piece.base.y_cm + 6), f"{label}: set down")
+        self._shot(self._hand(piece.base.x_cm + 5, piece.base.y_cm + 6), f"{label}: set down")
         return self.still(self.settle_frames, f"{label}: settled")
 
     def drive(self, vehicle_id: str, forward_cm: float, turn_deg: float, label: str = "drive") -> Script:
@@ -162,30 +184,33 @@ class Script:
         t = math.radians(heading)
         moved = replace(vehicle, x_cm=vehicle.x_cm + forward_cm * math.cos(t),
                         y_cm=vehicle.y_cm + forward_cm * math.sin(t), heading_deg=heading % 360)
-        self._shot(hand_at(vehicle.x_cm, vehicle.y_cm), f"{label}: hand on the hull")
+        self._shot(self._hand(vehicle.x_cm, vehicle.y_cm), f"{label}: hand on the hull")
         self.vehicles[index] = (vehicle_id, moved)
-        self._shot(hand_at(moved.x_cm, moved.y_cm), f"{label}: driven")
+        self._shot(self._hand(moved.x_cm, moved.y_cm), f"{label}: driven")
         return self.still(self.settle_frames, f"{label}: settled")
 
 
-def benchmark_script(settle_frames: int = 3) -> Script:
+def benchmark_script(settle_frames: int = 3, table: str = TABLE) -> Script:
     """Every hard case once: four bases in one hand past a marker, a swap, a whole squad at the
-    allowance, a casualty, a tank driven and turned, a reinforcement, cavalry at 25 cm."""
-    pieces, vehicles = two_armies()
-    script = Script(pieces, vehicles, settle_frames).still(2)
+    allowance, a casualty, a tank driven and turned, a reinforcement, cavalry at 25 cm.
+
+    Marker 0 stands in the top-left corner of every default layout, so the hand passes over it
+    at the same place on every table."""
+    pieces, vehicles = two_armies(table=table)
+    script = Script(pieces, vehicles, settle_frames, table=table).still(2)
     script.shift(["ra1", "ra2", "ra3", "ra4"], 12.0, 3.0, "four bases, hand over marker 0", via=(8.0, 10.0))
     script.swap("ba1", "ba3", "two models swapped")
     script.shift([f"bb{i}" for i in range(1, 6)], -14.5, 0.0, "whole squad at the allowance")
     script.remove("rb2")
     script.drive("bt1", 20.0, 15.0, "tank forward 20 cm, turning")
-    script.add(Piece("rr1", trooper(90, 108, (90, 30, 140), RED_TOP)), "reinforcement")
+    script.add(Piece("rr1", trooper(*placed(90, 108, table), (90, 30, 140), RED_TOP)), "reinforcement")
     script.shift(["rc1", "rc2"], 25.0, -4.0, "cavalry 25 cm")
     return script
 
 
-def table_scene(seed: int) -> TableScene:
+def table_scene(seed: int, table: str = TABLE) -> TableScene:
     """The table (mat, light, markers) the scripts play on; terrain kept off the armies' ground."""
-    scene = random_scene(np.random.default_rng(seed), table=TABLE)
+    scene = random_scene(np.random.default_rng(seed), table=table)
     return replace(scene, bases=[], vehicles=[], terrain=[], distractors=[], hands=[])
 
 
@@ -197,17 +222,18 @@ def painted(scene: TableScene, camera: Camera, seed: int) -> RenderedScene:
 
 
 def render_shots(shots: list[Shot], camera: Camera, seed: int, fps: float = 5.0,
-                 noise_sigma: float = 1.5, render: Render = painted) -> Iterator[tuple[Frame, Shot]]:
+                 noise_sigma: float = 1.5, render: Render = painted,
+                 table: str = TABLE) -> Iterator[tuple[Frame, Shot]]:
     """Frames of a script; a picture identical to the previous one gets only new sensor noise.
     `render`: the painter (what the detector trained on), or e.g. a path tracer to see the
-    pipeline on pictures made another way."""
-    table = table_scene(seed)
+    pipeline on pictures made another way. `table`: the seed table the script plays on."""
+    bare = table_scene(seed, table)
     rng = np.random.default_rng(seed + 1)
     previous_key, picture = None, None
     for index, shot in enumerate(shots):
         key = (shot.pieces, shot.vehicles, shot.hand)
         if key != previous_key:
-            scene = replace(table, bases=[p.base for p in shot.pieces],
+            scene = replace(bare, bases=[p.base for p in shot.pieces],
                             vehicles=[v for _, v in shot.vehicles], hands=[shot.hand] if shot.hand else [])
             picture = render(scene, camera, seed).image
             previous_key = key
