@@ -38,6 +38,7 @@ settled frame; a flickering lamp hid them for as long as it flickered).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -52,6 +53,14 @@ SPREAD = 0.08
 # blur spreads an outline's change by BLUR_PX more (its 5x5 kernel's reach).
 REST_TREMOR_CM = 1.0
 BLUR_PX = 2
+# The thumbnail's detail where its thresholds were measured was the rig over 183 x 122 (or 122 x
+# 122) at 320 px, 1.31 px a cm; a rig showing its table a little smaller keeps 320 px. A table
+# that fills much less of the picture (244 x 183 in the same frame: 0.87 px a cm) gets a wider
+# thumbnail, so pieces and arms keep their size in pixels: at 0.87 a 32 mm base taken off with
+# no hand in view was seen 8 times of 20 (18 at 1.22 px a cm), and a forearm whose cuff blurred
+# into the mat read as a hand with no arm in view (docs/tracking.md, the 244 x 183 game).
+MIN_PX_PER_CM = 1.2
+WIDTH_STEP_PX = 64  # widths in steps, so calibrations a hair apart keep one thumbnail size
 
 
 @dataclass(frozen=True)
@@ -124,7 +133,7 @@ class MotionGate:
 
     def __init__(self, width: int = 320, threshold: int = 18, min_blob_px: int = 4, grow_px: int = 2,
                  rebase_s: float = 2.0, max_piece_cm2: float = 110.0, outline_ratio: float = 3.0) -> None:
-        self.width = width
+        self.width = self.least_width = width
         self.max_piece_cm2 = max_piece_cm2
         self.px_per_cm = width / 200.0  # until the pipeline knows the calibration
         self.threshold = threshold
@@ -144,6 +153,16 @@ class MotionGate:
         self._bare: np.ndarray | None = None
         self._still_since = 0.0
         self._settled = False
+
+    def fit_to(self, image_px_per_cm: float, image_width: int) -> bool:
+        """Sizes the thumbnail for a calibration whose frame shows `image_px_per_cm` pixels a cm
+        at the table's middle: at least `width` wide, and MIN_PX_PER_CM or finer. True when its
+        width changed, so its pictures before and after are no longer alike (`rebase`)."""
+        needed = MIN_PX_PER_CM * image_width / image_px_per_cm
+        before = self.width
+        self.width = max(self.least_width, WIDTH_STEP_PX * math.ceil(needed / WIDTH_STEP_PX))
+        self.px_per_cm = image_px_per_cm * self.width / image_width
+        return self.width != before
 
     def rebase(self) -> None:
         """Take the next frame as the settled picture, as the first one is: after the camera

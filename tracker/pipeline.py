@@ -127,6 +127,8 @@ class Pipeline:
             self._calibrate(frame.image)
         elif drifted and self._recalibrate_after_drift(frame.image, reading.just_settled, frame.timestamp_s):
             self._new_view()
+        if reading.changed.shape[1] != self.gate.width:  # the calibration resized the thumbnail
+            reading = self.gate.observe(frame.image, frame.timestamp_s)
         changes = TrackChanges()
         detected = False
         if self.calibration is None:
@@ -164,7 +166,8 @@ class Pipeline:
             return False
         self.calibration = calibration
         self._last_detection_s = None  # what the new calibration measures is looked at at once
-        self.gate.px_per_cm = self._thumbnail_px_per_cm(calibration, image)
+        if self.gate.fit_to(self._table_px_per_cm(calibration), image.shape[1]):
+            self._new_view()
         self.status.calibrated = True
         self._last_seen = None
         self.status.drift = False
@@ -210,12 +213,13 @@ class Pipeline:
     def _hold_all(self) -> None:
         self.tracker.hold(self.tracker.tracks)
 
-    def _thumbnail_px_per_cm(self, calibration: Calibration, image: np.ndarray) -> float:
-        """How big a piece looks in the gate's thumbnail: 10 cm at the table's middle."""
+    @staticmethod
+    def _table_px_per_cm(calibration: Calibration) -> float:
+        """How big a piece looks in the frame: 10 cm at the table's middle."""
         table = getattr(getattr(calibration, "layout", None), "table_size_cm", (183.0, 122.0))
         middle = np.asarray(table, dtype=np.float64) / 2
         ends = calibration.table_to_image(np.stack([middle, middle + np.array([10.0, 0.0])]))
-        return float(np.linalg.norm(ends[1] - ends[0]) / 10.0 * self.gate.width / image.shape[1])
+        return float(np.linalg.norm(ends[1] - ends[0]) / 10.0)
 
     def _new_image_size(self, image: np.ndarray) -> bool:
         """A camera that came back in another mode: the old calibration's pixels mean nothing

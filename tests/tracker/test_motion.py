@@ -209,3 +209,14 @@ def test_a_hand_resting_in_a_grey_picture_reads_as_in_colour():
         ]
 
     assert read(grey) == read(frames)
+
+
+def test_the_thumbnail_widens_for_a_table_that_fills_less_of_the_picture():
+    """The rig over 183 x 122 in a binned frame (9.41 px a cm) keeps its 320 px; the same frame
+    over 244 x 183 (6.28) read 0.87 px a cm, where a forearm broke off its sleeve."""
+    gate = MotionGate()
+    assert not gate.fit_to(9.41, 2304) and gate.width == 320
+    assert gate.fit_to(6.28, 2304) and gate.px_per_cm >= 1.2
+    widened = gate.width
+    assert not gate.fit_to(6.27, 2304) and gate.width == widened  # a calibration a hair apart
+    assert gate.fit_to(9.41, 2304) and gate.width == 320

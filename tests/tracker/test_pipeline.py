@@ -1,7 +1,8 @@
 import pytest
 
-from tests.tracker.flat import flat_pipeline, game_frames
-from tracker.pipeline import build_pipeline
+from tests.tracker.flat import BlobDetector, TopDownCalibration, flat_pipeline, game_frames
+from tracker.motion import MotionGate
+from tracker.pipeline import Pipeline, build_pipeline
 
 
 def run_flat_game():
@@ -20,6 +21,24 @@ def test_hands_make_frames_unsettled_and_hide_what_they_cover():
     assert not covered["m1"]["visible"] and not covered["m2"]["visible"]
     assert covered["m3"]["visible"] and covered["m4"]["visible"]
     assert (covered["m1"]["x_cm"], covered["m1"]["y_cm"]) == (40.0, 40.0)
+
+
+def test_a_thumbnail_widened_at_calibration_tracks_the_game_as_before():
+    """A gate too coarse for the table (the flat game's 3 px a cm in a 160 px thumbnail: 0.87 px
+    a cm) is widened as the first frame calibrates, and again as the players ask to recalibrate
+    mid-game; its pictures of another size are compared with none of the old ones."""
+    coarse = Pipeline(calibrate=lambda image: TopDownCalibration(), detector=BlobDetector(),
+                      gate=MotionGate(width=160))
+    results = []
+    for frame in game_frames():
+        if frame.index == 6:
+            coarse.request_recalibration()
+            coarse.gate.least_width = 320  # the same table, asked for finer: the width changes again
+        results.append(coarse.process(frame))
+    assert coarse.gate.width == 320
+    expected = run_flat_game()
+    assert [r.settled for r in results] == [r.settled for r in expected]
+    assert [by_id(r) for r in results[-3:]] == [by_id(r) for r in expected[-3:]]
 
 
 def test_detection_runs_only_on_settled_frames():
