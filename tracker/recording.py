@@ -320,7 +320,7 @@ class RecordingWriter:
                 self._db.execute("PRAGMA journal_mode=DELETE")
                 return
             except sqlite3.OperationalError as error:
-                if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                if _result_code(error) != sqlite3.SQLITE_BUSY:
                     raise
                 if time.monotonic() >= deadline:
                     self.log_left_beside = True
@@ -483,9 +483,15 @@ def _close_reader(db: sqlite3.Connection, copy: Path | None) -> None:
         shutil.rmtree(copy, ignore_errors=True)
 
 
+def _result_code(error: sqlite3.Error) -> int:
+    """SQLite's primary result code of an error; 0 for one Python's sqlite3 raised itself (a text
+    value whose bytes are not UTF-8, as a flipped bit leaves it), which carries none."""
+    return (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
+
+
 def _cannot_read(path: Path, error: sqlite3.Error) -> TablesightError:
     """An error that is not damage: the file may be whole, so it is not called damaged."""
-    code = (error.sqlite_errorcode or 0) & 0xFF
+    code = _result_code(error)
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return TablesightError(f"cannot read {path} ({error}): another program holds it locked",
                                "wait until that program is done with it, or replay a copy of it")
@@ -558,7 +564,7 @@ class Recording:
             self.manifest = {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM manifest")}
         except sqlite3.DatabaseError as error:
             self.close()
-            if (error.sqlite_errorcode or 0) & 0xFF in NOT_DAMAGE:
+            if _result_code(error) in NOT_DAMAGE:
                 raise _cannot_read(self.path, error) from None
             fix = "nothing in it can be replayed; use another recording"
             if _log_left_behind(self.path):
