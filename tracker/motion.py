@@ -60,7 +60,7 @@ BLUR_PX = 2
 # no hand in view was seen 8 times of 20 (18 at 1.22 px a cm), and a forearm whose cuff blurred
 # into the mat read as a hand with no arm in view (docs/tracking.md, the 244 x 183 game).
 MIN_PX_PER_CM = 1.2
-WIDTH_STEP_PX = 64  # widths in steps, so calibrations a hair apart keep one thumbnail size
+WIDTH_STEP_PX = 64
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,8 @@ class GateReading:
 
 
 class MotionGate:
-    """Frame differencing on a blurred colour thumbnail `width` pixels wide.
+    """Frame differencing on a blurred colour thumbnail `width` pixels wide, or wider where the
+    table fills less of the picture (`fit_to`).
 
     `threshold`: levels any colour channel of a thumbnail pixel must change by (above sensor noise and JPEG);
     `min_blob_px`: smaller changed blobs are noise; `grow_px`: how far around a changed blob a
@@ -156,11 +157,14 @@ class MotionGate:
 
     def fit_to(self, image_px_per_cm: float, image_width: int) -> bool:
         """Sizes the thumbnail for a calibration whose frame shows `image_px_per_cm` pixels a cm
-        at the table's middle: at least `width` wide, and MIN_PX_PER_CM or finer. True when its
-        width changed, so its pictures before and after are no longer alike (`rebase`)."""
-        needed = MIN_PX_PER_CM * image_width / image_px_per_cm
+        at the table's middle: MIN_PX_PER_CM or finer, no narrower than it was made and no wider
+        than the frame. A width that already serves, up to two steps past what is needed, is
+        kept, so calibrations a hair apart near a step do not change it back and forth. True
+        when the width changed, so its pictures before and after are no longer alike (`rebase`)."""
+        needed = max(self.least_width, min(image_width, MIN_PX_PER_CM * image_width / image_px_per_cm))
         before = self.width
-        self.width = max(self.least_width, WIDTH_STEP_PX * math.ceil(needed / WIDTH_STEP_PX))
+        if not needed <= self.width < needed + 2 * WIDTH_STEP_PX:
+            self.width = WIDTH_STEP_PX * math.ceil(needed / WIDTH_STEP_PX)
         self.px_per_cm = image_px_per_cm * self.width / image_width
         return self.width != before
 

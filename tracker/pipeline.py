@@ -99,6 +99,8 @@ class Pipeline:
         self._covers = Covers()
         self._last_seen: LitFrame | None = None  # the last detection's frame: where missing pieces were seen
         self._blind = False  # the last frame showed no marker and calibrated none (see `_unseen`)
+        # The frame's px per cm and width a new calibration measured, for the gate's thumbnail.
+        self._thumbnail_due: tuple[float, int] | None = None
 
     def process(self, frame: Frame) -> FrameResult:
         if self._new_image_size(frame.image):
@@ -127,8 +129,13 @@ class Pipeline:
             self._calibrate(frame.image)
         elif drifted and self._recalibrate_after_drift(frame.image, reading.just_settled, frame.timestamp_s):
             self._new_view()
-        if reading.changed.shape[1] != self.gate.width:  # the calibration resized the thumbnail
-            reading = self.gate.observe(frame.image, frame.timestamp_s)
+        if self._thumbnail_due is not None and reading.settled and reading.resting_hand is None:
+            # Resized only on a settled frame with no hand: the gate, rebased, takes the frame it
+            # is given for the settled table, and one with a hand in it would then be called so.
+            if self.gate.fit_to(*self._thumbnail_due):
+                self._new_view()
+                reading = self.gate.observe(frame.image, frame.timestamp_s)
+            self._thumbnail_due = None
         changes = TrackChanges()
         detected = False
         if self.calibration is None:
@@ -166,8 +173,8 @@ class Pipeline:
             return False
         self.calibration = calibration
         self._last_detection_s = None  # what the new calibration measures is looked at at once
-        if self.gate.fit_to(self._table_px_per_cm(calibration), image.shape[1]):
-            self._new_view()
+        self._thumbnail_due = (self._table_px_per_cm(calibration), image.shape[1])
+        self.gate.px_per_cm = self._thumbnail_due[0] * self.gate.width / image.shape[1]
         self.status.calibrated = True
         self._last_seen = None
         self.status.drift = False
@@ -215,7 +222,8 @@ class Pipeline:
 
     @staticmethod
     def _table_px_per_cm(calibration: Calibration) -> float:
-        """How big a piece looks in the frame: 10 cm at the table's middle."""
+        """The frame's detail, read over 10 cm at the table's middle: what the gate's thumbnail
+        is sized by and its piece sizes are measured in."""
         table = getattr(getattr(calibration, "layout", None), "table_size_cm", (183.0, 122.0))
         middle = np.asarray(table, dtype=np.float64) / 2
         ends = calibration.table_to_image(np.stack([middle, middle + np.array([10.0, 0.0])]))

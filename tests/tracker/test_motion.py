@@ -220,3 +220,11 @@ def test_the_thumbnail_widens_for_a_table_that_fills_less_of_the_picture():
     widened = gate.width
     assert not gate.fit_to(6.27, 2304) and gate.width == widened  # a calibration a hair apart
     assert gate.fit_to(9.41, 2304) and gate.width == 320
+
+
+def test_a_thumbnail_near_a_step_keeps_its_width_and_is_never_wider_than_the_frame():
+    gate = MotionGate()
+    assert gate.fit_to(6.172, 2304) and gate.width == 448  # 448.0 px needed at 1.2 px a cm
+    assert gate.fit_to(6.170, 2304) and gate.width == 512  # 448.1
+    assert not gate.fit_to(6.172, 2304) and gate.width == 512  # back and forth over the step: kept
+    assert gate.fit_to(0.5, 2304) and gate.width == 2304

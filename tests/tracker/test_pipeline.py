@@ -1,5 +1,6 @@
 import pytest
 
+from rules_core.errors import TablesightError
 from tests.tracker.flat import BlobDetector, TopDownCalibration, flat_pipeline, game_frames
 from tracker.motion import MotionGate
 from tracker.pipeline import Pipeline, build_pipeline
@@ -39,6 +40,35 @@ def test_a_thumbnail_widened_at_calibration_tracks_the_game_as_before():
     expected = run_flat_game()
     assert [r.settled for r in results] == [r.settled for r in expected]
     assert [by_id(r) for r in results[-3:]] == [by_id(r) for r in expected[-3:]]
+
+
+def _calibrated_from(first: int, gate: MotionGate) -> list:
+    """The flat game through a pipeline whose markers are first seen on frame `first`."""
+    seen = {"frame": 0}
+
+    def calibrate(image):
+        if seen["frame"] < first:
+            raise TablesightError("no markers in view", "uncover them")
+        return TopDownCalibration()
+
+    pipeline = Pipeline(calibrate=calibrate, detector=BlobDetector(), gate=gate)
+    results = []
+    for frame in game_frames():
+        seen["frame"] = frame.index
+        results.append(pipeline.process(frame))
+    return results
+
+
+def test_a_first_calibration_on_a_frame_with_a_hand_does_not_settle_it():
+    """The thumbnail is widened on the next settled frame with no hand, not on the hand's frame
+    (markers first seen on frame 3, under the hand): the gate, rebased there, took the frame it
+    was given for the settled table and called the hand's frames settled, detecting through the
+    hand. A gate made at the width it comes to reads every frame alike."""
+    widened = _calibrated_from(3, MotionGate(width=160))
+    made_so = _calibrated_from(3, MotionGate(width=256))
+    assert [(r.settled, r.detected) for r in widened] == [(r.settled, r.detected) for r in made_so]
+    assert not widened[3].settled and not widened[4].settled
+    assert [by_id(r) for r in widened[-3:]] == [by_id(r) for r in made_so[-3:]]
 
 
 def test_detection_runs_only_on_settled_frames():
