@@ -729,6 +729,16 @@ class Recording:
             closer()
 
 
+def holding_frames(recording: Recording, verb: str) -> Recording:
+    """The recording, unless it holds no frame at all, refused (and closed) as `verb` finds it:
+    `track` of such a file exited 0 having printed nothing, `record` from it kept nothing as if
+    that were a success, and `serve` asked for a video or a folder of photos instead."""
+    if recording.holds_no_frame():
+        recording.close()
+        raise recording.no_frame(verb)
+    return recording
+
+
 class RecordingSource:
     """A FrameSource over a recording: `--source GAME.tsr` works wherever a camera does."""
 

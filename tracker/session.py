@@ -21,7 +21,14 @@ from hardware.source import Frame, FrameSource, passed_over
 from rules_core import api as rules
 from rules_core.errors import TablesightError
 from tracker.game import EVENTS_KEPT
-from tracker.recording import Control, Recording, RecordingSource, RecordingWriter, meant_as_recording
+from tracker.recording import (
+    Control,
+    Recording,
+    RecordingSource,
+    RecordingWriter,
+    holding_frames,
+    meant_as_recording,
+)
 from tracker.replay import game_from_manifest, pipeline_from_manifest
 from tracker.runner import GameRunner, RecordPolicy
 
@@ -406,8 +413,9 @@ def _markers_table(calibration) -> list[float] | None:
 
 def _coarse_detail(calibration) -> str:
     """The warning `detect` and `track` print when a pixel covers too much table for the detector
-    (a 244 x 183 table seen whole by a binned frame), for the players; "" when the detail is
-    enough. The phones are where a game on such a rig is watched, so it is said there too."""
+    (a 244 x 183 table seen whole by a binned frame is about at the bar), for the players; ""
+    when the detail is enough. The phones are where a game on such a rig is watched, so it is
+    said there too."""
     from hardware.doctor import check_detail
 
     if getattr(calibration, "layout", None) is None:
@@ -487,7 +495,10 @@ def _check_first_frame(source_spec: str) -> None:
     from hardware.sources import open_source
 
     recorded = meant_as_recording(source_spec)
-    probe = RecordingSource(Recording(source_spec)) if recorded else open_source(source_spec)
+    if recorded:
+        probe = RecordingSource(holding_frames(Recording(source_spec), "serve"))
+    else:
+        probe = open_source(source_spec)
     try:
         frame = probe.read()
     except TablesightError as error:

@@ -75,7 +75,7 @@ def _open_frames(spec: str, fps: float | None, verb: str):
     """The frames `spec` names; `fps` spaces a folder of images in time (it has no clock of its
     own, and the gate's hands-still and re-detection times are in seconds). A recording with no
     frame is refused here, as a folder with no image is: `verb` says what it had none for."""
-    from tracker.recording import Recording, RecordingSource, meant_as_recording
+    from tracker.recording import Recording, RecordingSource, holding_frames, meant_as_recording
 
     if fps is not None and not _is_images(spec):
         raise TablesightError(
@@ -83,19 +83,10 @@ def _open_frames(spec: str, fps: float | None, verb: str):
             "leave --fps out: a video or a recording carries its own clock",
         )
     if meant_as_recording(spec):
-        return RecordingSource(_holding_frames(Recording(spec), verb))
+        return RecordingSource(holding_frames(Recording(spec), verb))
     from hardware.sources import open_source
 
     return open_source(spec) if fps is None else open_source(spec, fps=fps)
-
-
-def _holding_frames(recording, verb: str):
-    """The recording, unless it holds no frame at all: `track` of it exited 0 having printed
-    nothing, and `record` from it kept nothing and said so as if that were a success."""
-    if recording.holds_no_frame():
-        recording.close()
-        raise recording.no_frame(verb)
-    return recording
 
 
 def _is_images(spec: str) -> bool:
