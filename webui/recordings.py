@@ -129,7 +129,10 @@ def _load(path: Path) -> dict:
 def _unreplayable(path: Path, error: TablesightError) -> BadRequest:
     """A recording that cannot be replayed, said to a phone: by its name, not the rig's path, and
     with what a player can do (the CLI's fix speaks of commands and files)."""
-    problem = error.problem.replace(str(path), path.name).replace(str(path.parent) + "/", "")
+    problem = error.problem
+    if problem.startswith(f"{path} "):  # named once, in front: "x.tsr cannot be replayed: it ..."
+        problem = "it" + problem[len(str(path)):]
+    problem = problem.replace(str(path), path.name).replace(str(path.parent) + "/", "")
     return BadRequest(f"{path.name} cannot be replayed: {problem}. Pick another recording from the list; "
                       "a copy from another machine needs its -wal file beside it.")
 

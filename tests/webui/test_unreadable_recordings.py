@@ -59,5 +59,25 @@ def test_a_recording_that_cannot_be_replayed_is_named_without_the_rigs_path(app,
     response = app.test_client().get("/api/recordings/skirmish.tsr")
     message = response.get_json()["message"]
     assert response.status_code == 400 and str(recordings_dir) not in message
-    assert message.startswith("skirmish.tsr cannot be replayed: skirmish.tsr is not a tablesight recording")
+    assert message.startswith("skirmish.tsr cannot be replayed: it is not a tablesight recording")
     assert "`tablesight record`" not in message and "Pick another recording" in message
+
+
+def test_a_recording_with_no_frame_is_refused_on_the_phone_not_shown_as_a_game_of_0_frames(
+    app, recordings_dir
+) -> None:
+    import sqlite3
+
+    from tracker.replay import game_report
+    from tracker.session import DEMO_RECORDING
+
+    empty = recordings_dir / "empty.tsr"
+    empty.write_bytes(DEMO_RECORDING.read_bytes())
+    with sqlite3.connect(empty) as db:
+        db.execute("DELETE FROM frames")
+    app.extensions["tablesight"]["report_loader"] = game_report
+    response = app.test_client().get("/api/recordings/empty.tsr")
+    assert response.status_code == 400
+    assert response.get_json()["message"].startswith(
+        "empty.tsr cannot be replayed: it holds no frame to replay: its frames were deleted or lost"
+    )
