@@ -87,15 +87,22 @@ def test_the_default_table_keeps_the_places_the_demo_recording_holds():
 
 
 def test_the_benchmark_plays_on_the_table_asked_for(monkeypatch):
+    """Its pipeline, its baseline, the script, the camera and the rendered table all take the
+    table asked for (stopped before the first picture is rendered)."""
     asked: dict = {}
 
-    def capture_layout(layout):
-        asked["layout"] = layout
+    def render_shots(shots, camera, seed, **kw):
+        asked.update(shots=shots, camera=camera, table=kw.get("table"))
         raise _Stop
 
     monkeypatch.setattr(sys, "argv", ["tracking.py", "--table", "244x183"])
-    monkeypatch.setattr(tracking, "build_pipeline", capture_layout)
+    monkeypatch.setattr(tracking, "build_pipeline", lambda layout: asked.setdefault("layout", layout))
+    monkeypatch.setattr(tracking, "NearestNeighbourBaseline",
+                        lambda table: asked.setdefault("baseline", table))
+    monkeypatch.setattr(tracking, "render_shots", render_shots)
     with pytest.raises(_Stop):
         tracking.main()
-    assert asked["layout"].table_size_cm == (244.0, 183.0)
-    assert len(asked["layout"].ids) == 6
+    assert asked["layout"].table_size_cm == (244.0, 183.0) and len(asked["layout"].ids) == 6
+    assert asked["baseline"] == asked["table"] == "244x183"
+    assert np.allclose(asked["camera"].K, rig_camera(table="244x183").K)
+    assert asked["shots"] == benchmark_script(settle_frames=3, table="244x183").shots

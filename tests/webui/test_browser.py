@@ -92,6 +92,17 @@ def test_movement_phase_shows_the_illegal_move_in_red_with_its_reason(page):
     shot(page, "movement")
 
 
+def test_moves_are_listed_illegal_first_then_by_id_as_a_person_counts(page, session):
+    with session._changed:
+        session._state["moves"]["models"]["r10"] = {"moved_cm": 3.0, "allowance_cm": 15.0, "legal": True,
+                                                    "reasons": []}
+        session._state["version"] += 1
+        session._changed.notify_all()
+    expect(page.locator("#moves li[data-id='r10']")).to_have_count(1)
+    ids = [item.get_attribute("data-id") for item in page.locator("#moves li").all()]
+    assert ids == ["r3", "r1", "r2", "r10"]
+
+
 def test_a_move_the_rules_could_not_judge_by_distance_says_so(page, session):
     """A null allowance (no move of its own, no `speed`) printed as "12.0 cm / 0.0 cm: legal"."""
     note = "not judged by distance: give the model's `speed` in the scene"

@@ -6,6 +6,7 @@ lost camera's frozen frame rate.
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -233,8 +234,9 @@ def test_a_game_on_another_table_than_the_markers_keeps_the_picture_at_the_marke
 
 
 def test_too_little_detail_for_the_detector_is_said_on_the_phone(page, session):
-    """A 244 x 183 table seen whole by a binned frame: `detect` and `track` warn that bases may be
-    missed, and the phones, where such a game is watched, said nothing."""
+    """A pixel over 1.6 mm of table (about a 244 x 183 table seen whole by a binned frame): `detect`
+    and `track` warn that bases may be missed, and the phones, where such a game is watched, said
+    nothing. With the markers laid for another table too, both are said."""
     coarse = ("One pixel covers 2.02 mm of table (a 32 mm base is 16 pixels across), so bases may be "
               "missed; use the full sensor resolution or lower the camera.")
     expect(page.locator("#status")).to_have_class("pill")
@@ -245,3 +247,9 @@ def test_too_little_detail_for_the_detector_is_said_on_the_phone(page, session):
         session._changed.notify_all()
     expect(page.locator("#status-line")).to_have_text(coarse)
     expect(page.locator("#status")).to_have_class("pill")  # advice, not a fault: the game goes on
+    with session._changed:
+        session._state["table"] = {"width_cm": 122.0, "depth_cm": 122.0}
+        session._state["version"] += 1
+        session._changed.notify_all()
+    both = re.compile(r"set to 122 × 122 cm.*One pixel covers 2\.02 mm")
+    expect(page.locator("#status-line")).to_have_text(both)

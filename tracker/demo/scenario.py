@@ -106,7 +106,7 @@ def rig_camera(sensor: str = "cm3-binned", height_cm: float = 190.0, tilt_deg: f
                              tilt_towards_deg=30.0)
 
 
-def hand_at(x: float, y: float, table: tuple[float, float] = (183.0, 122.0)) -> HandSpec:
+def hand_at(x: float, y: float, table: tuple[float, float]) -> HandSpec:
     """A hand reaching in from the nearest long edge, as a player standing there would."""
     shoulder_y = -35.0 if y < table[1] / 2 else table[1] + 35.0
     return HandSpec(x, y, 10.0, 9.5, (x + 10.0, shoulder_y, 45.0))

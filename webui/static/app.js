@@ -270,9 +270,11 @@ function drawHeader(state) {
   pill.title = status.message || "";
   // A camera or calibration problem is said in words, not only in a red pill.
   const problem = status.camera !== "ok" || !calibrated || (status.calibration && status.calibration.drift);
-  // Advice the game goes on under: the markers laid for another table, or too little detail
+  // Advice the game goes on under: the markers laid for another table, and too little detail
   // per pixel for the detector (said as `detect` and `track` say it).
-  const advice = calibrated ? tableMismatch(state) || status.calibration.detail || "" : "";
+  const advice = calibrated
+    ? [tableMismatch(state), status.calibration.detail].filter(Boolean).join(" ")
+    : "";
   $("#status-line").hidden = !problem && !advice;
   $("#status-line").textContent = problem
     ? status.message || (calibrated ? `Camera ${status.camera}.` : "Not calibrated: show the camera the markers.")
