@@ -165,8 +165,13 @@ class MotionGate:
         before = self.width
         if not needed <= self.width < needed + 2 * WIDTH_STEP_PX:
             self.width = WIDTH_STEP_PX * math.ceil(needed / WIDTH_STEP_PX)
-        self.px_per_cm = image_px_per_cm * self.width / image_width
+        self.measure(image_px_per_cm, image_width)
         return self.width != before
+
+    def measure(self, image_px_per_cm: float, image_width: int) -> None:
+        """How big a piece looks in the thumbnail at its width, from the frame's own detail: the
+        size its piece-sized changes and a resting hand's tremor are judged by."""
+        self.px_per_cm = image_px_per_cm * self.width / image_width
 
     def rebase(self) -> None:
         """Take the next frame as the settled picture, as the first one is: after the camera

@@ -174,7 +174,7 @@ class Pipeline:
         self.calibration = calibration
         self._last_detection_s = None  # what the new calibration measures is looked at at once
         self._thumbnail_due = (self._table_px_per_cm(calibration), image.shape[1])
-        self.gate.px_per_cm = self._thumbnail_due[0] * self.gate.width / image.shape[1]
+        self.gate.measure(*self._thumbnail_due)  # at its width until a settled frame resizes it
         self.status.calibrated = True
         self._last_seen = None
         self.status.drift = False
