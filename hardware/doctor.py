@@ -54,10 +54,11 @@ class Check:
     def line(self) -> str:
         mark = "ok  " if self.ok else ("FAIL" if self.fatal else "FIX ")
         text = f"{mark} {self.name}: {self.finding}."
-        return f"{text} {_sentence(self.fix)}." if self.fix else text
+        return f"{text} {sentence(self.fix)}." if self.fix else text
 
 
-def _sentence(text: str) -> str:
+def sentence(text: str) -> str:
+    """A finding or a fix, which reads on inside a line, as the start of a sentence of its own."""
     return text[:1].upper() + text[1:]
 
 

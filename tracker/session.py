@@ -416,15 +416,12 @@ def _coarse_detail(calibration) -> str:
     (a 244 x 183 table seen whole by a binned frame is about at the bar), for the players; ""
     when the detail is enough. The phones are where a game on such a rig is watched, so it is
     said there too."""
-    from hardware.doctor import check_detail
+    from hardware.doctor import check_detail, sentence
 
     if getattr(calibration, "layout", None) is None:
         return ""
     detail = check_detail(calibration)
-    if detail.ok:
-        return ""
-    said = detail.bases_missed()
-    return f"{said[:1].upper()}{said[1:]}."
+    return "" if detail.ok else f"{sentence(detail.bases_missed())}."
 
 
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",
