@@ -353,6 +353,17 @@ def run_replay(args: argparse.Namespace) -> int:
         # It replayed its controls alone, to "0 frames", a report of no game (written over the
         # last one) and the detector blamed for the events they did not make.
         raise outcome.no_frame
+    # Only a recording left in WAL mode ever had a -wal file to lose on the way.
+    copy_again = (
+        "nothing past that can be read; if the file was copied from another machine, copy it again"
+        + (" with its -wal file beside it" if outcome.in_wal_mode else "")
+    )
+    if outcome.stopped and not outcome.results:
+        # Nothing replayed is a replay that could not run at all (exit 2, as `track` of the same
+        # file, and no report of 0 frames); one stopped part-way replayed its game up to the
+        # damage and warns (exit 1).
+        where = outcome.frames_stopped or f"{outcome.stopped}, and it holds no frame to replay"
+        raise TablesightError(f"{args.recording}: {where}", copy_again)
     if report is not None and outcome.stopped and report.is_file():
         print(
             f"tablesight replay: {report} was kept: the replay stopped early, and its partial report "
@@ -361,16 +372,6 @@ def run_replay(args: argparse.Namespace) -> int:
         )
     elif report is not None:
         _write_report(report, outcome.report)
-    # Only a recording left in WAL mode ever had a -wal file to lose on the way.
-    copy_again = (
-        "nothing past that can be read; if the file was copied from another machine, copy it again"
-        + (" with its -wal file beside it" if outcome.in_wal_mode else "")
-    )
-    if outcome.stopped and not outcome.results:
-        # Nothing replayed is a replay that could not run at all (exit 2, as `track` of the same
-        # file); one stopped part-way replayed its game up to the damage and warns (exit 1).
-        where = outcome.frames_stopped or f"{outcome.stopped}, and it holds no frame to replay"
-        raise TablesightError(f"{args.recording}: {where}", copy_again)
     count = len(outcome.results)
     frames = f"{count} frame{'' if count == 1 else 's'}" + (" before the damage" if outcome.stopped else "")
     print(f"tablesight replay: {frames}, {outcome.agreement()}", file=sys.stderr)

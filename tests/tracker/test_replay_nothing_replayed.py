@@ -91,3 +91,15 @@ def test_track_of_a_recording_damaged_part_way_says_the_frames_before_were_used(
     damaged = _demo_with(tmp_path, "SELECT MAX(idx) FROM frames")
     assert main(["track", str(damaged), "--json"]) == 2
     assert "the frames before the damage were used" in capsys.readouterr().err
+
+
+def test_a_replay_that_replayed_nothing_writes_no_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 is a replay that could not run: a report of 0 frames beside it would read as a game
+    of nothing, as for a recording whose frames were all deleted."""
+    damaged = _demo_with(tmp_path, "SELECT MIN(idx) FROM frames")
+    report = tmp_path / "new.json"
+    assert main(["replay", str(damaged), "--report", str(report)]) == 2
+    assert not report.exists()
+    assert "stopped before its first frame" in capsys.readouterr().err

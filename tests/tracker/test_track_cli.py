@@ -295,12 +295,15 @@ def test_a_replay_that_stops_early_does_not_write_over_an_existing_report(short_
     report.write_text(good)
     assert main(["replay", str(damaged), "--report", str(report)]) == 2  # it replayed nothing
     err = capsys.readouterr().err
-    assert f"{report} was kept" in err
     assert f"{damaged}: stopped before its first frame: frame 0 is not a readable JPEG" in err
     assert report.read_text() == good
-    fresh = tmp_path / "fresh.json"
-    assert main(["replay", str(damaged), "--report", str(fresh)]) == 2
-    assert json.loads(fresh.read_text())["frames"] == 0  # with nothing to lose, the partial report is written
+    with sqlite3.connect(damaged) as db:
+        db.execute("UPDATE frames SET jpeg = (SELECT jpeg FROM frames WHERE idx > 0 LIMIT 1) "
+                   "WHERE idx = (SELECT MIN(idx) FROM frames)")
+        db.execute("UPDATE frames SET jpeg = x'00ff00' WHERE idx = (SELECT MAX(idx) FROM frames)")
+    assert main(["replay", str(damaged), "--report", str(report)]) == 1  # it replayed up to the damage
+    assert f"{report} was kept: the replay stopped early" in capsys.readouterr().err
+    assert report.read_text() == good
 
 
 def test_a_replay_cut_short_by_damage_compares_events_only_as_far_as_it_ran(short_demo, tmp_path, capsys):
