@@ -192,6 +192,45 @@ def test_record_interrupted_mid_frame_keeps_the_frames_before_it_whole_and_exits
                                 f"tablesight record: 1 of 2 frames and {events[0]} events in {game}"]
 
 
+def _record_stills(stills: Path) -> list[str]:
+    return ["record", "--source", str(stills / "frames"), "--layout", str(stills / "layout.json"),
+            "--every", "1", "-o", str(stills / "game.tsr")]
+
+
+def test_record_interrupted_while_its_first_frame_calibrates_blames_no_marker(stills, capsys, monkeypatch):
+    """A stop that lands while the first frame is still being calibrated (a quick Ctrl-C) is a
+    stop, not a table whose markers were never found: `record` said "no markers found ... put
+    the markers in view" and exited 2."""
+    from tracker.pipeline import Pipeline
+
+    def interrupted(self, image):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Pipeline, "_calibrate", interrupted)
+    assert main(_record_stills(stills)) == 130
+    game = stills / "game.tsr"
+    said = ["tablesight record: stopped by the user.",
+            f"tablesight record: no frame recorded, so {game} was not kept"]
+    assert capsys.readouterr().err.splitlines() == said
+
+
+def test_record_interrupted_just_after_its_first_frame_calibrated_is_a_stop(stills, capsys, monkeypatch):
+    """The stop landed after frame 0 was calibrated and kept, before the loop noted the
+    calibration (a loaded machine, SIGHUP): the game was said never calibrated, exit 2."""
+    step = GameRunner.step
+
+    def stopped_after_0(self, frame):
+        step(self, frame)
+        if frame.index == 0:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(GameRunner, "step", stopped_after_0)
+    assert main(_record_stills(stills)) == 130
+    err = capsys.readouterr().err
+    assert err.startswith("tablesight record: stopped by the user.\ntablesight record: 1 of 1 frames")
+    assert "markers" not in err and "Traceback" not in err
+
+
 # `tablesight` with a commit after every frame, so where a small disk fills up does not depend on
 # how fast the machine runs the pipeline.
 EVERY_FRAME_COMMITTED = (
