@@ -65,6 +65,9 @@ LENS_FIX = (
 MIN_IMAGE_SIDE_PX = 16
 # OpenCV's remap refuses a destination this many pixels wide or high (SHRT_MAX).
 MAX_RECTIFIED_SIDE_PX = 32767
+# A marker a calibration could have been fitted to covers far more of its image than this
+# (a 4x4 marker's cells need 2-3 px each); a map that shows one smaller was not fitted to it.
+MIN_MARKER_AREA_PX = 25.0
 
 
 def rectify_maps(
@@ -243,6 +246,11 @@ class TableCalibration:
             or np.linalg.matrix_rank(homography) < 3
         ):
             raise TablesightError(f"{source} homography is not an invertible 3x3 matrix of numbers", fix)
+        if not _markers_in_sight(layout, homography):
+            raise TablesightError(
+                f"{source} homography is not a camera's view of its table: it squashes or folds "
+                "its markers out of sight", fix
+            )
         pose = data.get("pose")
         if pose is None:
             pose = _pose_from_homography(layout, homography, intrinsics, size)
@@ -266,6 +274,24 @@ class TableCalibration:
             marker_rms_mm={int(k): float(v) for k, v in data.get("marker_rms_mm", {}).items()},
             lens_estimated=bool(data.get("lens_estimated", False)),
         )
+
+
+def _markers_in_sight(layout: Layout, homography: np.ndarray) -> bool:
+    """Whether the table-to-image map shows every marker as a camera would: in front of it (H
+    and -H are the same map, so one sign of depth, either), as a quadrilateral turning the same
+    way as the others and at least MIN_MARKER_AREA_PX big. A file edited to squash the table
+    onto a line, or to fold it through the horizon, loaded, and the pose solved from it failed
+    inside OpenCV."""
+    table_to_image = np.linalg.inv(homography)
+    corners = np.stack(list(layout.corners_by_id.values()))  # (markers, 4, 2)
+    flat = np.concatenate([corners.reshape(-1, 2), np.ones((corners.size // 2, 1))], axis=1)
+    depth = flat @ table_to_image[2]
+    if not (np.all(depth > 0) or np.all(depth < 0)):
+        return False
+    image = apply(table_to_image, corners.reshape(-1, 2)).reshape(corners.shape)
+    x, y = image[..., 0], image[..., 1]
+    area = 0.5 * np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
+    return bool(np.all(np.abs(area) >= MIN_MARKER_AREA_PX) and (np.all(area > 0) or np.all(area < 0)))
 
 
 def _check_pose(pose: Any, source: str, fix: str) -> None:

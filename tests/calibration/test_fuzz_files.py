@@ -118,6 +118,9 @@ def test_the_calibrate_command_says_one_line_for_a_broken_file(tmp_path: Path, c
         (("pose",), {"K": [1, 2, 3], "rvec": [0, 0, 0], "tvec": [0, 0, 1]}, "pose K"),
         (("marker_rms_mm",), None, "marker_rms_mm"),
         (("marker_ids", 0), 1e400, "wrong kind"),
+        # Found by the fuzz test above: the pose solver's own error, a traceback.
+        (("homography", 2, 0), -182344, "not a camera's view of its table"),
+        (("homography", 2, 0), 5.0, "not a camera's view of its table"),
     ],
 )
 def test_a_calibration_file_that_could_not_be_used_is_refused_on_loading(tmp_path, path, value, message):
