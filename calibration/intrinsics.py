@@ -16,6 +16,10 @@ from rules_core.errors import TablesightError
 
 # OpenCV accepts 4, 5, 8, 12 or 14 distortion coefficients.
 DIST_LENGTHS = (4, 5, 8, 12, 14)
+# The angles of view a lens file may give across its image: past 170 degrees OpenCV's pinhole
+# model with distortion no longer describes the lens (a fisheye's), under 1 degree no table fits.
+WIDEST_VIEW_DEG = 170.0
+NARROWEST_VIEW_DEG = 1.0
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,11 @@ class Intrinsics:
         object.__setattr__(self, "K", K)
         object.__setattr__(self, "dist", dist)
         object.__setattr__(self, "image_size", (int(self.image_size[0]), int(self.image_size[1])))
+        if problem := _no_camera_has(K, self.image_size):
+            raise TablesightError(
+                f"intrinsics K is no camera's: {problem}",
+                "use a CAM.json written by `tablesight calibrate-lens` for this camera mode",
+            )
 
     def check_image(self, image_size: tuple[int, int], source: str = "the image") -> None:
         """Refuse an image taken in another sensor mode than the lens calibration's."""
@@ -127,6 +136,22 @@ def pixel_size(size: object) -> tuple[int, int] | None:
                for v in size):
         return None
     return int(size[0]), int(size[1])
+
+
+def _no_camera_has(K: np.ndarray, image_size: tuple[int, int]) -> str | None:
+    """What in K no camera has, or None. Such a file loaded, and `detect` measured with it
+    without a word: a principal point 10 km off made the pose and every parallax absurd."""
+    width, height = image_size
+    if not np.allclose(K[2], (0.0, 0.0, 1.0), rtol=0.0, atol=1e-9) or abs(K[1, 0]) > 1e-9:
+        return f"its last row must be 0 0 1 and K[1][0] 0, as in every camera matrix (it is {K.tolist()})"
+    cx, cy = K[0, 2], K[1, 2]
+    if not (0 <= cx <= width and 0 <= cy <= height):
+        return f"its principal point ({cx:g}, {cy:g}) lies outside its {width}x{height} image"
+    views = np.degrees(2 * np.arctan(np.array([width, height]) / (2 * np.diag(K)[:2])))
+    if np.any(views > WIDEST_VIEW_DEG) or np.any(views < NARROWEST_VIEW_DEG):
+        return (f"its focal lengths ({K[0, 0]:g}, {K[1, 1]:g} px) see {views[0]:.3g} x {views[1]:.3g} "
+                f"degrees, where a lens sees {NARROWEST_VIEW_DEG:g}-{WIDEST_VIEW_DEG:g}")
+    return None
 
 
 def load_intrinsics(path: str | Path) -> Intrinsics:

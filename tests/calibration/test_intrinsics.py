@@ -69,3 +69,26 @@ def test_malformed_intrinsics_are_user_errors(tmp_path, data, message):
     path.write_text(json.dumps(data))
     with pytest.raises(TablesightError, match=message):
         load_intrinsics(path)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"K": [[1800.0, 0.0, 1e7], [0.0, 1800.0, -1e7], [0.0, 0.0, 1.0]]},
+     r"principal point \(1e\+07, -1e\+07\) lies outside its 2304x1296 image"),
+    ({"K": [[1e12, 0.0, 1151.5], [0.0, 1e12, 647.5], [0.0, 0.0, 1.0]]}, "focal lengths"),
+    ({"K": [[1e-3, 0.0, 1151.5], [0.0, 1e-3, 647.5], [0.0, 0.0, 1.0]]}, "focal lengths"),
+    ({"K": [[1800.0, 0.0, 1151.5], [0.0, 1800.0, 647.5], [0.0, 0.0, 5.0]]}, "last row must be 0 0 1"),
+    ({"K": [[1800.0, 0.0, 1151.5], [3.0, 1800.0, 647.5], [0.0, 0.0, 1.0]]}, "last row must be 0 0 1"),
+])
+def test_a_lens_no_camera_has_is_refused(tmp_path, change, message):
+    """Each loaded, then `detect` ran on it without a word: a principal point 10 km off found 41
+    bases on a table of 17 (its pose and parallax absurd), a scaled K found none, with only the
+    warning that the lens "may not be this camera's"."""
+    path = tmp_path / "cam.json"
+    path.write_text(json.dumps({"K": K, "dist": [0] * 5, "image_size": [2304, 1296], **change}))
+    with pytest.raises(TablesightError, match=message):
+        load_intrinsics(path)
+
+
+def test_a_long_or_a_wide_lens_is_still_a_lens():
+    for focal in (110.0, 60000.0):  # about 170 and 2.2 degrees across 2304 px
+        Intrinsics(np.array([[focal, 0, 1151.5], [0, focal, 647.5], [0, 0, 1]]), np.zeros(5), (2304, 1296))

@@ -1,11 +1,12 @@
 """A lens calibration that is not this camera's is named, not taken for the truth.
 
-A transposed K, a principal point off the picture, a wild `dist`, another lens's file: the
-markers then disagree by millimetres to centimetres where, without the file, they agree to a
-few hundredths. Over the layout's refusal bound that is refused naming the lens file (the
-layout is right: the markers agree without it), and no calibration file is written; under it,
-when the file still fits the markers clearly worse than none, a warning names the file and
-both figures. A right lens file changes nothing.
+A K no camera has (transposed, or its principal point off the picture) is refused as it is
+read. A wild `dist`, another lens's file: the markers then disagree by millimetres to
+centimetres where, without the file, they agree to a few hundredths. Over the layout's
+refusal bound that is refused naming the lens file (the layout is right: the markers agree
+without it), and no calibration file is written; under it, when the file still fits the
+markers clearly worse than none, a warning names the file and both figures. A right lens
+file changes nothing.
 """
 
 from __future__ import annotations
@@ -37,11 +38,20 @@ def principal_point_off(shot: Shot) -> np.ndarray:
     return K
 
 
+NO_CAMERAS = {
+    "K transposed": (lambda shot: lens(shot, K=shot.camera.K.T), "last row must be 0 0 1"),
+    "principal point off the picture": (lambda shot: lens(shot, K=principal_point_off(shot)),
+                                        r"principal point \(5000, -3000\) lies outside"),
+}
 WRONG = {
-    "K transposed": lambda shot: lens(shot, K=shot.camera.K.T),
-    "principal point off the picture": lambda shot: lens(shot, K=principal_point_off(shot)),
     "k1 50": lambda shot: lens(shot, dist=[50.0, 0.0, 0.0, 0.0, 0.0]),
 }
+
+
+@pytest.mark.parametrize(("made", "message"), NO_CAMERAS.values(), ids=NO_CAMERAS.keys())
+def test_a_lens_file_with_a_k_no_camera_has_is_refused_as_it_is_read(table_shot: Shot, made, message) -> None:
+    with pytest.raises(TablesightError, match=f"intrinsics K is no camera's: .*{message}"):
+        made(table_shot)
 
 
 @pytest.mark.parametrize("wrong", WRONG.values(), ids=WRONG.keys())
@@ -106,11 +116,11 @@ def test_the_right_lens_file_on_hand_laid_markers_is_not_doubted() -> None:
 def files(tmp_path_factory, table_shot: Shot) -> dict:
     folder = tmp_path_factory.mktemp("wrong_lens")
     paths = {"table.png": folder / "table.png", "cam.json": folder / "cam.json",
-             "transposed.json": folder / "transposed.json", "other.json": folder / "other.json"}
+             "wild.json": folder / "wild.json", "other.json": folder / "other.json"}
     cv2.imwrite(str(paths["table.png"]), table_shot.image)
     right = table_shot.intrinsics.to_dict()
     paths["cam.json"].write_text(json.dumps(right))
-    paths["transposed.json"].write_text(json.dumps({**right, "K": np.array(right["K"]).T.tolist()}))
+    paths["wild.json"].write_text(json.dumps({**right, "dist": [50.0, 0.0, 0.0, 0.0, 0.0]}))
     other = {**right, "dist": (np.array(right["dist"]) + np.array([-0.05, 0.01, 0, 0, 0])).tolist()}
     paths["other.json"].write_text(json.dumps(other))
     return paths
@@ -130,15 +140,15 @@ def test_calibrate_refuses_a_wrong_lens_file_and_keeps_the_calibration_there(fil
     before = output.read_bytes()
     capsys.readouterr()
     assert main(["calibrate", str(files["table.png"]), "--layout", "183x122", "--intrinsics",
-                 str(files["transposed.json"]), "-o", str(output)]) == 2
-    one_line(capsys, "calibrate", files["transposed.json"])
+                 str(files["wild.json"]), "-o", str(output)]) == 2
+    one_line(capsys, "calibrate", files["wild.json"])
     assert output.read_bytes() == before
 
 
 def test_detect_exits_2_on_a_wrong_lens_file(files, capsys) -> None:
     assert main(["detect", str(files["table.png"]), "--layout", "183x122", "--intrinsics",
-                 str(files["transposed.json"]), "--json"]) == 2
-    one_line(capsys, "detect", files["transposed.json"])
+                 str(files["wild.json"]), "--json"]) == 2
+    one_line(capsys, "detect", files["wild.json"])
     assert capsys.readouterr().out == ""
 
 
