@@ -246,14 +246,18 @@ class TableCalibration:
             or np.linalg.matrix_rank(homography) < 3
         ):
             raise TablesightError(f"{source} homography is not an invertible 3x3 matrix of numbers", fix)
-        if not _markers_in_sight(layout, homography):
+        # Only the markers it was fitted to were in sight: with two or three, the others may lie
+        # behind a camera low over one end of the table.
+        listed = data["marker_ids"] if isinstance(data["marker_ids"], list) else []
+        fitted = [i for i in layout.corners_by_id if i in listed] or list(layout.corners_by_id)
+        if not _markers_in_sight(layout, homography, fitted):
             raise TablesightError(
                 f"{source} homography is not a camera's view of its table: it squashes or folds "
                 "its markers out of sight", fix
             )
         pose = data.get("pose")
         if pose is None:
-            pose = _pose_from_homography(layout, homography, intrinsics, size)
+            pose = _pose_from_homography(layout, homography, intrinsics, size, fitted)
         _check_pose(pose, f"{source} pose", fix)
         if not isinstance(data.get("marker_rms_mm", {}), dict):
             raise TablesightError(f"{source} marker_rms_mm is not a JSON object", fix)
@@ -276,14 +280,14 @@ class TableCalibration:
         )
 
 
-def _markers_in_sight(layout: Layout, homography: np.ndarray) -> bool:
-    """Whether the table-to-image map shows every marker as a camera would: in front of it (H
-    and -H are the same map, so one sign of depth, either), as a quadrilateral turning the same
-    way as the others and at least MIN_MARKER_AREA_PX big. A file edited to squash the table
-    onto a line, or to fold it through the horizon, loaded, and the pose solved from it failed
-    inside OpenCV."""
+def _markers_in_sight(layout: Layout, homography: np.ndarray, ids: list[int]) -> bool:
+    """Whether the table-to-image map shows the markers `ids` as a camera would: in front of it
+    (H and -H are the same map, so one sign of depth, either), each a quadrilateral turning the
+    same way as the others and covering at least MIN_MARKER_AREA_PX square pixels. A file edited
+    to squash the table onto a line, or to fold it through the horizon, loaded, and the pose
+    solved from it failed inside OpenCV."""
     table_to_image = np.linalg.inv(homography)
-    corners = np.stack(list(layout.corners_by_id.values()))  # (markers, 4, 2)
+    corners = np.stack([layout.corners_by_id[i] for i in ids])  # (markers, 4, 2)
     flat = np.concatenate([corners.reshape(-1, 2), np.ones((corners.size // 2, 1))], axis=1)
     depth = flat @ table_to_image[2]
     if not (np.all(depth > 0) or np.all(depth < 0)):
@@ -319,10 +323,12 @@ def _check_fit(data: dict[str, Any], lens_unmeasured: bool, source: str) -> None
 
 
 def _pose_from_homography(
-    layout: Layout, homography: np.ndarray, intrinsics: Intrinsics | None, size: tuple[int, int]
+    layout: Layout, homography: np.ndarray, intrinsics: Intrinsics | None, size: tuple[int, int],
+    ids: list[int],
 ) -> dict[str, Any]:
-    """A pose for calibration files written without one: from the layout's corners via H."""
-    table = np.concatenate(list(layout.corners_by_id.values()))
+    """A pose for calibration files written without one: from the corners of the markers `ids`
+    (those it was fitted to, in sight) via H."""
+    table = np.concatenate([layout.corners_by_id[i] for i in ids])
     table_to_image = np.linalg.inv(homography)
     pose = solve_pose(
         table,
