@@ -16,8 +16,8 @@ from rules_core.errors import TablesightError
 
 # OpenCV accepts 4, 5, 8, 12 or 14 distortion coefficients.
 DIST_LENGTHS = (4, 5, 8, 12, 14)
-# The angles of view a lens file may give across its image: past 170 degrees OpenCV's pinhole
-# model with distortion no longer describes the lens (a fisheye's), under 1 degree no table fits.
+# The angles of view a lens file's pinhole K may give across its image: past 170 degrees its
+# focal length is a few dozen pixels, under 1 degree no table fits in the picture.
 WIDEST_VIEW_DEG = 170.0
 NARROWEST_VIEW_DEG = 1.0
 
@@ -125,6 +125,9 @@ class Intrinsics:
                        image_size=size)
         except (TypeError, ValueError):
             raise TablesightError(f"{source} K and dist must be numbers", fix) from None
+        except TablesightError as error:
+            # The lens's own checks know no file: the message names the one that holds it.
+            raise TablesightError(error.problem.replace("intrinsics", source, 1), error.fix) from None
 
 
 def pixel_size(size: object) -> tuple[int, int] | None:

@@ -235,9 +235,13 @@ class TableCalibration:
             raise TablesightError(f"{source} image_size must be [width, height] in pixels", fix)
         intrinsics = None
         if data.get("K") is not None:
-            intrinsics = Intrinsics(
-                K=np.asarray(data["K"]), dist=np.asarray(data.get("dist") or np.zeros(5)), image_size=size
-            )
+            try:
+                intrinsics = Intrinsics(
+                    K=np.asarray(data["K"]), dist=np.asarray(data.get("dist") or np.zeros(5)), image_size=size
+                )
+            except TablesightError as error:
+                # Its lens came with it: the fix is a new calibration, not a lens file.
+                raise TablesightError(error.problem.replace("intrinsics", source, 1), fix) from None
         homography = np.asarray(data["homography"], dtype=np.float64)
         # Every use inverts it (the table-to-image map, the top-down view's pixel maps).
         if (

@@ -301,13 +301,9 @@ def run_record(args: argparse.Namespace) -> int:
         raise closing
     # A stop may land after a frame's calibration and before the loop took note of it.
     calibrated = calibrated or runner.pipeline.calibration is not None
-    if seen and not calibrated and stopped_by is not None and not runner.pipeline.status.message:
-        # Stopped before any calibration was tried to the end: no marker was missed, so the
-        # stop's status stands and nothing is said of the markers.
-        if writer.frames_written:
-            print(f"tablesight record: it was stopped before a frame was calibrated, so {args.output} "
-                  "replays to no game", file=sys.stderr)
-    elif seen and not calibrated:
+    # Stopped before any calibration was tried to the end (no frame is kept before one is), no
+    # marker was missed: the stop's status stands and nothing is said of the markers.
+    if seen and not calibrated and (stopped_by is None or runner.pipeline.status.message):
         print(f"tablesight record: {runner.pipeline.status.message or 'no markers found'}", file=sys.stderr)
         kept = f"the frames in {args.output} replay to no game"
         if not writer.frames_written:

@@ -92,3 +92,11 @@ def test_a_lens_no_camera_has_is_refused(tmp_path, change, message):
 def test_a_long_or_a_wide_lens_is_still_a_lens():
     for focal in (110.0, 60000.0):  # about 170 and 2.2 degrees across 2304 px
         Intrinsics(np.array([[focal, 0, 1151.5], [0, focal, 647.5], [0, 0, 1]]), np.zeros(5), (2304, 1296))
+
+
+def test_a_lens_no_camera_has_is_named_by_its_file(tmp_path):
+    path = tmp_path / "cam.json"
+    off = [[1800.0, 0, 1e7], [0, 1800.0, 647.5], [0, 0, 1]]
+    path.write_text(json.dumps({"K": off, "image_size": [2304, 1296]}))
+    with pytest.raises(TablesightError, match=f"^intrinsics {path} K is no camera's: its principal point"):
+        load_intrinsics(path)
