@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -215,12 +216,14 @@ def test_url_that_does_not_answer(unused_port: int) -> None:
 
 
 @pytest.fixture
-def unused_port() -> int:
+def unused_port() -> Iterator[int]:
+    """A port bound but not listening for the whole test: connecting is refused, and no other
+    test running beside it (two workers) can start a server there, as on a port let go."""
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        yield s.getsockname()[1]
 
 
 def test_recording_source_takes_frames_from_any_reader() -> None:
