@@ -290,14 +290,12 @@ def _markers_in_sight(layout: Layout, homography: np.ndarray, ids: list[int]) ->
     same way as the others and covering at least MIN_MARKER_AREA_PX square pixels. A file edited
     to squash the table onto a line, or to fold it through the horizon, loaded, and the pose
     solved from it failed inside OpenCV."""
-    table_to_image = np.linalg.inv(homography)
     corners = np.stack([layout.corners_by_id[i] for i in ids])  # (markers, 4, 2)
-    flat = np.concatenate([corners.reshape(-1, 2), np.ones((corners.size // 2, 1))], axis=1)
-    depth = flat @ table_to_image[2]
+    mapped = np.concatenate([corners, np.ones((*corners.shape[:2], 1))], axis=2) @ np.linalg.inv(homography).T
+    depth = mapped[..., 2]
     if not (np.all(depth > 0) or np.all(depth < 0)):
         return False
-    image = apply(table_to_image, corners.reshape(-1, 2)).reshape(corners.shape)
-    x, y = image[..., 0], image[..., 1]
+    x, y = mapped[..., 0] / depth, mapped[..., 1] / depth
     area = 0.5 * np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
     return bool(np.all(np.abs(area) >= MIN_MARKER_AREA_PX) and (np.all(area > 0) or np.all(area < 0)))
 
