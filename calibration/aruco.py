@@ -36,11 +36,14 @@ class Sighting:
     """The layout markers seen in one image: corners per id (undistorted px when intrinsics).
 
     A corner row is NaN where glare or an occluder left its edges unmeasurable; fits skip it.
+    `pixels` keeps the detector's corners as the picture shows them, before any lens is undone:
+    only there can a lens file be caught sending no ray where a marker is seen.
     """
 
     corners: dict[int, np.ndarray]
     refined_by_lines: list[int] = field(default_factory=list)
     ignored_ids: list[int] = field(default_factory=list)
+    pixels: dict[int, np.ndarray] = field(default_factory=dict)
 
 
 def detector(
@@ -170,14 +173,15 @@ def find_markers(
     ignored_ids = _printed_sized(ignored, max((_side(q) for q in corners.values()), default=0.0))
     detected = {i: undistort(q) if undistort is not None else q for i, q in corners.items()}
     if refinement != "lines":
-        return Sighting(corners=dict(sorted(detected.items())), ignored_ids=ignored_ids)
+        return Sighting(corners=dict(sorted(detected.items())), ignored_ids=ignored_ids, pixels=corners)
     gray_f = gray.astype(np.float32)
     bits = int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.dictionary)).markerSize)
     refined = {i: refine_by_edges(gray_f, q, bits, undistort) for i, q in corners.items()}
     by_lines = sorted(i for i, r in refined.items() if r is not None)
-    corners = {i: detected[i] if r is None else r for i, r in refined.items()}
-    if sum(np.isfinite(c).all(axis=1).sum() for c in corners.values()) < MIN_MEASURED_CORNERS:
-        corners = {i: np.where(np.isfinite(c), c, detected[i]) for i, c in corners.items()}
+    measured = {i: detected[i] if r is None else r for i, r in refined.items()}
+    if sum(np.isfinite(c).all(axis=1).sum() for c in measured.values()) < MIN_MEASURED_CORNERS:
+        measured = {i: np.where(np.isfinite(c), c, detected[i]) for i, c in measured.items()}
     return Sighting(
-        corners=dict(sorted(corners.items())), refined_by_lines=by_lines, ignored_ids=ignored_ids
+        corners=dict(sorted(measured.items())), refined_by_lines=by_lines, ignored_ids=ignored_ids,
+        pixels=corners,
     )

@@ -7,11 +7,13 @@ them on an image of another size silently bends the table, so that is an error, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from calibration.jsonfile import read_json
+from calibration.lens_reach import Reach, reach_of
 from rules_core.errors import TablesightError
 
 # OpenCV accepts 4, 5, 8, 12 or 14 distortion coefficients.
@@ -79,6 +81,11 @@ class Intrinsics:
                 f"intrinsics are for {cw}x{ch} images but {source} is {w}x{h}",
                 f"calibrate the lens at {w}x{h} (`tablesight calibrate-lens`) or capture at {cw}x{ch}",
             )
+
+    @cached_property
+    def reach(self) -> Reach:
+        """Where this lens model folds back, traced once per lens (a few dozen ms)."""
+        return reach_of(self.K, self.dist)
 
     def undistort(self, pixels: np.ndarray) -> np.ndarray:
         """Raw (distorted) pixels -> ideal pinhole pixels with the same K, converged tightly."""

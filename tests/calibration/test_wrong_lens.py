@@ -2,16 +2,17 @@
 
 A K no camera has (transposed, or its principal point off the picture) is refused as it is
 read. A wild `dist`, another lens's file: the markers then disagree by millimetres to
-centimetres where, without the file, they agree to a few hundredths. Over the layout's
-refusal bound that is refused naming the lens file (the layout is right: the markers agree
-without it), and no calibration file is written; under it, when the file still fits the
-markers clearly worse than none, a warning names the file and both figures. A right lens
-file changes nothing.
+centimetres where, without the file, they agree to a few hundredths. Over 2 mm (the table's
+points a centimetre off) that is refused naming the lens file (the layout is right: the
+markers agree without it), and no calibration file is written; under it, when the file still
+fits the markers clearly worse than none, a warning names the file and both figures. A model
+that folds back before the markers is refused on sight. A right lens file changes nothing.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 import cv2
 import numpy as np
@@ -45,6 +46,14 @@ NO_CAMERAS = {
 }
 WRONG = {
     "k1 50": lambda shot: lens(shot, dist=[50.0, 0.0, 0.0, 0.0, 0.0]),
+    # 9.6 mm at the markers, under the layout's bound: only warned of, and measured with.
+    "k1 0.5": lambda shot: lens(shot, dist=[0.5, 0.0, 0.0, 0.0, 0.0]),
+}
+# Barrel terms so strong that the lens model turns back inside the picture: past the fold it
+# sends no ray, and undistorting a marker seen there gave a number all the same. k1 -1 to -50
+# fitted the markers to 0.87 mm, and `detect` measured with such a file on a warning.
+FOLDING = {f"k1 {k1:g}": [k1, 0.0, 0.0, 0.0, 0.0] for k1 in (-1.0, -5.0, -50.0)} | {
+    "k3 -5": [0.0, 0.0, 0.0, 0.0, -5.0], "tangential": [-2.0, 0.0, 0.05, -0.05, 0.0],
 }
 
 
@@ -65,6 +74,25 @@ def test_a_lens_file_that_puts_the_markers_centimetres_apart_is_refused_naming_i
     assert "without it by 0.0" in error.problem and "another camera's" in error.problem
     assert "`tablesight calibrate-lens`" in error.fix and "leave --intrinsics out" in error.fix
     assert "--layout" not in str(error)
+
+
+@pytest.mark.parametrize("dist", FOLDING.values(), ids=FOLDING.keys())
+def test_a_lens_file_that_folds_before_the_markers_is_refused_naming_it(table_shot: Shot, dist) -> None:
+    with pytest.raises(TablesightError) as caught:
+        calibrate(table_shot.image, table_shot.layout, lens(table_shot, dist=dist))
+    error = caught.value
+    assert re.fullmatch(r"lens file cam\.json cannot be this camera's: its distortion turns back \d+ px "
+                        r"from the principal point, and markers [0-9, ]+ are seen beyond that, where it "
+                        r"sends no light", error.problem), error.problem
+    assert error.fix.endswith("leave --intrinsics out")
+
+
+def test_a_right_lens_file_that_folds_only_beyond_the_markers_calibrates(layout: Layout) -> None:
+    """The detection benchmark's barrel lenses (k1 -0.3, no k2) turn back in the picture's
+    corners, outside the table: the markers are seen well inside the fold."""
+    shot = shoot(layout, table_camera(layout, dist=np.array([-0.3, 0.0, 0.0, 0.0, 0.0])))
+    calibration = calibrate(shot.image, layout, shot.intrinsics)
+    assert calibration.max_mm < LENS_DOUBT_MM and len(calibration.marker_ids) == 4
 
 
 def test_another_lens_s_file_that_fits_a_little_worse_is_warned_of_with_both_figures(
@@ -116,11 +144,13 @@ def test_the_right_lens_file_on_hand_laid_markers_is_not_doubted() -> None:
 def files(tmp_path_factory, table_shot: Shot) -> dict:
     folder = tmp_path_factory.mktemp("wrong_lens")
     paths = {"table.png": folder / "table.png", "cam.json": folder / "cam.json",
-             "wild.json": folder / "wild.json", "other.json": folder / "other.json"}
+             "wild.json": folder / "wild.json", "other.json": folder / "other.json",
+             "folding.json": folder / "folding.json"}
     cv2.imwrite(str(paths["table.png"]), table_shot.image)
     right = table_shot.intrinsics.to_dict()
     paths["cam.json"].write_text(json.dumps(right))
     paths["wild.json"].write_text(json.dumps({**right, "dist": [50.0, 0.0, 0.0, 0.0, 0.0]}))
+    paths["folding.json"].write_text(json.dumps({**right, "dist": FOLDING["k1 -5"]}))
     other = {**right, "dist": (np.array(right["dist"]) + np.array([-0.05, 0.01, 0, 0, 0])).tolist()}
     paths["other.json"].write_text(json.dumps(other))
     return paths
@@ -150,6 +180,16 @@ def test_detect_exits_2_on_a_wrong_lens_file(files, capsys) -> None:
                  str(files["wild.json"]), "--json"]) == 2
     one_line(capsys, "detect", files["wild.json"])
     assert capsys.readouterr().out == ""
+
+
+def test_detect_exits_2_on_a_lens_file_that_folds_before_the_markers(files, capsys) -> None:
+    """It measured on, with a warning that positions may be millimetres off (the markers fitted to
+    0.87 mm through it)."""
+    assert main(["detect", str(files["table.png"]), "--layout", "183x122", "--intrinsics",
+                 str(files["folding.json"]), "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith(f"tablesight detect: lens file {files['folding.json']} cannot be this camera's")
 
 
 def test_detect_warns_on_another_lens_s_file_naming_it(files, capsys) -> None:
