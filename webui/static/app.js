@@ -199,7 +199,8 @@ function redraw() {
   const state = ctx.shown();
   if (!state) return;
   const { width_cm: w, depth_cm: d } = state.table;
-  svg.setAttribute("viewBox", ctx.viewBox(state).join(" "));
+  const view = ctx.viewBox(state);
+  svg.setAttribute("viewBox", view.join(" "));
   svg.classList.toggle("grab", ctx.grabsTouch()); // read by the next finger to land (style.css)
   $("#table-mat").setAttribute("width", w);
   $("#table-mat").setAttribute("height", d);
@@ -209,7 +210,7 @@ function redraw() {
   $("#topdown").setAttribute("height", md);
   const allowed = measuringAllowed(state);
   const ui = { fontCm: ctx.fontCm(state), showMeasurements: allowed, selected: ctx.selected, picked: ctx.picked,
-    labels: new Labels(), templateSizes: (kind) => templateSize(kind, state) };
+    labels: new Labels(view), templateSizes: (kind) => templateSize(kind, state) };
   // The scene is drawn anew: a model focused from the keyboard keeps the focus in its new mark.
   const focused = scene.contains(document.activeElement) ? document.activeElement.dataset.id : null;
   drawScene(scene, state, ui);

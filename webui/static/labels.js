@@ -15,8 +15,12 @@ export const TERRAIN = 0;
 const SHIFTS = [0, 1, -1, 2, -2];
 
 export class Labels {
-  constructor() {
+  // view: the part of the table drawn, [x, y, width, height] in cm. A label is kept inside it: by a
+  // table edge (a model in its deployment strip, an objective near the edge) it printed past the
+  // picture, "16.2 cm / 15.0 cm ✗" starting 54 px left of a 360 px phone's screen.
+  constructor(view = null) {
     this.queue = [];
+    this.view = view;
   }
 
   add(x, y, text, size, priority, bad = false) {
@@ -33,14 +37,18 @@ export class Labels {
       // Boxes are kept by their middles: a text's baseline y lies 0.35 of its size below its
       // middle. (A candidate's baseline against the placed middles let two lines touch.)
       const middle = (y) => y - label.size * 0.35;
-      const free = (y) => placed.every((p) => Math.abs(p.x - label.x) * 2 >= p.width + width
+      const [vx, vy, vw, vh] = this.view || [-Infinity, -Infinity, Infinity, Infinity];
+      if (label.x < vx || label.x > vx + vw) continue; // its anchor is out of view (zoomed in)
+      const x = Math.min(Math.max(label.x, vx + width / 2), vx + vw - width / 2);
+      const inView = (y) => middle(y) - height / 2 >= vy && middle(y) + height / 2 <= vy + vh;
+      const free = (y) => inView(y) && placed.every((p) => Math.abs(p.x - x) * 2 >= p.width + width
         || Math.abs(p.y - middle(y)) * 2 >= p.height + height);
       const shift = SHIFTS.find((k) => free(label.y + k * height));
       if (shift === undefined) continue;
       const y = label.y + shift * height;
-      placed.push({ x: label.x, y: middle(y), width, height });
+      placed.push({ x, y: middle(y), width, height });
       const text = document.createElementNS("http://www.w3.org/2000/svg", "text");
-      const attrs = { x: label.x, y, class: label.bad ? "label bad" : "label", "font-size": label.size,
+      const attrs = { x, y, class: label.bad ? "label bad" : "label", "font-size": label.size,
         "text-anchor": "middle", "data-priority": label.priority };
       for (const [key, value] of Object.entries(attrs)) text.setAttribute(key, value);
       text.textContent = label.text;

@@ -23,8 +23,7 @@ export function drawPlayPanel(ctx, state, allowed) {
   }
   if (!allowed) forgetDistances(ctx);
   drawTemplateTools(ctx, state);
-  const moves = $("#moves");
-  moves.replaceChildren();
+  const moves = document.createElement("ul");
   const verdicts = (state.moves && state.moves.models) || {};
   for (const [id, verdict] of troubleFirst(verdicts, (v) => v.legal === false)) {
     const li = document.createElement("li");
@@ -44,8 +43,8 @@ export function drawPlayPanel(ctx, state, allowed) {
     moves.appendChild(li);
   }
   if (!moves.children.length) moves.innerHTML = "<li>No model has moved this phase.</li>";
-  const units = $("#units");
-  units.replaceChildren();
+  renew($("#moves"), moves);
+  const units = document.createElement("ul");
   const unitVerdicts = (state.check && state.check.units) || {};
   for (const [unit, verdict] of troubleFirst(unitVerdicts, (v) => v.coherent === false)) {
     const li = document.createElement("li");
@@ -55,7 +54,23 @@ export function drawPlayPanel(ctx, state, allowed) {
       : `${unit}: coherent`;
     units.appendChild(li);
   }
+  renew($("#units"), units);
   drawInfo(ctx, state, allowed);
+}
+
+// The panel is drawn anew with each state (about each second). A box whose content is the same
+// is left as it is: the answers' box is a live region, which a screen reader read out again each
+// time, and a control focused from the keyboard lost the focus to the page. One whose content
+// changed gives the focus to its control that stands for the same thing (its id, or its model's).
+function renew(box, drawn) {
+  if (box.innerHTML === drawn.innerHTML) return false;
+  const focused = box.contains(document.activeElement) ? document.activeElement : null;
+  const same = focused && (focused.id ? `#${CSS.escape(focused.id)}`
+    : focused.dataset.id ? `[data-id="${CSS.escape(focused.dataset.id)}"]` : null);
+  box.replaceChildren(...drawn.childNodes);
+  const again = same && box.querySelector(same);
+  if (again) again.focus({ preventScroll: true });
+  return true;
 }
 
 // What a player must put right comes first (an illegal move, a unit out of coherency), the
@@ -124,9 +139,8 @@ function templateLine(t, ruleset, allowed) {
 }
 
 function drawInfo(ctx, state, allowed) {
-  const info = $("#info");
+  const info = document.createElement("div");
   const scrolled = rangesScroll();
-  info.replaceChildren();
   const line = (text, cls) => {
     const p = document.createElement("p");
     p.textContent = text;
@@ -148,8 +162,6 @@ function drawInfo(ctx, state, allowed) {
     }
     list.dataset.from = ctx.ranges.from;
     info.appendChild(list);
-    // Redrawn with every state (about each second): back at the top, a long list was unreadable.
-    if (scrolled.from === ctx.ranges.from) list.scrollTop = scrolled.top;
     const piece = pieces(state).find((p) => p.id === ctx.selected);
     if (piece && piece.unit) {
       const toggle = document.createElement("button");
@@ -178,6 +190,10 @@ function drawInfo(ctx, state, allowed) {
       `${formatDistance(ctx.rulerResult.centre_cm, state.ruleset)} centre to centre.`).id = "ruler-result";
   }
   for (const t of state.templates || []) line(templateLine(t, state.ruleset, allowed));
+  if (!renew($("#info"), info)) return;
+  // A list drawn anew starts at its top: a long one scrolled down was unreadable.
+  const list = $("#ranges");
+  if (list && scrolled.from === list.dataset.from) list.scrollTop = scrolled.top;
 }
 
 // Where the player has scrolled the ranges list to, and whose ranges it holds.

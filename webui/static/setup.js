@@ -202,7 +202,9 @@ export function initSetup(ctx) {
     if (!empty && Number.isFinite(value) && value >= Number(field.min) && value <= Number(field.max)) {
       return value;
     }
-    ctx.show(`${field.dataset.rule}, not ${empty ? "empty" : value}. ${field.dataset.fix}.`, true);
+    // "-" or "." alone shows in the field but reads as "" (the browser keeps it from the page).
+    const typed = field.validity.badInput ? "and what is typed is not one" : `not ${empty ? "empty" : value}`;
+    ctx.show(`${field.dataset.rule}, ${typed}. ${field.dataset.fix}.`, true);
     field.focus();
     return null;
   };
