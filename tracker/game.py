@@ -228,6 +228,12 @@ class Game:
                 self._verdicts = ({"error": str(error)}, {"models": {}, "error": str(error)})
         return self._verdicts
 
+    def unit(self) -> dict:
+        """The unit the game measures in and its length in cm (a step is the players' own), for
+        whatever shows its distances: the live state and a replay alike."""
+        ruleset = rules.load_ruleset(self.ruleset_id)
+        return {"unit": ruleset.unit, "unit_cm": ruleset.cm_per_unit(self.step_cm)}
+
     def allowances_cm(self) -> dict[str, float]:
         """Each assigned piece's move allowance in cm: how far the tracker may look for it."""
         ruleset = rules.load_ruleset(self.ruleset_id)

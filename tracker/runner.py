@@ -154,6 +154,7 @@ class GameRunner:
         turns: dict[int, list[dict]] = {}
         for record in [*self.phases, self._phase_record()]:
             turns.setdefault(record["turn"], []).append({k: v for k, v in record.items() if k != "turn"})
-        return {"ruleset": self.game.ruleset_id, "table": self.game.table, "terrain": self.game.terrain,
+        return {"ruleset": self.game.ruleset_id, **self.game.unit(), "table": self.game.table,
+                "terrain": self.game.terrain,
                 "objectives": self.game.objectives, "deployment": self.game.deployment,
                 "turns": [{"turn": turn, "phases": phases} for turn, phases in sorted(turns.items())]}

@@ -2,7 +2,8 @@
 
 The tracker's replay engine produces the report dict; its shape is
 
-    {"ruleset": id, "table": {"width_cm", "depth_cm"}, "terrain": [...], "objectives": [...],
+    {"ruleset": id, "unit": "cm" | "in" | "step" | ..., "unit_cm": cm in one unit,
+     "table": {"width_cm", "depth_cm"}, "terrain": [...], "objectives": [...],
      "deployment": {...} | null,
      "turns": [{"turn": 1, "phases": [{"phase": "movement", "t": 12.0, "frame": 40,
                                        "models": [...], "vehicles": [...], "moves": {"models": {...}}}]}]}
@@ -42,7 +43,8 @@ def timeline(report: dict, name: str) -> dict:
         turns.append({"turn": turn["turn"], "index": len(snapshots)})
         for phase in turn.get("phases", []):
             snapshots.append({"index": len(snapshots), "turn": turn["turn"], **phase})
-    scenery = {key: report.get(key) for key in ("ruleset", "table", "terrain", "objectives", "deployment")}
+    scenery = {key: report.get(key)
+               for key in ("ruleset", "unit", "unit_cm", "table", "terrain", "objectives", "deployment")}
     damage = {"stopped": report.get("stopped") or "", "problems": list(report.get("problems") or [])}
     return {"name": name, **scenery, "turns": turns, "snapshots": snapshots, **damage}
 

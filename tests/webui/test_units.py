@@ -53,6 +53,12 @@ def test_an_empty_report_is_an_empty_timeline():
     assert timeline({}, "x")["snapshots"] == []
 
 
+def test_the_timeline_carries_the_unit_the_game_measured_in():
+    """The replay draws moves and the ruler in it, as the live table did (it said cm for inches)."""
+    shown = timeline({**demo_report(), "ruleset": "combined-arms", "unit": "in", "unit_cm": 2.54}, "x")
+    assert (shown["unit"], shown["unit_cm"]) == ("in", 2.54)
+
+
 def test_the_pool_has_two_threads_per_viewer_and_spare():
     assert thread_count(24) == 56
     assert lan_address("192.168.1.20") == "192.168.1.20"

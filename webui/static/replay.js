@@ -15,7 +15,9 @@ export function initReplay(ctx) {
     ctx.replay = {
       version: snapshot.index, replay: true, table: timeline.table, terrain: timeline.terrain || [],
       objectives: timeline.objectives || [], deployment: timeline.deployment, deployment_zones: {},
-      ruleset: { id: timeline.ruleset, premeasure_allowed: true, unit: "cm", unit_cm: 1 },
+      // Measured in the game's own unit, as it was live (a recording older than that says cm).
+      ruleset: { id: timeline.ruleset, premeasure_allowed: true, unit: timeline.unit || "cm",
+        unit_cm: timeline.unit_cm || 1 },
       turn: snapshot.turn, phase: snapshot.phase, phases: [...new Set(timeline.snapshots.map((s) => s.phase))], models: snapshot.models || [], vehicles: snapshot.vehicles || [],
       moves: snapshot.moves || {}, check: snapshot.check || {}, templates: [], status: {},
     };
