@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from hardware.errors import CameraFault
+from hardware.pixels import as_bgr
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
@@ -24,6 +25,7 @@ NETWORK_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://")
 # CAP_PROP_READ_TIMEOUT_MSEC); it reads this variable once, at the first capture.
 V4L_SELECT_TIMEOUT_S = "2"
 COUNTED_CONTAINERS = (".avi", ".mp4", ".m4v", ".mov")
+LARGEST_INDEX = 2**31 - 1
 
 
 def is_network_url(spec: str) -> bool:
@@ -100,6 +102,21 @@ def _mp4_cut_off(path: Path) -> str:
     return "" if moov else "it has no index (moov box)"
 
 
+def _open_video(path: Path) -> cv2.VideoCapture:
+    """OpenCV takes a file name as UTF-8 and dies (a segmentation fault) of one that is not, as
+    a Latin-1 name copied off an older system's stick is: such a file is given to it by the
+    name Linux gives this process's descriptor of it, which OpenCV opens for itself."""
+    try:
+        str(path).encode()
+    except UnicodeEncodeError:
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            return cv2.VideoCapture(f"/proc/self/fd/{descriptor}")
+        finally:
+            os.close(descriptor)
+    return cv2.VideoCapture(str(path))
+
+
 class CaptureSource:
     """Frames from `cv2.VideoCapture`: `camera` is a USB index, a URL or a video file path."""
 
@@ -138,8 +155,9 @@ class CaptureSource:
         if isinstance(camera, int):
             self.description = f"USB camera {camera}"
             os.environ.setdefault("OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT", V4L_SELECT_TIMEOUT_S)
-            capture = _quietly(cv2.VideoCapture, camera)
-            if not capture.isOpened():
+            # OpenCV takes a C int: a number past it met an overload error, not a missing camera.
+            capture = _quietly(cv2.VideoCapture, camera) if camera <= LARGEST_INDEX else None
+            if capture is None or not capture.isOpened():
                 raise TablesightError(
                     f"no camera answers at index {camera} (camera:{camera})",
                     "plug the USB camera in, close any other program using it, or try camera:"
@@ -150,7 +168,7 @@ class CaptureSource:
             self.description = f"video file {camera}"
             if not camera.is_file():
                 raise TablesightError(f"{camera} does not exist", "check the path given as the source")
-            capture = cv2.VideoCapture(str(camera))
+            capture = _open_video(camera)
             if not capture.isOpened():
                 raise _unreadable_video(camera)
             return capture
@@ -187,7 +205,7 @@ class CaptureSource:
 
     def _grab(self) -> np.ndarray | None:
         ok, image = self._capture.read()
-        return image if ok and image is not None and image.size else None
+        return as_bgr(image) if ok and image is not None and image.size else None
 
     def read(self) -> Frame | None:
         if self._pending is not None:
@@ -198,7 +216,7 @@ class CaptureSource:
             if self.live:
                 raise CameraFault(
                     f"{self.description} stopped delivering frames",
-                    "check its cable or network; tablesight keeps trying",
+                    "check its cable or network, then start again: what came before was kept",
                 )
             return None
         index = self._index

@@ -134,15 +134,18 @@ def _camera_checks(
     checks = [Check("Camera", True, f"{source.description}, {w}x{h} pixels")]
     checks.append(_frame_rate(source, sample, seconds, failure))
     checks.append(check_light(image))
-    if layout is None:
-        return [*checks, *check_markers_without_layout(image)]
     try:
         intrinsics = load_intrinsics(intrinsics_path) if intrinsics_path is not None else lens
         if intrinsics_path is not None:  # a still's EXIF tag may be what turned it
             check_size_for_lens(intrinsics, image, source_file(source, sample[-1]),
                                 f"the picture of {source.description}")
     except TablesightError as error:
-        return [*checks, Check("Lens calibration", False, error.problem, error.fix)]
+        # Said without a layout too: a lens file that is not there was passed over in silence.
+        checks.append(Check("Lens calibration", False, error.problem, error.fix))
+        if layout is not None:
+            return checks
+    if layout is None:
+        return [*checks, *check_markers_without_layout(image)]
     return [*checks, *check_calibration(image, layout, intrinsics)]
 
 

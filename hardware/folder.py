@@ -22,6 +22,7 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".
 # The stills passed over (or damaged) that the end-of-run note names, the rest counted: 300 made
 # one line of 15,000 characters.
 NAMED_AT_MOST = 3
+SLOWEST_FPS = 1 / 86400
 
 
 def image_files(folder: Path) -> list[Path]:
@@ -68,8 +69,14 @@ class FolderSource:
             self._paths = [path]
         else:
             raise TablesightError(f"{path} does not exist", "check the path given as the source")
-        if not math.isfinite(fps) or fps <= 0:  # nan or inf would leave every frame at one time
-            raise TablesightError(f"fps must be a number above 0, got {fps}", "give a frame rate such as 10")
+        # nan or inf would leave every frame at one time; a rate near 0 put them at an infinite one
+        # (1e-310), which a report's JSON cannot hold.
+        if not math.isfinite(fps) or fps < SLOWEST_FPS:
+            raise TablesightError(
+                f"fps must be a number above 0, no slower than one image a day ({SLOWEST_FPS:.3g}), "
+                f"got {fps}",
+                "give a frame rate such as 10",
+            )
         self.description = f"images in {path}"
         self._where = path
         self._folder = folder

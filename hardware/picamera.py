@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from hardware.errors import CameraFault
+from hardware.pixels import as_bgr
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
@@ -156,14 +157,16 @@ class PicameraSource:
         except (TimeoutError, RuntimeError) as error:
             raise CameraFault(
                 f"{self.description} stopped delivering frames",
-                "check the ribbon cable and the Pi's power supply; tablesight keeps trying",
+                "check the ribbon cable and the Pi's power supply, then start again: what came before "
+                "was kept",
             ) from error
         self.metadata = metadata
         width = self.preview_size[0]
         self._preview = cv2.cvtColor(lores, cv2.COLOR_YUV2BGR_I420)[:, :width]
         index = self._index
         self._index += 1
-        return Frame(image=main, index=index, timestamp_s=time.monotonic(), name=f"frame_{index:06d}")
+        return Frame(image=as_bgr(main), index=index, timestamp_s=time.monotonic(),
+                     name=f"frame_{index:06d}")
 
     def preview(self) -> np.ndarray | None:
         """The small BGR picture taken with the last frame, for the live view."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
 import shutil
@@ -95,6 +96,8 @@ class RecordingWriter:
 
     def __init__(self, path: str | Path, manifest: dict, commit_every_s: float = 1.0) -> None:
         self.path = Path(path)
+        # Where the game was written again, its file deleted or moved away while recording.
+        self.rescued: Path | None = None
         with using(self.path):  # a folder on the way the user may not enter, a name too long
             if self.path.is_dir():
                 raise TablesightError(
@@ -295,7 +298,9 @@ class RecordingWriter:
                 self._held = 0
             if not self.error:
                 self.commit()
-                self._fold_log()
+                self.rescued = self._write_again_if_gone()
+                if self.rescued is None:
+                    self._fold_log()
         except sqlite3.Error as error:
             self._fail(error)
         finally:
@@ -303,6 +308,29 @@ class RecordingWriter:
                 self._count_file()
             self._db.close()
             _RECORDING.discard(self._file)
+            if self.rescued is not None:  # its log, left by a fold refused, beside what took its name
+                for left in (_beside(self.path, "-wal"), _beside(self.path, "-shm")):
+                    left.unlink(missing_ok=True)
+
+    def _write_again_if_gone(self) -> Path | None:
+        """The game written out again where its file no longer is at its name (its folder deleted,
+        or it moved away): SQLite goes on writing into the file it holds open, which no name
+        reaches, and refuses only the fold at the close. Written to its name, or beside whatever
+        took that name; None where the file is still there."""
+        try:
+            stat = self.path.stat()
+            if (stat.st_dev, stat.st_ino) == self._file:
+                return None
+        except FileNotFoundError:
+            pass
+        names = (self.path.with_name(f"{self.path.stem}-rescued{n or ''}{self.path.suffix}")
+                 for n in itertools.count())
+        target = next(name for name in names if not name.exists()) if self.path.exists() else self.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.closing(sqlite3.connect(target)) as copy:
+            self._db.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")  # the copy takes WAL mode from its header
+        return target
 
     def _fold_log(self) -> None:
         """Folds the log into the file and leaves WAL mode, so the recording is one file again.
@@ -329,8 +357,10 @@ class RecordingWriter:
 
     def discard(self) -> None:
         """Removes the closed recording, and the journal files SQLite may have left beside it
-        (a close that failed): for a run that recorded nothing."""
-        for path in (self.path, _beside(self.path, "-wal"), _beside(self.path, "-shm")):
+        (a close that failed): for a run that recorded nothing. One written again elsewhere (see
+        `rescued`) is removed there: its name may be another file's by now."""
+        kept = self.rescued or self.path
+        for path in (kept, _beside(kept, "-wal"), _beside(kept, "-shm")):
             path.unlink(missing_ok=True)
 
 
@@ -352,6 +382,24 @@ def _check_manifest(path: Path, manifest: dict) -> None:
         if not (isinstance(item, dict) and isinstance(item.get("action"), str)
                 and isinstance(item.get("payload"), dict)):
             raise TablesightError(f"{path} manifest: preset items need an action and a payload object", fix)
+
+
+def _cut_short(path: Path) -> str:
+    """How much is there of a file cut short (a copy or a download stopped early), in words; ""
+    for one as long as its header says, or one still in WAL mode, whose file may be shorter while
+    its log holds the rest. SQLite's header gives the file's size in pages, trusted where its
+    check number matches, as SQLite trusts it."""
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(100)
+        size = path.stat().st_size
+    except OSError:
+        return ""
+    if len(header) < 100 or 2 in header[18:20] or header[24:28] != header[92:96]:
+        return ""
+    page_size = int.from_bytes(header[16:18], "big")
+    expected = int.from_bytes(header[28:32], "big") * (65536 if page_size == 1 else page_size)
+    return f"it holds {size:,} of the {expected:,} bytes its header gives" if size < expected else ""
 
 
 def _log_left_behind(path: Path) -> bool:
@@ -395,7 +443,8 @@ def _open_for_reading(path: Path, wal: bool) -> tuple[sqlite3.Connection, Path |
     recorder folds the log in and starts it over: it is copied, with its -wal, into a private
     temporary folder and read there."""
     path = path.resolve()  # through a link, its -wal and -shm lie beside the file, not the link
-    uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
+    # Quoted as the name's bytes: a name that is not UTF-8 (a Latin-1 é) could not be, as text.
+    uri = f"file:{urllib.parse.quote(os.fsencode(path))}?mode=ro"
     if not wal:
         return sqlite3.connect(uri, uri=True, check_same_thread=False), None
     if not _being_recorded(path):
@@ -554,6 +603,7 @@ class Recording:
         self.frames_stopped = ""  # where `frames` met damage; `stopped` may be earlier damage elsewhere
         self.damaged_frames: list[int] = []  # frames that decode, but with part of their JPEG corrupt
         self.in_wal_mode = in_wal_mode(self.path)  # a -wal file belongs with it (never closed)
+        self.cut_off = _cut_short(self.path)
         self._db = None
         try:
             self._db, copy = _open_for_reading(self.path, self.in_wal_mode)
@@ -566,6 +616,7 @@ class Recording:
             self.close()
             if _result_code(error) in NOT_DAMAGE:
                 raise _cannot_read(self.path, error) from None
+            self._refuse_if_cut_off()
             fix = "nothing in it can be replayed; use another recording"
             if _log_left_behind(self.path):
                 fix = (f"its game is in the file {self.path.name}-wal, which is not beside it: copy that "
@@ -574,6 +625,7 @@ class Recording:
             raise TablesightError(f"{self.path} is damaged beyond its header ({error})", fix) from None
         except (ValueError, TypeError, RecursionError):  # json.loads of a cut-off or missing value
             self.close()
+            self._refuse_if_cut_off()
             raise TablesightError(
                 f"{self.path} is damaged beyond its header: its manifest cannot be read",
                 "nothing in it can be replayed; use another recording",
@@ -583,6 +635,8 @@ class Recording:
         # JSON's true is a Python int, and formats count from 1: true, 0 or -1 is a damaged
         # manifest, as is 1.5, which was said to be missing.
         if "format_version" not in self.manifest:
+            self.close()
+            self._refuse_if_cut_off()
             raise TablesightError(
                 f"{self.path} has no format version in its manifest",
                 "give a .tsr file written by `tablesight record`",
@@ -619,13 +673,24 @@ class Recording:
             "events",
         )
 
+    def _refuse_if_cut_off(self) -> None:
+        if self.cut_off:
+            raise TablesightError(f"{self.path} is cut off before its manifest ({self.cut_off})",
+                                  "nothing in it can be replayed; copy the whole file again (a copy or "
+                                  "download of it stopped early)")
+
+    def _damage(self, error: sqlite3.Error) -> tuple[str, str]:
+        """Damage met reading and why, said as the cut where the file is cut short."""
+        return ("cut off", self.cut_off) if self.cut_off else ("damaged", str(error))
+
     def _rows(self, sql: str, convert, what: str) -> list:
         rows = []
         try:
             for row in self._db.execute(sql):
                 rows.append(convert(row))
         except sqlite3.DatabaseError as error:
-            self._stop(f"its {what} are damaged after {len(rows)} entries ({error})")
+            damage, why = self._damage(error)
+            self._stop(f"its {what} are {damage} after {len(rows)} entries ({why})")
         except (ValueError, TypeError, RecursionError):  # json.loads of a cut-off or NULL value
             self._stop(f"its {what} are damaged after {len(rows)} entries (entry {len(rows) + 1} is cut off)")
         return rows
@@ -690,7 +755,8 @@ class Recording:
                     (last,),
                 ).fetchone()
             except sqlite3.DatabaseError as error:
-                self._stop_frames(f"{where}: the file is damaged there ({error})")
+                damage, why = self._damage(error)
+                self._stop_frames(f"{where}: the file is {damage} there ({why})")
                 return
             if row is None:
                 return

@@ -8,10 +8,13 @@ with the frame it reached, after everything before it was printed or recorded.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from calibration.seed_tables import LAYOUT_HELP
@@ -106,11 +109,14 @@ def _frames(source, intrinsics=None):
     unreadable one is, unless none fits: then the lens calibration is what is wrong.
     """
     from calibration.imagefile import UnfitForLens
+    from hardware.pixels import check_picture
 
     count, unfit = 0, None
     while True:
         try:
             frame = source.read()
+            if frame is not None:  # a camera's raw buffer ended the run in OpenCV with a traceback
+                check_picture(frame.image, source.description)
         except TablesightError as error:
             raise TablesightError(
                 f"{source.description} failed after {count} frame{'' if count == 1 else 's'} "
@@ -294,8 +300,10 @@ def run_record(args: argparse.Namespace) -> int:
         print(f"tablesight record: stopped {why}.", file=sys.stderr)
     finally:
         source.close()
-        closing = _close_recording(writer, args.output, seen)
-        if damage := passed_over(source):
+        with _unstoppable():
+            closing = _close_recording(writer, args.output, seen)
+        # With no frame used, the error raised says it (none fit the lens, none could be read).
+        if seen and (damage := passed_over(source)):
             print(f"tablesight record: {damage}", file=sys.stderr)
     if closing is not None:
         raise closing
@@ -316,6 +324,25 @@ def run_record(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _unstoppable() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP let be while the recording closes: players press Ctrl-C twice,
+    and a second one that broke off the close's commit lost every frame since the last (up to a
+    second of the game) and the summary of what the file holds. Only the main thread may."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    held = {signum: handler for signum, handler in held.items() if handler is not None}
+    for signum in held:
+        signal.signal(signum, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+
+
 def _close_recording(writer, output: str, seen: int) -> TablesightError | None:
     """Closes the recording and says what it holds, counted in the file (not the game in
     memory: a full disk keeps less). A file that holds nothing (the first frame did not fit the
@@ -333,6 +360,12 @@ def _close_recording(writer, output: str, seen: int) -> TablesightError | None:
         print(
             f"tablesight record: {writer.frames_written} of {seen} frames and "
             f"{writer.events_written} events in {output}",
+            file=sys.stderr,
+        )
+    if writer.rescued is not None:
+        print(
+            f"tablesight record: {output} was deleted or moved while recording; the game was written "
+            f"again to {writer.rescued} from what the recorder held",
             file=sys.stderr,
         )
     if writer.log_left_beside:
