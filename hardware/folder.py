@@ -18,7 +18,10 @@ from calibration.output_file import using
 from hardware.source import Frame
 from rules_core.errors import TablesightError
 
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
+# The 8-bit pictures OpenCV reads (`detect` takes any): a folder of .ppm or .jp2 stills "held no
+# images". Its float formats (.exr, .hdr, .pfm) are no camera's stills.
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".dib", ".tif", ".tiff", ".webp",
+                            ".jp2", ".avif", ".pbm", ".pgm", ".ppm", ".pnm", ".sr", ".ras"})
 # The stills passed over (or damaged) that the end-of-run note names, the rest counted: 300 made
 # one line of 15,000 characters.
 NAMED_AT_MOST = 3

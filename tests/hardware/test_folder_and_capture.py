@@ -42,6 +42,20 @@ def test_unpadded_numbers_in_names_play_in_number_order(tmp_path: Path) -> None:
     assert [f.name for f in frames] == ["frame_1.png", "frame_2.png", "frame_9.png", "frame_10.png"]
 
 
+@pytest.mark.parametrize("suffix", [".ppm", ".pgm", ".pnm", ".jp2", ".jpe", ".dib", ".ras", ".sr"])
+def test_a_folder_of_any_picture_opencv_reads_is_a_game(tmp_path: Path, suffix: str) -> None:
+    """`detect` and a single still took them; a folder of them "held no images" (a blind
+    contract check: "a folder of images")."""
+    for number in (1, 2):
+        picture = table_image(number)
+        if suffix == ".pgm":  # grey only: read back as colour, as every still is
+            picture = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY)
+        assert cv2.imwrite(str(tmp_path / f"frame_{number}{suffix}"), picture)
+    frames = read_all(open_source(str(tmp_path)))
+    assert [f.name for f in frames] == [f"frame_1{suffix}", f"frame_2{suffix}"]
+    assert frames[0].image.shape == table_image(1).shape
+
+
 def test_empty_folder_says_so(tmp_path: Path) -> None:
     """In words for every command: `track` takes its source as an argument, not --source."""
     with pytest.raises(TablesightError, match="holds no images") as caught:
