@@ -32,6 +32,8 @@ _ADVICE = {
     errno.EFBIG: _FULL,
     errno.ENOSPC: _FULL,
     errno.EDQUOT: _FULL,
+    errno.EROFS: "the drive is mounted read-only: give a path on a drive you can write to, or mount it "
+                 "writable",
 }
 
 

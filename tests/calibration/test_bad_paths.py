@@ -38,6 +38,9 @@ def test_unusable_names_the_path_the_reason_and_the_fix() -> None:
         "cannot read rig/x.tsr (Permission denied). check that your user may use it and enter every folder "
         "above it (ls -ld), or use a path where it may.")
     assert unusable("x", OSError(errno.EFBIG, "File too large")).fix.startswith("free some disk space")
+    # A stick or card mounted read-only: "check the path" sent the user to a path that is right.
+    assert unusable("x", OSError(errno.EROFS, "Read-only file system")).fix == (
+        "the drive is mounted read-only: give a path on a drive you can write to, or mount it writable")
 
 
 def test_the_file_written_beside_keeps_its_suffix_for_writers_that_go_by_it(tmp_path) -> None:
