@@ -172,9 +172,7 @@ def load_calibration(path: str):
 
 
 def _rectify(args: argparse.Namespace) -> int:
-    import cv2
-
-    from calibration.imagefile import read_image
+    from calibration.imagefile import read_image, write_image
     from calibration.output_file import check_output, replace_atomically
 
     fix = "give -o a new image name, e.g. top.png"
@@ -187,7 +185,7 @@ def _rectify(args: argparse.Namespace) -> int:
     fix = "choose a writable -o path ending in .png or .jpg, or free some disk space"
 
     def write(partial: Path) -> None:
-        if not cv2.imwrite(str(partial), top):  # OpenCV says no more than that it failed
+        if not write_image(partial, top):
             raise TablesightError(f"cannot write {args.output}", fix)
 
     try:
@@ -224,12 +222,13 @@ def _check_image_writer(path: str) -> None:
     """Before the warp, so a name OpenCV cannot write costs no work (and is not its traceback)."""
     import cv2
 
+    suffix = Path(path).suffix
     try:
-        known = cv2.haveImageWriter(path)
+        # Asked of the suffix alone: OpenCV died of a name not in UTF-8 (a Latin-1 é).
+        known = suffix.isascii() and cv2.haveImageWriter(f"image{suffix}")
     except cv2.error:  # a format this OpenCV build has switched off, such as OpenEXR
         known = False
     if not known:
-        suffix = Path(path).suffix
         raise TablesightError(
             f"cannot write an image as {path!r}: no image format "
             + (f"is written as {suffix}" if suffix else "without a suffix"),

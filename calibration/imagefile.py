@@ -81,6 +81,19 @@ class UnfitForLens(TablesightError):
         self.turned = turned
 
 
+def write_image(path: Path, image: np.ndarray) -> bool:
+    """The picture encoded as its name's suffix says, and its bytes written here: OpenCV's imwrite
+    takes the name as UTF-8 and died of a Latin-1 one (a segmentation fault, no word). False where
+    OpenCV cannot encode it; a disk that refuses the bytes raises its OSError."""
+    try:
+        ok, encoded = cv2.imencode(path.suffix, image)
+    except cv2.error:
+        return False
+    if ok:
+        path.write_bytes(encoded.tobytes())
+    return bool(ok)
+
+
 def check_size_for_lens(
     intrinsics: Intrinsics, image: np.ndarray, path: str | Path | None, source: str
 ) -> None:

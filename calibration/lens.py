@@ -18,8 +18,9 @@ import numpy as np
 from fpdf import FPDF
 
 from calibration.file_kind import pipe_or_device
-from calibration.imagefile import read_image
+from calibration.imagefile import read_image, write_image
 from calibration.intrinsics import Intrinsics
+from calibration.videofile import open_video
 from rules_core.errors import TablesightError
 
 BOARD_SQUARES = (7, 5)
@@ -52,7 +53,7 @@ def write_board(path: str | Path) -> None:
 
     def write_png(partial: Path) -> None:
         image = cv2.copyMakeBorder(board_image(), 150, 150, 150, 150, cv2.BORDER_CONSTANT, value=255)
-        if not cv2.imwrite(str(partial), image):  # libpng's error is only printed, never raised
+        if not write_image(partial, image):
             raise TablesightError(f"cannot write {path}", "choose a writable -o path, or free some space")
 
     try:
@@ -136,7 +137,7 @@ def _frames(sources: Iterable[str | Path]) -> Iterable[tuple[str, np.ndarray]]:
                     f"video {source} is a pipe or a device, not a video file",
                     "save the video to a file and give its name",
                 )
-            capture = cv2.VideoCapture(str(source))
+            capture = open_video(source)
             count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
             if not capture.isOpened() or count <= 0:
                 raise TablesightError(

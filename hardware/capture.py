@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.videofile import open_video
 from hardware.errors import CameraFault
 from hardware.pixels import as_bgr
 from hardware.source import Frame
@@ -102,21 +103,6 @@ def _mp4_cut_off(path: Path) -> str:
     return "" if moov else "it has no index (moov box)"
 
 
-def _open_video(path: Path) -> cv2.VideoCapture:
-    """OpenCV takes a file name as UTF-8 and dies (a segmentation fault) of one that is not, as
-    a Latin-1 name copied off an older system's stick is: such a file is given to it by the
-    name Linux gives this process's descriptor of it, which OpenCV opens for itself."""
-    try:
-        str(path).encode()
-    except UnicodeEncodeError:
-        descriptor = os.open(path, os.O_RDONLY)
-        try:
-            return cv2.VideoCapture(f"/proc/self/fd/{descriptor}")
-        finally:
-            os.close(descriptor)
-    return cv2.VideoCapture(str(path))
-
-
 class CaptureSource:
     """Frames from `cv2.VideoCapture`: `camera` is a USB index, a URL or a video file path."""
 
@@ -168,7 +154,7 @@ class CaptureSource:
             self.description = f"video file {camera}"
             if not camera.is_file():
                 raise TablesightError(f"{camera} does not exist", "check the path given as the source")
-            capture = _open_video(camera)
+            capture = open_video(camera)
             if not capture.isOpened():
                 raise _unreadable_video(camera)
             return capture

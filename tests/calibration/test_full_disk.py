@@ -4,6 +4,7 @@ and a PNG OpenCV failed to write is an error, never "wrote"."""
 
 from __future__ import annotations
 
+import os
 import resource
 import subprocess
 import sys
@@ -57,3 +58,18 @@ def test_a_board_png_that_cannot_be_written_is_no_success(tmp_path: Path) -> Non
     assert done.returncode == 2 and "wrote" not in done.stdout, done.stderr
     assert "tablesight charuco-board: cannot write new.png" in done.stderr
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("argv", [
+    ["charuco-board", "-o"],
+    ["rectify", "frame0.jpg", "--calibration", "calib.json", "-o"],
+], ids=lambda argv: argv[0])
+def test_a_png_named_in_latin_1_is_written(table: Path, argv: list[str]) -> None:
+    """OpenCV takes file names as UTF-8 and died of a segmentation fault writing to a Latin-1 one
+    (an é off an older system's stick), with no word at all."""
+    name = b"plateau-\xe9.png"
+    done = subprocess.run([sys.executable, "-m", "tracker", *argv, name], cwd=table, capture_output=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    with open(os.fsencode(table) + b"/" + name, "rb") as png:
+        assert png.read(8) == b"\x89PNG\r\n\x1a\n"

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -14,6 +18,7 @@ from calibration.synthetic import Canvas, Look
 from rules_core.errors import TablesightError
 from tracker.cli import main
 
+ROOT = Path(__file__).resolve().parents[2]
 SIZE = (960, 720)
 FOCAL = 760.0
 DIST = np.array([-0.18, 0.06, 0.0, 0.0, 0.0])
@@ -67,6 +72,28 @@ def test_a_video_of_the_board_works_too(tmp_path, capsys, views):
     assert "rational model" in capsys.readouterr().out
     data = json.loads(cam.read_text())
     assert len(data["dist"]) == 8 and abs(data["K"][0][0] / FOCAL - 1) < 0.03
+
+
+def test_a_video_named_in_latin_1_is_read(tmp_path, views):
+    """OpenCV takes file names as UTF-8 and died of a segmentation fault on a Latin-1 one (an é
+    off an older system's stick), with no word at all."""
+    video = tmp_path / "sweep.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, SIZE)
+    for view in views:
+        writer.write(view)
+    writer.release()
+    latin = os.fsencode(tmp_path) + b"/balay\xe9.avi"
+    os.rename(video, latin)
+    cam = tmp_path / "cam.json"
+    run = ("import os, sys; from tracker.cli import main\n"
+           "video = os.fsdecode(sys.argv[1].encode('latin-1'))\n"
+           "sys.exit(main(['calibrate-lens', video, '-o', sys.argv[2]]))")
+    # In a child: the crash this guards against would take the test run down with it.
+    done = subprocess.run([sys.executable, "-c", run, latin.decode("latin-1"), str(cam)], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert abs(json.loads(cam.read_text())["K"][0][0] / FOCAL - 1) < 0.03
 
 
 def test_too_few_views_is_a_user_error(tmp_path, capsys):
