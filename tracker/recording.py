@@ -310,27 +310,37 @@ class RecordingWriter:
             _RECORDING.discard(self._file)
             if self.rescued is not None:  # its log, left by a fold refused, beside what took its name
                 for left in (_beside(self.path, "-wal"), _beside(self.path, "-shm")):
-                    left.unlink(missing_ok=True)
+                    with contextlib.suppress(OSError):  # a file where its folder was
+                        left.unlink(missing_ok=True)
 
     def _write_again_if_gone(self) -> Path | None:
         """The game written out again where its file no longer is at its name (its folder deleted,
         or it moved away): SQLite goes on writing into the file it holds open, which no name
         reaches, and refuses only the fold at the close. Written to its name, or beside whatever
-        took that name; None where the file is still there."""
+        took that name, or where `record` runs when its folder cannot be written to (made a
+        file); None where the file is still there."""
         try:
             stat = self.path.stat()
             if (stat.st_dev, stat.st_ino) == self._file:
                 return None
-        except FileNotFoundError:
+        except OSError:  # not there, or a file stands where its folder was
             pass
-        names = (self.path.with_name(f"{self.path.stem}-rescued{n or ''}{self.path.suffix}")
-                 for n in itertools.count())
-        target = next(name for name in names if not name.exists()) if self.path.exists() else self.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.closing(sqlite3.connect(target)) as copy:
-            self._db.backup(copy)
-            copy.execute("PRAGMA journal_mode=DELETE")  # the copy takes WAL mode from its header
-        return target
+        tried = []
+        for folder in (self.path.parent, Path.cwd()):
+            target = _free_name(folder / self.path.name)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with contextlib.closing(sqlite3.connect(target)) as copy:
+                    self._db.backup(copy)
+                    copy.execute("PRAGMA journal_mode=DELETE")  # the copy takes WAL mode from its header
+                return target
+            except (OSError, sqlite3.Error) as error:
+                tried.append(f"{target}: {getattr(error, 'strerror', None) or error}")
+        raise TablesightError(
+            f"{self.path} was deleted or moved while recording, and the game could not be written "
+            f"again ({'; '.join(tried)})",
+            "record to a folder nothing removes while a game is played",
+        )
 
     def _fold_log(self) -> None:
         """Folds the log into the file and leaves WAL mode, so the recording is one file again.
@@ -365,6 +375,19 @@ class RecordingWriter:
 
 
 MANIFEST_FIELDS = {"ruleset": str, "table": dict, "preset": list, "layout": dict, "intrinsics": dict}
+
+
+def _free_name(path: Path) -> Path:
+    """`path`, or beside it the first of NAME-rescued, NAME-rescued1, ... that nothing has taken."""
+    names = (path.with_name(f"{path.stem}-rescued{n or ''}{path.suffix}") for n in itertools.count())
+    return path if not _taken(path) else next(name for name in names if not _taken(name))
+
+
+def _taken(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # a file where a folder on its way should be: nothing is written there either
+        return True
 
 
 def _check_manifest(path: Path, manifest: dict) -> None:

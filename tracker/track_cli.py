@@ -299,9 +299,11 @@ def run_record(args: argparse.Namespace) -> int:
         why = "by the user" if stopped_by == signal.SIGINT else f"({signal.Signals(stopped_by).name})"
         print(f"tablesight record: stopped {why}.", file=sys.stderr)
     finally:
-        source.close()
+        # The recording first: a second Ctrl-C in the camera's close (picamera2 stopping takes a
+        # while) then loses nothing, and the camera can still be stopped by one.
         with _unstoppable():
             closing = _close_recording(writer, args.output, seen)
+        source.close()
         # With no frame used, the error raised says it (none fit the lens, none could be read).
         if seen and (damage := passed_over(source)):
             print(f"tablesight record: {damage}", file=sys.stderr)
@@ -356,12 +358,12 @@ def _close_recording(writer, output: str, seen: int) -> TablesightError | None:
     if writer.holds_nothing:
         writer.discard()
         print(f"tablesight record: no frame recorded, so {output} was not kept", file=sys.stderr)
-    else:
-        print(
-            f"tablesight record: {writer.frames_written} of {seen} frames and "
-            f"{writer.events_written} events in {output}",
-            file=sys.stderr,
-        )
+        return failure
+    print(
+        f"tablesight record: {writer.frames_written} of {seen} frames and "
+        f"{writer.events_written} events in {writer.rescued or output}",
+        file=sys.stderr,
+    )
     if writer.rescued is not None:
         print(
             f"tablesight record: {output} was deleted or moved while recording; the game was written "

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from hardware.folder import FolderSource
 from tests.demo_files import demo_stills
 from tracker.cli import main
 from tracker.recording import RecordingWriter
@@ -59,3 +60,38 @@ def test_a_second_signal_while_record_closes_keeps_every_frame_before_the_first(
     assert err[0] == "tablesight record: stopped by the user."
     assert err[1].startswith("tablesight record: 2 of 2 frames and ") and err[1].endswith(f" in {game}")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_second_ctrl_c_while_the_camera_closes_keeps_the_recording_whole(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    """The recording is closed before the camera, whose close (picamera2 stopping) takes a while
+    and is where a second press most often lands."""
+    stills = demo_stills(tmp_path, 4)
+    game = stills / "game.tsr"
+    opened = RecordingWriter.__init__
+
+    def never_committed_before_close(self, path, manifest, commit_every_s=1.0):
+        opened(self, path, manifest, 3600.0)
+
+    step = GameRunner.step
+
+    def stopped_after_1(self, frame):
+        step(self, frame)
+        if frame.index == 1:
+            raise KeyboardInterrupt
+
+    close = FolderSource.close
+
+    def signalled_again(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        close(self)
+
+    monkeypatch.setattr(RecordingWriter, "__init__", never_committed_before_close)
+    monkeypatch.setattr(GameRunner, "step", stopped_after_1)
+    monkeypatch.setattr(FolderSource, "close", signalled_again)
+    argv = ["record", "--source", str(stills / "frames"), "--layout", str(stills / "layout.json"),
+            "--every", "1", "-o", str(game)]
+    assert main(argv) == 130
+    with contextlib.closing(sqlite3.connect(f"file:{game}?mode=ro", uri=True)) as db:
+        assert [row[0] for row in db.execute("SELECT idx FROM frames ORDER BY idx")] == [0, 1]
+    assert "tablesight record: 2 of 2 frames and " in capsys.readouterr().err

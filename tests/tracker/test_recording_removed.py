@@ -86,3 +86,59 @@ def test_record_says_where_a_deleted_recording_was_written_again(tmp_path: Path,
     assert err[1] == (f"tablesight record: {game} was deleted or moved while recording; the game was "
                       f"written again to {game} from what the recorder held")
     assert frames_in(game) == [0, 1, 2]
+
+
+def test_a_recording_whose_folder_became_a_file_is_written_again_where_record_runs(
+        tmp_path: Path, monkeypatch) -> None:
+    """Its name cannot be written to any more: the error said "cannot use ... (Not a directory).
+    check the path", and the game held open was lost."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "games" / "game.tsr"
+    writer = RecordingWriter(path, MANIFEST, commit_every_s=0.0)
+    writer.add_frame(0, 0.0, "f0", JPEG)
+    shutil.rmtree(path.parent)
+    path.parent.write_text("a file where the folder was")
+    writer.add_frame(1, 0.2, "f1", JPEG)
+    writer.close()
+    assert writer.rescued == tmp_path / "game.tsr" and not writer.error
+    assert frames_in(writer.rescued) == [0, 1]
+
+
+def test_record_names_the_file_a_game_was_written_again_to(tmp_path: Path, capsys, monkeypatch) -> None:
+    stills = demo_stills(tmp_path, 3)
+    game = tmp_path / "game.tsr"
+    step = GameRunner.step
+
+    def moved_and_replaced_after_0(self, frame):
+        result = step(self, frame)
+        if frame.index == 0:
+            game.rename(tmp_path / "moved.tsr")
+            game.write_text("someone else's file")
+        return result
+
+    monkeypatch.setattr(GameRunner, "step", moved_and_replaced_after_0)
+    argv = ["record", "--source", str(stills / "frames"), "--layout", str(stills / "layout.json"),
+            "--every", "1", "-o", str(game)]
+    assert main(argv) == 0
+    rescued = tmp_path / "game-rescued.tsr"
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("tablesight record: 3 of 3 frames and ") and err[0].endswith(f" in {rescued}")
+    assert frames_in(rescued) == [0, 1, 2]
+
+
+def test_record_says_nothing_was_written_again_of_a_deleted_game_that_held_nothing(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    stills = demo_stills(tmp_path, 3)
+    game = tmp_path / "games" / "game.tsr"
+
+    def deleted_then_stopped(self, frame):
+        shutil.rmtree(game.parent)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(GameRunner, "step", deleted_then_stopped)
+    argv = ["record", "--source", str(stills / "frames"), "--layout", str(stills / "layout.json"),
+            "--every", "1", "-o", str(game)]
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert "written again" not in err and f"no frame recorded, so {game} was not kept" in err
+    assert not game.exists()
