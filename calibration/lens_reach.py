@@ -15,12 +15,12 @@ import cv2
 import numpy as np
 
 DIRECTIONS = 72
-# Ideal (pinhole) distances from the axis, in focal lengths: out to 85 degrees, past the widest
-# view a lens file may give, finely near the axis where the wildest terms fold.
 # How far past the fold a marker may lie, as a share of the fold's distance from the axis: the
 # outline is traced at 72 points and cuts corners between them, and a right lens model that folds
 # just past the outer markers (the detection benchmark's barrel lenses) still places them.
 FOLD_TOLERANCE = 0.05
+# Ideal (pinhole) distances from the axis, in focal lengths: out to 85 degrees, past the widest
+# view a lens file may give, finely near the axis where the wildest terms fold.
 RAYS = np.geomspace(1e-4, np.tan(np.radians(85.0)), 1000)
 
 

@@ -18,7 +18,7 @@ export class Labels {
   // view: the part of the table drawn, [x, y, width, height] in cm. A label is kept inside it: by a
   // table edge (a model in its deployment strip, an objective near the edge) it printed past the
   // picture, "16.2 cm / 15.0 cm ✗" starting 54 px left of a 360 px phone's screen.
-  constructor(view = null) {
+  constructor(view) {
     this.queue = [];
     this.view = view;
   }
@@ -37,7 +37,7 @@ export class Labels {
       // Boxes are kept by their middles: a text's baseline y lies 0.35 of its size below its
       // middle. (A candidate's baseline against the placed middles let two lines touch.)
       const middle = (y) => y - label.size * 0.35;
-      const [vx, vy, vw, vh] = this.view || [-Infinity, -Infinity, Infinity, Infinity];
+      const [vx, vy, vw, vh] = this.view;
       if (label.x < vx || label.x > vx + vw) continue; // its anchor is out of view (zoomed in)
       const x = Math.min(Math.max(label.x, vx + width / 2), vx + vw - width / 2);
       const inView = (y) => middle(y) - height / 2 >= vy && middle(y) + height / 2 <= vy + vh;
