@@ -252,9 +252,10 @@ def _calibrate_lens(args: argparse.Namespace) -> int:
     output = _json_output(args.output, args.sources, ("lens calibration", _a_lens))
     result = calibrate_lens(args.sources, wide=args.wide)
     _write_json(output, result.to_dict())
+    notes = f"; {' | '.join(result.notes)}" if result.notes else ""
     _summary(
         output,
         f"{result.views_used} of {result.views_total} views used, rms {result.rms_px:.3f} px, "
-        f"{result.model} model -> {args.output}",
+        f"{result.model} model -> {args.output}{notes}",
     )
     return 0

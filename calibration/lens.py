@@ -10,7 +10,7 @@ the strong barrel of a 120-degree lens that the 5-term model cannot.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -118,6 +118,7 @@ class LensCalibration:
     views_used: int
     views_total: int
     model: str
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -179,14 +180,44 @@ def calibrate_lens(sources: Iterable[str | Path], wide: bool = False) -> LensCal
             "take 10-20 sharp photos of the whole board (`tablesight charuco-board`) at different "
             "angles and in every part of the frame",
         )
+    return replace(fit_lens(objects, images, size, wide), views_total=total)
+
+
+def fit_lens(objects: list[np.ndarray], images: list[np.ndarray], size: tuple[int, int],
+             wide: bool) -> LensCalibration:
+    """The model asked for, unless the standard one turns back inside the picture (a wide lens,
+    or views that kept off its corners): past its fold it sends no ray, and `calibrate` refuses
+    a lens file whose markers lie there. The rational model follows such a lens, so it is fitted
+    instead, and said so; one that still folds is kept with a note of where."""
+    fitted = _fitted(objects, images, size, wide)
+    notes: tuple[str, ...] = ()
+    if (fold := _fold_in_picture(fitted.intrinsics)) and not wide:
+        rational = _fitted(objects, images, size, True)
+        if _fold_in_picture(rational.intrinsics) is None:
+            note = (f"the standard model turns back inside the picture ({fold}), so the rational one "
+                    "was fitted, as --wide does")
+            return replace(rational, notes=(note,))
+    if fold := _fold_in_picture(fitted.intrinsics):
+        notes = (f"the lens model turns back inside the picture ({fold}): a marker seen past that is "
+                 "refused; take views with the board in every corner of the frame",)
+    return replace(fitted, notes=notes)
+
+
+def _fitted(objects: list[np.ndarray], images: list[np.ndarray], size: tuple[int, int],
+            wide: bool) -> LensCalibration:
     flags = cv2.CALIB_RATIONAL_MODEL if wide else 0
     rms, K, dist, _, _ = cv2.calibrateCamera(objects, images, size, None, None, flags=flags)
     # OpenCV pads to 14 terms; keep the ones the model fitted (k1 k2 p1 p2 k3 [k4 k5 k6]).
     terms = 8 if wide else 5
-    return LensCalibration(
-        Intrinsics(K=K, dist=dist.ravel()[:terms], image_size=size),
-        float(rms),
-        len(objects),
-        total,
-        "rational" if wide else "standard",
-    )
+    return LensCalibration(Intrinsics(K=K, dist=dist.ravel()[:terms], image_size=size), float(rms),
+                           len(objects), len(objects), "rational" if wide else "standard")
+
+
+def _fold_in_picture(lens: Intrinsics) -> str | None:
+    """Where the model's fold cuts the picture's edge, in words; None where it does not."""
+    width, height = lens.image_size
+    edge = np.array([[0, 0], [width - 1, 0], [0, height - 1], [width - 1, height - 1],
+                     [width / 2, 0], [width / 2, height - 1], [0, height / 2], [width - 1, height / 2]])
+    if not lens.reach.beyond(edge).any():
+        return None
+    return f"{lens.reach.fold_px():.0f} px from its centre, its corners {np.hypot(width, height) / 2:.0f}"

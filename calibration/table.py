@@ -544,10 +544,12 @@ def _check_reach(intrinsics: Intrinsics, pixels: dict[int, np.ndarray]) -> None:
     beyond = [i for i, corners in pixels.items() if intrinsics.reach.beyond(corners).any()]
     if beyond:
         raise TablesightError(
-            f"{intrinsics.label} cannot be this camera's: its distortion turns back "
+            f"{intrinsics.label} does not reach the markers: its distortion turns back "
             f"{intrinsics.reach.fold_px():.0f} px from the principal point, and markers "
-            f"{', '.join(map(str, beyond))} are seen beyond that, where it sends no light",
-            LENS_FIX,
+            f"{', '.join(map(str, beyond))} are seen beyond that, where it sends no light (another "
+            "camera's file, or a wide lens fitted without --wide)",
+            "make the lens file again with `tablesight calibrate-lens --wide`, the board shown in every "
+            "corner of the frame, or leave --intrinsics out",
         )
 
 

@@ -81,10 +81,11 @@ def test_a_lens_file_that_folds_before_the_markers_is_refused_naming_it(table_sh
     with pytest.raises(TablesightError) as caught:
         calibrate(table_shot.image, table_shot.layout, lens(table_shot, dist=dist))
     error = caught.value
-    assert re.fullmatch(r"lens file cam\.json cannot be this camera's: its distortion turns back \d+ px "
+    assert re.fullmatch(r"lens file cam\.json does not reach the markers: its distortion turns back \d+ px "
                         r"from the principal point, and markers [0-9, ]+ are seen beyond that, where it "
-                        r"sends no light", error.problem), error.problem
-    assert error.fix.endswith("leave --intrinsics out")
+                        r"sends no light \(another camera's file, or a wide lens fitted without --wide\)",
+                        error.problem), error.problem
+    assert "`tablesight calibrate-lens --wide`" in error.fix and error.fix.endswith("leave --intrinsics out")
 
 
 def test_a_right_lens_file_that_folds_only_beyond_the_markers_calibrates(layout: Layout) -> None:
@@ -189,7 +190,7 @@ def test_detect_exits_2_on_a_lens_file_that_folds_before_the_markers(files, caps
                  str(files["folding.json"]), "--json"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
-    assert err.startswith(f"tablesight detect: lens file {files['folding.json']} cannot be this camera's")
+    assert err.startswith(f"tablesight detect: lens file {files['folding.json']} does not reach the markers")
 
 
 def test_detect_warns_on_another_lens_s_file_naming_it(files, capsys) -> None:
