@@ -131,6 +131,10 @@ def report_context(report: dict, name: str) -> dict:
     return {
         "name": name,
         "ruleset": report.get("ruleset"),
+        # Moves in the game's own unit, as the table and the replay say them (a report older
+        # than the unit says cm).
+        "unit": report.get("unit") or "cm",
+        "unit_cm": report.get("unit_cm") or 1.0,
         "table": table,
         "terrain": report.get("terrain") or [],
         "objectives": report.get("objectives") or [],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.webui.conftest import PIN
+from tests.webui.fake_replay import load_report
 from tests.webui.fake_session import FakeSession
 from webui.app import create_app
 
@@ -118,3 +120,13 @@ def test_a_recording_is_replayed_once_however_many_phones_open_it(session, recor
     for phone in phones:
         phone.join()
     assert len(calls) == 1
+
+
+def test_the_kept_report_gives_moves_in_the_game_s_unit(session, recordings_dir):
+    """A combined-arms game's moves were said in cm, where the table and the replay said inches."""
+    def in_inches(path):
+        return {**load_report(path), "ruleset": "combined-arms", "unit": "in", "unit_cm": 2.54}
+
+    client = create_app(session, PIN, str(recordings_dir), report_loader=in_inches).test_client()
+    html = client.get("/api/recordings/game-2026-11-29/report").get_data(as_text=True)
+    assert "<td>r3</td><td>red</td><td>6.4 in</td>" in html and "<td>16.2 cm</td>" not in html
