@@ -143,7 +143,10 @@ class CaptureSource:
             os.environ.setdefault("OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT", V4L_SELECT_TIMEOUT_S)
             # OpenCV takes a C int: a number past it met an overload error, not a missing camera.
             capture = _quietly(cv2.VideoCapture, camera) if camera <= LARGEST_INDEX else None
-            if capture is None or not capture.isOpened():
+            if capture is None:
+                raise TablesightError(f"no camera answers at index {camera} (camera:{camera})",
+                                      "camera numbers count the cameras plugged in from 0: try camera:0")
+            if not capture.isOpened():
                 raise TablesightError(
                     f"no camera answers at index {camera} (camera:{camera})",
                     "plug the USB camera in, close any other program using it, or try camera:"
