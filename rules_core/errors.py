@@ -148,10 +148,15 @@ class SceneFault:
 Fault = SceneFault | SharedName | Missing | NotOnTable | OffTable
 
 
+# The fix a field's refusal carries where the rules core knows no better one: the web UI says its
+# own words for the controls that make the field again instead.
+SCENE_FIX = "correct the scene"
+
+
 def field_error(
     loc: Loc,
     problem: str,
-    fix: str = "correct the scene",
+    fix: str = SCENE_FIX,
     *,
     model_id: str | None = None,
     reason: Reason | None = None,

@@ -109,7 +109,7 @@ def _require_pin() -> None:
 def _json_body() -> object:
     if not request.get_data(cache=True):
         return {}
-    body = request.get_json(force=True, silent=True)
-    if body is None:
-        raise BadRequest("The body is not valid JSON. Send a JSON object.")
-    return body
+    try:
+        return request.get_json(force=True)  # `null` is JSON too: `validate_action` says it is no object
+    except BadRequest:
+        raise BadRequest("The body is not valid JSON. Send a JSON object.") from None

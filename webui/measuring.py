@@ -57,8 +57,8 @@ def ranges(state: dict, model_id: str) -> dict:
 def measure(state: dict, a: str, b: str) -> dict:
     """The ruler between two models, two points or one of each, in cm and ruleset units."""
     if not POINT.match(a) and not POINT.match(b):
-        _require_known(state, a)
-        _require_known(state, b)
+        for end in (a, b):
+            _require_known(state, end, units=False)
         rules = _rules_api()
         return rules.measure(rules.parse_scene(scene_from_state(state), allow_off_table=True), a, b)
     shape_a, shape_b = _footprint(state, a), _footprint(state, b)
@@ -139,10 +139,14 @@ def _pieces(state: dict) -> dict[str, dict]:
     return {piece["id"]: piece for piece in [*state.get("models", []), *state.get("vehicles", [])]}
 
 
-def _require_known(state: dict, model_id: str) -> None:
+def _require_known(state: dict, model_id: str, units: bool = True) -> None:
+    """A model on the table, or a unit's name where `units` (ranges take one, a ruler does not)."""
     piece = _pieces(state).get(model_id)
-    units = {m.get("unit") for m in _pieces(state).values() if _assigned(m)}
-    if piece is None and model_id not in units:
+    if piece is None and not units:
+        raise TablesightError(
+            f"No model '{model_id}' on the table", "Tap a model that is shown, or give a point as X,Y"
+        )
+    if piece is None and model_id not in {m.get("unit") for m in _pieces(state).values() if _assigned(m)}:
         raise TablesightError(f"No model or unit '{model_id}' on the table", "Tap a model that is shown")
     if piece is not None and not _assigned(piece):
         raise TablesightError(

@@ -18,6 +18,11 @@ SPARE_THREADS = 8
 # buffer has taken this many bytes (default 16 MB): per MJPEG viewer that was ~16 MB held, and
 # 20 phones grew the rig by ~130 MB a minute. 1 MB bounds it and still buffers a few frames.
 OUTBUF_BYTES = 1 << 20
+# Waitress reads a request's whole body, into a file past 512 KB, before the app sees it: up to
+# 1 GB by default, written to the rig's card (200 MB in /tmp for one request) and then refused by
+# the app's 256 KB limit. Past this, waitress answers 413 itself as soon as the length is said;
+# under it the app's own 413 says what to do.
+MAX_BODY_BYTES = 1 << 20
 
 
 def thread_count(viewers: int = VIEWERS) -> int:
@@ -48,5 +53,6 @@ def make_server(app: Flask, host: str, port: int, viewers: int = VIEWERS):
         channel_timeout=120,
         connection_limit=max(100, 4 * viewers),
         outbuf_high_watermark=OUTBUF_BYTES,
+        max_request_body_size=MAX_BODY_BYTES,
         ident="tablesight",
     )

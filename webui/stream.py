@@ -59,7 +59,8 @@ def events():
     # An event's id is the rig's run and the state's version: a phone back from a restarted rig
     # (versions from 1 again) is sent the new game even where its last version has the same number.
     run, _, seen = request.headers.get("Last-Event-ID", "").rpartition(".")
-    resumed = run == extension["run"] and seen.isascii() and seen.isdigit()  # "²".isdigit() too
+    # "²".isdigit() too; and `int()` takes 4300 digits at most, far past any version a rig reaches.
+    resumed = run == extension["run"] and seen.isascii() and seen.isdigit() and len(seen) <= 18
     last_version = int(seen) if resumed else -1
     body = _state_events(session, extension["run"], last_version, config["SSE_MAX_S"],
                          config["SSE_HEARTBEAT_S"], extension["closing"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from rules_core.errors import (
+    SCENE_FIX,
     Empty,
     Missing,
     NoChassis,
@@ -47,7 +48,32 @@ def refusal(action: str, error: TablesightError, payload: dict, state: dict) -> 
         return _off_table(off)
     if not isinstance(fault, SceneFault):
         return error
+    if listed := _listed_piece_refusal(action, fault, error.fix, payload):
+        return listed
     return TablesightError(_capitalized(fault.problem), _fix_for("", fault, error.fix))
+
+
+# A terrain piece or an objective, as the Setup panel calls it, and the control that makes it again:
+# the rules core's "correct the scene" means nothing to a player who tapped corners out of order.
+AGAIN = {
+    "terrain": ("Terrain piece", "Draw it again, tapping its corners in order round its edge, "
+                "or tap Clear terrain under Terrain"),
+    "objectives": ("Objective", "Place it again, or tap Clear objectives under Objectives"),
+}
+
+
+def _listed_piece_refusal(action: str, fault: SceneFault, fix: str, payload: dict) -> TablesightError | None:
+    """A field of a piece of the list sent (`terrain[1].polygon_cm`) that the rules core has no fix
+    for, by the piece's id, and pydantic's "Input should be ..." by its field."""
+    loc, sent = fault.loc, payload.get(action) or []  # a list of objects: `webui.actions` checked it
+    if action not in AGAIN or fix != SCENE_FIX or len(loc) < 3 or loc[0] != action:
+        return None
+    index = loc[1]
+    if not (isinstance(index, int) and index < len(sent)):
+        return None
+    what, again = AGAIN[action]
+    problem = re.sub(r"^Input\b", str(loc[2]), fault.problem)
+    return TablesightError(f"{what} {sent[index].get('id')}: {problem}", again)
 
 
 def _off_table(off: OffTable) -> TablesightError:
