@@ -36,6 +36,10 @@ DEMO_RECORDING = Path(__file__).parent / "demo" / "demo.tsr"
 
 # The players' settings a looping replay carries into each fresh game (see TableSession).
 CARRIED = frozenset({"setup", "assign", "terrain", "objectives", "deployment", "template", "clear_templates"})
+# What each carried setting makes moot when it comes again: the lists sent whole, and the templates
+# a clearing took away. Kept, every objectives tap was made again at each loop for ever.
+OUTDATES = {"terrain": {"terrain"}, "objectives": {"objectives"}, "deployment": {"deployment"},
+            "clear_templates": {"template", "clear_templates"}}
 
 Opener = Callable[[], FrameSource]
 _RETRY = object()
@@ -185,6 +189,8 @@ class TableSession:
             if self.loop and action in CARRIED:
                 result = self.runner.last_result
                 followed = result.frame if result is not None else -1
+                outdated = OUTDATES.get(action, set())
+                self._players_settings = [c for c in self._players_settings if c.action not in outdated]
                 self._players_settings.append(Control(followed, action, payload))
         self._publish(force=True)
         return reply

@@ -334,3 +334,26 @@ def test_a_looping_replay_makes_the_players_settings_again_from_each_loops_first
     finally:
         permits.release(100)
         session.stop()
+
+
+def test_a_looping_replay_carries_the_last_of_each_whole_list_a_player_sent():
+    """Terrain, objectives and the deployment are sent whole each time: every one was kept and made
+    again at each loop, and the demo grew 1.2 MB with each objectives tap of a hostile phone."""
+    permits = threading.Semaphore(0)
+    session = TableSession(lambda: GatedFrames(permits),
+                           lambda: GameRunner(flat_pipeline(), Game("combined-arms", (183.0, 122.0))),
+                           description="test frames", loop=True)
+    session.start()
+    try:
+        permits.release(2)
+        until(session, lambda: _stepped(session) == 1)
+        for x in (10.0, 20.0, 30.0):
+            session.apply("objectives", {"objectives": [{"id": "o1", "x_cm": x, "y_cm": 40.0}]})
+        session.apply("template", {"kind": "grenade", "x_cm": 50.0, "y_cm": 50.0})
+        session.apply("clear_templates", {})
+        carried = [(c.action, c.payload) for c in session._players_settings]
+        assert carried == [("objectives", {"objectives": [{"id": "o1", "x_cm": 30.0, "y_cm": 40.0}]}),
+                           ("clear_templates", {})]
+    finally:
+        permits.release(100)
+        session.stop()
