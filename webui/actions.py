@@ -13,9 +13,11 @@ are sent and pushes them to every phone with every state, so only the scene's ow
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from rules_core.errors import TablesightError
 
@@ -36,8 +38,21 @@ STEP_CM = (1.0, 50.0)  # a step, for a ruleset measured in steps (Bronepehota's 
 OBJECTIVES_MAX, TERRAIN_MAX, CORNERS_MAX = 50, 100, 200
 LIMITS = {"name_max": NAME_MAX, "table_cm": TABLE_CM, "step_cm": STEP_CM}
 
-Name = Annotated[str, Field(max_length=NAME_MAX)]
-Id = Annotated[str, Field(min_length=1, max_length=NAME_MAX)]
+# No name a player types holds these: C0 and C1 controls (a NUL, a line break), and the marks that
+# turn text's direction, which showed a unit's name backwards on every other phone.
+DIRECTION_MARKS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _typed(name: str) -> str:
+    odd = next((c for c in name if unicodedata.category(c) == "Cc" or c in DIRECTION_MARKS), None)
+    if odd is not None:
+        raise PydanticCustomError("control_character", "holds a control character ({shown})",
+                                  {"shown": f"U+{ord(odd):04X}"})
+    return name
+
+
+Name = Annotated[str, Field(max_length=NAME_MAX), AfterValidator(_typed)]
+Id = Annotated[str, Field(min_length=1, max_length=NAME_MAX), AfterValidator(_typed)]
 
 
 class Payload(BaseModel):
@@ -199,12 +214,15 @@ def _refusal(action: str, first: dict, payload: dict) -> TablesightError:
     field = ".".join(loc) or "body"
     named = FIELDS.get((action, field)) or FIELDS.get((action, loc[0] if loc else ""))
     kind, typed = first["type"], first.get("input")
+    what = named[0] if named else f"'{field}' of '{action}'"
     if kind == "string_too_long":
         most = (first.get("ctx") or {}).get("max_length", NAME_MAX)
-        what = named[0] if named else f"'{field}' of '{action}'"
         return TablesightError(
             f"{what} is {len(typed)} characters long: a name is at most {most}", "Type a shorter one"
         )
+    if kind == "control_character":
+        return TablesightError(f"{what} holds a control character ({first['ctx']['shown']}), which no "
+                               "name has", "Type it again with letters, digits and spaces")
     if kind == "too_long" and (too_many := _too_many(loc, len(typed), first["ctx"]["max_length"], payload)):
         return too_many
     if named and kind in NUMBER_ERRORS:

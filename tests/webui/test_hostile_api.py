@@ -195,3 +195,15 @@ def test_a_ruler_from_a_unit_says_it_runs_between_models(client, query):
     told = response.get_json()["message"]
     assert told.startswith("No model '"), told
     assert told.endswith("Tap a model that is shown, or give a point as X,Y."), told
+
+
+@pytest.mark.parametrize(("name", "shown"), [("red\u202einf", "U+202E"), ("red\x00inf", "U+0000"),
+                                             ("red\ninf", "U+000A")])
+def test_a_name_with_a_control_character_is_refused(client, name: str, shown: str) -> None:
+    """A right-to-left override shows a unit's name backwards on every other phone ("fni-der"), and a
+    NUL or a line break is no name a player types: they were taken."""
+    body = {"model_ids": ["r1"], "side": "red", "unit": name, "type": "infantry"}
+    reply = post_raw(client, "assign", json.dumps(body))
+    assert reply.status_code == 400
+    assert reply.get_json()["message"] == (f"Unit holds a control character ({shown}), which no name "
+                                           "has. Type it again with letters, digits and spaces.")
