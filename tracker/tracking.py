@@ -170,14 +170,18 @@ class Tracker:
 
     def _both_ends_changed(self, hull: Track, in_play: InPlay | None) -> bool:
         """Whether the picture changed since the last detection at both ends of a hull (their
-        inner parts): turned round, its barrel left one end and came to the other. A trooper
+        inner parts), or at its turret and one end: turned round, its barrel left one end and
+        came to the other. A trooper
         set against one end changes that end only, and its figure, read as a barrel, had turned
         a tank nobody touched round on paper (a blind check: 180 -> 359.6 degrees, `moved`)."""
         if in_play is None:
             return True
         axis = np.radians(hull.heading_deg)
         along = np.array([np.cos(axis), np.sin(axis)]) * hull.length_cm * 0.35
-        return bool(in_play(np.array([hull.xy_cm - along, hull.xy_cm + along])).all())
+        centre, *ends = in_play(np.array([hull.xy_cm, hull.xy_cm - along, hull.xy_cm + along]))
+        # Or its turret and one end: a barrel painted as the hull leaves no change at the end it
+        # left (a blind check: a tank turned round kept its old front 2 s, until it was driven).
+        return bool(all(ends) or (centre and any(ends)))
 
     def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, alike: Alike,
                extra: np.ndarray | None, in_play: InPlay | None, changes: TrackChanges,
@@ -430,7 +434,14 @@ class Tracker:
             carried_off = np.array([self._now_s is not None and t.retired_s is not None
                                     and self._now_s - t.retired_s <= CARRIED_OFF_S for t in gone])
             where = (distance <= footprint[:, None]) | (carried_off[:, None] & (distance <= reach[:, None]))
-            possible = alike(gone)[:, columns] & where
+            # Painted as itself, as a piece moved between stills must be: other paints on one army's
+            # base top read 0.53-0.74 apart (the gate's 0.75 let them through), a model against its
+            # own look after a move at most 0.19. Another paint there was taken for the casualty.
+            bound = 2 * self.weights.appearance_floor
+            painted = np.array([[t.appearance is None or seen is None
+                                 or colour_distance(t.appearance, seen) <= bound for seen in look]
+                                for t in gone], bool).reshape(len(gone), len(look))
+            possible = alike(gone)[:, columns] & where & painted
             shift = None
         else:
             expected = np.array([t.looked_for_xy for t in gone])
