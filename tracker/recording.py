@@ -326,9 +326,10 @@ class RecordingWriter:
         except OSError:  # not there, or a file stands where its folder was
             pass
         tried = []
-        for folder in (self.path.parent, Path.cwd()):
-            target = _free_name(folder / self.path.name)
+        for folder in (lambda: self.path.parent, Path.cwd):
+            target = self.path
             try:
+                target = _free_name(folder() / self.path.name)  # where record runs may be gone too
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with contextlib.closing(sqlite3.connect(target)) as copy:
                     self._db.backup(copy)

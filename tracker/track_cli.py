@@ -301,9 +301,11 @@ def run_record(args: argparse.Namespace) -> int:
     finally:
         # The recording first: a second Ctrl-C in the camera's close (picamera2 stopping takes a
         # while) then loses nothing, and the camera can still be stopped by one.
-        with _unstoppable():
-            closing = _close_recording(writer, args.output, seen)
-        source.close()
+        try:
+            with _unstoppable():
+                closing = _close_recording(writer, args.output, seen)
+        finally:
+            source.close()
         # With no frame used, the error raised says it (none fit the lens, none could be read).
         if seen and (damage := passed_over(source)):
             print(f"tablesight record: {damage}", file=sys.stderr)

@@ -181,6 +181,7 @@ class Tracker:
         centre, *ends = in_play(np.array([hull.xy_cm, hull.xy_cm - along, hull.xy_cm + along]))
         # Or its turret and one end: a barrel painted as the hull leaves no change at the end it
         # left (a blind check: a tank turned round kept its old front 2 s, until it was driven).
+        # Where the picture now differs would miss it: the turret turned round looks as it did.
         return bool(all(ends) or (centre and any(ends)))
 
     def _match(self, kind: str, tracks: list[Track], xy: np.ndarray, look: list, alike: Alike,

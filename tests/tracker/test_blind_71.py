@@ -52,3 +52,4 @@ def test_a_hull_turned_round_with_its_barrel_coloured_like_it_takes_its_new_fron
     changes = tracker.update(Detections(vehicles=vehicles((100, 50, 270))),
                              in_play=near((100, 50), (100, 57), cm=2.5))
     assert [t.heading_deg for t in tracker.vehicles()] == [270.0] and "v1" in changes.moved
+

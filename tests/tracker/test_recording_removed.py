@@ -142,3 +142,16 @@ def test_record_says_nothing_was_written_again_of_a_deleted_game_that_held_nothi
     err = capsys.readouterr().err
     assert "written again" not in err and f"no frame recorded, so {game} was not kept" in err
     assert not game.exists()
+
+
+def test_a_recording_whose_folder_record_ran_in_was_deleted_is_written_again(tmp_path: Path,
+                                                                           monkeypatch) -> None:
+    """Where `record` runs was asked for before its folder was tried: gone with it, a traceback and
+    the game lost, where the folder made again held it."""
+    path = tmp_path / "games" / "game.tsr"
+    writer = RecordingWriter(path, MANIFEST, commit_every_s=0.0)
+    monkeypatch.chdir(path.parent)
+    writer.add_frame(0, 0.0, "f0", JPEG)
+    shutil.rmtree(path.parent)
+    writer.close()
+    assert writer.rescued == path and frames_in(path) == [0]
