@@ -16,7 +16,16 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from rules_core.errors import TablesightError
@@ -25,7 +34,8 @@ from rules_core.errors import TablesightError
 # file, which pydantic's lax mode would turn into 1.0 and 12.0 before the game saw them, and
 # `NaN` or `1e309` (Python's JSON reads both) is refused here, where the field can be named.
 Number = Annotated[float, Strict(), Field(allow_inf_nan=False)]
-Count = Annotated[int, Strict()]
+Count = Annotated[int, BeforeValidator(lambda n: int(n) if isinstance(n, float) and n.is_integer() else n),
+                  Strict()]  # 2.0 too, as the rules core takes it (a preset's level): not "2" nor true
 Point = tuple[Number, Number]
 
 # A side, unit, type, weapon or id a player types. A 240 KB unit name was taken and sent to
@@ -40,11 +50,13 @@ LIMITS = {"name_max": NAME_MAX, "table_cm": TABLE_CM, "step_cm": STEP_CM}
 
 # No name a player types holds these: C0 and C1 controls (a NUL, a line break), and the marks that
 # turn text's direction, which showed a unit's name backwards on every other phone.
-DIRECTION_MARKS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+DIRECTION_MARKS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Controls, and the line and paragraph separators that break a name's line as a control would.
+ODD_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 
 
 def _typed(name: str) -> str:
-    odd = next((c for c in name if unicodedata.category(c) == "Cc" or c in DIRECTION_MARKS), None)
+    odd = next((c for c in name if unicodedata.category(c) in ODD_CATEGORIES or c in DIRECTION_MARKS), None)
     if odd is not None:
         raise PydanticCustomError("control_character", "holds a control character ({shown})",
                                   {"shown": f"U+{ord(odd):04X}"})
@@ -210,7 +222,8 @@ def validate_action(action: str, payload: object) -> dict:
 
 
 def _refusal(action: str, first: dict, payload: dict) -> TablesightError:
-    loc = [str(part) for part in first["loc"]]
+    # A key sent is part of the field's name: a control character in it is said as its code.
+    loc = ["".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in str(part)) for part in first["loc"]]
     field = ".".join(loc) or "body"
     named = FIELDS.get((action, field)) or FIELDS.get((action, loc[0] if loc else ""))
     kind, typed = first["type"], first.get("input")

@@ -207,3 +207,29 @@ def test_a_name_with_a_control_character_is_refused(client, name: str, shown: st
     assert reply.status_code == 400
     assert reply.get_json()["message"] == (f"Unit holds a control character ({shown}), which no name "
                                            "has. Type it again with letters, digits and spaces.")
+
+
+@pytest.mark.parametrize(("name", "shown"), [("red\u061cinf", "U+061C"), ("red\u2028inf", "U+2028")])
+def test_a_name_with_an_arabic_letter_mark_or_a_line_separator_is_refused(client, name: str,
+                                                                          shown: str) -> None:
+    body = {"model_ids": ["r1"], "side": "red", "unit": name, "type": "infantry"}
+    reply = post_raw(client, "assign", json.dumps(body))
+    assert reply.status_code == 400 and f"({shown})" in reply.get_json()["message"]
+
+
+def test_a_refusal_shows_a_refused_key_s_control_character_as_its_code(client) -> None:
+    """The key is where the refusal names the field: said raw, the override turned the message."""
+    body = {"ruleset": "world-at-fire", "retype": {"a\u202e": "b"}}
+    message = post_raw(client, "setup", json.dumps(body)).get_json()["message"]
+    assert "\u202e" not in message and "a\\u202e" in message
+
+
+def test_a_terrain_level_written_as_a_whole_float_is_taken(client) -> None:
+    """A preset may hold level 2.0 (the rules core takes it); the page sends the live terrain back
+    with each new piece, and every later piece was refused."""
+    def level(written: str) -> str:
+        piece = f'{{"id": "t1", "kind": "hill", "polygon_cm": {TRIANGLE}, "level": {written}}}'
+        return f'{{"terrain": [{piece}]}}'
+
+    assert post_raw(client, "terrain", level("2.0")).status_code == 200
+    assert post_raw(client, "terrain", level("2.5")).status_code == 400
