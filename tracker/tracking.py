@@ -27,6 +27,7 @@ from tracker.association import (
     Weights,
     appearance_cost,
     assign,
+    exchanged,
     heading_cost,
     kept_on_their_spots,
     match_cost,
@@ -513,6 +514,14 @@ class Tracker:
 
         pairs, lost = kept_on_their_spots(old_xy, new_xy, cost, pairs, lost, self.weights.max_cost, alike,
                                           self.still_cm, self.weights.rigid_cm)
+
+        def looks_apart(i: int, j: int) -> float | None:
+            a, b = old_appearance[i], new_appearance[j]
+            return None if a is None or b is None else colour_distance(a, b)
+
+        # As a piece moved between stills must be painted as itself (`_moved_between_stills`).
+        pairs = exchanged(old_xy, new_xy, pairs, looks_apart, same_class, self.still_cm,
+                          2 * self.weights.appearance_floor, reach)
         return pairs, lost, shift
 
     def _allowances(self, tracks: list[Track]) -> np.ndarray:

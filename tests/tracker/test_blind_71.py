@@ -53,3 +53,14 @@ def test_a_hull_turned_round_with_its_barrel_coloured_like_it_takes_its_new_fron
                              in_play=near((100, 50), (100, 57), cm=2.5))
     assert [t.heading_deg for t in tracker.vehicles()] == [270.0] and "v1" in changes.moved
 
+
+def test_two_models_swapped_25_cm_apart_take_each_others_ids():
+    """ra1 and rb4 (two reds, 0.41-0.49 apart in colour on the renders; 0.59 here) exchanged 24.6 cm
+    apart: the distance term (2 x 3 x (24.6 / 40.5)^2 = 2.2) outweighed the looks
+    (2 x 2 x (0.59 - 0.15) = 1.8), and the ids stayed on the spots."""
+    tracker = Tracker()
+    red, orange = painted_on(5, 0), painted_on(5, 2)
+    tracker.update(detections((30, 30), (30, 54.6)), [red, orange])
+    tracker.update(detections((30, 30), (30, 54.6)), [orange, red],
+                   in_play=near((30, 30), (30, 54.6), cm=3.0), now_differs=near((30, 30), (30, 54.6), cm=3.0))
+    assert {t.id: tuple(t.xy_cm) for t in tracker.models()} == {"m1": (30.0, 54.6), "m2": (30.0, 30.0)}
