@@ -72,6 +72,14 @@ class Weights:
     wheel_gap_cm: float = 0.2
     wheel_mate_cm: float = 8.0
 
+    @property
+    def as_itself(self) -> float:
+        """How far a look may read from a piece's own and still be that piece painted as itself,
+        where the pictures alone must say so (moved between stills, back after being retired,
+        exchanged with another): a model against its own look after a move reads at most 0.19,
+        another paint on the same base top 0.53 or more."""
+        return 2 * self.appearance_floor
+
     def reach_cm(self, allowance_cm: np.ndarray) -> np.ndarray:
         """How far from where it stood a piece allowed `allowance_cm` may be found: its move with
         slack for a generous hand, and a few centimetres more."""

@@ -300,9 +300,7 @@ class Tracker:
             return []
         movers = [tracks[i] for i in rows]
         old_looks, new_looks = [t.appearance for t in movers], [look[j] for j in columns]
-        bound = 2 * self.weights.appearance_floor
-        alike = np.array([[a is None or b is None or colour_distance(a, b) <= bound for b in new_looks]
-                          for a in old_looks], bool).reshape(len(movers), len(columns))
+        alike = _painted_as_themselves(old_looks, new_looks, self.weights.as_itself)
         old = np.array([t.xy_cm for t in movers])
         cost = match_cost(old, xy[columns], self._allowances(movers), old_looks, new_looks,
                           same_size[np.ix_(rows, columns)] & alike, self.weights)
@@ -437,12 +435,9 @@ class Tracker:
                                     and self._now_s - t.retired_s <= CARRIED_OFF_S for t in gone])
             where = (distance <= footprint[:, None]) | (carried_off[:, None] & (distance <= reach[:, None]))
             # Painted as itself, as a piece moved between stills must be: other paints on one army's
-            # base top read 0.53-0.74 apart (the gate's 0.75 let them through), a model against its
-            # own look after a move at most 0.19. Another paint there was taken for the casualty.
-            bound = 2 * self.weights.appearance_floor
-            painted = np.array([[t.appearance is None or seen is None
-                                 or colour_distance(t.appearance, seen) <= bound for seen in look]
-                                for t in gone], bool).reshape(len(gone), len(look))
+            # base top read 0.53-0.74 apart (the gate's 0.75 let them through), and another paint
+            # put there was taken for the casualty.
+            painted = _painted_as_themselves([t.appearance for t in gone], look, self.weights.as_itself)
             possible = alike(gone)[:, columns] & where & painted
             shift = None
         else:
@@ -519,9 +514,8 @@ class Tracker:
             a, b = old_appearance[i], new_appearance[j]
             return None if a is None or b is None else colour_distance(a, b)
 
-        # As a piece moved between stills must be painted as itself (`_moved_between_stills`).
         pairs = exchanged(old_xy, new_xy, pairs, looks_apart, same_class, self.still_cm,
-                          2 * self.weights.appearance_floor, reach)
+                          self.weights.as_itself, reach)
         return pairs, lost, shift
 
     def _allowances(self, tracks: list[Track]) -> np.ndarray:
@@ -601,3 +595,10 @@ class Tracker:
         """New ids go top-left to bottom-right, so the same table always gets the same names."""
         free = [j for j in range(len(xy)) if j not in taken]
         return sorted(free, key=lambda j: (round(float(xy[j][1]), 1), round(float(xy[j][0]), 1)))
+
+
+def _painted_as_themselves(old_looks: Appearance, new_looks: Appearance, bound: float) -> np.ndarray:
+    """Which new looks may be each old piece painted as itself (within `bound`); a look not
+    taken, either side, may."""
+    return np.array([[a is None or b is None or colour_distance(a, b) <= bound for b in new_looks]
+                     for a in old_looks], bool).reshape(len(old_looks), len(new_looks))
