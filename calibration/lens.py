@@ -190,17 +190,18 @@ def fit_lens(objects: list[np.ndarray], images: list[np.ndarray], size: tuple[in
     a lens file whose markers lie there. The rational model follows such a lens, so it is fitted
     instead, and said so; one that still folds is kept with a note of where."""
     fitted = _fitted(objects, images, size, wide)
-    notes: tuple[str, ...] = ()
-    if (fold := _fold_in_picture(fitted.intrinsics)) and not wide:
+    fold = _fold_in_picture(fitted.intrinsics)
+    if fold is None:
+        return fitted
+    if not wide:
         rational = _fitted(objects, images, size, True)
         if _fold_in_picture(rational.intrinsics) is None:
             note = (f"the standard model turns back inside the picture ({fold}), so the rational one "
                     "was fitted, as --wide does")
             return replace(rational, notes=(note,))
-    if fold := _fold_in_picture(fitted.intrinsics):
-        notes = (f"the lens model turns back inside the picture ({fold}): a marker seen past that is "
-                 "refused; take views with the board in every corner of the frame",)
-    return replace(fitted, notes=notes)
+    return replace(fitted, notes=(f"the lens model turns back inside the picture ({fold}): a marker seen "
+                                  "past that is refused; take views with the board in every corner of the "
+                                  "frame",))
 
 
 def _fitted(objects: list[np.ndarray], images: list[np.ndarray], size: tuple[int, int],
