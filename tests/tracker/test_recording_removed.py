@@ -18,6 +18,11 @@ from tracker.runner import GameRunner
 MANIFEST = {"ruleset": "world-at-fire", "table": {"width_cm": 183.0, "depth_cm": 122.0}}
 JPEG = encode_jpeg(np.full((48, 64, 3), 90, np.uint8), 85)
 
+def recorded(stills: Path, game: Path) -> int:
+    """`record` of the demo's stills, every frame kept, into `game`: its exit."""
+    return main(["record", "--source", str(stills / "frames"), "--layout", str(stills / "layout.json"),
+                 "--every", "1", "-o", str(game)])
+
 
 def frames_in(path: Path) -> list[int]:
     recording = Recording(path)
@@ -78,9 +83,7 @@ def test_record_says_where_a_deleted_recording_was_written_again(tmp_path: Path,
         return result
 
     monkeypatch.setattr(GameRunner, "step", folder_deleted_after_0)
-    argv = ["record", "--source", str(stills / "frames"), "--layout", str(stills / "layout.json"),
-            "--every", "1", "-o", str(game)]
-    assert main(argv) == 0
+    assert recorded(stills, game) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("tablesight record: 3 of 3 frames and ") and err[0].endswith(f" in {game}")
     assert err[1] == (f"tablesight record: {game} was deleted or moved while recording; the game was "
@@ -117,9 +120,7 @@ def test_record_names_the_file_a_game_was_written_again_to(tmp_path: Path, capsy
         return result
 
     monkeypatch.setattr(GameRunner, "step", moved_and_replaced_after_0)
-    argv = ["record", "--source", str(stills / "frames"), "--layout", str(stills / "layout.json"),
-            "--every", "1", "-o", str(game)]
-    assert main(argv) == 0
+    assert recorded(stills, game) == 0
     rescued = tmp_path / "game-rescued.tsr"
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("tablesight record: 3 of 3 frames and ") and err[0].endswith(f" in {rescued}")
@@ -136,9 +137,7 @@ def test_record_says_nothing_was_written_again_of_a_deleted_game_that_held_nothi
         raise KeyboardInterrupt
 
     monkeypatch.setattr(GameRunner, "step", deleted_then_stopped)
-    argv = ["record", "--source", str(stills / "frames"), "--layout", str(stills / "layout.json"),
-            "--every", "1", "-o", str(game)]
-    assert main(argv) == 130
+    assert recorded(stills, game) == 130
     err = capsys.readouterr().err
     assert "written again" not in err and f"no frame recorded, so {game} was not kept" in err
     assert not game.exists()
