@@ -14,7 +14,7 @@ are sent and pushes them to every phone with every state, so only the scene's ow
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import (
     AfterValidator,
@@ -25,6 +25,7 @@ from pydantic import (
     Strict,
     ValidationError,
     field_validator,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -46,6 +47,7 @@ STEP_CM = (1.0, 50.0)  # a step, for a ruleset measured in steps (Bronepehota's 
 # A table's worth, well past any scenario's. The 256 KB body took 4000 objectives (an 800 KB state to
 # every phone) and 160 terrain pieces (3.1 s to check, the pipeline held the while).
 OBJECTIVES_MAX, TERRAIN_MAX, CORNERS_MAX = 50, 100, 200
+ADDED = {"objectives": "objective", "terrain": "terrain piece"}  # what one of each list is called
 LIMITS = {"name_max": NAME_MAX, "table_cm": TABLE_CM, "step_cm": STEP_CM}
 
 # No name a player types holds these: C0 and C1 controls (a NUL, a line break), and the marks that
@@ -111,8 +113,28 @@ class TerrainPiece(Payload):
     level: Count | None = None
 
 
-class Terrain(Payload):
-    terrain: list[TerrainPiece] = Field(max_length=TERRAIN_MAX)
+class NewTerrainPiece(TerrainPiece):
+    id: Id | None = None  # the rig names it (`webui.additions`)
+
+
+class OneOrTheList(Payload):
+    """The whole list (named `listed`), which replaces the game's, or one piece to add to the list
+    as the rig has it (`add`, see `webui.additions`): never both."""
+
+    listed: ClassVar[str]
+
+    @model_validator(mode="after")
+    def _one_of_the_two(self) -> OneOrTheList:
+        if (getattr(self, self.listed) is None) == (self.add is None):  # a null is neither
+            raise PydanticCustomError("one_or_the_list", "takes the whole list ({listed}) or one {piece} to "
+                                      "add (add)", {"listed": self.listed, "piece": ADDED[self.listed]})
+        return self
+
+
+class Terrain(OneOrTheList):
+    listed: ClassVar[str] = "terrain"
+    terrain: list[TerrainPiece] | None = Field(default=None, max_length=TERRAIN_MAX)
+    add: NewTerrainPiece | None = None
 
 
 class Objective(Payload):
@@ -124,8 +146,14 @@ class Objective(Payload):
     diameter_mm: Number | None = Field(default=None, gt=0)
 
 
-class Objectives(Payload):
-    objectives: list[Objective] = Field(max_length=OBJECTIVES_MAX)
+class NewObjective(Objective):
+    id: Id | None = None  # the rig names it (`webui.additions`)
+
+
+class Objectives(OneOrTheList):
+    listed: ClassVar[str] = "objectives"
+    objectives: list[Objective] | None = Field(default=None, max_length=OBJECTIVES_MAX)
+    add: NewObjective | None = None
 
 
 class Where(Payload):
@@ -233,6 +261,8 @@ def _refusal(action: str, first: dict, payload: dict) -> TablesightError:
         return TablesightError(
             f"{what} is {len(typed)} characters long: a name is at most {most}", "Type a shorter one"
         )
+    if kind == "one_or_the_list":
+        return TablesightError(f"'{action}' {first['msg']}", "Send one of the two")
     if kind == "control_character":
         return TablesightError(f"{what} holds a control character ({first['ctx']['shown']}), which no "
                                "name has", "Type it again with letters, digits and spaces")

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 
 from rules_core.errors import TablesightError
-from webui import measuring
+from webui import additions, measuring
 from webui.actions import ACTIONS, LIMITS, number_rule, validate_action
 from webui.state_json import dumps_state, served
 from webui.wording import ranges_refusal, refusal
@@ -45,11 +45,14 @@ def action(action: str):
     _require_pin()
     payload = validate_action(action, _json_body())
     session = _extension()["session"]
-    try:
-        return jsonify(session.apply(action, payload))
-    except TablesightError as error:
-        # A refused action changes nothing, so the state now is the one the refusal judged.
-        raise refusal(action, error, payload, session.state()) from None
+    with additions.writing(action):
+        payload, added = additions.joined(action, payload, session.state())
+        try:
+            reply = session.apply(action, payload)
+        except TablesightError as error:
+            # A refused action changes nothing, so the state now is the one the refusal judged.
+            raise refusal(action, error, payload, session.state()) from None
+    return jsonify({**reply, "added": added} if added else reply)
 
 
 @api.get("/rulesets")

@@ -286,11 +286,8 @@ export function initSetup(ctx) {
         ctx.show("A terrain piece needs at least three corners: tap them on the table.", true);
         return;
       }
-      const terrain = [...(ctx.live.terrain || [])];
-      let n = terrain.length + 1;
-      while (terrain.some((t) => t.id === `terrain${n}`)) n += 1;
-      terrain.push({ id: `terrain${n}`, kind: $("#terrain-kind").value, polygon_cm: ctx.draft });
-      if (await ctx.send("terrain", { terrain })) {
+      // The piece alone, added by the rig to the terrain as it stands (as an objective: table.js).
+      if (await ctx.send("terrain", { add: { kind: $("#terrain-kind").value, polygon_cm: ctx.draft } })) {
         ctx.draft = [];
         ctx.redraw();
       }

@@ -169,7 +169,6 @@ function setMode(mode) {
 // A tap at `point`, or a model picked from the keyboard (`piece`, where the finger's nearest
 // might be a bigger base beside it).
 async function onTap(point, piece = pieceAt(point)) {
-  const state = ctx.shown();
   if (ctx.replay && !["select", "ruler"].includes(ctx.mode)) return;
   switch (ctx.mode) {
     case "select":
@@ -187,15 +186,12 @@ async function onTap(point, piece = pieceAt(point)) {
     case "terrain":
       ctx.draft.push(point.map((v) => Math.round(v * 10) / 10));
       break;
-    case "objective": {
-      const objectives = [...(state.objectives || [])];
-      let n = objectives.length + 1;
-      while (objectives.some((o) => o.id === `obj${n}`)) n += 1;
-      objectives.push({ id: `obj${n}`, x_cm: Math.round(point[0] * 10) / 10, y_cm: Math.round(point[1] * 10) / 10,
-        diameter_mm: 40 });
-      await ctx.send("objectives", { objectives });
+    // The objective alone: the rig adds it to the list as it stands and names it. The list this
+    // phone was shown, sent whole, wiped out one another phone had placed a moment before.
+    case "objective":
+      await ctx.send("objectives", { add: { x_cm: Math.round(point[0] * 10) / 10,
+        y_cm: Math.round(point[1] * 10) / 10, diameter_mm: 40 } });
       break;
-    }
     default:
       break;
   }
