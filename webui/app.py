@@ -21,6 +21,7 @@ from werkzeug.exceptions import HTTPException
 from rules_core.errors import TablesightError
 from webui.compression import gzip_responses
 from webui.pin import PinGuard
+from webui.report_cache import ReportCache
 from webui.serve import VIEWERS
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,10 @@ DEFAULTS: dict[str, Any] = {
     # the next one is refused with a 503, so the threads left over always answer the API and
     # the players' controls however many phones watch. `webui.serve` sizes its pool above it.
     "MAX_STREAMS": 2 * VIEWERS,
+    # Replays (`webui.report_cache`): each loads the whole pipeline again, and its report holds
+    # every phase of the game. A few at once, so one long game does not hold the others.
+    "REPLAYS_AT_ONCE": 2,
+    "REPLAY_REPORTS_KEPT": 4,
 }
 
 
@@ -69,6 +74,7 @@ def create_app(
         "pin_guard": PinGuard(pin, app.config["PIN_MAX_FAILURES"], app.config["PIN_WINDOW_S"]),
         "recordings_dir": Path(recordings_dir).resolve() if recordings_dir else None,
         "report_loader": report_loader,
+        "reports": ReportCache(app.config["REPLAY_REPORTS_KEPT"], app.config["REPLAYS_AT_ONCE"]),
         "topdown_lock": threading.Lock(),
         "stream_slots": threading.BoundedSemaphore(app.config["MAX_STREAMS"]),
         "closing": threading.Event(),

@@ -2,14 +2,13 @@
 
 Only names of entries directly inside the recordings folder are accepted, so a crafted name
 (`../`, an absolute path, a symlink pointing out) can never make the rig read another file.
-The replay engine is the tracker's; it is imported on first use and its reports cached by
-file modification time, because a replay reruns the pipeline.
+The replay engine is the tracker's; it is imported on first use and its reports kept by file
+modification time (`webui.report_cache`), because a replay reruns the pipeline.
 """
 
 from __future__ import annotations
 
 import contextlib
-import threading
 from pathlib import Path
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
@@ -19,9 +18,6 @@ from rules_core.errors import TablesightError
 from webui.report import report_context, timeline
 
 recordings = Blueprint("recordings", __name__, url_prefix="/api/recordings")
-
-# Replays are rare and heavy (the whole pipeline again): one at a time.
-_load_lock = threading.Lock()
 
 
 def _root() -> Path | None:
@@ -114,16 +110,11 @@ def _describe(path: Path) -> dict:
 def _load(path: Path) -> dict:
     """The replay report, made once per recording version even when several phones ask at once."""
     extension = current_app.extensions["tablesight"]
-    cache = extension.setdefault("report_cache", {})
-    key = (str(path), path.stat().st_mtime)
-    with _load_lock:
-        if key not in cache:
-            loader = extension["report_loader"] or _tracker_report_loader()
-            try:
-                cache[key] = loader(path)
-            except TablesightError as error:
-                raise _unreplayable(path, error) from None
-        return cache[key]
+    loader = extension["report_loader"] or _tracker_report_loader()
+    try:
+        return extension["reports"].get((str(path), path.stat().st_mtime), lambda: loader(path))
+    except TablesightError as error:
+        raise _unreplayable(path, error) from None
 
 
 def _unreplayable(path: Path, error: TablesightError) -> BadRequest:

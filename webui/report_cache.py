@@ -1,0 +1,65 @@
+"""Replay reports, each made once and kept a while: a replay reruns the whole pipeline.
+
+Loads of different recordings run side by side, `at_once` of them at most (each holds a
+pipeline's memory): behind one lock for all, a phone opening a short game waited for another
+phone's long one. A recording asked for while it loads is waited for, never loaded twice. The
+`kept` reports used last stay; kept all, every game opened stayed in memory for the rig's life.
+A load that fails is not kept: the recording, copied again in full, is loaded again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+
+class _Load:
+    """One recording's load in progress, which later askers wait on."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.report: dict | None = None
+        self.error: BaseException | None = None
+
+
+class ReportCache:
+    def __init__(self, kept: int, at_once: int) -> None:
+        self._kept = kept
+        self._slots = threading.BoundedSemaphore(at_once)
+        self._lock = threading.Lock()
+        self._reports: OrderedDict[Hashable, dict] = OrderedDict()
+        self._loading: dict[Hashable, _Load] = {}
+
+    def get(self, key: Hashable, load: Callable[[], dict]) -> dict:
+        """The report kept under `key`, else the one `load()` makes (or is making already)."""
+        with self._lock:
+            if key in self._reports:
+                self._reports.move_to_end(key)
+                return self._reports[key]
+            pending = self._loading.get(key)
+            if pending is None:
+                mine = self._loading[key] = _Load()
+        if pending is not None:
+            pending.done.wait()
+            if pending.error is not None:
+                raise pending.error
+            return pending.report
+        try:
+            with self._slots:
+                mine.report = load()
+        except BaseException as error:
+            mine.error = error
+            raise
+        finally:
+            with self._lock:
+                del self._loading[key]
+                if mine.error is None:
+                    self._keep(key, mine.report)
+            mine.done.set()
+        return mine.report
+
+    def _keep(self, key: Hashable, report: dict) -> None:
+        self._reports[key] = report
+        while len(self._reports) > self._kept:
+            self._reports.popitem(last=False)
