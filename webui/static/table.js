@@ -27,10 +27,11 @@ function pxPerCm(state) {
   return box.width && box.height ? Math.min(box.width / vw, box.height / vh) : 390 / vw;
 }
 
-// Labels 15 px high on the screen, whatever the zoom and the phone: the smallest (a move's,
-// a range's, at 0.8 of it) still 12 px.
+// Labels 17.5 px high on the screen, whatever the zoom and the phone: the smallest (a move's,
+// a range's, at 0.8 of it) 14 px, the least the page's own text keeps to (style.css); at 12 px
+// a move's and a range's were hard to read on a phone held over the table.
 function fontCm(state) {
-  return Math.max(0.8, 15 / pxPerCm(state));
+  return Math.max(0.8, 17.5 / pxPerCm(state));
 }
 
 // The part of the table in view: all of it, or a zoomed window a phone can tap bases in.
