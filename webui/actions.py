@@ -261,6 +261,9 @@ def _refusal(action: str, first: dict, payload: dict) -> TablesightError:
         return TablesightError(
             f"{what} is {len(typed)} characters long: a name is at most {most}", "Type a shorter one"
         )
+    if kind == "model_type":  # pydantic's words name our classes: "instance of NewObjective"
+        return TablesightError(f"{what} must be a JSON object, not {repr(typed)[:24]}",
+                               "Send {...} with its fields")
     if kind == "one_or_the_list":
         return TablesightError(f"'{action}' {first['msg']}", "Send one of the two")
     if kind == "control_character":
@@ -289,6 +292,9 @@ def _too_many(loc: list[str], count: int, most: int, payload: dict) -> Tablesigh
     if loc[0] == "terrain" and loc[-1] == "polygon_cm":
         name = payload["terrain"][int(loc[1])].get("id")
         return TablesightError(f"Terrain piece {name} has {count} corners: a piece takes at most {most}",
+                               "Draw it again with fewer corners")
+    if loc[0] == "add" and loc[-1] == "polygon_cm":  # a terrain piece drawn: only it has corners
+        return TablesightError(f"The terrain piece drawn has {count} corners: a piece takes at most {most}",
                                "Draw it again with fewer corners")
     if loc[0] not in TOO_MANY or len(loc) > 1:
         return None

@@ -30,13 +30,16 @@ def writing(action: str) -> contextlib.AbstractContextManager:
 
 def joined(action: str, payload: dict, state: dict) -> tuple[dict, str | None]:
     """The payload the game takes (the whole list, with the piece in `add` joined to `state`'s),
-    and the added piece's id; a payload without `add` as it is."""
-    if action not in PREFIXES or "add" not in payload:
+    and the added piece's id; a whole list as it is. A null `add`, or a null id in it, is as if
+    left out (`webui.actions`): the game, and so the recording, never sees either."""
+    if action not in PREFIXES:
         return payload, None
+    if payload.get("add") is None:
+        return {key: value for key, value in payload.items() if key != "add"}, None
     listed = list(state.get(action) or [])
     taken = {piece.get("id") for piece in listed}
-    piece = dict(payload["add"])
-    if piece.get("id") in taken:
+    piece = {key: value for key, value in payload["add"].items() if (key, value) != ("id", None)}
+    if "id" in piece and piece["id"] in taken:
         raise TablesightError(f"{ADDED[action].capitalize()} {piece['id']} is on the table already",
                               "Leave its id out for the rig to name it, or give another")
     if "id" not in piece:

@@ -112,7 +112,7 @@ def _load(path: Path) -> dict:
     extension = current_app.extensions["tablesight"]
     loader = extension["report_loader"] or _tracker_report_loader()
     try:
-        return extension["reports"].get((str(path), path.stat().st_mtime), lambda: loader(path))
+        return extension["reports"].get(str(path), path.stat().st_mtime, lambda: loader(path))
     except TablesightError as error:
         raise _unreplayable(path, error) from None
 

@@ -4,7 +4,10 @@ Loads of different recordings run side by side, `at_once` of them at most (each 
 pipeline's memory): behind one lock for all, a phone opening a short game waited for another
 phone's long one. A recording asked for while it loads is waited for, never loaded twice. The
 `kept` reports used last stay; kept all, every game opened stayed in memory for the rig's life.
-A load that fails is not kept: the recording, copied again in full, is loaded again.
+One report a recording: a new version's (the rig's own game, still being written) takes the old
+one's place, which no phone can be shown again; kept beside it, a game opened a few times while it
+was played pushed every other game out. A load that fails is not kept: the
+recording, copied again in full, is loaded again.
 """
 
 from __future__ import annotations
@@ -28,15 +31,17 @@ class ReportCache:
         self._kept = kept
         self._slots = threading.BoundedSemaphore(at_once)
         self._lock = threading.Lock()
-        self._reports: OrderedDict[Hashable, dict] = OrderedDict()
-        self._loading: dict[Hashable, _Load] = {}
+        # A recording's version, and its report: the one used last at the end.
+        self._reports: OrderedDict[Hashable, tuple[Hashable, dict]] = OrderedDict()
+        self._loading: dict[tuple[Hashable, Hashable], _Load] = {}
 
-    def get(self, key: Hashable, load: Callable[[], dict]) -> dict:
-        """The report kept under `key`, else the one `load()` makes (or is making already)."""
+    def get(self, recording: Hashable, version: Hashable, load: Callable[[], dict]) -> dict:
+        """The report kept of `recording` at `version`, else the one `load()` makes (or is making)."""
+        key = (recording, version)
         with self._lock:
-            if key in self._reports:
-                self._reports.move_to_end(key)
-                return self._reports[key]
+            if self._reports.get(recording, (None,))[0] == version:
+                self._reports.move_to_end(recording)
+                return self._reports[recording][1]
             pending = self._loading.get(key)
             if pending is None:
                 mine = self._loading[key] = _Load()
@@ -55,11 +60,12 @@ class ReportCache:
             with self._lock:
                 del self._loading[key]
                 if mine.error is None:
-                    self._keep(key, mine.report)
+                    self._keep(recording, version, mine.report)
             mine.done.set()
         return mine.report
 
-    def _keep(self, key: Hashable, report: dict) -> None:
-        self._reports[key] = report
+    def _keep(self, recording: Hashable, version: Hashable, report: dict) -> None:
+        self._reports.pop(recording, None)  # another version of it: the last made is the one kept
+        self._reports[recording] = (version, report)
         while len(self._reports) > self._kept:
             self._reports.popitem(last=False)

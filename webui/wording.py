@@ -45,7 +45,7 @@ def refusal(action: str, error: TablesightError, payload: dict, state: dict) -> 
     fault = error.fault
     off = fault.reason if isinstance(fault, SceneFault) else fault  # a template's is no scene field
     if isinstance(off, OffTable):
-        return _off_table(off)
+        return _off_table(off, placed=action == "objectives" and off.id not in _ids(state.get("objectives")))
     if not isinstance(fault, SceneFault):
         return error
     if listed := _listed_piece_refusal(action, fault, error.fix, payload):
@@ -76,9 +76,14 @@ def _listed_piece_refusal(action: str, fault: SceneFault, fix: str, payload: dic
     return TablesightError(f"{what} {sent[index].get('id')}: {problem}", again)
 
 
-def _off_table(off: OffTable) -> TablesightError:
+def _ids(listed: list | None) -> set:
+    return {piece.get("id") for piece in listed or []}
+
+
+def _off_table(off: OffTable, placed: bool = False) -> TablesightError:
     """A piece or a template off the table. A template's centre is a tap, unrounded (190.37129),
-    and its player tapped beside the drawn table, so is told where to tap, not which x_cm to give."""
+    and its player tapped beside the drawn table, so is told where to tap, not which x_cm to give;
+    so is one who just `placed` an objective there (the picture may show more than the game's table)."""
     table = f"{off.width_cm:g} × {off.depth_cm:g} cm"
     if off.what == "template":
         return TablesightError(
@@ -89,7 +94,8 @@ def _off_table(off: OffTable) -> TablesightError:
     if off.what == "objective":
         return TablesightError(
             f"Objective {off.id} at {at} would be off a {table} table",
-            "Pick a bigger table, or tap Clear objectives under Objectives first",
+            "Tap on the table to place it" if placed
+            else "Pick a bigger table, or tap Clear objectives under Objectives first",
         )
     return TablesightError(
         f"Model {off.id} at {at} would be off a {table} table", "Pick a table it stands on"
