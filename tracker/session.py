@@ -44,6 +44,7 @@ OUTDATES = {"terrain": {"terrain"}, "objectives": {"objectives"}, "deployment": 
 Opener = Callable[[], FrameSource]
 _RETRY = object()
 RunnerFactory = Callable[[], GameRunner]
+Join = Callable[[list[dict]], dict]  # the game's list as it stands -> the payload (`apply`)
 
 
 class SourceUnavailable(TablesightError):
@@ -120,6 +121,7 @@ class TableSession:
         self._fps = 0.0
         self._last_tick: float | None = None
         self._version = 0
+        self._built = self._stored = 0  # states built, and the last stored's number
         self._state: dict = {}
         self._signature: tuple = ()
         self._publish(force=True)
@@ -180,8 +182,14 @@ class TableSession:
         made = self._topdown = (frame, buffer.tobytes())  # read back from the local: threads share it
         return made[1]
 
-    def apply(self, action: str, payload: dict) -> dict:
+    def apply(self, action: str, payload: dict, join: Join | None = None) -> dict:
+        """`join`: for terrain and objectives, makes the payload from the game's list as it stands,
+        under the lock the pipeline thread changes the game under. A phone's one added piece joined
+        to the list it was last shown lost what the game took meanwhile (a recorded control, or a
+        state still to be published)."""
         with self._lock:
+            if join is not None:
+                payload = join(list(getattr(self.runner.game, action)))
             payload, stale = stale_advance(action, payload, self.runner.game.turn, self.runner.game.phase)
             if stale is not None:
                 return stale
@@ -326,7 +334,15 @@ class TableSession:
                 return
             self._signature = signature
             state = self._build_state()
+            self._built += 1
+            built = self._built
         with self._changed:
+            # Built under the lock but stored outside it: a state the pipeline thread built before
+            # a control was applied, stored after the control's, took the control back out of what
+            # phones were shown (and what a phone's added objective was joined to) until next frame.
+            if built < self._stored:
+                return
+            self._stored = built
             self._version += 1
             self._state = {**state, "version": self._version}
             self._changed.notify_all()

@@ -45,14 +45,13 @@ def action(action: str):
     _require_pin()
     payload = validate_action(action, _json_body())
     session = _extension()["session"]
-    with additions.writing(action):
-        payload, added = additions.joined(action, payload, session.state())
-        try:
-            reply = session.apply(action, payload)
-        except TablesightError as error:
-            # A refused action changes nothing, so the state now is the one the refusal judged.
-            raise refusal(action, error, payload, session.state()) from None
-    return jsonify({**reply, "added": added} if added else reply)
+    payload, join = additions.addition(action, payload)
+    try:
+        reply = session.apply(action, payload, join=join) if join else session.apply(action, payload)
+    except TablesightError as error:
+        # A refused action changes nothing, so the state now is the one the refusal judged.
+        raise refusal(action, error, join.payload if join else payload, session.state()) from None
+    return jsonify({**reply, "added": join.added} if join else reply)
 
 
 @api.get("/rulesets")

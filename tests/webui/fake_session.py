@@ -264,11 +264,13 @@ class FakeSession:
     def topdown_jpeg(self) -> bytes | None:
         return self._topdown
 
-    def apply(self, action: str, payload: dict) -> dict:
+    def apply(self, action: str, payload: dict, join=None) -> dict:
         handler = getattr(self, f"_apply_{action}", None)
         if handler is None:
             raise TablesightError(f"Unknown action '{action}'", "Use one of the contract's actions")
         with self._changed:
+            if join is not None:  # as the real session: joined to the list as it stands
+                payload = join(list(self._state[action]))
             payload, stale = stale_advance(action, payload, self._state["turn"], self._state["phase"])
             if stale is not None:  # as the real session: one step from what was seen
                 return stale

@@ -25,9 +25,9 @@ def slow_actions(session, monkeypatch, delay_s: float = 0.6) -> None:
     """A rig on slow club Wi-Fi: each control answers `delay_s` later, so a second tap lands first."""
     apply = session.apply
 
-    def slowly(action, payload):
+    def slowly(action, payload, join=None):
         time.sleep(delay_s)
-        return apply(action, payload)
+        return apply(action, payload, join=join)
 
     monkeypatch.setattr(session, "apply", slowly)
 

@@ -31,9 +31,9 @@ def _slowly(session, monkeypatch) -> None:
     taps meet."""
     applied = session.apply
 
-    def slow(action, payload):
+    def slow(action, payload, join=None):
         time.sleep(0.2)
-        return applied(action, payload)
+        return applied(action, payload, join=join)
 
     monkeypatch.setattr(session, "apply", slow)
 
