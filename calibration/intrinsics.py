@@ -22,6 +22,8 @@ DIST_LENGTHS = (4, 5, 8, 12, 14)
 # focal length is a few dozen pixels, under 1 degree no table fits in the picture.
 WIDEST_VIEW_DEG = 170.0
 NARROWEST_VIEW_DEG = 1.0
+# OpenCV holds an image's sides as 32-bit ints.
+MAX_SIDE_PX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,8 @@ class Intrinsics:
             K = np.asarray(data["K"], dtype=np.float64)
             return cls(K=K.reshape(3, 3) if K.size == 9 else K, dist=np.asarray(dist, dtype=np.float64),
                        image_size=size)
-        except (TypeError, ValueError):
+        # OverflowError: a whole number too long for a float (JSON reads 400 nines as one)
+        except (TypeError, ValueError, OverflowError):
             raise TablesightError(f"{source} K and dist must be numbers", fix) from None
         except TablesightError as error:
             # The lens's own checks know no file: the message names the one that holds it.
@@ -139,11 +142,12 @@ class Intrinsics:
 
 def pixel_size(size: object) -> tuple[int, int] | None:
     """[width, height] in whole pixels, also written as floats (2028.0, as numpy's JSON gives it);
-    None when it is not that."""
+    None when it is not that, or past the sides OpenCV can hold (a whole number too long for a
+    float ended the loaders in a traceback)."""
     if not (isinstance(size, list) and len(size) == 2):
         return None
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 and float(v).is_integer()
-               for v in size):
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= MAX_SIDE_PX
+               and float(v).is_integer() for v in size):
         return None
     return int(size[0]), int(size[1])
 

@@ -63,3 +63,22 @@ def reach_of(K: np.ndarray, dist: np.ndarray) -> Reach:
     ends = np.where(outward.all(axis=1), len(RAYS) - 1, np.argmin(outward, axis=1))
     outline = raw[np.arange(DIRECTIONS), ends]
     return Reach(outline, bool(not outward.all()), (float(centre[0]), float(centre[1])))
+
+
+def past_fold(K: np.ndarray, dist: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """Which ideal (undistorted) pixels lie clearly past where the model turns back on their own
+    ray. No raw pixel undistorts to them: a calibration file that puts its markers there (its lens
+    edited after it was made) maps every pixel through a lens that could never have shown them.
+    Traced along each point's ray, not the outline: past the fold the model folds the point back
+    to a raw pixel inside it, where `Reach.beyond` sees nothing wrong."""
+    ideal = np.asarray(ideal, dtype=np.float64).reshape(-1, 2)
+    normalised = (np.hstack([ideal, np.ones((len(ideal), 1))]) @ np.linalg.inv(K).T)[:, :2]
+    radius = np.linalg.norm(normalised, axis=1)
+    along = normalised / np.maximum(radius, RAYS[0])[:, None]
+    # Each ray traced out to the point's own distance less the tolerance, held there beyond it.
+    out_to = np.minimum(RAYS[None, :], radius[:, None] / (1 + FOLD_TOLERANCE))
+    ideal_rays = along[:, None, :] * out_to[:, :, None]
+    rays = np.concatenate([ideal_rays.reshape(-1, 2), np.ones((ideal_rays.size // 2, 1))], axis=1)
+    raw, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), K, dist)
+    out = np.linalg.norm(raw.reshape(len(ideal), len(RAYS), 2) - K[:2, 2], axis=2)
+    return (np.diff(out, axis=1) < 0).any(axis=1)

@@ -9,6 +9,7 @@ player can judge it by. It serialises to the calibration JSON of CONTRACTS.md.
 from __future__ import annotations
 
 import math
+import reprlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,6 +21,7 @@ from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_fo
 from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
 from calibration.intrinsics import Intrinsics, pixel_size
 from calibration.layout import Layout
+from calibration.lens_reach import past_fold
 from calibration.pose import ASSUMED_HEIGHT_CM, Pose, centred_K, focal_or_assumed, solve_pose
 from calibration.table_edges import table_edges
 from rules_core.errors import TablesightError
@@ -238,15 +240,7 @@ class TableCalibration:
         size = pixel_size(data["image_size"])
         if size is None:
             raise TablesightError(f"{source} image_size must be [width, height] in pixels", fix)
-        intrinsics = None
-        if data.get("K") is not None:
-            try:
-                intrinsics = Intrinsics(
-                    K=np.asarray(data["K"]), dist=np.asarray(data.get("dist") or np.zeros(5)), image_size=size
-                )
-            except TablesightError as error:
-                # Its lens came with it: the fix is a new calibration, not a lens file.
-                raise TablesightError(error.problem.replace("intrinsics", source, 1), fix) from None
+        intrinsics = _lens_of(data, size, source, fix)
         homography = np.asarray(data["homography"], dtype=np.float64)
         # Every use inverts it (the table-to-image map, the top-down view's pixel maps).
         if (
@@ -264,12 +258,25 @@ class TableCalibration:
                 f"{source} homography is not a camera's view of its table: it squashes or folds "
                 "its markers out of sight", fix
             )
+        if _mirrors(layout, homography, fitted):
+            raise TablesightError(
+                f"{source} homography shows its table mirrored, as no camera above it sees it (the file "
+                "was edited)", fix
+            )
         pose = data.get("pose")
+        if pose is not None:
+            _check_pose(pose, f"{source} pose", fix)
+            if intrinsics is not None and not data.get("lens_estimated", False):
+                _check_lens_is_the_pose_s(intrinsics, pose, source)
+        if intrinsics is not None:
+            _check_lens_reaches(intrinsics, layout, homography, fitted, source)
         if pose is None:
             pose = _pose_from_homography(layout, homography, intrinsics, size, fitted)
-        _check_pose(pose, f"{source} pose", fix)
+            _check_pose(pose, f"{source} pose", fix)
         if not isinstance(data.get("marker_rms_mm", {}), dict):
             raise TablesightError(f"{source} marker_rms_mm is not a JSON object", fix)
+        for key in ("rms_mm", "max_mm"):
+            _check_millimetres(data[key], f"{source} {key}", fix)
         _check_fit(data, intrinsics is None or bool(data.get("lens_estimated", False)), source)
         return cls(
             layout=layout,
@@ -289,6 +296,26 @@ class TableCalibration:
         )
 
 
+def _lens_of(data: dict[str, Any], size: tuple[int, int], source: str, fix: str) -> Intrinsics | None:
+    """The lens the calibration's homography was fitted through; None when it was fitted without
+    one (`calibrate` then writes K and dist null)."""
+    if not isinstance(data.get("lens_estimated", False), bool):
+        raise TablesightError(f"{source} lens_estimated must be true or false", fix)
+    if data.get("K") is None:
+        # Its lens edited out: pixels read as if it bent nothing, the table's corners 1.5-3 cm off.
+        if data.get("dist") not in (None, []):
+            raise TablesightError(
+                f"{source} has dist but no K: its lens was taken out after calibrating", fix
+            )
+        return None
+    try:
+        dist = np.asarray(data.get("dist") or np.zeros(5))
+        return Intrinsics(K=np.asarray(data["K"]), dist=dist, image_size=size)
+    except TablesightError as error:
+        # Its lens came with it: the fix is a new calibration, not a lens file.
+        raise TablesightError(error.problem.replace("intrinsics", source, 1), fix) from None
+
+
 def _markers_in_sight(layout: Layout, homography: np.ndarray, ids: list[int]) -> bool:
     """Whether the table-to-image map shows the markers `ids` as a camera would: in front of it
     (H and -H are the same map, so one sign of depth, either), each a quadrilateral turning the
@@ -300,9 +327,70 @@ def _markers_in_sight(layout: Layout, homography: np.ndarray, ids: list[int]) ->
     depth = mapped[..., 2]
     if not (np.all(depth > 0) or np.all(depth < 0)):
         return False
-    x, y = mapped[..., 0] / depth, mapped[..., 1] / depth
-    area = 0.5 * np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
+    area = _signed_areas(mapped[..., :2] / depth[..., None])
     return bool(np.all(np.abs(area) >= MIN_MARKER_AREA_PX) and (np.all(area > 0) or np.all(area < 0)))
+
+
+def _mirrors(layout: Layout, homography: np.ndarray, ids: list[int]) -> bool:
+    """Whether the map turns the markers (in sight) over: a camera above the table sees each turn
+    the way it turns on the table, whatever its rotation or tilt; seen mirrored, a marker reads as
+    none. A file edited so had `rectify` draw the table mirrored without a word."""
+    corners = np.stack([layout.corners_by_id[i] for i in ids])
+    mapped = apply(np.linalg.inv(homography), corners.reshape(-1, 2)).reshape(corners.shape)
+    return bool(np.all(_signed_areas(mapped) * _signed_areas(corners) < 0))
+
+
+def _signed_areas(quads: np.ndarray) -> np.ndarray:
+    """Shoelace areas of (n, 4, 2) quadrilaterals; the sign says which way each turns."""
+    x, y = quads[..., 0], quads[..., 1]
+    return 0.5 * np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
+
+
+def _check_millimetres(value: Any, source: str, fix: str) -> None:
+    """The fit's figures: NaN compares as nothing, and slipped a file fitted to a wrong layout
+    past `_check_fit`."""
+    try:
+        number = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
+    except OverflowError:
+        number = math.inf
+    if not (math.isfinite(number) and number >= 0):
+        raise TablesightError(
+            f"{source} must be a number of millimetres, 0 or more (it is {reprlib.repr(value)})", fix
+        )
+
+
+def _check_lens_is_the_pose_s(intrinsics: Intrinsics, pose: dict[str, Any], source: str) -> None:
+    """`calibrate` solves the pose with the lens file's K and writes both: a K that differs from the
+    pose's was edited afterwards, and the homography, fitted to pixels undistorted through the old
+    one, then measures millimetres to metres off (a focal length 10% longer: 2-4 mm)."""
+    if not np.allclose(intrinsics.K, np.asarray(pose["K"], dtype=np.float64), rtol=1e-9, atol=1e-9):
+        raise TablesightError(
+            f"{source} K is not the K its pose was solved with: one was edited after calibrating, and "
+            "its homography was fitted through the other",
+            "calibrate again with `tablesight calibrate` (with --intrinsics to change the lens)",
+        )
+
+
+def _check_lens_reaches(
+    intrinsics: Intrinsics, layout: Layout, homography: np.ndarray, ids: list[int], source: str
+) -> None:
+    """A calibration file's lens must reach the markers it was fitted to, as `calibrate` made
+    sure of (`_check_reach`); one whose K or dist was edited afterwards turns back before them,
+    and every pixel it reads then undistorts to a wrong place."""
+    if not np.any(intrinsics.dist):
+        return
+    table_to_image = np.linalg.inv(homography)
+    seen = {i: apply(table_to_image, layout.corners_by_id[i]) for i in ids}
+    beyond = [i for i, ideal in seen.items() if past_fold(intrinsics.K, intrinsics.dist, ideal).any()]
+    if beyond:
+        raise TablesightError(
+            f"{source} has a lens (K, dist) that does not reach its markers: its distortion turns back "
+            f"{intrinsics.reach.fold_px():.0f} px from the principal point, and its homography puts "
+            f"{_markers(beyond)} beyond that, where no light comes through it (the file was edited or "
+            "damaged)",
+            "calibrate again with `tablesight calibrate` (for a wide lens, with --intrinsics from "
+            "`tablesight calibrate-lens --wide`)",
+        )
 
 
 def _check_pose(pose: Any, source: str, fix: str) -> None:
@@ -314,6 +402,13 @@ def _check_pose(pose: Any, source: str, fix: str) -> None:
         value = np.asarray(pose.get(key), dtype=np.float64)
         if value.size != size or (key == "K" and value.shape != (3, 3)) or not np.isfinite(value).all():
             raise TablesightError(f"{source} {key} must be {'3x3' if key == 'K' else 3} numbers", fix)
+    # An emptied K divided by zero in every raised point's projection, a negative one put the
+    # camera under the table.
+    K = np.asarray(pose["K"], dtype=np.float64)
+    if K[0, 0] <= 0 or K[1, 1] <= 0 or not np.allclose(K[2], (0.0, 0.0, 1.0), rtol=0.0, atol=1e-9):
+        raise TablesightError(
+            f"{source} K must be a camera matrix: positive focal lengths and a last row of 0 0 1", fix
+        )
 
 
 def _check_fit(data: dict[str, Any], lens_unmeasured: bool, source: str) -> None:
