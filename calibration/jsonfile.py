@@ -16,12 +16,13 @@ from calibration.file_kind import pipe_or_device
 from rules_core.errors import TablesightError
 
 
-def read_json(path: str | Path, what: str, option: str, written_by: str) -> Any:
-    """The parsed content of `path`, a `what` file given by `option`, as `written_by` writes it."""
+def read_json(path: str | Path, what: str, option: str, written_by: str, max_bytes: int | None = None) -> Any:
+    """The parsed content of `path`, a `what` file given by `option`, as `written_by` writes it;
+    refused past `max_bytes` (MAX_BYTES if not given)."""
     if not str(path).strip():  # Path("") is the current folder, which would read as a folder
         raise TablesightError(f"{option} is empty", f"give {written_by}")
     try:
-        data = read_bounded(path, what)
+        data = read_bounded(path, what, max_bytes)
         # utf-8-sig: a file saved with a byte order mark (Windows Notepad, PowerShell) reads too
         return json.loads(data.decode("utf-8-sig"))
     except UnreadFile as error:
@@ -47,8 +48,10 @@ class UnreadFile(Exception):
     """A file not read whole, for the reason given: the caller adds the fix."""
 
 
-def read_bounded(path: str | Path, what: str) -> bytes:
-    """The file's content, at most MAX_BYTES, from a pipe only once something writes into it."""
+def read_bounded(path: str | Path, what: str, max_bytes: int | None = None) -> bytes:
+    """The file's content, at most `max_bytes` (MAX_BYTES if not given), from a pipe only once
+    something writes into it."""
+    limit = MAX_BYTES if max_bytes is None else max_bytes
     if pipe_or_device(path) == "pipe":  # else open() below says what is wrong with the path
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # returns with no writer yet
         with os.fdopen(descriptor, "rb") as pipe:
@@ -57,10 +60,10 @@ def read_bounded(path: str | Path, what: str) -> bytes:
             if not waiting.poll(PIPE_WAIT_S * 1000):
                 raise UnreadFile(f"{what} file {path} is a pipe nothing wrote into for {PIPE_WAIT_S:g} s")
             os.set_blocking(descriptor, True)
-            data = pipe.read(MAX_BYTES + 1)
+            data = pipe.read(limit + 1)
     else:
         with open(path, "rb") as file:
-            data = file.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise UnreadFile(f"{what} file {path} is over {MAX_BYTES // 2**20} MB: no {what} file is that large")
+            data = file.read(limit + 1)
+    if len(data) > limit:
+        raise UnreadFile(f"{what} file {path} is over {limit // 2**20} MB: no {what} file is that large")
     return data

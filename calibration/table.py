@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import reprlib
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 from calibration.aruco import Sighting, find_markers, markers_in_view, to_gray
 from calibration.distortion import NEEDS_LENS_MM, estimate_radial, intrinsics_for, radial_from_edges
 from calibration.homography import HomographyFit, apply, corner_moves, fit_homography, grown_corners
-from calibration.intrinsics import Intrinsics, pixel_size
+from calibration.intrinsics import Intrinsics, pixel_size, principal_point_problem
 from calibration.layout import Layout
 from calibration.lens_reach import past_fold
 from calibration.pose import ASSUMED_HEIGHT_CM, Pose, centred_K, focal_or_assumed, solve_pose
@@ -249,10 +250,22 @@ class TableCalibration:
             or np.linalg.matrix_rank(homography) < 3
         ):
             raise TablesightError(f"{source} homography is not an invertible 3x3 matrix of numbers", fix)
+        marker_ids = _marker_ids(data, "marker_ids", layout, source, fix)
+        if len(marker_ids) < 2:
+            raise TablesightError(
+                f"{source} marker_ids names {len(marker_ids)} marker{'' if len(marker_ids) == 1 else 's'}, "
+                "where a calibration is fitted to 2 or more", fix
+            )
+        rejected_ids = _marker_ids(data, "rejected_marker_ids", layout, source, fix)
+        warnings = data.get("warnings", [])
+        if not (isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
+            raise TablesightError(
+                f"{source} warnings must be a list of texts (it is of the wrong kind: "
+                f"{reprlib.repr(warnings)})", fix
+            )
         # Only the markers it was fitted to were in sight: with two or three, the others may lie
         # behind a camera low over one end of the table.
-        listed = data["marker_ids"] if isinstance(data["marker_ids"], list) else []
-        fitted = [i for i in layout.corners_by_id if i in listed] or list(layout.corners_by_id)
+        fitted = [i for i in layout.corners_by_id if i in marker_ids]
         if not _markers_in_sight(layout, homography, fitted):
             raise TablesightError(
                 f"{source} homography is not a camera's view of its table: it squashes or folds "
@@ -265,14 +278,14 @@ class TableCalibration:
             )
         pose = data.get("pose")
         if pose is not None:
-            _check_pose(pose, f"{source} pose", fix)
+            _check_pose(pose, size, f"{source} pose", fix)
             if intrinsics is not None and not data.get("lens_estimated", False):
                 _check_lens_is_the_pose_s(intrinsics, pose, source)
         if intrinsics is not None:
             _check_lens_reaches(intrinsics, layout, homography, fitted, source)
         if pose is None:
             pose = _pose_from_homography(layout, homography, intrinsics, size, fitted)
-            _check_pose(pose, f"{source} pose", fix)
+            _check_pose(pose, size, f"{source} pose", fix)
         if not isinstance(data.get("marker_rms_mm", {}), dict):
             raise TablesightError(f"{source} marker_rms_mm is not a JSON object", fix)
         for key in ("rms_mm", "max_mm"):
@@ -282,15 +295,15 @@ class TableCalibration:
             layout=layout,
             image_size=size,
             homography=homography,
-            marker_ids=[int(i) for i in data["marker_ids"]],
+            marker_ids=marker_ids,
             rms_mm=float(data["rms_mm"]),
             max_mm=float(data["max_mm"]),
-            warnings=list(data.get("warnings", [])),
+            warnings=list(warnings),
             pose_K=np.asarray(pose["K"], dtype=np.float64),
             rvec=np.asarray(pose["rvec"], dtype=np.float64).ravel(),
             tvec=np.asarray(pose["tvec"], dtype=np.float64).ravel(),
             intrinsics=intrinsics,
-            rejected_ids=[int(i) for i in data.get("rejected_marker_ids", [])],
+            rejected_ids=rejected_ids,
             marker_rms_mm={int(k): float(v) for k, v in data.get("marker_rms_mm", {}).items()},
             lens_estimated=bool(data.get("lens_estimated", False)),
         )
@@ -314,6 +327,33 @@ def _lens_of(data: dict[str, Any], size: tuple[int, int], source: str, fix: str)
     except TablesightError as error:
         # Its lens came with it: the fix is a new calibration, not a lens file.
         raise TablesightError(error.problem.replace("intrinsics", source, 1), fix) from None
+
+
+def _marker_ids(data: dict[str, Any], key: str, layout: Layout, source: str, fix: str) -> list[int]:
+    """The ids listed under `key`, each a marker of the layout named once. Read as Python reads
+    lists, "0123" was markers 0-3; ids the layout has not, or repeated, loaded as they were."""
+    value = data.get(key, [])
+    if not (isinstance(value, list) and all(_whole_number(v) for v in value)):
+        raise TablesightError(
+            f"{source} {key} must be a list of marker ids, whole numbers (it is of the wrong kind: "
+            f"{reprlib.repr(value)})", fix
+        )
+    ids = [int(v) for v in value]
+    unknown = [i for i in dict.fromkeys(ids) if i not in layout.corners_by_id]
+    if unknown:
+        raise TablesightError(f"{source} {key} names {_markers(unknown)}, which its layout has not", fix)
+    twice = [i for i, count in Counter(ids).items() if count > 1]
+    if twice:
+        raise TablesightError(f"{source} {key} names {_markers(twice)} more than once", fix)
+    return ids
+
+
+def _whole_number(value: Any) -> bool:
+    """An int, or a float with nothing after the point (as a tool that keeps numbers as floats
+    writes one back); not a bool, which Python counts as an int."""
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _markers_in_sight(layout: Layout, homography: np.ndarray, ids: list[int]) -> bool:
@@ -393,14 +433,14 @@ def _check_lens_reaches(
         )
 
 
-def _check_pose(pose: Any, source: str, fix: str) -> None:
+def _check_pose(pose: Any, size: tuple[int, int], source: str, fix: str) -> None:
     """The pose places raised points (parallax): a missing or non-finite part would put them
     nowhere, far from where the file was read."""
     if not isinstance(pose, dict):
         raise TablesightError(f"{source} is not a JSON object", fix)
-    for key, size in (("K", 9), ("rvec", 3), ("tvec", 3)):
+    for key, count in (("K", 9), ("rvec", 3), ("tvec", 3)):
         value = np.asarray(pose.get(key), dtype=np.float64)
-        if value.size != size or (key == "K" and value.shape != (3, 3)) or not np.isfinite(value).all():
+        if value.size != count or (key == "K" and value.shape != (3, 3)) or not np.isfinite(value).all():
             raise TablesightError(f"{source} {key} must be {'3x3' if key == 'K' else 3} numbers", fix)
     # An emptied K divided by zero in every raised point's projection, a negative one put the
     # camera under the table.
@@ -409,6 +449,8 @@ def _check_pose(pose: Any, source: str, fix: str) -> None:
         raise TablesightError(
             f"{source} K must be a camera matrix: positive focal lengths and a last row of 0 0 1", fix
         )
+    if problem := principal_point_problem(K, size):
+        raise TablesightError(f"{source} K is no camera's: {problem}", fix)
 
 
 def _check_fit(data: dict[str, Any], lens_unmeasured: bool, source: str) -> None:
