@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 
 from rules_core.errors import TablesightError
-from webui import additions, measuring
+from webui import additions, measuring, settings
 from webui.actions import ACTIONS, LIMITS, number_rule, validate_action
 from webui.state_json import dumps_state, served
 from webui.wording import ranges_refusal, refusal
@@ -45,6 +45,8 @@ def action(action: str):
     _require_pin()
     payload = validate_action(action, _json_body())
     session = _extension()["session"]
+    if action == "setup":
+        payload = settings.filled(payload, session.state())
     payload, join = additions.addition(action, payload)
     try:
         reply = session.apply(action, payload, join=join) if join else session.apply(action, payload)

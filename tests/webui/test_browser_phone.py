@@ -82,7 +82,7 @@ def test_feedback_is_a_toast_in_view_that_moves_nothing_and_replaces_an_old_erro
     page.click("[data-mode='objective']")
     tap_table(page, 60.0, 100.0)
     enter_pin(page)
-    expect(toast).to_have_text("Objectives saved.")
+    expect(toast).to_have_text("Objective obj3 placed.")
     expect(toast).not_to_have_class(re.compile("bad"))
     shot(page, "toast")
 

@@ -66,7 +66,7 @@ def test_two_phones_placing_at_once_keep_both(page, browser, session, action, pl
         _until(lambda: len(session.state()[action]) == before + 1, other)
         held[0].continue_()
         expect(page.locator("#message")).not_to_have_class(re.compile("bad"))
-        expect(page.locator("#message")).to_have_text(re.compile("saved"))
+        expect(page.locator("#message")).to_have_text(re.compile("placed"))
         placed = session.state()[action]
         assert len(placed) == before + 2
         where = [p.get("x_cm", p.get("polygon_cm", [[None]])[0][0]) for p in placed[before:]]

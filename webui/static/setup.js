@@ -71,6 +71,7 @@ export function initSetup(ctx) {
   // The places the last deployment gave: after Clear deployment they are still the game's sides.
   let sidesGiven = {};
   let rulesetShown = null;
+  let tableShown = null; // the game's table the Game form was last filled with
   let orphansTold = null; // the ruleset and models last warned of: a second Apply unassigns them
   let installed = [];
   getJson("/api/rulesets")
@@ -145,10 +146,17 @@ export function initSetup(ctx) {
   ctx.onRedraw = (state) => {
     if (ctx.replay) return;
     const ruleset = state.ruleset || {};
-    if (rulesetShown !== ruleset.id) {
+    // The Game form follows the game: a table another phone set, left out of the form, went back
+    // to the old one with this phone's next Apply. A ruleset chosen here stays while only the
+    // table changes.
+    const table = `${state.table.width_cm}x${state.table.depth_cm}`;
+    if (rulesetShown !== ruleset.id || tableShown !== table) {
+      if (rulesetShown !== ruleset.id) {
+        const ids = [...new Set([...installed.map((r) => r.id), ruleset.id].filter(Boolean))];
+        options($("#ruleset"), ids, ruleset.id);
+      }
       rulesetShown = ruleset.id;
-      const ids = [...new Set([...installed.map((r) => r.id), ruleset.id].filter(Boolean))];
-      options($("#ruleset"), ids, ruleset.id);
+      tableShown = table;
       const size = `${Math.round(state.table.width_cm)}x${Math.round(state.table.depth_cm)}`;
       const known = [...$("#table-size").options].some((o) => o.value === size);
       $("#table-size").value = known ? size : "custom";
@@ -182,6 +190,7 @@ export function initSetup(ctx) {
   ctx.onNewGame = () => {
     orphansTold = null;
     rulesetShown = null;
+    tableShown = null;
     sidesShown = "";
     $("#deployment-kind").dataset.kinds = "";
   };
@@ -210,8 +219,13 @@ export function initSetup(ctx) {
   };
 
   Object.assign(ctx.actions, {
+    // Only what the player changed is sent: a setting left as the game has it is filled in by the
+    // rig from the game as it stands (webui/settings.py), so a change another phone made a moment
+    // before, not yet shown here, is not undone.
     setup: async () => {
-      const payload = { ruleset: $("#ruleset").value };
+      const live = ctx.live;
+      const chosen = $("#ruleset").value;
+      const payload = chosen === live.ruleset.id ? {} : { ruleset: chosen };
       const size = $("#table-size").value;
       let [w, d] = size === "custom" ? [null, null] : size.split("x").map(Number);
       if (size === "custom") {
@@ -219,12 +233,13 @@ export function initSetup(ctx) {
         d = w === null ? null : typedNumber("#table-depth");
         if (d === null) return;
       }
-      payload.table = { width_cm: w, depth_cm: d };
+      if (w !== live.table.width_cm || d !== live.table.depth_cm) payload.table = { width_cm: w, depth_cm: d };
       if (!$("#step-field").hidden) {
-        payload.step_cm = typedNumber("#step-cm");
-        if (payload.step_cm === null) return;
+        const step = typedNumber("#step-cm");
+        if (step === null) return;
+        if (payload.ruleset || step !== live.ruleset.unit_cm) payload.step_cm = step;
       }
-      const tools = payload.ruleset !== ctx.live.ruleset.id ? await rulesetTools(payload.ruleset).catch(() => null) : null;
+      const tools = payload.ruleset ? await rulesetTools(payload.ruleset).catch(() => null) : null;
       // Models of a type the new ruleset lacks make the rig refuse the change: say which, and
       // what to do, before the PIN is asked for.
       // Tapping Apply again unassigns them instead, for a ruleset that shares no type with
@@ -286,8 +301,11 @@ export function initSetup(ctx) {
         ctx.show("A terrain piece needs at least three corners: tap them on the table.", true);
         return;
       }
-      // The piece alone, added by the rig to the terrain as it stands (as an objective: table.js).
-      if (await ctx.send("terrain", { add: { kind: $("#terrain-kind").value, polygon_cm: ctx.draft } })) {
+      // The piece alone, added by the rig to the terrain as it stands and named by it (as an
+      // objective: table.js).
+      const placed = await ctx.send("terrain", { add: { kind: $("#terrain-kind").value, polygon_cm: ctx.draft } });
+      if (placed) {
+        if (placed.added) ctx.show(`Terrain piece ${placed.added} placed.`);
         ctx.draft = [];
         ctx.redraw();
       }
@@ -306,16 +324,15 @@ export function initSetup(ctx) {
     },
     // A deployment names its sides, and the rig refuses a model of any other: without a way to
     // drop it, a game could never take a third side. The session contract clears a deployment
-    // only through setup (deployment: null), so the game's own settings go with it unchanged.
+    // only through setup (deployment: null); the rig keeps the game's other settings as they are
+    // (webui/settings.py). Sent from here, as this phone was shown them, they undid another
+    // phone's change of a moment before.
     "deployment-clear": async () => {
-      const live = ctx.live;
-      if (!live.deployment) {
+      if (!ctx.live.deployment) {
         ctx.show("No deployment is set: there is nothing to clear.");
         return;
       }
-      const payload = { ruleset: live.ruleset.id, table: { ...live.table }, deployment: null };
-      if (live.ruleset.unit === "step") payload.step_cm = live.ruleset.unit_cm;
-      if (await ctx.send("setup", payload)) ctx.show("Deployment cleared: models can now be given any side.");
+      if (await ctx.send("setup", { deployment: null })) ctx.show("Deployment cleared: models can now be given any side.");
     },
     "objectives-clear": async () => {
       if (await ctx.send("objectives", { objectives: [] })) ctx.show("Objectives cleared.");

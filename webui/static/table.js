@@ -188,11 +188,14 @@ async function onTap(point, piece = pieceAt(point)) {
       ctx.draft.push(point.map((v) => Math.round(v * 10) / 10));
       break;
     // The objective alone: the rig adds it to the list as it stands and names it. The list this
-    // phone was shown, sent whole, wiped out one another phone had placed a moment before.
-    case "objective":
-      await ctx.send("objectives", { add: { x_cm: Math.round(point[0] * 10) / 10,
+    // phone was shown, sent whole, wiped out one another phone had placed a moment before. The
+    // answer names it ("Objectives saved." said neither which one nor what to call it).
+    case "objective": {
+      const placed = await ctx.send("objectives", { add: { x_cm: Math.round(point[0] * 10) / 10,
         y_cm: Math.round(point[1] * 10) / 10, diameter_mm: 40 } });
+      if (placed && placed.added) ctx.show(`Objective ${placed.added} placed.`);
       break;
+    }
     default:
       break;
   }
