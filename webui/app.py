@@ -48,6 +48,10 @@ DEFAULTS: dict[str, Any] = {
     # every phase of the game. A few at once, so one long game does not hold the others.
     "REPLAYS_AT_ONCE": 2,
     "REPLAY_REPORTS_KEPT": 4,
+    # How long an ask for a replay waits for a load slot (or another phone's load of the same game)
+    # before it is answered 503, to ask again this much later: each waiting ask holds a thread.
+    "REPLAY_SLOT_WAIT_S": 3.0,
+    "REPLAY_RETRY_AFTER_S": 5,
 }
 
 
@@ -74,7 +78,8 @@ def create_app(
         "pin_guard": PinGuard(pin, app.config["PIN_MAX_FAILURES"], app.config["PIN_WINDOW_S"]),
         "recordings_dir": Path(recordings_dir).resolve() if recordings_dir else None,
         "report_loader": report_loader,
-        "reports": ReportCache(app.config["REPLAY_REPORTS_KEPT"], app.config["REPLAYS_AT_ONCE"]),
+        "reports": ReportCache(app.config["REPLAY_REPORTS_KEPT"], app.config["REPLAYS_AT_ONCE"],
+                               app.config["REPLAY_SLOT_WAIT_S"]),
         "topdown_lock": threading.Lock(),
         "stream_slots": threading.BoundedSemaphore(app.config["MAX_STREAMS"]),
         "closing": threading.Event(),

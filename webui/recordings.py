@@ -16,6 +16,7 @@ from werkzeug.exceptions import BadRequest, NotFound, ServiceUnavailable
 
 from rules_core.errors import TablesightError
 from webui.report import report_context, timeline
+from webui.report_cache import Busy
 
 recordings = Blueprint("recordings", __name__, url_prefix="/api/recordings")
 
@@ -115,6 +116,22 @@ def _load(path: Path) -> dict:
         return extension["reports"].get(str(path), path.stat().st_mtime, lambda: loader(path))
     except TablesightError as error:
         raise _unreplayable(path, error) from None
+    except Busy as busy:
+        raise _busy(path, busy) from None
+
+
+def _busy(path: Path, busy: Busy) -> ServiceUnavailable:
+    """A replay that must wait its turn, said to a phone, whose Replay tab asks again by itself."""
+    if busy.same:
+        doing = f"{path.name} is being replayed for another phone: it opens when that is done"
+    elif busy.at_once == 1:
+        doing = (f"The rig is replaying another game for another phone (it replays 1 at a time). "
+                 f"{path.name} opens when it is done")
+    else:
+        doing = (f"The rig is replaying {busy.at_once} other games for other phones (it replays "
+                 f"{busy.at_once} at a time). {path.name} opens when one is done")
+    return ServiceUnavailable(f"{doing}: this tab asks again by itself.",
+                              retry_after=current_app.config["REPLAY_RETRY_AFTER_S"])
 
 
 def _unreplayable(path: Path, error: TablesightError) -> BadRequest:

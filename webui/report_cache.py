@@ -8,6 +8,10 @@ One report a recording: a new version's (the rig's own game, still being written
 one's place, which no phone can be shown again; kept beside it, a game opened a few times while it
 was played pushed every other game out. A load that fails is not kept: the
 recording, copied again in full, is loaded again.
+
+An ask that gets no report within `wait_s` (every slot loading other recordings, or another phone's
+load of the same one still running) is answered `Busy`, to be asked again: waiting without limit, it
+held a server thread the while, and phones opening recordings ran the server out of them.
 """
 
 from __future__ import annotations
@@ -15,6 +19,16 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+
+
+class Busy(Exception):
+    """No report within the wait: `same` when another ask is loading this recording, else every
+    slot is loading others."""
+
+    def __init__(self, same: bool, at_once: int) -> None:
+        super().__init__("the replay loads are busy")
+        self.same = same
+        self.at_once = at_once
 
 
 class _Load:
@@ -27,8 +41,10 @@ class _Load:
 
 
 class ReportCache:
-    def __init__(self, kept: int, at_once: int) -> None:
+    def __init__(self, kept: int, at_once: int, wait_s: float) -> None:
         self._kept = kept
+        self._at_once = at_once
+        self._wait_s = wait_s
         self._slots = threading.BoundedSemaphore(at_once)
         self._lock = threading.Lock()
         # A recording's version, and its report: the one used last at the end.
@@ -46,13 +62,18 @@ class ReportCache:
             if pending is None:
                 mine = self._loading[key] = _Load()
         if pending is not None:
-            pending.done.wait()
+            if not pending.done.wait(self._wait_s):
+                raise Busy(same=True, at_once=self._at_once)
             if pending.error is not None:
                 raise pending.error
             return pending.report
         try:
-            with self._slots:
+            if not self._slots.acquire(timeout=self._wait_s):
+                raise Busy(same=False, at_once=self._at_once)  # its waiters too are told to ask again
+            try:
                 mine.report = load()
+            finally:
+                self._slots.release()
         except BaseException as error:
             mine.error = error
             raise

@@ -4,9 +4,11 @@
 const PIN_KEY = "tablesight.pin";
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  // retryAfterS: the rig's Retry-After, where it says when to ask again (a busy replay, 503).
+  constructor(status, message, retryAfterS = 0) {
     super(message);
     this.status = status;
+    this.retryAfterS = retryAfterS;
   }
 }
 
@@ -27,7 +29,8 @@ async function parse(response) {
     body = null;
   }
   if (!response.ok) {
-    throw new ApiError(response.status, (body && body.message) || `The rig answered ${response.status}.`);
+    throw new ApiError(response.status, (body && body.message) || `The rig answered ${response.status}.`,
+      Number(response.headers.get("Retry-After")) || 0);
   }
   return body;
 }

@@ -7,6 +7,8 @@ const $ = (selector) => document.querySelector(selector);
 export function initReplay(ctx) {
   let timeline = null;
   let timer = null;
+  let retry = null; // the next ask for a recording the rig was too busy to replay
+  let wanted = null; // the recording picked last: an answer for an earlier pick is not shown
 
   const showSnapshot = (index) => {
     const snapshot = timeline.snapshots[index];
@@ -55,15 +57,27 @@ export function initReplay(ctx) {
     $("#replay-damage").hidden = !parts.length;
   };
 
+  // A rig replaying other games for other phones answers 503 with when to ask again: said as a
+  // wait, not a fault, and asked again then, until the game opens or the player leaves the tab or
+  // picks another.
   const open = async (name) => {
     stop();
+    clearTimeout(retry);
+    retry = null;
+    wanted = name;
     ctx.show(`Opening ${name}: the rig replays it the first time, which can take a while.`);
+    let opened;
     try {
-      timeline = await getJson(`/api/recordings/${encodeURIComponent(name)}`);
+      opened = await getJson(`/api/recordings/${encodeURIComponent(name)}`);
     } catch (error) {
-      ctx.show(error.message, true);
+      if (wanted !== name) return;
+      const busy = error.status === 503 && error.retryAfterS > 0;
+      ctx.show(error.message, !busy);
+      if (busy) retry = setTimeout(() => open(name), error.retryAfterS * 1000);
       return;
     }
+    if (wanted !== name) return;
+    timeline = opened;
     if (!timeline.snapshots.length) {
       ctx.show(`${name} has no finished phase to show yet.`, true);
       return;
@@ -122,5 +136,9 @@ export function initReplay(ctx) {
   ctx.onTab = (tab) => {
     previous && previous(tab);
     if (tab === "replay") list();
+    else {
+      clearTimeout(retry);
+      retry = null;
+    }
   };
 }
