@@ -139,6 +139,7 @@ export function initReplay(ctx) {
     else {
       clearTimeout(retry);
       retry = null;
+      wanted = null; // an ask still out when the player left is not shown, nor asked again
     }
   };
 }
