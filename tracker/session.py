@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 
@@ -44,7 +45,7 @@ OUTDATES = {"terrain": {"terrain"}, "objectives": {"objectives"}, "deployment": 
 Opener = Callable[[], FrameSource]
 _RETRY = object()
 RunnerFactory = Callable[[], GameRunner]
-Join = Callable[[list[dict]], dict]  # the game's list as it stands -> the payload (`apply`)
+Join = Callable[[Any], dict]  # the game's list or settings as they stand -> the payload (`apply`)
 
 
 class SourceUnavailable(TablesightError):
@@ -183,13 +184,14 @@ class TableSession:
         return made[1]
 
     def apply(self, action: str, payload: dict, join: Join | None = None) -> dict:
-        """`join`: for terrain and objectives, makes the payload from the game's list as it stands,
-        under the lock the pipeline thread changes the game under. A phone's one added piece joined
-        to the list it was last shown lost what the game took meanwhile (a recorded control, or a
-        state still to be published)."""
+        """`join`: for terrain, objectives and setup, makes the payload from the game's list or
+        settings as they stand (`_as_it_stands`), under the lock the pipeline thread changes the game
+        under. A phone's one added piece joined to the list it was last shown lost what the game took
+        meanwhile (a recorded control, or a state still to be published); a setting it left out,
+        filled from what it was shown, undid another phone's change of a moment before."""
         with self._lock:
             if join is not None:
-                payload = join(list(getattr(self.runner.game, action)))
+                payload = join(_as_it_stands(self.runner.game, action))
             payload, stale = stale_advance(action, payload, self.runner.game.turn, self.runner.game.phase)
             if stale is not None:
                 return stale
@@ -377,6 +379,14 @@ class TableSession:
             "templates": [{k: v for k, v in t.items() if k != "report"} for t in game.templates],
             "events": [{k: v for k, v in e.items() if k != "data"} for e in game.events[-EVENTS_KEPT:]],
         }
+
+
+def _as_it_stands(game, action: str) -> list[dict] | dict:
+    """What `apply`'s `join` is given: the game's list for terrain and objectives; for setup its
+    settings, shaped as in the state (`ruleset` with its unit, `table`)."""
+    if action == "setup":
+        return {"ruleset": {"id": game.ruleset_id, **game.unit()}, "table": dict(game.table)}
+    return list(getattr(game, action))
 
 
 def _zones(game) -> dict:

@@ -45,15 +45,15 @@ def action(action: str):
     _require_pin()
     payload = validate_action(action, _json_body())
     session = _extension()["session"]
-    if action == "setup":
-        payload = settings.filled(payload, session.state())
     payload, join = additions.addition(action, payload)
+    if action == "setup":
+        join = settings.Filling(payload)
     try:
         reply = session.apply(action, payload, join=join) if join else session.apply(action, payload)
     except TablesightError as error:
         # A refused action changes nothing, so the state now is the one the refusal judged.
         raise refusal(action, error, join.payload if join else payload, session.state()) from None
-    return jsonify({**reply, "added": join.added} if join else reply)
+    return jsonify({**reply, "added": join.added} if join and join.added else reply)
 
 
 @api.get("/rulesets")

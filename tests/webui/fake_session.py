@@ -270,7 +270,7 @@ class FakeSession:
             raise TablesightError(f"Unknown action '{action}'", "Use one of the contract's actions")
         with self._changed:
             if join is not None:  # as the real session: joined to the list as it stands
-                payload = join(list(self._state[action]))
+                payload = join(copy.deepcopy(self._state) if action == "setup" else list(self._state[action]))
             payload, stale = stale_advance(action, payload, self._state["turn"], self._state["phase"])
             if stale is not None:  # as the real session: one step from what was seen
                 return stale

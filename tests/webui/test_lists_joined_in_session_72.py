@@ -75,3 +75,19 @@ def test_a_state_built_before_a_control_never_replaces_the_controls():
     stalling.release.set()
     pipeline.join(5)
     assert [o["id"] for o in session.state()["objectives"]] == ["obj1"]
+
+
+def test_a_setting_left_out_is_the_games_as_it_stands_not_as_last_published():
+    session = _session()
+    client = create_app(session, PIN).test_client()
+    answers: list = []
+    # Another phone's table change, applied and not yet published, as the clear is tapped.
+    with session._lock:
+        session.runner.control("setup", {"ruleset": "world-at-fire", "table": {"width_cm": 122.0, "depth_cm": 122.0}})
+        phone = threading.Thread(target=lambda: answers.append(client.post(
+            "/api/action/setup", json={"deployment": None}, headers={"X-Table-Pin": PIN})))
+        phone.start()
+        time.sleep(0.2)
+    phone.join(5)
+    assert answers[0].status_code == 200, answers[0].get_json()
+    assert session.runner.game.table == {"width_cm": 122.0, "depth_cm": 122.0}
