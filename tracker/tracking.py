@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
+from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from models.detections import Detections
@@ -200,8 +201,9 @@ class Tracker:
             | np.array([t.missed > 0 or t.covered for t in tracks]))
         if tracks and len(xy):
             distance = cdist([t.xy_cm for t in tracks], xy)
-            played &= ~(self._stood_still(tracks, distance, look, same_size)
-                         | self._kept_in_place(tracks, distance, look, same_size))
+            stood = self._stood_still(tracks, distance, look, same_size)
+            stood &= ~self._carried_along(tracks, xy, played & ~stood, stood)
+            played &= ~(stood | self._kept_in_place(tracks, distance, look, same_size))
         fresh = np.ones(len(xy), bool) if in_play is None or not len(xy) else in_play(xy)
         taken: set[int] = set()
         out: list[tuple[Track, int]] = []
@@ -327,6 +329,36 @@ class Tracker:
         stood[rows[alike]] = True
         unchanged = self._spot_unchanged(tracks) & np.array([t.missed == 0 for t in tracks])
         return unchanged & stood
+
+    def _carried_along(self, tracks: list[Track], xy: np.ndarray, moving: np.ndarray,
+                       stood: np.ndarray) -> np.ndarray:
+        """Which tracks taken to have stood still (`stood`) a move of the pieces in play
+        (`moving`) carries too: one step that sets `rigid_members` of them or more, and the
+        track, each within `rigid_cm` of a detection no track stood on. A block of look-alikes
+        carried less than a spacing short of a whole one along its rows set each of its rear
+        pieces 0.6 cm from where a front one stood, which under the thumbnail's blur looked as
+        it did; taken to have stood still, the front pieces left the block one short, matched
+        piece by piece (a blind check's tight squad: all 6 ids wrong). A squad-mate lifted past
+        pieces that stood still is one piece, and steps that carry two or more onto the spots
+        of pieces standing (a line moved one place along) are no such move."""
+        carried = np.zeros(len(tracks), bool)
+        if np.count_nonzero(moving) < self.weights.rigid_members or not stood.any():
+            return carried
+        old = np.array([t.xy_cm for t in tracks])
+        free = xy[cdist(old[stood], xy).min(axis=0) > self.still_cm]
+        if len(free) < self.weights.rigid_members + 1:
+            return carried
+        movers = old[moving]
+        reach = self.weights.reach_cm(self._allowances([t for t, m in zip(tracks, moving, strict=True) if m]))
+        steps = free[None, :, :] - movers[:, None, :]
+        steps = steps[np.linalg.norm(steps, axis=2) <= reach[:, None]]
+        tree, standing = cKDTree(free), np.flatnonzero(stood)
+        gap, _ = tree.query(movers[None, :, :] + steps[:, None, :])
+        steps = steps[np.count_nonzero(gap <= self.weights.rigid_cm, axis=1) >= self.weights.rigid_members]
+        if len(steps):
+            gap, _ = tree.query(old[standing][None, :, :] + steps[:, None, :])
+            carried[standing[(gap <= self.weights.rigid_cm).any(axis=0)]] = True
+        return carried
 
     def _spot_unchanged(self, tracks: list[Track]) -> np.ndarray:
         """Which tracks' spots are partly as at the last detection: their centre or a point 0.6 of
