@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from tests.webui.browser import PHONE, serving
 from tests.webui.conftest import PIN
-from tests.webui.test_recordings_load_72 import BIG, SMALL, WAIT_S, SlowLoader, _open
+from tests.webui.test_recordings_load_72 import SMALL, SlowLoader, big_loading
 from webui.app import create_app
 
 # An ask waits a second for a slot before it is told to ask again: the player leaves meanwhile.
@@ -19,12 +19,9 @@ def test_a_busy_answer_that_comes_after_the_player_left_the_replay_tab_is_not_as
         browser, session, recordings_dir):
     loader = SlowLoader()
     app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config=SLOW_BUSY)
-    held: list = []
-    other_phone = _open(app, BIG, held)
     context = browser.new_context(**PHONE, bypass_csp=True)
     try:
-        assert loader.started.wait(WAIT_S)
-        with serving(app) as url:
+        with big_loading(app, loader, []), serving(app) as url:
             page = context.new_page()
             asks: list[str] = []
             page.on("request", lambda r: r.url.endswith(f"/api/recordings/{SMALL}") and asks.append(r.url))
@@ -36,6 +33,4 @@ def test_a_busy_answer_that_comes_after_the_player_left_the_replay_tab_is_not_as
             page.wait_for_timeout(4000)
             assert len(asks) == 1, f"asked {len(asks)} times after the player left the Replay tab"
     finally:
-        loader.finish.set()
-        other_phone.join(WAIT_S)
         context.close()

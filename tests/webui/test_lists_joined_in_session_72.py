@@ -83,7 +83,8 @@ def test_a_setting_left_out_is_the_games_as_it_stands_not_as_last_published():
     answers: list = []
     # Another phone's table change, applied and not yet published, as the clear is tapped.
     with session._lock:
-        session.runner.control("setup", {"ruleset": "world-at-fire", "table": {"width_cm": 122.0, "depth_cm": 122.0}})
+        table = {"width_cm": 122.0, "depth_cm": 122.0}
+        session.runner.control("setup", {"ruleset": "world-at-fire", "table": table})
         phone = threading.Thread(target=lambda: answers.append(client.post(
             "/api/action/setup", json={"deployment": None}, headers={"X-Table-Pin": PIN})))
         phone.start()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from rules_core.errors import TablesightError
@@ -40,20 +41,28 @@ def _open(app, name: str, answers: list) -> threading.Thread:
     return phone
 
 
+@contextlib.contextmanager
+def big_loading(app, loader: SlowLoader, answers: list):
+    """BIG opened by another phone, loading until the block ends; then let finish, its answer in
+    `answers`."""
+    phone = _open(app, BIG, answers)
+    try:
+        assert loader.started.wait(WAIT_S)
+        yield
+    finally:
+        loader.finish.set()
+        phone.join(WAIT_S)
+
+
 def test_a_small_recording_opens_while_a_big_one_loads(session, recordings_dir):
     loader = SlowLoader()
     app = create_app(session, PIN, str(recordings_dir), report_loader=loader)
     big, small = [], []
-    first = _open(app, BIG, big)
-    try:
-        assert loader.started.wait(WAIT_S)
+    with big_loading(app, loader, big):
         second = _open(app, SMALL, small)
         second.join(2.0)
         assert not second.is_alive(), "the small recording waited behind the big one"
         assert [r.status_code for r in small] == [200] and big == []
-    finally:
-        loader.finish.set()
-        first.join(WAIT_S)
     assert [r.status_code for r in big] == [200]
 
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from tests.webui.browser import PHONE, serving
 from tests.webui.conftest import PIN
-from tests.webui.test_recordings_load_72 import BIG, SMALL, WAIT_S, SlowLoader, _open
+from tests.webui.test_recordings_load_72 import BIG, SMALL, SlowLoader, _open, big_loading
 from webui.app import create_app
 
 ONE_SLOT = {"REPLAYS_AT_ONCE": 1, "REPLAY_SLOT_WAIT_S": 0.2, "REPLAY_RETRY_AFTER_S": 1}
@@ -19,9 +19,7 @@ def test_a_load_that_finds_every_slot_busy_is_told_to_ask_again(session, recordi
     loader = SlowLoader()
     app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config=ONE_SLOT)
     big, small = [], []
-    first = _open(app, BIG, big)
-    try:
-        assert loader.started.wait(WAIT_S)
+    with big_loading(app, loader, big):
         second = _open(app, SMALL, small)
         second.join(2.0)
         assert not second.is_alive(), "the load waited for a slot without limit"
@@ -32,9 +30,6 @@ def test_a_load_that_finds_every_slot_busy_is_told_to_ask_again(session, recordi
             "The rig is replaying another game for another phone (it replays 1 at a time). "
             "skirmish.tsr opens when it is done: this tab asks again by itself.")
         assert loader.calls == [BIG]
-    finally:
-        loader.finish.set()
-        first.join(WAIT_S)
     assert [r.status_code for r in big] == [200]
     assert app.test_client().get(f"/api/recordings/{SMALL}").status_code == 200
 
@@ -44,17 +39,12 @@ def test_a_phone_waiting_on_another_phones_load_of_the_same_game_is_told_to_ask_
     loader = SlowLoader()
     app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config=ONE_SLOT)
     first_answers, answers = [], []
-    first = _open(app, BIG, first_answers)
-    try:
-        assert loader.started.wait(WAIT_S)
+    with big_loading(app, loader, first_answers):
         second = _open(app, BIG, answers)
         second.join(2.0)
         assert not second.is_alive(), "the phone waited on the other's load without limit"
         assert [r.status_code for r in answers] == [503]
         assert "being replayed for another phone" in answers[0].get_json()["message"]
-    finally:
-        loader.finish.set()
-        first.join(WAIT_S)
     assert [r.status_code for r in first_answers] == [200]
     assert loader.calls == [BIG]
 
@@ -64,12 +54,9 @@ def test_the_replay_tab_says_the_rig_is_busy_and_opens_the_game_when_a_slot_free
                                                                                    recordings_dir):
     loader = SlowLoader()
     app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config=ONE_SLOT)
-    held: list = []
-    other_phone = _open(app, BIG, held)
     context = browser.new_context(**PHONE, bypass_csp=True)
     try:
-        assert loader.started.wait(WAIT_S)
-        with serving(app) as url:
+        with big_loading(app, loader, []), serving(app) as url:
             page = context.new_page()
             page.goto(url + "/")
             page.click("[data-tab='replay']")
@@ -82,6 +69,4 @@ def test_the_replay_tab_says_the_rig_is_busy_and_opens_the_game_when_a_slot_free
             expect(page.locator("#replay-where")).to_contain_text(SMALL, timeout=5000)
             assert loader.calls == [BIG, SMALL]
     finally:
-        loader.finish.set()
-        other_phone.join(WAIT_S)
         context.close()
