@@ -202,7 +202,7 @@ class Tracker:
         if tracks and len(xy):
             distance = cdist([t.xy_cm for t in tracks], xy)
             stood = self._stood_still(tracks, distance, look, same_size)
-            stood &= ~self._carried_along(tracks, xy, played & ~stood, stood)
+            stood &= ~self._carried_along(tracks, xy, distance, played & ~stood, stood)
             played &= ~(stood | self._kept_in_place(tracks, distance, look, same_size))
         fresh = np.ones(len(xy), bool) if in_play is None or not len(xy) else in_play(xy)
         taken: set[int] = set()
@@ -330,7 +330,7 @@ class Tracker:
         unchanged = self._spot_unchanged(tracks) & np.array([t.missed == 0 for t in tracks])
         return unchanged & stood
 
-    def _carried_along(self, tracks: list[Track], xy: np.ndarray, moving: np.ndarray,
+    def _carried_along(self, tracks: list[Track], xy: np.ndarray, distance: np.ndarray, moving: np.ndarray,
                        stood: np.ndarray) -> np.ndarray:
         """Which tracks taken to have stood still (`stood`) a move of the pieces in play
         (`moving`) carries too: one step that sets `rigid_members` of them or more, and the
@@ -345,7 +345,7 @@ class Tracker:
         if np.count_nonzero(moving) < self.weights.rigid_members or not stood.any():
             return carried
         old = np.array([t.xy_cm for t in tracks])
-        free = xy[cdist(old[stood], xy).min(axis=0) > self.still_cm]
+        free = xy[distance[stood].min(axis=0) > self.still_cm]  # `distance`: tracks to detections
         if len(free) < self.weights.rigid_members + 1:
             return carried
         movers = old[moving]
