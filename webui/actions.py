@@ -289,12 +289,10 @@ TOO_MANY = {
 
 
 def _too_many(loc: list[str], count: int, most: int, payload: dict) -> TablesightError | None:
-    if loc[0] == "terrain" and loc[-1] == "polygon_cm":
-        name = payload["terrain"][int(loc[1])].get("id")
-        return TablesightError(f"Terrain piece {name} has {count} corners: a piece takes at most {most}",
-                               "Draw it again with fewer corners")
-    if loc[0] == "add" and loc[-1] == "polygon_cm":  # a terrain piece drawn: only it has corners
-        return TablesightError(f"The terrain piece drawn has {count} corners: a piece takes at most {most}",
+    if loc[-1] == "polygon_cm":  # a terrain piece's corners: one in the list sent, or the one drawn (add)
+        piece = ("The terrain piece drawn" if loc[0] == "add"
+                 else f"Terrain piece {payload['terrain'][int(loc[1])].get('id')}")
+        return TablesightError(f"{piece} has {count} corners: a piece takes at most {most}",
                                "Draw it again with fewer corners")
     if loc[0] not in TOO_MANY or len(loc) > 1:
         return None
