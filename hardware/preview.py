@@ -14,8 +14,8 @@ from hardware.source import Frame, FrameSource
 PREVIEW_WIDTH = 640
 
 
-def preview_image(source: FrameSource, frame: Frame, width: int = PREVIEW_WIDTH) -> np.ndarray:
-    """A BGR image at most `width` pixels wide showing `frame`."""
+def preview_image(source: FrameSource | None, frame: Frame, width: int = PREVIEW_WIDTH) -> np.ndarray:
+    """A BGR image at most `width` pixels wide showing `frame` (`source` None: it has closed)."""
     ready = getattr(source, "preview", None)
     small = ready() if callable(ready) else None
     if small is not None:

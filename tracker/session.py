@@ -18,6 +18,7 @@ from typing import Any
 
 import cv2
 
+from hardware.preview import preview_image
 from hardware.source import Frame, FrameSource, passed_over
 from rules_core import api as rules
 from rules_core.errors import TablesightError
@@ -157,13 +158,17 @@ class TableSession:
             return self._version
 
     def latest_jpeg(self) -> bytes | None:
+        """The phones' live view: at most `PREVIEW_WIDTH` wide (the Pi camera's own small stream
+        where it has one). The full frame went to every phone: 179 KB a demo frame rather than 26,
+        at 5 frames a second to each of them over the club's Wi-Fi."""
         frame = self._frame
         if frame is None:
             return None
         cached = self._jpeg
         if cached is not None and cached[0] == frame.index:
             return cached[1]
-        ok, buffer = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        shown = preview_image(self._source, frame)
+        ok, buffer = cv2.imencode(".jpg", shown, [cv2.IMWRITE_JPEG_QUALITY, 80])
         self._jpeg = (frame.index, buffer.tobytes()) if ok else None
         return self._jpeg[1] if self._jpeg else None
 

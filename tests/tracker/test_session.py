@@ -2,8 +2,11 @@ import threading
 import time
 from types import SimpleNamespace
 
+import cv2
+import numpy as np
 import pytest
 
+from hardware.source import Frame
 from rules_core.errors import TablesightError
 from tests.tracker.flat import (
     BlobDetector,
@@ -357,3 +360,18 @@ def test_a_looping_replay_carries_the_last_of_each_whole_list_a_player_sent():
     finally:
         permits.release(100)
         session.stop()
+
+
+def test_phones_are_sent_a_small_live_view_of_a_large_frame():
+    """The camera's full 2304x1296 frame went to every phone 5 times a second."""
+    big = [Frame(cv2.resize(frame.image, (2304, 1296)), frame.index, frame.timestamp_s, frame.name)
+           for frame in game_frames()[:2]]
+    session = TableSession(lambda: ListSource(big), lambda: GameRunner(flat_pipeline(), Game()),
+                           description="a camera's full frames")
+    session.start()
+    try:
+        until(session, lambda: session.state()["status"]["camera"] == "ended")
+        shown = cv2.imdecode(np.frombuffer(session.latest_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    finally:
+        session.stop()
+    assert shown.shape == (360, 640, 3)
