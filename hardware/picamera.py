@@ -6,10 +6,11 @@ detection and a small "lores" one for the phones' live view, so the Pi never res
 imported when a camera is opened, never at module import.
 
 A game is measured against a calibration, and a calibration is only as good as the focus and
-the light it was taken in: `lock_focus()` after calibrating, `lock_exposure()` when the game
-starts, so autofocus hunting or auto-exposure reacting to a hand cannot shift what the
-detector sees. The locks live in the `controls` dict the source was given, so a camera
-reopened after a fault with the same dict comes back locked.
+the light it was taken in: once the table is calibrated, `hold_for_the_game()` locks the focus
+and the exposure where the camera's automatics have settled them, so autofocus hunting when a
+hand comes close (which changes the picture's scale under the calibration) or auto-exposure
+reacting to a hand cannot shift what the detector sees. The locks live in the `controls` dict
+the source was given, so a camera reopened after a fault with the same dict comes back locked.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from rules_core.errors import TablesightError
 AF_MODE_MANUAL = 0
 AF_MODE_CONTINUOUS = 2
 PREVIEW_WIDTH = 640
+# Autofocus and auto-exposure settle within a second or two of the camera starting or being let
+# go; locked sooner, the lens could be held mid-sweep for the whole game.
+SETTLE_S = 3.0
 
 
 def _picamera2() -> Any:
@@ -83,6 +87,7 @@ class PicameraSource:
         self._timeout_s = timeout_s
         self._index = 0
         self._preview: np.ndarray | None = None
+        self._free_since = time.monotonic()
         self._camera = self._acquire(_picamera2(), camera_num)
         if self.has_autofocus:
             # libcamera starts the lens in manual mode at 1 m; the table is further away.
@@ -215,6 +220,17 @@ class PicameraSource:
         for name in ("ExposureTime", "AnalogueGain", "ColourGains", "LensPosition"):
             self.controls.pop(name, None)
         self._set(released)
+        self._free_since = time.monotonic()
+
+    def hold_for_the_game(self) -> bool:
+        """Lock focus and exposure, once they have had `SETTLE_S` to settle since the camera
+        started or was let go; True when this call locked them. Asked at every calibrated frame,
+        so it costs nothing while held."""
+        if self.controls.get("AeEnable") is False or time.monotonic() - self._free_since < SETTLE_S:
+            return False
+        self.lock_focus()
+        self.lock_exposure()
+        return True
 
     def close(self) -> None:
         self._camera.close()

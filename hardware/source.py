@@ -47,3 +47,19 @@ def passed_over(source: FrameSource) -> TablesightError | None:
     frames), with what to do; None when nothing was, or the source never does (a camera)."""
     damage = getattr(source, "damage", None)
     return damage() if damage is not None else None
+
+
+def hold_for_the_game(source: FrameSource) -> bool:
+    """Lock a camera's focus and exposure for the game once the table is calibrated (see
+    hardware/picamera.py); a source without such controls (a file, a USB camera) is left as it
+    is. True when the camera was locked just now."""
+    hold = getattr(source, "hold_for_the_game", None)
+    return bool(hold()) if callable(hold) else False
+
+
+def let_go(source: FrameSource) -> None:
+    """Back to automatic focus and exposure, to be held again once calibrated anew: a player
+    recalibrates after the light or the camera changed."""
+    unlock = getattr(source, "unlock", None)
+    if callable(unlock):
+        unlock()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from hardware.source import Frame
+from hardware.source import Frame, FrameSource, hold_for_the_game
 from rules_core.errors import TablesightError
 from tracker.game import Game
 from tracker.pipeline import Pipeline
@@ -67,6 +67,13 @@ class GameRunner:
                 self._last_written_s = frame.timestamp_s
         self.last_result, self.last_image = result, frame.image
         return result
+
+    def hold_camera(self, source: FrameSource) -> None:
+        """Once the table is calibrated, lock the camera's focus and exposure and calibrate again
+        under the lock, as a recorded control (a replay calibrates where the game did): the first
+        calibration was taken while autofocus and auto-exposure still moved."""
+        if self.pipeline.calibration is not None and hold_for_the_game(source):
+            self.control("recalibrate", {})
 
     def _together(self) -> contextlib.AbstractContextManager:
         """A frame or a control is written whole or not at all (see `RecordingWriter.together`)."""

@@ -19,7 +19,7 @@ from typing import Any
 import cv2
 
 from hardware.preview import preview_image
-from hardware.source import Frame, FrameSource, passed_over
+from hardware.source import Frame, FrameSource, let_go, passed_over
 from rules_core import api as rules
 from rules_core.errors import TablesightError
 from tracker.game import EVENTS_KEPT
@@ -113,6 +113,7 @@ class TableSession:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._source: FrameSource | None = None
+        self._letting_go = False  # a player recalibrates: the camera's focus and exposure to be let go
         self.runner = make_runner()
         self._pending_controls = list(self._recorded_controls)
         self._fresh = True  # the preset (and players' settings) are still to be made
@@ -201,6 +202,7 @@ class TableSession:
             if stale is not None:
                 return stale
             reply = self.runner.control(action, payload)
+            self._letting_go = self._letting_go or action == "recalibrate"
             if self.loop and action in CARRIED:
                 result = self.runner.last_result
                 followed = result.frame if result is not None else -1
@@ -239,6 +241,8 @@ class TableSession:
                     self._signature = ()
                 if result is not None and self._fresh:
                     self._set_up()
+                if result is not None:
+                    self._hold_camera()
             self._frame = frame
             if result is not None:
                 now = time.monotonic()
@@ -311,6 +315,20 @@ class TableSession:
             control = self._pending_controls.pop(0)
             with contextlib.suppress(TablesightError):
                 self.runner.control(control.action, control.payload, control.frame)
+
+    def _hold_camera(self) -> None:
+        """Focus and exposure locked once calibrated (`GameRunner.hold_camera`), let go when a
+        player recalibrates, to be locked again where they settle; done here, on the thread that
+        reads the camera."""
+        source = self._source
+        if source is None:
+            return
+        with contextlib.suppress(TablesightError):  # a camera failing now is met by its next read
+            if self._letting_go:
+                self._letting_go = False
+                let_go(source)
+            else:
+                self.runner.hold_camera(source)
 
     def _close_source(self) -> None:
         if self._source is not None:

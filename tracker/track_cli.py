@@ -196,7 +196,7 @@ def _check_whole(source, count: int) -> None:
 
 def run_track(args: argparse.Namespace) -> int:
     from hardware.doctor import check_detail
-    from hardware.source import passed_over
+    from hardware.source import hold_for_the_game, passed_over
     from tracker.pipeline import build_pipeline
 
     source = _open_frames(args.source, args.fps, "track")
@@ -206,6 +206,8 @@ def run_track(args: argparse.Namespace) -> int:
         pipeline = build_pipeline(layout, intrinsics)
         for frame in _frames(source, intrinsics):
             result = pipeline.process(frame)
+            if pipeline.calibration is not None and hold_for_the_game(source):
+                pipeline.request_recalibration()  # as `GameRunner.hold_camera`
             if pipeline.status.message and pipeline.status.message != warned:
                 warned = pipeline.status.message
                 print(f"tablesight track: frame {frame.index}: {warned}", file=sys.stderr)
@@ -292,6 +294,7 @@ def run_record(args: argparse.Namespace) -> int:
         for frame in _frames(source, intrinsics):
             seen += 1  # read, so counted even when a full disk or a signal stops it in the middle
             runner.step(frame)
+            runner.hold_camera(source)
             calibrated = calibrated or runner.pipeline.calibration is not None
     except KeyboardInterrupt as stop:
         # Ctrl-C, or SIGTERM / SIGHUP met the same way (tracker.cli.Stopped carries its signal).
