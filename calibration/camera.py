@@ -145,10 +145,6 @@ class Camera:
         """Distorted -> ideal pixels (same K), the inverse of the lens model."""
         return undistort_converged(pixels, self.K, self.dist)
 
-    def with_intrinsics_only(self) -> dict:
-        """The CAM.json content of CONTRACTS.md for this camera (K, dist, image_size)."""
-        return {"K": self.K.tolist(), "dist": self.dist.tolist(), "image_size": list(self.image_size)}
-
 
 def focal_to_fit(table_cm: tuple[float, float], height_cm: float, image_size: tuple[int, int],
                  margin: float = 1.12) -> float:

@@ -31,7 +31,6 @@ class Pose:
     K: np.ndarray
     rvec: np.ndarray
     tvec: np.ndarray
-    focal_estimated: bool
     height_assumed: bool
 
     @property
@@ -107,10 +106,9 @@ def solve_pose(
     table_to_image: np.ndarray,
 ) -> Pose:
     """Camera pose from marker corners (table cm) and their undistorted pixels."""
-    estimated = assumed = False
+    assumed = False
     if K is None:
         focal, assumed = focal_or_assumed(table_to_image, image_size)
-        estimated = not assumed
         K = centred_K(image_size, focal)
     rvec, tvec = fit_pose(table_cm, image_px, K)
-    return Pose(K=K, rvec=rvec.ravel(), tvec=tvec.ravel(), focal_estimated=estimated, height_assumed=assumed)
+    return Pose(K=K, rvec=rvec.ravel(), tvec=tvec.ravel(), height_assumed=assumed)

@@ -35,8 +35,6 @@ class SourceStatus:
 
     state: State
     message: str
-    since_s: float
-    attempts: int = 0
 
 
 def _usable(image: object) -> bool:
@@ -75,7 +73,7 @@ class ReconnectingSource:
         self.corrupt_frames = 0
         self._size: tuple[int, int] | None = None
         self._last_frame_s = clock()
-        self.status = SourceStatus("ok", f"{self.description} is delivering frames", clock())
+        self.status = SourceStatus("ok", f"{self.description} is delivering frames")
 
     def __getattr__(self, name: str) -> Any:
         """Optional methods of the camera (preview, lock_focus, ...) reach the current one."""
@@ -84,10 +82,10 @@ class ReconnectingSource:
             raise AttributeError(name)
         return getattr(inner, name)
 
-    def _report(self, state: State, message: str, attempts: int = 0) -> None:
+    def _report(self, state: State, message: str) -> None:
         if state == self.status.state and message == self.status.message:
             return
-        self.status = SourceStatus(state, message, self._clock(), attempts)
+        self.status = SourceStatus(state, message)
         (log.info if state == "ok" else log.warning)("camera %s: %s", state, message)
         if self._on_status is not None:
             self._on_status(self.status)
@@ -157,7 +155,6 @@ class ReconnectingSource:
                 self._report(
                     "reconnecting",
                     f"{self.description} is not back yet ({error}); attempt {attempts}, next in {delay:g} s",
-                    attempts,
                 )
                 self._sleep(delay)
                 delay = min(delay * 2, self._max_delay_s)

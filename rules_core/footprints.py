@@ -35,18 +35,6 @@ def hull_corners(x: float, y: float, heading_deg: float, length: float, width: f
     )
 
 
-def core_of(model: ModelSpec) -> tuple[shapely.Geometry, float]:
-    """Core shape and radius (cm) of one model's base or hull."""
-    base = model.base
-    assert base is not None
-    if base.shape == "round":
-        return shapely.Point(model.x_cm, model.y_cm), base.diameter_mm / 20.0
-    corners = hull_corners(
-        model.x_cm, model.y_cm, model.heading_deg or 0.0, base.length_mm / 10, base.width_mm / 10
-    )
-    return shapely.Polygon(corners), 0.0
-
-
 @dataclass(frozen=True)
 class Footprints:
     core: np.ndarray

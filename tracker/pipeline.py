@@ -63,7 +63,6 @@ class PipelineStatus:
     calibrated: bool = False
     message: str = ""
     drift: bool = False
-    detections_run: int = 0
 
 
 class Pipeline:
@@ -265,7 +264,6 @@ class Pipeline:
         """Detect and associate; only where the picture changed since the last detection may
         pieces move far, vanish or appear (see Tracker.update)."""
         detections = self.detector.detect(image, self.calibration)
-        self.status.detections_run += 1
         self._last_detection_s = timestamp_s
         bases, vehicles = detections.bases_to_track(), detections.vehicles
         # The inner 60 % of the base: the miniature's paint, not the rim and base top that a

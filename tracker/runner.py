@@ -47,7 +47,6 @@ class GameRunner:
     policy: RecordPolicy = field(default_factory=RecordPolicy)
     phases: list[dict] = field(default_factory=list)
     last_result: FrameResult | None = None
-    last_image: np.ndarray | None = None
     _last_written_s: float = float("-inf")
 
     def step(self, frame: Frame) -> FrameResult | None:
@@ -65,7 +64,7 @@ class GameRunner:
             if self.writer is not None and jpeg is not None and self._keep(result):
                 self.writer.add_frame(frame.index, frame.timestamp_s, frame.name, jpeg)
                 self._last_written_s = frame.timestamp_s
-        self.last_result, self.last_image = result, frame.image
+        self.last_result = result
         return result
 
     def hold_camera(self, source: FrameSource) -> None:
