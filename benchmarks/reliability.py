@@ -229,6 +229,8 @@ def report(args, duration: float, phones: list[Phone], sent: dict, idle: list, l
         ("picture frames per phone (min / median / max)",
          f"{min(frames)} / {statistics.median(frames):.0f} / {max(frames)}"),
         ("picture frames per phone per second (median)", f"{statistics.median(frames) / duration:.2f}"),
+        ("picture KB per phone per second (median)",
+         f"{statistics.median(phone.frame_bytes for phone in phones) / duration / 1000:.0f}"),
         ("starving: slowest phone's frames / fastest's", f"{min(frames) / max(max(frames), 1):.2f}"),
         ("state pushes per phone (min / median / max)",
          f"{min(events)} / {statistics.median(events):.0f} / {max(events)}"),
