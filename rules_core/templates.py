@@ -115,7 +115,8 @@ def scatter_report(scene: Scene, kind: str, thrower_id: str, target_id: str, rol
     template = scene.ruleset.template(kind)
     if template is None or template.scatter_per_pip is None:
         raise SceneError(
-            f"template {kind}: does not scatter in ruleset {scene.ruleset.id}", "use under_template"
+            f"template {kind}: does not scatter in ruleset {scene.ruleset.id}",
+            "lay it where it lands with `tablesight rules template` (`under_template`)",
         )
     if roll < 1:
         raise SceneError(f"roll: {roll} is not a die result", "give the die result, 1 or more")

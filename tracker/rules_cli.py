@@ -100,6 +100,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     template.add_argument("--heading", type=_finite, default=0.0, help="strip heading in degrees")
     template.set_defaults(func=_template)
 
+    scatter = command(
+        "scatter", help="where a thrown grenade bursts for a die roll, and who it hits (bronepehota)"
+    )
+    scatter.add_argument("scene", metavar="SCENE.json")
+    scatter.add_argument("thrower_id", metavar="THROWER")
+    scatter.add_argument("target_id", metavar="TARGET")
+    scatter.add_argument("roll", metavar="ROLL", type=int, help="the die's result")
+    scatter.add_argument("--kind", default="grenade", help="the scattering template (default grenade)")
+    scatter.set_defaults(func=_scatter)
+
+    hexes = command(
+        "hex", help="table cm of a tactical-map hex, counted from 0 at the top left (mobile-infantry)"
+    )
+    hexes.add_argument("id", metavar="ID")
+    hexes.add_argument("col", metavar="COL", type=int)
+    hexes.add_argument("row", metavar="ROW", type=int)
+    hexes.set_defaults(func=_hex)
+
 
 def _print(result: Any) -> int:
     json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
@@ -291,3 +309,16 @@ def _template(args: argparse.Namespace) -> int:
     if args.radius is not None:
         params["radius"] = args.radius
     return _print(api.under_template(_scene(args.scene), args.kind, args.x_cm, args.y_cm, **params))
+
+
+def _scatter(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    scene = _scene(args.scene)
+    return _print(api.grenade_scatter(scene, args.thrower_id, args.target_id, args.roll, args.kind))
+
+
+def _hex(args: argparse.Namespace) -> int:
+    from rules_core import api
+
+    return _print(api.hex_centre(args.id, args.col, args.row))
