@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--table", default="183x122", help="table WIDTHxDEPTH in cm (default 183x122)")
     p.add_argument("--size-cm", type=float, default=10.0, help="side of the black square (default 10)")
-    p.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="sheet to print on (default a4)")
     p.add_argument(
         "-o", "--output", required=True, help="PDF to write; the layout goes to the same name .json"
     )
@@ -49,8 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("image")
     p.add_argument("--calibration", required=True, help="calibration JSON (from `tablesight calibrate`)")
-    p.add_argument("--px-per-mm", type=float, default=1.0)
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--px-per-mm", type=float, default=1.0,
+                   help="scale of the top-down image (default 1: a 183x122 cm table is 1830x1220 px)")
+    p.add_argument("-o", "--output", required=True, help="image to write (PNG or JPEG, by its name)")
     p.set_defaults(func=_rectify)
 
     p = subparsers.add_parser(
