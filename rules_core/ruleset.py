@@ -25,6 +25,10 @@ class ModelLike(Protocol):
     def has(self, flag: str) -> bool: ...
 
 
+# A game's phases, as scenes name them (`SceneSpec.phase`) and rulesets order them (`turn_phases`).
+Phase = Literal["map", "deployment", "orders", "movement", "shooting", "assault", "end"]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -563,6 +567,10 @@ class Ruleset(_Strict):
     moved_threshold_cm: float = Field(default=0.01, ge=0)
     turned_threshold_deg: float = Field(default=1.0, ge=0)
     premeasure_allowed: bool = True
+    # The turn's phases in order, as the live game steps through them (Next phase on the phones);
+    # an order-based game gives every unit its order before any acts on it. A user's ruleset set
+    # none of this before: the order-based games were two ids written into the tracker.
+    turn_phases: list[Phase] = Field(default=["deployment", "movement", "shooting", "assault"], min_length=1)
     check_bases: bool = False
     base_tolerance_mm: float = Field(default=1.0, ge=0)
     dash_phases: list[str] = []
@@ -663,6 +671,8 @@ class Ruleset(_Strict):
             if unpriced:
                 raise ValueError(f"unit type {name} dash_flag_costs names uncosted flags {sorted(unpriced)}")
             self._known_weapons(unit_type.weapons, f"unit type {name}")
+        if len(set(self.turn_phases)) < len(self.turn_phases):
+            raise ValueError(f"turn_phases names a phase twice: {self.turn_phases}")
         unknown_types = set(self.role_types) - set(self.unit_types)
         if unknown_types:
             raise ValueError(f"role_types names unknown unit types {sorted(unknown_types)}")

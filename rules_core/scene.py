@@ -41,7 +41,7 @@ from rules_core.errors import (
 )
 from rules_core.footprints import Footprints
 from rules_core.library import load_ruleset, ruleset_ids
-from rules_core.ruleset import Ruleset, Tow, UnitType
+from rules_core.ruleset import Phase, Ruleset, Tow, UnitType
 
 Finite = Field(allow_inf_nan=False)
 # Bounds no real table, step or height level comes near, that keep every distance a finite
@@ -240,8 +240,8 @@ class SceneSpec(_Record):
     terrain: list[TerrainSpec] = []
     mines: list[MineSpec] = []
     # `orders`: the step of an order-based game (Mobile Infantry, Tankomaster) where every unit is
-    # given its order before any carries it out; tracker/game.py's ORDER_PHASES.
-    phase: Literal["map", "deployment", "orders", "movement", "shooting", "assault", "end"] = "movement"
+    # given its order before any carries it out (the ruleset's `turn_phases`).
+    phase: Phase = "movement"
     deployment: DeploymentSpec | None = None
     sides: list[str] | None = None
     first_player: str | None = None

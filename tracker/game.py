@@ -19,10 +19,6 @@ from rules_core import api as rules
 from rules_core.errors import Missing, NotOnTable, TablesightError
 from tracker.tracks import FrameResult
 
-PHASES = ["deployment", "movement", "shooting", "assault"]
-# Order-based rulesets: players first give every unit its order, then units act on them.
-ORDER_PHASES = ["deployment", "orders", "movement", "shooting", "assault"]
-ORDER_BASED = {"mobile-infantry", "tankomaster"}
 SCENE_PHASE = {"orders": "movement"}
 EVENTS_KEPT = 50
 
@@ -40,7 +36,7 @@ class Assignment:
 
 
 def phases_of(ruleset_id: str) -> list[str]:
-    return list(ORDER_PHASES if ruleset_id in ORDER_BASED else PHASES)
+    return list(rules.load_ruleset(ruleset_id).turn_phases)
 
 
 def _need(payload: dict, key: str, kind: type | tuple[type, ...], action: str) -> Any:
