@@ -13,6 +13,7 @@ are sent and pushes them to every phone with every state, so only the scene's ow
 
 from __future__ import annotations
 
+import typing
 import unicodedata
 from typing import Annotated, ClassVar
 
@@ -70,7 +71,7 @@ Id = Annotated[str, Field(min_length=1, max_length=NAME_MAX), AfterValidator(_ty
 
 
 class Payload(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
 
 class TableSize(Payload):
@@ -245,7 +246,9 @@ def validate_action(action: str, payload: object) -> dict:
     try:
         parsed = ACTIONS[action].model_validate(payload)
     except ValidationError as error:
-        raise _refusal(action, error.errors()[0], payload) from None
+        # A misspelt field is also a missing one: its own name says more than the one it stood for.
+        errors = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
+        raise _refusal(action, errors[0], payload) from None
     return parsed.model_dump(exclude_unset=True, by_alias=True)
 
 
@@ -264,6 +267,11 @@ def _refusal(action: str, first: dict, payload: dict) -> TablesightError:
     if kind == "model_type":  # pydantic's words name our classes: "instance of NewObjective"
         return TablesightError(f"{what} must be a JSON object, not {repr(typed)[:24]}",
                                "Send {...} with its fields")
+    if kind == "extra_forbidden":  # a misspelt field was passed on, and the game went without it
+        where = f"'{action}'" if len(loc) == 1 else f"'{'.'.join(loc[:-1])}' of '{action}'"
+        fields = _fields_at(ACTIONS[action], loc[:-1])
+        return TablesightError(f"{where} has no field '{loc[-1]}'",
+                               f"Send only its fields: {', '.join(fields)}" if fields else "Send {}")
     if kind == "one_or_the_list":
         return TablesightError(f"'{action}' {first['msg']}", "Send one of the two")
     if kind == "control_character":
@@ -279,6 +287,21 @@ def _refusal(action: str, first: dict, payload: dict) -> TablesightError:
         rule, fix = _bounded(label, bounds, unit)
         return TablesightError(f"{rule}, not {shown}", fix)
     return TablesightError(f"Field '{field}' of '{action}': {first['msg']}", "Fix that field and send again")
+
+
+def _fields_at(model: type[BaseModel], path: list[str]) -> list[str]:
+    """The fields (as sent: `from`, not `from_`) of the object at `path` in `model`'s payload."""
+    for part in path:
+        field = next(f for name, f in model.model_fields.items() if (f.alias or name) == part)
+        model = _object_type(field.annotation)
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def _object_type(annotation: object) -> type[BaseModel]:
+    """`Where` out of `Where | None`."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next(_object_type(arg) for arg in typing.get_args(annotation) if arg is not type(None))
 
 
 # A list past its bound, in the Setup panel's words, and the control that starts it again.
