@@ -265,10 +265,13 @@ function drawHeader(state) {
   // The frame rate is the camera's while it delivers: a lost one kept its last ("lost 3.5 fps").
   const fps = status.camera === "ok" && status.fps ? ` ${status.fps.toFixed(1)} fps` : "";
   const camera = status.camera && status.camera !== "ok" ? `camera ${status.camera}` : status.camera || "?";
-  pill.textContent = `${camera}${fps}${calibrated ? "" : " · not calibrated"}`;
+  // Hands over the table: positions wait until they leave, which a player otherwise took for a
+  // rig that had stopped following the game (`status.settled`, sent and never shown before).
+  const hands = status.camera === "ok" && calibrated && status.settled === false ? " · hands" : "";
+  pill.textContent = `${camera}${fps}${calibrated ? "" : " · not calibrated"}${hands}`;
   pill.className = status.camera === "ok" && calibrated ? "pill" : "pill bad";
   drawCameraNote(status);
-  pill.title = status.message || "";
+  pill.title = status.message || (hands ? "Hands over the table: the models are measured once they leave." : "");
   // A camera or calibration problem is said in words, not only in a red pill.
   const problem = status.camera !== "ok" || !calibrated || (status.calibration && status.calibration.drift);
   // Advice the game goes on under: the markers laid for another table, and too little detail
