@@ -62,6 +62,7 @@ if [ ! -f "$SETTINGS" ]; then
     cat > "$SETTINGS" <<SETTINGS_EOF
 # Extra arguments for \`tablesight serve\` (see \`tablesight serve --help\`), e.g.
 #   --layout /var/lib/tablesight/layout.json --ruleset world-at-fire
+#   --intrinsics /var/lib/tablesight/cam.json --size 2304x1296   (a lens calibration; the binned mode)
 # The table PIN, read from the environment so it never shows in \`ps\`.
 TABLESIGHT_PIN=$PIN
 TABLESIGHT_ARGS="--recordings $DATA/recordings"

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
 from calibration.seed_tables import LAYOUT_HELP
 from rules_core.errors import TablesightError
+
+SIZE_HELP = ("the camera's resolution, e.g. 2304x1296 (the Pi camera's binned mode, faster); picamera2 "
+             "and camera:N only (default: the Pi camera's full sensor, a USB camera's own default)")
+# Even sides, as the Pi's ISP needs and every camera mode is; past the largest sensors a Pi takes
+# (64 MP, 9152x6944) a size is a typing slip.
+SIZE_SIDES = (16, 16384)
+_SIZE = re.compile(r"(\d+)x(\d+)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     doctor.add_argument("--layout", type=Path, default=None, help=LAYOUT_HELP + ", to check calibration")
     doctor.add_argument("--intrinsics", type=Path, default=None,
                         help="lens calibration CAM.json (from `tablesight calibrate-lens`)")
+    doctor.add_argument("--size", type=camera_size, metavar="WxH", help=SIZE_HELP)
     doctor.add_argument("--frames", type=_frame_count, default=10,
                         help="frames to read to measure the frame rate, 2 or more (default 10)")
     doctor.set_defaults(func=run_doctor_command)
@@ -36,6 +45,19 @@ def _frame_count(text: str) -> int:
     if not text.isdigit() or int(text) < 2:
         raise argparse.ArgumentTypeError(f"{text!r} is not a count of 2 or more frames")
     return int(text)
+
+
+def camera_size(text: str) -> tuple[int, int]:
+    """`--size WxH` as (width, height): one line naming the form for anything else, rather than
+    a camera's own refusal (or a picture of 0 pixels) once it is opened."""
+    match = _SIZE.fullmatch(text.strip().lower())
+    sides = tuple(int(side) for side in match.groups()) if match else ()
+    low, high = SIZE_SIDES
+    if len(sides) != 2 or any(side % 2 or not low <= side <= high for side in sides):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a camera size: give WIDTHxHEIGHT in pixels, both even, {low} to {high}, "
+            "e.g. 2304x1296")
+    return sides
 
 
 def _recording_frames(path: Path):
@@ -86,7 +108,8 @@ def run_doctor_command(args: argparse.Namespace) -> int:
 
     recorded = _recorded_setup(Path(args.source)) if args.source else None
     report = run_doctor(args.source or default_source(), args.layout, intrinsics_path=args.intrinsics,
-                        frames=args.frames, recording_reader=_recording_frames, recorded=recorded)
+                        frames=args.frames, size=args.size, recording_reader=_recording_frames,
+                        recorded=recorded)
     for check in report.checks:
         print(check.line())
     for check in report.checks:

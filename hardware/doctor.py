@@ -24,7 +24,7 @@ from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.layout import Layout, load_layout
 from calibration.table import LAYOUT_ADVICE, LOOSE_FIT_MM, TableCalibration, calibrate
 from hardware.source import Frame, FrameSource, passed_over, source_file
-from hardware.sources import RecordingReader, open_source
+from hardware.sources import RecordingReader, check_size_for, is_camera, open_source
 from rules_core.errors import TablesightError
 
 MIN_LIVE_FPS = 2.0
@@ -79,14 +79,16 @@ def run_doctor(
     *,
     intrinsics_path: Path | None = None,
     frames: int = 10,
+    size: tuple[int, int] | None = None,
     weights_dir: Path | None = None,
     disk_path: Path | None = None,
     clock: Callable[[], float] = time.perf_counter,
     recording_reader: RecordingReader | None = None,
     recorded: tuple[Layout, Intrinsics | None] | None = None,
 ) -> Report:
-    """The checklist for one source; `recorded` is a recording's own layout and lens, the layout
-    used where no --layout is given and the lens where no --intrinsics is (as `track` does)."""
+    """The checklist for one source, a camera opened at `size` where given; `recorded` is a
+    recording's own layout and lens, the layout used where no --layout is given and the lens where
+    no --intrinsics is (as `track` does)."""
     checks: list[Check] = []
     layout, lens = recorded if recorded is not None else (None, None)
     if layout_path is not None:
@@ -96,12 +98,15 @@ def run_doctor(
             checks.append(Check("Layout", False, error.problem, error.fix, fatal=True))
     if not checks:
         try:
-            source = open_source(spec, recording_reader=recording_reader)
+            if size is not None:
+                check_size_for(spec, size)
+            source = open_source(spec, recording_reader=recording_reader, size=size)
         except TablesightError as error:
             checks.append(Check("Camera", False, error.problem, error.fix, fatal=True))
         else:
             try:
-                checks += _camera_checks(source, frames, clock, layout, intrinsics_path, lens)
+                sized = is_camera(spec)
+                checks += _camera_checks(source, frames, clock, layout, intrinsics_path, sized, lens)
             finally:
                 source.close()
     checks.append(check_model(weights_dir if weights_dir is not None else _default_weights_dir()))
@@ -121,8 +126,10 @@ def _camera_checks(
     clock: Callable[[], float],
     layout: Layout | None,
     intrinsics_path: Path | None,
+    sized: bool,
     lens: Intrinsics | None = None,
 ) -> list[Check]:
+    """`sized`: the camera's resolution can be chosen (`--size`), so the advice names one."""
     sample, seconds, failure = _sample(source, frames, clock)
     if not sample:
         return [Check("Camera", False,
@@ -132,7 +139,7 @@ def _camera_checks(
     image = sample[-1].image
     h, w = image.shape[:2]
     checks = [Check("Camera", True, f"{source.description}, {w}x{h} pixels")]
-    checks.append(_frame_rate(source, sample, seconds, failure))
+    checks.append(_frame_rate(source, sample, seconds, failure, (w, h) if sized else None))
     checks.append(check_light(image))
     try:
         intrinsics = load_intrinsics(intrinsics_path) if intrinsics_path is not None else lens
@@ -146,7 +153,7 @@ def _camera_checks(
             return checks
     if layout is None:
         return [*checks, *check_markers_without_layout(image)]
-    return [*checks, *check_calibration(image, layout, intrinsics)]
+    return [*checks, *check_calibration(image, layout, intrinsics, sized=sized)]
 
 
 def _sample(
@@ -174,8 +181,10 @@ def _sample(
 
 
 def _frame_rate(
-    source: FrameSource, sample: list[Frame], seconds: float, failure: TablesightError | None
+    source: FrameSource, sample: list[Frame], seconds: float, failure: TablesightError | None,
+    size: tuple[int, int] | None = None,
 ) -> Check:
+    """`size`: the camera's, where `--size` can lower it."""
     if failure is not None:
         # A file's own fix (replace that image) beats cable advice, which only fits a camera.
         cable = "check the cable and the power supply, then run doctor again"
@@ -191,8 +200,12 @@ def _frame_rate(
     if not getattr(source, "live", False):
         return Check("Frame rate", True, f"frames are read at {fps:.1f} per second")
     if fps < MIN_LIVE_FPS:
+        lower = "lower the resolution"
+        if size is not None:
+            half = (size[0] // 4 * 2, size[1] // 4 * 2)
+            lower = f"run with --size {half[0]}x{half[1]} (half of {size[0]}x{size[1]})"
         return Check("Frame rate", False, f"only {fps:.1f} frames per second",
-                     "lower the resolution or close other programs; the tracker needs "
+                     f"{lower} or close other programs; the tracker needs "
                      f"{MIN_LIVE_FPS:g} per second to see hands come and go")
     return Check("Frame rate", True, f"{fps:.1f} frames per second")
 
@@ -222,8 +235,10 @@ def check_markers_without_layout(image: np.ndarray) -> list[Check]:
                   "run doctor with --layout LAYOUT.json to measure the calibration error")]
 
 
-def check_calibration(image: np.ndarray, layout: Layout, intrinsics: Intrinsics | None = None) -> list[Check]:
-    """Calibrate as `tablesight calibrate` would, then judge the markers, the fit and the view."""
+def check_calibration(image: np.ndarray, layout: Layout, intrinsics: Intrinsics | None = None, *,
+                      sized: bool = False) -> list[Check]:
+    """Calibrate as `tablesight calibrate` would, then judge the markers, the fit and the view;
+    `sized`: the picture's size can be chosen (`--size`), so the advice on detail names one."""
     try:
         calibration = calibrate(image, layout, intrinsics)
     except TablesightError as error:
@@ -244,14 +259,14 @@ def check_calibration(image: np.ndarray, layout: Layout, intrinsics: Intrinsics 
             else "a lens calibration (--intrinsics) removes the lens's bending")
     checks.append(Check("Calibration", not loose, fit,
                         f"check that the markers lie flat where the layout says; {lens}" if loose else ""))
-    return [*checks, *_coverage(calibration)]
+    return [*checks, *_coverage(calibration, sized)]
 
 
 def _id_list(ids: list[int]) -> str:
     return f"id {ids[0]} is" if len(ids) == 1 else f"ids {', '.join(map(str, ids))} are"
 
 
-def _coverage(calibration: TableCalibration) -> list[Check]:
+def _coverage(calibration: TableCalibration, sized: bool = False) -> list[Check]:
     """Whether the whole table is in the picture, and how many millimetres one pixel covers."""
     width, depth = calibration.layout.table_size_cm
     corners_cm = np.array([[0, 0], [width, 0], [width, depth], [0, depth]], dtype=np.float64)
@@ -263,12 +278,13 @@ def _coverage(calibration: TableCalibration) -> list[Check]:
                  "the whole table is in the picture" if not outside
                  else f"table corners {', '.join(outside)} cm are outside the picture",
                  "" if not outside else "raise or centre the camera (heights: docs/rig.md, Camera height)")
-    return [view, check_detail(calibration)]
+    return [view, check_detail(calibration, sized)]
 
 
-def check_detail(calibration: TableCalibration) -> Check:
+def check_detail(calibration: TableCalibration, sized: bool = False) -> Check:
     """How many millimetres of table one pixel covers, over the whole table: past MAX_MM_PER_PIXEL
-    the detector misses bases (a 244 x 183 table seen whole by the binned 2304x1296 frame)."""
+    the detector misses bases (a 244 x 183 table seen whole by the binned 2304x1296 frame).
+    `sized`: the camera's size can be chosen, so the fix names the `--size` that shows enough."""
     width, depth = calibration.layout.table_size_cm
     corners_cm = np.array([[0, 0], [width, 0], [width, depth], [0, depth]], dtype=np.float64)
     corners_px = calibration.table_to_image(corners_cm)
@@ -277,11 +293,25 @@ def check_detail(calibration: TableCalibration) -> Check:
         return Check("Detail", False, "not measured: the calibration maps the table onto no area of the "
                      "picture", LAYOUT_ADVICE)
     mm_per_px = float(np.sqrt(width * depth * 100.0 / area_px))
-    return Check("Detail", mm_per_px <= MAX_MM_PER_PIXEL,
+    fix = ""
+    if mm_per_px > MAX_MM_PER_PIXEL:
+        fix = "use the full sensor resolution or lower the camera"
+        if sized:
+            sharper = _sharp_enough(calibration.image_size, mm_per_px)
+            fix = f"run with --size {sharper[0]}x{sharper[1]}, or lower the camera"
+    return Check("Detail", not fix,
                  f"one pixel covers {mm_per_px:.2f} mm of table (a 32 mm base is {32 / mm_per_px:.0f} "
-                 "pixels across)",
-                 "" if mm_per_px <= MAX_MM_PER_PIXEL
-                 else "use the full sensor resolution or lower the camera")
+                 "pixels across)", fix)
+
+
+def _sharp_enough(size: tuple[int, int], mm_per_px: float) -> tuple[int, int]:
+    """The picture's size doubled until a pixel covers MAX_MM_PER_PIXEL or less: the Pi camera's
+    modes (binned 2304x1296, full 4608x2592) and common USB ones (640x480, 1280x960) are so
+    related. One past the camera's reach is refused when asked, naming its largest."""
+    scale = 1
+    while mm_per_px / scale > MAX_MM_PER_PIXEL:
+        scale *= 2
+    return size[0] * scale, size[1] * scale
 
 
 def check_model(weights_dir: Path) -> Check:

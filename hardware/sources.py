@@ -37,16 +37,39 @@ def open_source(
 ) -> FrameSource:
     """Open what `spec` names; with `reconnect`, a live camera is reopened whenever it drops.
 
-    `options` go to the source: `size=(w, h)` and `timeout_s` for cameras, `controls` for
-    picamera2, `fps` for folders. The first open always raises a `TablesightError` naming the
-    camera and the fix; only later faults are absorbed by reconnecting.
+    `options` go to the source: `size=(w, h)` (None: the camera's own) and `timeout_s` for
+    cameras, `controls` for picamera2, `fps` for folders. The first open always raises a
+    `TablesightError` naming the camera and the fix; only later faults are absorbed by reconnecting.
     """
+    if options.get("size") is None:
+        options.pop("size", None)  # the camera's own, and no word for a file that takes none
     opener = _opener(spec.strip(), recording_reader, options)
     source = opener()
     if reconnect and getattr(source, "live", False):
         first = [source]
         return ReconnectingSource(lambda: first.pop() if first else opener(), on_status=on_status)
     return source
+
+
+def is_camera(spec: str) -> bool:
+    """picamera2 or camera:N: the sources whose resolution is ours to choose."""
+    spec = spec.strip()
+    return bool(_PICAMERA.match(spec) or _USB_CAMERA.match(spec))
+
+
+def check_size_for(spec: str, size: tuple[int, int]) -> None:
+    """`--size` is for a camera this machine drives: a file's, a folder's or a recording's frames
+    are the size they were taken at, and a network camera sends what its own settings say."""
+    if is_camera(spec):
+        return
+    asked = f"--size {size[0]}x{size[1]}"
+    if is_network_url(spec.strip()):
+        raise TablesightError(
+            f"{asked}: the stream {spec} comes at the size set in the camera's own settings",
+            "leave --size out, and set the resolution in the network camera's settings",
+        )
+    raise TablesightError(f"{asked}: {spec} is not a camera, and its frames are the size they were taken at",
+                          "leave --size out (it is for picamera2 and camera:N)")
 
 
 def _opener(

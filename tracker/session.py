@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 
@@ -30,9 +30,13 @@ from tracker.recording import (
     RecordingWriter,
     holding_frames,
     meant_as_recording,
+    recorded_layout,
 )
 from tracker.replay import game_from_manifest, pipeline_from_manifest
 from tracker.runner import GameRunner, RecordPolicy
+
+if TYPE_CHECKING:
+    from calibration.intrinsics import Intrinsics
 
 DEMO_RECORDING = Path(__file__).parent / "demo" / "demo.tsr"
 
@@ -479,16 +483,27 @@ def _coarse_detail(calibration) -> str:
 
 
 def open_session(source_spec: str, layout_path: str | None = None, ruleset: str = "world-at-fire",
-                 recordings_dir: str | None = None) -> TableSession:
-    """A session on a camera, a video, a folder of images or a recording (`tablesight serve`)."""
+                 recordings_dir: str | None = None, intrinsics_path: str | None = None,
+                 size: tuple[int, int] | None = None) -> TableSession:
+    """A session on a camera, a video, a folder of images or a recording (`tablesight serve`),
+    measured through the lens calibration at `intrinsics_path` where given (a recording's own
+    otherwise, as `track`), a camera opened at `size` where given."""
+    from calibration.intrinsics import load_intrinsics
+    from hardware.sources import check_size_for, open_source
+    from tracker.pipeline import build_pipeline
+
+    if size is not None:
+        check_size_for(source_spec, size)
+    lens = load_intrinsics(intrinsics_path) if intrinsics_path else None
     if meant_as_recording(source_spec):
         path = Path(source_spec)
-        session = _recording_session(path, loop=False, description=f"recording {path.name}")
-        _check_first_frame(source_spec)
+        session = _recording_session(
+            path, loop=False, description=f"recording {path.name}",
+            make_pipeline=pipeline_from_manifest if lens is None
+            else lambda manifest: build_pipeline(recorded_layout(manifest), lens))
+        _check_first_frame(source_spec, lens)
         return session
     from calibration.layout import default_layout, load_layout
-    from hardware.sources import open_source
-    from tracker.pipeline import build_pipeline
 
     layout = load_layout(layout_path) if layout_path else default_layout("183x122")
     rules.load_ruleset(ruleset)
@@ -496,25 +511,31 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
     made = _make_recordings_folder(recordings_dir) if recordings_dir else []
     holder: dict[str, TableSession] = {}
     try:
-        first = open_source(source_spec, reconnect=True,
+        first = open_source(source_spec, reconnect=True, size=size,
                             on_status=lambda status: holder["session"].on_source_status(status)
                             if "session" in holder else None)
     except TablesightError as error:
         _take_back(made)
-        raise SourceUnavailable(error.problem, error.fix) from None
-    if not getattr(first, "live", False):
-        try:
-            _check_first_frame(source_spec)
-        except TablesightError:
-            first.close()
-            _take_back(made)
+        if size is not None:  # a camera asked for a size is there: its refusal names what it can do
             raise
+        raise SourceUnavailable(error.problem, error.fix) from None
+    live = getattr(first, "live", False)
+    try:
+        if not live:
+            _check_first_frame(source_spec, lens)
+        elif lens is not None:
+            _first_fitting_frame(first, lens)
+    except TablesightError:
+        first.close()
+        _take_back(made)
+        raise
     sources = [first]
     writer = None
     if recordings_dir:
         stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
         writer = RecordingWriter(Path(recordings_dir) / f"game-{stamp}.tsr",
-                                 {"layout": layout.to_dict(), "ruleset": ruleset,
+                                 {"layout": layout.to_dict(), "intrinsics": lens.to_dict() if lens else None,
+                                  "ruleset": ruleset,
                                   "table": {"width_cm": table[0], "depth_cm": table[1]},
                                   "source": source_spec, "settings": {"mode": "stills", "jpeg_quality": 85}})
 
@@ -522,7 +543,7 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
         from tracker.game import Game
 
         game = Game(ruleset, table, log=writer.add_event if writer else None)
-        return GameRunner(build_pipeline(layout), game, writer=writer, policy=RecordPolicy())
+        return GameRunner(build_pipeline(layout, lens), game, writer=writer, policy=RecordPolicy())
 
     def close_recording() -> None:
         """A file with nothing in it (no frame came, or the server never started) is not left:
@@ -532,17 +553,20 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
         if writer.holds_nothing:
             writer.discard()
 
-    session = TableSession(lambda: sources.pop() if sources else open_source(source_spec, reconnect=True),
+    session = TableSession(lambda: sources.pop() if sources else open_source(source_spec, reconnect=True,
+                                                                               size=size),
                            make_runner, description=first.description, retry=True,
                            on_close=close_recording if writer else None)
     holder["session"] = session
     return session
 
 
-def _check_first_frame(source_spec: str) -> None:
+def _check_first_frame(source_spec: str, lens: Intrinsics | None = None) -> None:
     """A file or folder whose first frame cannot be read never gives one: the session would
     retry it every few seconds and serve an empty table with the reason only on the phones.
-    Read once here, from a copy opened for it, so `serve` says it and exits as `track` does."""
+    Read once here, from a copy opened for it, so `serve` says it and exits as `track` does;
+    so is one none of whose frames fits the `lens` calibration (`_first_fitting_frame`)."""
+    from calibration.imagefile import UnfitForLens
     from hardware.sources import open_source
 
     recorded = meant_as_recording(source_spec)
@@ -551,7 +575,9 @@ def _check_first_frame(source_spec: str) -> None:
     else:
         probe = open_source(source_spec)
     try:
-        frame = probe.read()
+        frame = _first_fitting_frame(probe, lens)
+    except UnfitForLens:
+        raise
     except TablesightError as error:
         if not recorded:  # a folder's error names the file already
             raise
@@ -564,6 +590,33 @@ def _check_first_frame(source_spec: str) -> None:
         raise TablesightError(
             f"{probe.description} holds no frames", "give a video or a folder of photos of the table"
         )
+
+
+def _first_fitting_frame(source: FrameSource, lens: Intrinsics | None) -> Frame | None:
+    """The first frame `source` gives, checked against the `lens` calibration's size as `record`
+    and `track` check each: a camera in another mode than the lens was calibrated in would only
+    fail to calibrate at every frame, said on the phones alone. A folder's still of another size
+    is passed over, as `track` does, unless none fits: then the lens is what is wrong."""
+    from calibration.imagefile import UnfitForLens, check_size_for_lens
+    from hardware.source import source_file
+
+    unfit = None
+    while (frame := source.read()) is not None:
+        if lens is None:
+            return frame
+        path = source_file(source, frame)
+        where = str(path) if path is not None else f"frame {frame.index} of {source.description}"
+        try:
+            check_size_for_lens(lens, frame.image, path, where)
+            return frame
+        except UnfitForLens as error:
+            pass_over = getattr(source, "pass_over", None)
+            if pass_over is None or not pass_over(frame, error):
+                raise
+            unfit = unfit or error
+    if unfit is not None:
+        raise unfit
+    return None
 
 
 def open_demo_session() -> TableSession:

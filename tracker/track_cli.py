@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from calibration.seed_tables import LAYOUT_HELP
+from hardware.cli import SIZE_HELP, camera_size
 from rules_core.errors import TablesightError
 
 FPS_HELP = "frames per second a folder of images was taken at (default 10; a folder has no clock)"
@@ -36,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     track.add_argument("--intrinsics", help="lens calibration JSON (CAM.json); a recording's own by default")
     track.add_argument("--json", action="store_true", help="JSON lines, one object per frame (CONTRACTS.md)")
     track.add_argument("--fps", type=float, help=FPS_HELP)
+    track.add_argument("--size", type=camera_size, metavar="WxH", help=SIZE_HELP)
     track.set_defaults(func=run_track)
 
     record = subparsers.add_parser(
@@ -57,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--quality", type=int, default=85, help="JPEG quality of recorded frames (default 85)"
     )
     record.add_argument("--fps", type=float, help=FPS_HELP)
+    record.add_argument("--size", type=camera_size, metavar="WxH", help=SIZE_HELP)
     record.set_defaults(func=run_record)
 
     replay = subparsers.add_parser(
@@ -74,10 +77,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.set_defaults(func=run_replay)
 
 
-def _open_frames(spec: str, fps: float | None, verb: str):
+def _open_frames(spec: str, fps: float | None, verb: str, size: tuple[int, int] | None = None):
     """The frames `spec` names; `fps` spaces a folder of images in time (it has no clock of its
-    own, and the gate's hands-still and re-detection times are in seconds). A recording with no
-    frame is refused here, as a folder with no image is: `verb` says what it had none for."""
+    own, and the gate's hands-still and re-detection times are in seconds), `size` is a camera's
+    resolution. A recording with no frame is refused here, as a folder with no image is: `verb`
+    says what it had none for."""
+    from hardware.sources import check_size_for, open_source
     from tracker.recording import Recording, RecordingSource, holding_frames, meant_as_recording
 
     if fps is not None and not _is_images(spec):
@@ -85,11 +90,11 @@ def _open_frames(spec: str, fps: float | None, verb: str):
             f"--fps {fps:g}: {spec} is not a folder of images",
             "leave --fps out: a video or a recording carries its own clock",
         )
+    if size is not None:
+        check_size_for(spec, size)
     if meant_as_recording(spec):
         return RecordingSource(holding_frames(Recording(spec), verb))
-    from hardware.sources import open_source
-
-    return open_source(spec) if fps is None else open_source(spec, fps=fps)
+    return open_source(spec, size=size) if fps is None else open_source(spec, fps=fps)
 
 
 def _is_images(spec: str) -> bool:
@@ -199,7 +204,7 @@ def run_track(args: argparse.Namespace) -> int:
     from hardware.source import hold_for_the_game, passed_over
     from tracker.pipeline import build_pipeline
 
-    source = _open_frames(args.source, args.fps, "track")
+    source = _open_frames(args.source, args.fps, "track", args.size)
     warned, calibrated, measured = "", None, False
     try:
         layout, intrinsics = _track_setup(args, source)
@@ -270,7 +275,7 @@ def run_record(args: argparse.Namespace) -> int:
     policy = RecordPolicy(
         mode="every" if args.every else "stills", every=args.every or 1, jpeg_quality=args.quality
     )
-    source = _open_frames(args.source, args.fps, "record")
+    source = _open_frames(args.source, args.fps, "record", args.size)
     width, depth = layout.table_size_cm
     manifest = {
         "layout": layout.to_dict(),

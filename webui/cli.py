@@ -14,6 +14,7 @@ import signal
 from collections.abc import Callable
 
 from calibration.seed_tables import LAYOUT_HELP
+from hardware.cli import SIZE_HELP, camera_size
 from rules_core.errors import TablesightError
 
 NO_CAMERA_FIX = (
@@ -34,6 +35,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="picamera2 (default), camera:N, a video file, a folder of images, or a recording",
     )
     serve.add_argument("--layout", help=LAYOUT_HELP + " (default: 183x122)")
+    serve.add_argument(
+        "--intrinsics",
+        metavar="CAM.json",
+        help="lens calibration JSON (from `tablesight calibrate-lens`); a recording's own by default",
+    )
+    serve.add_argument("--size", type=camera_size, metavar="WxH", help=SIZE_HELP)
     serve.add_argument("--ruleset", default="world-at-fire", help="ruleset id (default world-at-fire)")
     _common(serve, default_host="0.0.0.0")
     serve.set_defaults(func=run_serve)
@@ -69,7 +76,8 @@ def run_serve(args: argparse.Namespace) -> int:
     sessions = _session_module()
     try:
         session = sessions.open_session(
-            args.source, layout_path=args.layout, ruleset=args.ruleset, recordings_dir=args.recordings
+            args.source, layout_path=args.layout, ruleset=args.ruleset, recordings_dir=args.recordings,
+            intrinsics_path=args.intrinsics, size=args.size,
         )
     except sessions.SourceUnavailable as error:
         if args.source.startswith(("picamera2", "camera:")):

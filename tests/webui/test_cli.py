@@ -37,7 +37,8 @@ def sessions(monkeypatch):
     """A tracker.session module that hands out fake sessions and remembers the arguments."""
     module = types.SimpleNamespace(opened=[], session=FakeSession(), SourceUnavailable=SourceUnavailable)
 
-    def open_session(source_spec, layout_path=None, ruleset="world-at-fire", recordings_dir=None):
+    def open_session(source_spec, layout_path=None, ruleset="world-at-fire", recordings_dir=None,
+                     intrinsics_path=None, size=None):
         module.opened.append((source_spec, layout_path, ruleset, recordings_dir))
         if ruleset == "nope":
             raise TablesightError("unknown ruleset 'nope'", "Run `tablesight rules list`")
