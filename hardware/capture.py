@@ -133,7 +133,7 @@ class CaptureSource:
         if size is not None and got != tuple(size):
             raise TablesightError(
                 f"{self.description} does not support {size[0]}x{size[1]}: it delivers {got[0]}x{got[1]}",
-                f"ask for {got[0]}x{got[1]}, or leave the resolution unset",
+                f"give --size {got[0]}x{got[1]}, or leave --size out",
             )
         return first
 
@@ -177,7 +177,7 @@ class CaptureSource:
         if not isinstance(camera, int):
             raise TablesightError(
                 f"the resolution of {self.description} is fixed by the sender",
-                "leave the resolution unset for streams and files",
+                "leave --size out for streams and files",
             )
         self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
         self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])

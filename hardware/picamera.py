@@ -132,7 +132,7 @@ class PicameraSource:
         if len(main) != 2 or any(v <= 0 or v % 2 for v in main) or main[0] > sensor[0] or main[1] > sensor[1]:
             raise TablesightError(
                 f"{self.description} cannot deliver {'x'.join(map(str, main))}",
-                f"ask for an even size up to its sensor's {sensor[0]}x{sensor[1]}, or leave it unset",
+                f"give --size an even size up to its sensor's {sensor[0]}x{sensor[1]}, or leave --size out",
             )
         config = self._camera.create_video_configuration(
             main={"size": main, "format": "RGB888"},
@@ -145,13 +145,13 @@ class PicameraSource:
         except RuntimeError as error:
             raise TablesightError(
                 f"{self.description} refused {main[0]}x{main[1]} ({error})",
-                "leave the resolution unset to use the full sensor",
+                "leave --size out to use the full sensor",
             ) from error
         got = tuple(self._camera.camera_configuration()["main"]["size"])
         if got != main:
             raise TablesightError(
                 f"{self.description} cannot deliver {main[0]}x{main[1]}, only {got[0]}x{got[1]}",
-                f"ask for {got[0]}x{got[1]}",
+                f"give --size {got[0]}x{got[1]}",
             )
         self.size: tuple[int, int] = main
         self.preview_size: tuple[int, int] = tuple(self._camera.camera_configuration()["lores"]["size"])

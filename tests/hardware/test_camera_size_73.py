@@ -71,8 +71,8 @@ def test_record_and_track_open_the_pi_camera_at_the_size_asked(name, picamera2, 
 def test_a_size_beyond_the_pi_camera_s_sensor_is_refused_naming_it(picamera2, tmp_path, capsys) -> None:
     assert main(command("record", "picamera2", tmp_path, "--size", "9216x5184")) == 2
     assert capsys.readouterr().err == (
-        "tablesight record: Raspberry Pi camera 0 cannot deliver 9216x5184. ask for an even size up to its "
-        "sensor's 4608x2592, or leave it unset.\n")
+        "tablesight record: Raspberry Pi camera 0 cannot deliver 9216x5184. give --size an even size up to "
+        "its sensor's 4608x2592, or leave --size out.\n")
 
 
 class Webcam:
@@ -104,7 +104,7 @@ def test_a_usb_camera_that_delivers_another_size_is_refused_naming_the_one_it_gi
     assert main(command(name, "camera:0", tmp_path, "--size", "1920x1080")) == 2
     err = capsys.readouterr().err
     assert err.splitlines()[-1].endswith("USB camera 0 does not support 1920x1080: it delivers 640x480. "
-                                         "ask for 640x480, or leave the resolution unset."), err
+                                         "give --size 640x480, or leave --size out."), err
 
 
 def test_doctor_says_a_usb_camera_cannot_do_the_size(monkeypatch, capsys) -> None:

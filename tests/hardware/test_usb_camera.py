@@ -57,7 +57,7 @@ def test_a_resolution_the_camera_cannot_do_names_what_it_can() -> None:
     with pytest.raises(TablesightError) as caught:
         open_source("camera:0", size=(1920, 1080))
     assert caught.value.problem == "USB camera 0 does not support 1920x1080: it delivers 640x480"
-    assert caught.value.fix == "ask for 640x480, or leave the resolution unset"
+    assert caught.value.fix == "give --size 640x480, or leave --size out"
 
 
 def test_a_camera_held_by_another_program() -> None:
