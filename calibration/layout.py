@@ -341,7 +341,8 @@ def default_layout(table: str = "183x122") -> Layout:
             _not_in_feet(table, *size)
         raise TablesightError(
             f"no default layout for a {table} table",
-            f"use one of {', '.join(DEFAULT_TABLES)}, or `tablesight markers --table {table}`",
+            f"use one of {', '.join(DEFAULT_TABLES)}, or print sheets for it with `tablesight markers "
+            f"--table {table} -o markers.pdf` and give --layout markers.json",
         )
     text = resources.files("calibration").joinpath(LAYOUTS_DIR, f"{table}.json").read_text()
     return Layout.from_dict(json.loads(text), source=f"default layout {table}")

@@ -171,7 +171,7 @@ class TableCalibration:
         """
         if not px_per_mm > 0 or not math.isfinite(px_per_mm):
             raise TablesightError(
-                f"px_per_mm must be positive and finite, got {px_per_mm}", "use e.g. 1 or 2"
+                f"--px-per-mm must be positive and finite, got {px_per_mm}", "give --px-per-mm e.g. 1 or 2"
             )
         self._check_rectified_size(px_per_mm)
         height, width = image.shape[:2]
@@ -179,7 +179,8 @@ class TableCalibration:
             raise TablesightError(
                 f"image is {width}x{height} but the calibration is for "
                 f"{self.image_size[0]}x{self.image_size[1]}",
-                "recalibrate on an image from this camera mode",
+                f"give a {self.image_size[0]}x{self.image_size[1]} photo from the calibrated camera, or "
+                "calibrate again on this one with `tablesight calibrate`",
             )
         key = float(px_per_mm)
         if key not in self._maps:

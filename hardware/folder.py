@@ -78,7 +78,7 @@ class FolderSource:
             raise TablesightError(
                 f"fps must be a number above 0, no slower than one image a day ({SLOWEST_FPS:.3g}), "
                 f"got {fps}",
-                "give a frame rate such as 10",
+                "give --fps a frame rate such as 10",
             )
         self.description = f"images in {path}"
         self._where = path

@@ -41,13 +41,13 @@ def _picamera2() -> Any:
     except ImportError as error:
         raise TablesightError(
             "picamera2 is not installed (it comes with Raspberry Pi OS, not from PyPI)",
-            "run deploy/install-pi.sh on the Pi, or use --source camera:0 for a USB camera",
+            "run `sudo deploy/install-pi.sh` on the Pi, or use --source camera:0 for a USB camera",
         ) from error
     except ValueError as error:
         # apt's simplejpeg is built for the system numpy; pip put a newer numpy in the venv.
         raise TablesightError(
             f"picamera2 does not load with this numpy ({error})",
-            "run `pip install --force-reinstall simplejpeg` inside tablesight's venv",
+            "run `/opt/tablesight/venv/bin/pip install --force-reinstall --no-deps simplejpeg`",
         ) from error
 
 

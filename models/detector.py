@@ -290,6 +290,12 @@ class Detector:
 SHIPPED_WEIGHTS = Path(__file__).parent / "weights" / "rim_verifier.onnx"
 
 
+# A damaged shipped model: the product is installed with `pip install .`, so a checkout restored
+# by git is not the file that was read until it is installed again.
+RESTORE_SHIPPED = ("reinstall tablesight to restore it (`git checkout -- models/weights`, then "
+                   "`pip install .` in its repository), or re-create it with `tablesight train{option}`")
+
+
 def load_detector(weights: str | None = None) -> Detector:
     """The detector with its rim verifier, base map, centring net, hull map and hull-fit net;
     `weights` names the verifier's ONNX file (None: the shipped one). The other four are always
@@ -331,7 +337,8 @@ def load_detector(weights: str | None = None) -> Detector:
         )
     verifier = _loaded(
         RimVerifier, path, f"model file {path} is not a usable rim-verifier ONNX model",
-        "re-create it with `tablesight train`, or leave the option out to use the shipped model",
+        "re-create it with `tablesight train`, or leave the option out to use the shipped model"
+        if weights is not None else RESTORE_SHIPPED.format(option=""),
     )
     return Detector(verifier, base_map, centring, hull_map, hull_fit)
 
@@ -351,11 +358,8 @@ def _shipped_net(load: Callable[[Path], _Net], path: Path, name: str, option: st
     checkout without weights); a file that is there must load."""
     if not path.exists():
         return None
-    return _loaded(
-        load, path, f"{name} {path} is not a usable ONNX model",
-        "restore it from the repository (git checkout -- models/weights), or re-create it with "
-        f"`tablesight train {option}`",
-    )
+    return _loaded(load, path, f"{name} {path} is not a usable ONNX model",
+                   RESTORE_SHIPPED.format(option=f" {option}"))
 
 
 def _loaded(load: Callable[[Path], _Net], path: Path, problem: str, fix: str) -> _Net:

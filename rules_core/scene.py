@@ -651,12 +651,15 @@ def _check_on_table(piece: TerrainSpec, table: TableSpec, where: Loc) -> None:
     if polygon.intersection(shapely.box(0, 0, table.width_cm, table.depth_cm)).area > 0:
         return
     x_min, y_min, x_max, y_max = polygon.bounds
+    middle = polygon.centroid
     raise field_error(
         where,
         f"terrain piece {piece.id!r} (x {x_min:g} to {x_max:g}, y {y_min:g} to {y_max:g}) lies wholly off "
         f"the {table.width_cm:g}x{table.depth_cm:g} cm table",
         f"give its corners in table cm, from (0, 0) at the top-left corner to "
         f"({table.width_cm:g}, {table.depth_cm:g}), or remove it",
+        reason=OffTable("terrain", piece.id, round(middle.x, 1), round(middle.y, 1), table.width_cm,
+                        table.depth_cm),
     )
 
 

@@ -105,18 +105,26 @@ def _radius(scene: Scene, kind: str, seeds: float | None, given: float | None) -
     if radius is None:
         raise SceneError(
             f"template {kind}: radius missing (the seed gives none)",
-            "pass the radius (--radius, or radius=) in ruleset units",
+            f"give the radius with --radius, in {'steps' if unit == 'step' else unit}",
         )
     return radius
 
 
 def scatter_report(scene: Scene, kind: str, thrower_id: str, target_id: str, roll: int) -> dict:
     """Where a scattering grenade lands (roll pips towards the target, Bronepehota) and who it hits."""
-    template = scene.ruleset.template(kind)
-    if template is None or template.scatter_per_pip is None:
+    ruleset = scene.ruleset
+    template = ruleset.template(kind)
+    scattering = [name for name, known in ruleset.templates.items() if known.scatter_per_pip is not None]
+    if template is None:
         raise SceneError(
-            f"template {kind}: does not scatter in ruleset {scene.ruleset.id}",
-            "lay it where it lands with `tablesight rules template` (`under_template`)",
+            f"template {kind}: no such template in ruleset {ruleset.id}",
+            f"give --kind {' or '.join(scattering)}" if scattering
+            else f"nothing scatters in {ruleset.id}: `rules scatter` is for Bronepehota's grenades",
+        )
+    if template.scatter_per_pip is None:
+        raise SceneError(
+            f"template {kind}: does not scatter in ruleset {ruleset.id}",
+            f"lay it where it lands with `tablesight rules template SCENE.json {kind} X_CM Y_CM`",
         )
     if roll < 1:
         raise SceneError(f"roll: {roll} is not a die result", "give the die result, 1 or more")

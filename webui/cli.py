@@ -17,8 +17,10 @@ from calibration.seed_tables import LAYOUT_HELP
 from hardware.cli import SIZE_HELP, camera_size
 from rules_core.errors import TablesightError
 
+# After the camera's own fix (a busy camera, a ribbon cable, picamera2 missing), which starting
+# the demo would not mend.
 NO_CAMERA_FIX = (
-    "Start the demo game with `tablesight demo`, or pass --source camera:N, a video file, "
+    "or start the demo game with `tablesight demo`, or pass --source camera:N, a video file, "
     "a folder of images or a recording"
 )
 
@@ -81,7 +83,7 @@ def run_serve(args: argparse.Namespace) -> int:
         )
     except sessions.SourceUnavailable as error:
         if args.source.startswith(("picamera2", "camera:")):
-            raise TablesightError(f"No camera: {error.problem}", NO_CAMERA_FIX) from None
+            raise TablesightError(f"No camera: {error.problem}", f"{error.fix}; {NO_CAMERA_FIX}") from None
         raise
     return _serve(session, args, "live table")
 

@@ -144,7 +144,7 @@ def _require_known(state: dict, model_id: str, units: bool = True) -> None:
     piece = _pieces(state).get(model_id)
     if piece is None and not units:
         raise TablesightError(
-            f"No model '{model_id}' on the table", "Tap a model that is shown, or give a point as X,Y"
+            f"No model '{model_id}' on the table", "Tap a model that is shown, or a point on the table"
         )
     if piece is None and model_id not in {m.get("unit") for m in _pieces(state).values() if _assigned(m)}:
         raise TablesightError(f"No model or unit '{model_id}' on the table", "Tap a model that is shown")
@@ -164,7 +164,7 @@ def _footprint(state: dict, end: str) -> shapely.Geometry:
     piece = _pieces(state).get(end)
     if piece is None:
         raise TablesightError(
-            f"No model '{end}' on the table", "Tap a model that is shown, or give a point as X,Y"
+            f"No model '{end}' on the table", "Tap a model that is shown, or a point on the table"
         )
     if piece.get("corners_cm"):
         return shapely.Polygon(piece["corners_cm"])

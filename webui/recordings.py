@@ -141,8 +141,10 @@ def _unreplayable(path: Path, error: TablesightError) -> BadRequest:
     if problem.startswith(f"{path} "):  # named once, in front: "x.tsr cannot be replayed: it ..."
         problem = "it" + problem[len(str(path)):]
     problem = problem.replace(str(path), path.name).replace(str(path.parent) + "/", "")
-    return BadRequest(f"{path.name} cannot be replayed: {problem}. Pick another recording from the list; "
-                      "a copy from another machine needs its -wal file beside it.")
+    # The -wal only where the recording's own fix speaks of it: a newer format needs no -wal.
+    wal = "; a copy from another machine needs its -wal file beside it" if "-wal" in error.fix else ""
+    return BadRequest(f"{path.name} cannot be replayed: {problem}. "
+                      f"Pick another recording from the list{wal}.")
 
 
 def _tracker_report_loader():

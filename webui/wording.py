@@ -45,7 +45,8 @@ def refusal(action: str, error: TablesightError, payload: dict, state: dict) -> 
     fault = error.fault
     off = fault.reason if isinstance(fault, SceneFault) else fault  # a template's is no scene field
     if isinstance(off, OffTable):
-        return _off_table(off, placed=action == "objectives" and off.id not in _ids(state.get("objectives")))
+        placed = action in ("objectives", "terrain") and off.id not in _ids(state.get(action))
+        return _off_table(off, placed=placed)
     if not isinstance(fault, SceneFault):
         return error
     if listed := _listed_piece_refusal(action, fault, error.fix, payload):
@@ -97,6 +98,12 @@ def _off_table(off: OffTable, placed: bool = False) -> TablesightError:
             "Tap on the table to place it" if placed
             else "Pick a bigger table, or tap Clear objectives under Objectives first",
         )
+    if off.what == "terrain":  # wholly off: a piece running off the table's edge is as good as any
+        if placed:
+            return TablesightError(f"The terrain piece drawn lies off the {table} table",
+                                   "Draw it again with a corner on the table")
+        return TablesightError(f"Terrain piece {off.id} would be off a {table} table",
+                               "Pick a bigger table, or tap Clear terrain under Terrain first")
     return TablesightError(
         f"Model {off.id} at {at} would be off a {table} table", "Pick a table it stands on"
     )

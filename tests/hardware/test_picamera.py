@@ -30,7 +30,7 @@ def test_picamera2_built_for_another_numpy_says_how_to_mend_it(monkeypatch: pyte
         raise ValueError("numpy.dtype size changed, may indicate binary incompatibility")
 
     monkeypatch.setattr("hardware.picamera.importlib.import_module", broken_import)
-    with pytest.raises(TablesightError, match="force-reinstall simplejpeg"):
+    with pytest.raises(TablesightError, match="force-reinstall --no-deps simplejpeg"):
         open_source("picamera2")
 
 

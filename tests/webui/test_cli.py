@@ -91,7 +91,7 @@ def test_serve_passes_its_options_to_the_session(sessions, capsys, tmp_path):
 def test_serve_without_a_camera_says_how_to_start_the_demo(sessions, capsys):
     assert main(["serve", "--source", "camera:7"]) == 2
     err = capsys.readouterr().err
-    assert "No camera" in err and "tablesight demo" in err
+    assert "No camera" in err and "tablesight demo" in err and "Check the cable; or start the demo" in err
     assert err.count("\n") == 1
 
 

@@ -194,7 +194,7 @@ def test_a_ruler_from_a_unit_says_it_runs_between_models(client, query):
     assert response.status_code == 400
     told = response.get_json()["message"]
     assert told.startswith("No model '"), told
-    assert told.endswith("Tap a model that is shown, or give a point as X,Y."), told
+    assert told.endswith("Tap a model that is shown, or a point on the table."), told
 
 
 @pytest.mark.parametrize(("name", "shown"), [("red\u202einf", "U+202E"), ("red\x00inf", "U+0000"),

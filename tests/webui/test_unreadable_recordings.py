@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import errno
 
+import pytest
+
 from rules_core.errors import TablesightError
 
 
@@ -81,3 +83,17 @@ def test_a_recording_with_no_frame_is_refused_on_the_phone_not_shown_as_a_game_o
     assert response.get_json()["message"].startswith(
         "empty.tsr cannot be replayed: it holds no frame to replay: its frames were deleted or lost"
     )
+
+
+@pytest.mark.parametrize(("fix", "wal"), [
+    ("update tablesight to replay it", False),  # a newer format: no -wal would mend it
+    ("copy its -wal file beside it, or record anew", True),
+])
+def test_the_wal_advice_is_given_only_where_the_recording_s_own_fix_speaks_of_it(app, fix, wal) -> None:
+    def refused(path):
+        raise TablesightError(f"{path} was recorded by a newer tablesight", fix)
+
+    app.extensions["tablesight"]["report_loader"] = refused
+    message = app.test_client().get("/api/recordings/skirmish.tsr").get_json()["message"]
+    assert message.endswith("Pick another recording from the list; a copy from another machine needs its "
+                            "-wal file beside it." if wal else "Pick another recording from the list.")
