@@ -20,6 +20,7 @@ from calibration.layout import Layout
 from calibration.synthetic import render_markers
 from hardware.doctor import run_doctor
 from tests.demo_files import demo_stills
+from tests.hardware.test_usb_camera import Webcam
 from tracker.cli import main
 from tracker.session import DEMO_RECORDING
 
@@ -75,40 +76,23 @@ def test_a_size_beyond_the_pi_camera_s_sensor_is_refused_naming_it(picamera2, tm
         "its sensor's 4608x2592, or leave --size out.\n")
 
 
-class Webcam:
-    """A 640x480-only USB webcam: V4L2 leaves a size it cannot do unset, silently."""
-
-    def __init__(self, index: int, *args: object) -> None:
-        self.index = index
-
-    def isOpened(self) -> bool:
-        return self.index == 0
-
-    def set(self, prop: int, value: float) -> bool:
-        return False
-
-    def get(self, prop: int) -> float:
-        return 30.0 if prop == cv2.CAP_PROP_FPS else 0.0
-
-    def read(self) -> tuple[bool, np.ndarray]:
-        return True, np.zeros((480, 640, 3), np.uint8)
-
-    def release(self) -> None:
-        pass
+@pytest.fixture
+def webcam(monkeypatch):
+    """test_usb_camera's 640x480-only webcam: V4L2 leaves a size it cannot do unset, silently."""
+    Webcam.held, Webcam.frames_left = False, 1000
+    monkeypatch.setattr(cv2, "VideoCapture", Webcam)
 
 
 @pytest.mark.parametrize("name", ["serve", "record", "track"])
 def test_a_usb_camera_that_delivers_another_size_is_refused_naming_the_one_it_gives(
-        name, monkeypatch, tmp_path, capsys) -> None:
-    monkeypatch.setattr(cv2, "VideoCapture", Webcam)
+        name, webcam, tmp_path, capsys) -> None:
     assert main(command(name, "camera:0", tmp_path, "--size", "1920x1080")) == 2
     err = capsys.readouterr().err
     assert err.splitlines()[-1].endswith("USB camera 0 does not support 1920x1080: it delivers 640x480. "
                                          "give --size 640x480, or leave --size out."), err
 
 
-def test_doctor_says_a_usb_camera_cannot_do_the_size(monkeypatch, capsys) -> None:
-    monkeypatch.setattr(cv2, "VideoCapture", Webcam)
+def test_doctor_says_a_usb_camera_cannot_do_the_size(webcam, capsys) -> None:
     assert main(["doctor", "--source", "camera:0", "--size", "1920x1080"]) == 2
     out = capsys.readouterr().out
     assert "FAIL Camera: USB camera 0 does not support 1920x1080: it delivers 640x480." in out
