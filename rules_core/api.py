@@ -16,7 +16,7 @@ from rules_core.footprints import measured
 from rules_core.movement import judge_move
 from rules_core.reach import ranges_report
 from rules_core.ruleset import Ruleset
-from rules_core.scene import Scene
+from rules_core.scene import MAX_TABLE_CM, Scene
 from rules_core.scene import parse_scene as _parse_scene
 from rules_core.templates import scatter_report, under_template_report
 
@@ -150,4 +150,9 @@ def hex_centre(ruleset_id: str, col: int, row: int) -> dict:
     if col < 0 or row < 0:
         raise SceneError(f"hex ({col}, {row}): negative index", "count hexes from 0 at the table's top-left")
     size_cm = ruleset.hex_mm / 10.0
-    return {"col": col, "row": row, "x_cm": col * size_cm + size_cm / 2, "y_cm": row * size_cm + size_cm / 2}
+    x_cm, y_cm = col * size_cm + size_cm / 2, row * size_cm + size_cm / 2
+    if max(x_cm, y_cm) > MAX_TABLE_CM:
+        far_m = max(x_cm, y_cm) / 100
+        raise SceneError(f"hex ({col}, {row}) lies {far_m:g} m from the table's edge, past any table",
+                         "count hexes from 0 at the table's top-left")
+    return {"col": col, "row": row, "x_cm": x_cm, "y_cm": y_cm}

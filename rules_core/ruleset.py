@@ -540,6 +540,7 @@ class Template(_Strict):
     # other model under it is listed without a band. None: every model.
     harms: list[str] | None = None
     scatter_per_pip: float | None = Field(default=None, gt=0)
+    scatter_die: int = Field(default=6, ge=2)  # the sides of the die it scatters on (Bronepehota: d6)
     # Other names it answers to: a weapon's aliases, or a weapon «с характеристиками гранаты».
     aliases: list[str] = []
     # Terrain pieces within it are listed too (Combined Arms' charge: «Заряд уничтожает БЕ и

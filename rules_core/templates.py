@@ -126,8 +126,11 @@ def scatter_report(scene: Scene, kind: str, thrower_id: str, target_id: str, rol
             f"template {kind}: does not scatter in ruleset {ruleset.id}",
             f"lay it where it lands with `tablesight rules template SCENE.json {kind} X_CM Y_CM`",
         )
-    if roll < 1:
-        raise SceneError(f"roll: {roll} is not a die result", "give the die result, 1 or more")
+    if not 1 <= roll <= template.scatter_die:
+        raise SceneError(f"roll: {roll} is not a result of the d{template.scatter_die} it scatters on",
+                         f"give the die's result, 1 to {template.scatter_die}")
+    if thrower_id == target_id:
+        raise SceneError(f"{thrower_id} throws at itself", "give the model it throws at as TARGET")
     thrower = scene.models[scene.model_index(thrower_id, "THROWER")]
     target = scene.models[scene.model_index(target_id, "TARGET")]
     dx, dy = target.x_cm - thrower.x_cm, target.y_cm - thrower.y_cm

@@ -22,10 +22,10 @@ def test_a_grenade_bursts_roll_steps_towards_its_target(capsys, tmp_path: Path, 
 
 
 @pytest.mark.parametrize(("argv", "said"), [
-    (("a", "t", "0"), "not a die result"),
+    (("a", "t", "0"), "not a result of the d6"),
     (("a", "t", "three"), "invalid int value"),
     (("a", "nobody", "3"), "nobody"),
-    (("a", "t", "3", "--kind", "smoke"), "does not scatter"),
+    (("a", "t", "3", "--kind", "smoke"), "no such template in ruleset bronepehota. give --kind grenade"),
 ])
 def test_a_throw_that_cannot_be_is_one_line_and_exit_2(capsys, tmp_path: Path, argv, said) -> None:
     scene = write(tmp_path, "scene.json",
@@ -39,3 +39,27 @@ def test_a_hex_of_the_tactical_map_in_table_cm(capsys) -> None:
                                                                        "y_cm": 2.0})
     code, _, err = run(capsys, "hex", "tankomaster", "0", "0")
     assert code == 2 and "has no hex map" in err
+
+
+def test_a_template_that_does_not_scatter_is_laid_with_rules_template(capsys, tmp_path: Path) -> None:
+    scene = write(tmp_path, "ca.json",
+                  scene_data("combined-arms", [base(20, 30, "a"), base(30, 30, "t", side="blue")]))
+    code, _, err = run(capsys, "scatter", scene, "a", "t", "3", "--kind", "grenade")
+    assert code == 2 and "does not scatter" in err
+    assert "lay it where it lands with `tablesight rules template SCENE.json grenade X_CM Y_CM`" in err
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (("a", "t", "7"), "not a result of the d6 it scatters on"),  # the seed's d6
+    (("a", "a", "3"), "a throws at itself"),
+])
+def test_a_roll_past_the_die_or_a_throw_at_oneself_is_refused(capsys, tmp_path: Path, argv, said) -> None:
+    scene = write(tmp_path, "scene.json",
+                  scene_data("bronepehota", [base(20, 30, "a"), base(30, 30, "t", side="blue")]))
+    code, _, err = run(capsys, "scatter", scene, *argv)
+    assert code == 2 and said in err
+
+
+def test_a_hex_past_any_table_is_refused(capsys) -> None:
+    code, _, err = run(capsys, "hex", "mobile-infantry", "99999999", "0")
+    assert code == 2 and "past any table" in err
