@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.videofile import open_video
-from hardware.errors import CameraFault
+from hardware.errors import CameraFault, SizeRefused
 from hardware.pixels import as_bgr
 from hardware.source import Frame
 from rules_core.errors import TablesightError
@@ -131,7 +131,7 @@ class CaptureSource:
             raise self._silent_error(camera)
         got = (first.shape[1], first.shape[0])
         if size is not None and got != tuple(size):
-            raise TablesightError(
+            raise SizeRefused(
                 f"{self.description} does not support {size[0]}x{size[1]}: it delivers {got[0]}x{got[1]}",
                 f"give --size {got[0]}x{got[1]}, or leave --size out",
             )
@@ -175,7 +175,7 @@ class CaptureSource:
 
     def _request_size(self, camera: int | str | Path, size: tuple[int, int]) -> None:
         if not isinstance(camera, int):
-            raise TablesightError(
+            raise SizeRefused(
                 f"the resolution of {self.description} is fixed by the sender",
                 "leave --size out for streams and files",
             )

@@ -9,13 +9,11 @@ import sys
 from pathlib import Path
 
 from calibration.seed_tables import LAYOUT_HELP
+from hardware.sources import SIZE_SIDES
 from rules_core.errors import TablesightError
 
 SIZE_HELP = ("the camera's resolution, e.g. 2304x1296 (the Pi camera's binned mode, faster); picamera2 "
              "and camera:N only (default: the Pi camera's full sensor, a USB camera's own default)")
-# Even sides, as the Pi's ISP needs and every camera mode is; past the largest sensors a Pi takes
-# (64 MP, 9152x6944) a size is a typing slip.
-SIZE_SIDES = (16, 16384)
 _SIZE = re.compile(r"(\d+)x(\d+)")
 
 

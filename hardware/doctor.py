@@ -24,7 +24,7 @@ from calibration.intrinsics import Intrinsics, load_intrinsics
 from calibration.layout import Layout, load_layout
 from calibration.table import LAYOUT_ADVICE, LOOSE_FIT_MM, TableCalibration, calibrate
 from hardware.source import Frame, FrameSource, passed_over, source_file
-from hardware.sources import RecordingReader, check_size_for, is_camera, open_source
+from hardware.sources import SIZE_SIDES, RecordingReader, check_size_for, is_camera, open_source
 from rules_core.errors import TablesightError
 
 MIN_LIVE_FPS = 2.0
@@ -105,8 +105,8 @@ def run_doctor(
             checks.append(Check("Camera", False, error.problem, error.fix, fatal=True))
         else:
             try:
-                sized = is_camera(spec)
-                checks += _camera_checks(source, frames, clock, layout, intrinsics_path, sized, lens)
+                largest = _largest_size(source) if is_camera(spec) else None
+                checks += _camera_checks(source, frames, clock, layout, intrinsics_path, largest, lens)
             finally:
                 source.close()
     checks.append(check_model(weights_dir if weights_dir is not None else _default_weights_dir()))
@@ -126,10 +126,10 @@ def _camera_checks(
     clock: Callable[[], float],
     layout: Layout | None,
     intrinsics_path: Path | None,
-    sized: bool,
+    largest: tuple[int, int] | None,
     lens: Intrinsics | None = None,
 ) -> list[Check]:
-    """`sized`: the camera's resolution can be chosen (`--size`), so the advice names one."""
+    """`largest`: the largest `--size` the camera takes, None where its size is not ours to choose."""
     sample, seconds, failure = _sample(source, frames, clock)
     if not sample:
         return [Check("Camera", False,
@@ -139,7 +139,7 @@ def _camera_checks(
     image = sample[-1].image
     h, w = image.shape[:2]
     checks = [Check("Camera", True, f"{source.description}, {w}x{h} pixels")]
-    checks.append(_frame_rate(source, sample, seconds, failure, (w, h) if sized else None))
+    checks.append(_frame_rate(source, sample, seconds, failure, (w, h) if largest else None))
     checks.append(check_light(image))
     try:
         intrinsics = load_intrinsics(intrinsics_path) if intrinsics_path is not None else lens
@@ -153,7 +153,7 @@ def _camera_checks(
             return checks
     if layout is None:
         return [*checks, *check_markers_without_layout(image)]
-    return [*checks, *check_calibration(image, layout, intrinsics, sized=sized)]
+    return [*checks, *check_calibration(image, layout, intrinsics, largest=largest)]
 
 
 def _sample(
@@ -236,9 +236,10 @@ def check_markers_without_layout(image: np.ndarray) -> list[Check]:
 
 
 def check_calibration(image: np.ndarray, layout: Layout, intrinsics: Intrinsics | None = None, *,
-                      sized: bool = False) -> list[Check]:
+                      largest: tuple[int, int] | None = None) -> list[Check]:
     """Calibrate as `tablesight calibrate` would, then judge the markers, the fit and the view;
-    `sized`: the picture's size can be chosen (`--size`), so the advice on detail names one."""
+    `largest`: the largest `--size` the camera takes (None: not ours to choose), for the advice on
+    detail."""
     try:
         calibration = calibrate(image, layout, intrinsics)
     except TablesightError as error:
@@ -259,14 +260,14 @@ def check_calibration(image: np.ndarray, layout: Layout, intrinsics: Intrinsics 
             else "a lens calibration (--intrinsics) removes the lens's bending")
     checks.append(Check("Calibration", not loose, fit,
                         f"check that the markers lie flat where the layout says; {lens}" if loose else ""))
-    return [*checks, *_coverage(calibration, sized)]
+    return [*checks, *_coverage(calibration, largest)]
 
 
 def _id_list(ids: list[int]) -> str:
     return f"id {ids[0]} is" if len(ids) == 1 else f"ids {', '.join(map(str, ids))} are"
 
 
-def _coverage(calibration: TableCalibration, sized: bool = False) -> list[Check]:
+def _coverage(calibration: TableCalibration, largest: tuple[int, int] | None = None) -> list[Check]:
     """Whether the whole table is in the picture, and how many millimetres one pixel covers."""
     width, depth = calibration.layout.table_size_cm
     corners_cm = np.array([[0, 0], [width, 0], [width, depth], [0, depth]], dtype=np.float64)
@@ -278,13 +279,14 @@ def _coverage(calibration: TableCalibration, sized: bool = False) -> list[Check]
                  "the whole table is in the picture" if not outside
                  else f"table corners {', '.join(outside)} cm are outside the picture",
                  "" if not outside else "raise or centre the camera (heights: docs/rig.md, Camera height)")
-    return [view, check_detail(calibration, sized)]
+    return [view, check_detail(calibration, largest)]
 
 
-def check_detail(calibration: TableCalibration, sized: bool = False) -> Check:
+def check_detail(calibration: TableCalibration, largest: tuple[int, int] | None = None) -> Check:
     """How many millimetres of table one pixel covers, over the whole table: past MAX_MM_PER_PIXEL
     the detector misses bases (a 244 x 183 table seen whole by the binned 2304x1296 frame).
-    `sized`: the camera's size can be chosen, so the fix names the `--size` that shows enough."""
+    `largest`: the largest `--size` the camera takes (None: not ours to choose), so the fix names
+    the `--size` that shows enough."""
     width, depth = calibration.layout.table_size_cm
     corners_cm = np.array([[0, 0], [width, 0], [width, depth], [0, depth]], dtype=np.float64)
     corners_px = calibration.table_to_image(corners_cm)
@@ -296,12 +298,29 @@ def check_detail(calibration: TableCalibration, sized: bool = False) -> Check:
     fix = ""
     if mm_per_px > MAX_MM_PER_PIXEL:
         fix = "use the full sensor resolution or lower the camera"
-        if sized:
-            sharper = _sharp_enough(calibration.image_size, mm_per_px)
-            fix = f"run with --size {sharper[0]}x{sharper[1]}, or lower the camera"
+        if largest is not None:
+            fix = _sharper_size(tuple(calibration.image_size), mm_per_px, largest)
     return Check("Detail", not fix,
                  f"one pixel covers {mm_per_px:.2f} mm of table (a 32 mm base is {32 / mm_per_px:.0f} "
                  "pixels across)", fix)
+
+
+def _sharper_size(size: tuple[int, int], mm_per_px: float, largest: tuple[int, int]) -> str:
+    """The fix for too little detail where `--size` can be chosen, up to the camera's `largest`:
+    a size past its sensor was advised (9216x5184 to a 4608x2592 camera), and then refused."""
+    sharper = _sharp_enough(size, mm_per_px)
+    if sharper[0] <= largest[0] and sharper[1] <= largest[1]:
+        return f"run with --size {sharper[0]}x{sharper[1]}, or lower the camera"
+    if size == tuple(largest):
+        return "lower the camera (or use a wider lens, lower): it already gives its sensor's full size"
+    return f"run with --size {largest[0]}x{largest[1]} (its sensor's full size) and lower the camera"
+
+
+def _largest_size(source: FrameSource) -> tuple[int, int]:
+    """The largest `--size` a camera takes: a Pi camera's sensor; a USB camera does not say, so
+    the largest the command line accepts."""
+    sensor = getattr(source, "sensor_size", None)
+    return tuple(sensor) if sensor is not None else (SIZE_SIDES[1], SIZE_SIDES[1])
 
 
 def _sharp_enough(size: tuple[int, int], mm_per_px: float) -> tuple[int, int]:

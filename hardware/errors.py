@@ -12,3 +12,8 @@ from rules_core.errors import TablesightError
 
 class CameraFault(TablesightError):
     """A camera that was delivering frames stopped doing so."""
+
+
+class SizeRefused(TablesightError):
+    """A camera that is there but cannot deliver the `--size` asked of it: the fix is another
+    size, not another camera (`serve` says "No camera" for the others)."""

@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from hardware.errors import CameraFault
+from hardware.errors import CameraFault, SizeRefused
 from hardware.pixels import as_bgr
 from hardware.source import Frame
 from rules_core.errors import TablesightError
@@ -130,7 +130,7 @@ class PicameraSource:
         sensor = tuple(self._camera.sensor_resolution)
         main = tuple(size) if size is not None else sensor
         if len(main) != 2 or any(v <= 0 or v % 2 for v in main) or main[0] > sensor[0] or main[1] > sensor[1]:
-            raise TablesightError(
+            raise SizeRefused(
                 f"{self.description} cannot deliver {'x'.join(map(str, main))}",
                 f"give --size an even size up to its sensor's {sensor[0]}x{sensor[1]}, or leave --size out",
             )
@@ -143,13 +143,13 @@ class PicameraSource:
         try:
             self._camera.configure(config)
         except RuntimeError as error:
-            raise TablesightError(
+            raise SizeRefused(
                 f"{self.description} refused {main[0]}x{main[1]} ({error})",
                 "leave --size out to use the full sensor",
             ) from error
         got = tuple(self._camera.camera_configuration()["main"]["size"])
         if got != main:
-            raise TablesightError(
+            raise SizeRefused(
                 f"{self.description} cannot deliver {main[0]}x{main[1]}, only {got[0]}x{got[1]}",
                 f"give --size {got[0]}x{got[1]}",
             )
@@ -184,8 +184,22 @@ class PicameraSource:
             raise CameraFault(f"{self.description} stopped delivering frames", "check the cable") from error
 
     def _set(self, controls: dict[str, Any]) -> None:
+        try:
+            self._camera.set_controls(controls)
+        except RuntimeError as error:  # a control this camera does not advertise
+            raise CameraFault(f"{self.description} refused {sorted(controls)} ({error})",
+                              "run `rpicam-hello --list-cameras` to see what it takes") from error
         self.controls.update(controls)
-        self._camera.set_controls(controls)
+
+    @property
+    def has_white_balance(self) -> bool:
+        """A monochrome sensor has none: libcamera offers it no AwbEnable or ColourGains."""
+        return "AwbEnable" in self._camera.camera_controls
+
+    @property
+    def sensor_size(self) -> tuple[int, int]:
+        """The largest picture it takes (`--size`)."""
+        return tuple(self._camera.sensor_resolution)
 
     @property
     def has_autofocus(self) -> bool:
@@ -204,17 +218,19 @@ class PicameraSource:
         current = self._current()
         locked = {
             "AeEnable": False,
-            "AwbEnable": False,
             "ExposureTime": int(current["ExposureTime"]),
             "AnalogueGain": float(current["AnalogueGain"]),
-            "ColourGains": tuple(float(g) for g in current["ColourGains"]),
         }
+        if self.has_white_balance and "ColourGains" in current:
+            locked |= {"AwbEnable": False, "ColourGains": tuple(float(g) for g in current["ColourGains"])}
         self._set(locked)
         return locked
 
     def unlock(self) -> None:
         """Back to automatic focus, exposure and white balance (e.g. to recalibrate)."""
-        released = {"AeEnable": True, "AwbEnable": True}
+        released = {"AeEnable": True}
+        if self.has_white_balance:
+            released["AwbEnable"] = True
         if self.has_autofocus:
             released["AfMode"] = AF_MODE_CONTINUOUS
         for name in ("ExposureTime", "AnalogueGain", "ColourGains", "LensPosition"):

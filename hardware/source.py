@@ -57,9 +57,11 @@ def hold_for_the_game(source: FrameSource) -> bool:
     return bool(hold()) if callable(hold) else False
 
 
-def let_go(source: FrameSource) -> None:
+def let_go(source: FrameSource) -> bool:
     """Back to automatic focus and exposure, to be held again once calibrated anew: a player
-    recalibrates after the light or the camera changed."""
+    recalibrates after the light or the camera changed. False where there is no camera to let go
+    just now (a file, or a camera away and being reconnected)."""
     unlock = getattr(source, "unlock", None)
     if callable(unlock):
         unlock()
+    return callable(unlock)

@@ -51,6 +51,11 @@ def open_source(
     return source
 
 
+# `--size`: even sides, as the Pi's ISP needs and every camera mode is; past the largest sensors a
+# Pi takes (64 MP, 9152x6944) a size is a typing slip.
+SIZE_SIDES = (16, 16384)
+
+
 def is_camera(spec: str) -> bool:
     """picamera2 or camera:N: the sources whose resolution is ours to choose."""
     spec = spec.strip()

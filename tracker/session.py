@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -18,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import cv2
 
+from hardware.errors import SizeRefused
 from hardware.preview import preview_image
-from hardware.source import Frame, FrameSource, let_go, passed_over
+from hardware.source import Frame, FrameSource, hold_for_the_game, let_go, passed_over
 from rules_core import api as rules
 from rules_core.errors import TablesightError
 from tracker.game import EVENTS_KEPT
@@ -37,6 +39,8 @@ from tracker.runner import GameRunner, RecordPolicy
 
 if TYPE_CHECKING:
     from calibration.intrinsics import Intrinsics
+
+log = logging.getLogger(__name__)
 
 DEMO_RECORDING = Path(__file__).parent / "demo" / "demo.tsr"
 
@@ -245,8 +249,8 @@ class TableSession:
                     self._signature = ()
                 if result is not None and self._fresh:
                     self._set_up()
-                if result is not None:
-                    self._hold_camera()
+            if result is not None:
+                self._hold_camera()
             self._frame = frame
             if result is not None:
                 now = time.monotonic()
@@ -321,18 +325,25 @@ class TableSession:
                 self.runner.control(control.action, control.payload, control.frame)
 
     def _hold_camera(self) -> None:
-        """Focus and exposure locked once calibrated (`GameRunner.hold_camera`), let go when a
-        player recalibrates, to be locked again where they settle; done here, on the thread that
-        reads the camera."""
+        """Focus and exposure locked once calibrated, then calibrated again under the lock, as
+        `GameRunner.hold_camera` does; let go when a player recalibrates (kept asked for while a
+        reconnecting camera is away), to be locked again where they settle. Done on the thread
+        that reads the camera, the camera's waits outside the session's lock, which the phones'
+        controls take. A camera that cannot be locked plays on unlocked: the lock is a nicety,
+        and this thread dying froze the phones' game."""
         source = self._source
         if source is None:
             return
-        with contextlib.suppress(TablesightError):  # a camera failing now is met by its next read
+        try:
             if self._letting_go:
-                self._letting_go = False
-                let_go(source)
-            else:
-                self.runner.hold_camera(source)
+                self._letting_go = not let_go(source)
+            elif self.runner.pipeline.calibration is not None and hold_for_the_game(source):
+                with self._lock:
+                    self.runner.control("recalibrate", {})
+        except TablesightError:  # a camera failing now is met by its next read
+            pass
+        except Exception:
+            log.warning("could not lock or release %s's focus and exposure", self.description, exc_info=True)
 
     def _close_source(self) -> None:
         if self._source is not None:
@@ -514,10 +525,11 @@ def open_session(source_spec: str, layout_path: str | None = None, ruleset: str 
         first = open_source(source_spec, reconnect=True, size=size,
                             on_status=lambda status: holder["session"].on_source_status(status)
                             if "session" in holder else None)
+    except SizeRefused:  # a camera that is there: its refusal names the sizes it can do
+        _take_back(made)
+        raise
     except TablesightError as error:
         _take_back(made)
-        if size is not None:  # a camera asked for a size is there: its refusal names what it can do
-            raise
         raise SourceUnavailable(error.problem, error.fix) from None
     live = getattr(first, "live", False)
     try:

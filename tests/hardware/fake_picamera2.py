@@ -25,6 +25,9 @@ import numpy as np
 
 CAMERA_MODULE_3 = {"Model": "imx708", "sensor": (4608, 2592), "autofocus": True}
 HQ_CAMERA = {"Model": "imx477", "sensor": (4056, 3040), "autofocus": False}
+# A monochrome sensor: libcamera runs no white balance for it, so it has no AwbEnable or
+# ColourGains control and no ColourGains in its metadata.
+MONO_GLOBAL_SHUTTER = {"Model": "imx296_mono", "sensor": (1456, 1088), "autofocus": False, "colour": False}
 
 AF_MODE_MANUAL, AF_MODE_AUTO, AF_MODE_CONTINUOUS = 0, 1, 2
 KNOWN_FORMATS = {"RGB888", "BGR888", "XBGR8888", "XRGB8888", "YUV420", "YVU420"}
@@ -36,6 +39,7 @@ class FakeSensor:
     model: str
     size: tuple[int, int]
     autofocus: bool
+    colour: bool = True
     plugged: bool = True
     held_elsewhere: bool = False
     delivering: bool = True
@@ -52,7 +56,8 @@ class Rig:
         self.sensors: list[FakeSensor] = []
 
     def reset(self, *cameras: dict[str, Any]) -> None:
-        self.sensors = [FakeSensor(c["Model"], tuple(c["sensor"]), c["autofocus"]) for c in cameras]
+        self.sensors = [FakeSensor(c["Model"], tuple(c["sensor"]), c["autofocus"], c.get("colour", True))
+                        for c in cameras]
 
     def plugged(self) -> list[FakeSensor]:
         return [s for s in self.sensors if s.plugged]
@@ -108,6 +113,8 @@ class Picamera2:
         }
         if self._sensor.autofocus:
             controls |= {"AfMode": (0, 2, 0), "AfTrigger": (0, 1, 0), "LensPosition": (0.0, 15.0, 1.0)}
+        if not self._sensor.colour:
+            del controls["AwbEnable"], controls["ColourGains"]
         return controls
 
     @property
@@ -223,6 +230,8 @@ class Picamera2:
                 auto[name] = self._controls[name]
         if not self._sensor.autofocus:
             auto.pop("LensPosition")
+        if not self._sensor.colour:
+            auto.pop("ColourGains")
         return auto | {"SensorTimestamp": self._sensor.frames_delivered * 33_333_000}
 
     def _array(self, name: str) -> np.ndarray:

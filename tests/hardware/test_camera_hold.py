@@ -98,3 +98,39 @@ def test_the_table_session_holds_the_camera_and_lets_it_go_when_a_player_recalib
     finally:
         session.stop()
     assert len(opened) == 1
+
+
+def test_a_monochrome_camera_is_held_without_white_balance(picamera2, monkeypatch) -> None:
+    """It has no AwbEnable or ColourGains: locking them raised KeyError in the session's thread,
+    which died, and the phones' game froze with the camera still "ok"."""
+    picamera2.rig.reset(picamera2.MONO_GLOBAL_SHUTTER)
+    monkeypatch.setattr(picamera, "SETTLE_S", 0.0)
+    source = PicameraSource()
+    source.read()
+    assert source.hold_for_the_game()
+    assert source.controls["AeEnable"] is False and "AwbEnable" not in source.controls
+    source.unlock()
+    assert source.controls["AeEnable"] is True and "AwbEnable" not in source.controls
+    source.close()
+
+
+def test_a_camera_that_refuses_to_be_locked_plays_on_unlocked(picamera2, monkeypatch) -> None:
+    monkeypatch.setattr(picamera, "SETTLE_S", 0.0)
+    opened: list[PicameraSource] = []
+
+    def open_camera() -> PicameraSource:
+        opened.append(PicameraSource(size=(640, 480)))
+        return opened[-1]
+
+    def refuses(self) -> dict:
+        raise KeyError("ExposureTime")  # metadata without what the lock reads
+
+    monkeypatch.setattr(PicameraSource, "lock_exposure", refuses)
+    session = TableSession(open_camera, lambda: GameRunner(flat_pipeline(), Game()),
+                           description="a Pi camera")
+    session.start()
+    try:
+        until(session, lambda: bool(opened) and opened[0]._index > 10)
+        assert session._thread.is_alive()
+    finally:
+        session.stop()

@@ -9,6 +9,7 @@ resolution" with no way to do it.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import cv2
@@ -121,14 +122,16 @@ def test_a_size_for_a_network_camera_is_refused_as_set_in_the_camera(tmp_path, c
     assert err.count("\n") == 1 and "--size 2304x1296" in err and "camera's own settings" in err, err
 
 
-def table_scene(size: tuple[int, int]) -> tuple[np.ndarray, Layout]:
-    """The 183 x 122 table with its corner markers, filling a picture of `size` from 1.8 m."""
+def table_scene(size: tuple[int, int],
+                seen_cm: tuple[float, float] = (183.0, 122.0)) -> tuple[np.ndarray, Layout]:
+    """The 183 x 122 table with its corner markers, from 1.8 m, a picture of `size` showing
+    `seen_cm` of it and round it (the table alone by default)."""
     centres = [[7, 7], [176, 7], [176, 115], [7, 115]]
     markers = [{"id": i, "center_cm": c, "size_cm": 10.0} for i, c in enumerate(centres)]
     layout = Layout.from_dict({"dictionary": "DICT_4X4_50", "table": {"width_cm": 183.0, "depth_cm": 122.0},
                                "markers": markers})
     camera = Camera.looking_at((91.5, 61.0), 180.0, image_size=size,
-                               focal_px=focal_to_fit(layout.table_size_cm, 180.0, size))
+                               focal_px=focal_to_fit(seen_cm, 180.0, size))
     drawn = layout.markers_as_synthetic()
     return render_markers(camera, layout.table_size_cm, drawn, layout.dictionary).image, layout
 
@@ -143,6 +146,23 @@ def test_doctor_names_the_size_that_gives_a_base_enough_pixels(picamera2, tmp_pa
                         disk_path=tmp_path)
     detail = {check.name: check for check in report.checks}["Detail"]
     assert not detail.ok and detail.fix == "run with --size 2304x1296, or lower the camera"
+
+
+@pytest.mark.parametrize(("size", "fix"), [
+    (None, "lower the camera (or use a wider lens, lower): it already gives its sensor's full size"),
+    ((2304, 1296), "run with --size 4608x2592 (its sensor's full size) and lower the camera"),
+])
+def test_doctor_never_names_a_size_past_the_camera_s_sensor(picamera2, tmp_path, size, fix) -> None:
+    """Seen from far too high, doubling the size went past the sensor: "run with --size
+    9216x5184", which the camera then refused."""
+    image, layout = table_scene(size or (4608, 2592), seen_cm=(183 * 4.5, 122 * 4.5))
+    picamera2.rig.sensors[0].scene = image
+    layout_path = tmp_path / "layout.json"
+    layout_path.write_text(layout.to_json())
+    report = run_doctor("picamera2", layout_path, frames=2, size=size, weights_dir=tmp_path,
+                        disk_path=tmp_path)
+    detail = {check.name: check for check in report.checks}["Detail"]
+    assert not detail.ok and detail.fix == fix
 
 
 def test_doctor_names_a_smaller_size_for_a_slow_camera(picamera2, tmp_path) -> None:
@@ -161,3 +181,12 @@ def test_doctor_on_files_keeps_its_words_for_more_pixels(tmp_path) -> None:
     report = run_doctor(str(tmp_path / "table.png"), layout_path, weights_dir=tmp_path, disk_path=tmp_path)
     detail = {check.name: check for check in report.checks}["Detail"]
     assert not detail.ok and detail.fix == "use the full sensor resolution or lower the camera"
+
+
+def test_serve_with_a_size_and_no_camera_still_says_no_camera_and_the_demo(monkeypatch, capsys) -> None:
+    """The size was taken to mean a camera is there: a missing picamera2 lost serve's "No camera"
+    and the demo it offers."""
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # not installed: importing it fails
+    assert main(["serve", "--source", "picamera2", "--size", "2304x1296"]) == 2
+    err = capsys.readouterr().err
+    assert "No camera: picamera2 is not installed" in err and "tablesight demo" in err, err

@@ -49,3 +49,15 @@ def test_a_turn_that_cannot_be_played_is_refused_naming_it(tmp_path, monkeypatch
     monkeypatch.setenv("TABLESIGHT_RULESETS", str(tmp_path))
     with pytest.raises(TablesightError, match=said):
         load_ruleset("house")
+
+
+def test_a_players_older_copy_of_an_order_based_ruleset_keeps_its_orders_phase(tmp_path, monkeypatch) -> None:
+    """Copied with `rules show` before rulesets said their turn: the copy has no turn_phases, and
+    Tankomaster lost its orders phase (a recording of it then refused its own phase controls)."""
+    shipped = resources.files("rules_core") / "rulesets" / "tankomaster.json"
+    ruleset = json.loads(shipped.read_text("utf-8"))
+    del ruleset["turn_phases"]
+    (tmp_path / "tankomaster.json").write_text(json.dumps(ruleset, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.setenv("TABLESIGHT_RULESETS", str(tmp_path))
+    assert phases_of("tankomaster") == ["deployment", "orders", "movement", "shooting", "assault"]
+    assert load_ruleset("tankomaster").source == ruleset["source"]  # the player's file, still
