@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules_core import api as rules
@@ -21,6 +21,10 @@ from tracker.tracks import FrameResult
 
 SCENE_PHASE = {"orders": "movement"}
 EVENTS_KEPT = 50
+# An assign naming all three assigns anew; one leaving any out changes only what it sends.
+IDENTITY = ("side", "unit", "type")
+# What a model is in the ruleset, and its state on the table as the game goes.
+KIND, STATE = ("role", "chassis", "weapons"), ("flags", "order", "wounded")
 
 
 @dataclass
@@ -33,6 +37,12 @@ class Assignment:
     role: str | None = None
     chassis: str | None = None
     weapons: list[str] | None = None
+    # Its state on the table, set as the game goes (a model goes prone, a trooper is ordered to
+    # hold, a fighter is hit): free names the rulesets' rules ask for (docs/rules.md), its
+    # standing order (the orders phase of Mobile Infantry and Tankomaster), a wound.
+    flags: list[str] = field(default_factory=list)
+    order: str | None = None
+    wounded: bool = False
 
 
 def phases_of(ruleset_id: str) -> list[str]:
@@ -183,13 +193,7 @@ class Game:
                 }
             else:
                 model["base"] = {"shape": "round", "diameter_mm": piece.get("diameter_mm", 32)}
-            model.update(
-                {
-                    k: v
-                    for k, v in (("role", a.role), ("chassis", a.chassis), ("weapons", a.weapons))
-                    if v is not None
-                }
-            )
+            model.update({k: v for k in (*KIND, *STATE) if (v := getattr(a, k)) not in (None, [], False)})
             models.append(model)
         scene = {
             "ruleset": self.ruleset_id,
@@ -346,22 +350,45 @@ class Game:
                 "pick models shown on the table",
                 fault=NotOnTable(tuple(map(str, unknown))) if unknown else None,
             )
-        assignment = Assignment(
-            side=_need(payload, "side", str, "assign"),
-            unit=_need(payload, "unit", str, "assign"),
-            type=_need(payload, "type", str, "assign"),
-            role=payload.get("role"),
-            chassis=payload.get("chassis"),
-            weapons=payload.get("weapons"),
-        )
-        trial = {**self.assignments, **{i: assignment for i in ids}}
+        assignments = {i: self._assigned(i, payload) for i in ids}
+        trial = {**self.assignments, **assignments}
         self._trial(assignments=trial)
         self.assignments = trial
-        self._event(
-            "assigned",
-            f"{', '.join(ids)} -> {assignment.side} {assignment.unit} ({assignment.type})",
-            {"ids": ids, **asdict(assignment)},
-        )
+        sent = {k: payload[k] for k in (*IDENTITY, *KIND, *STATE) if k in payload}
+        anew = all(k in sent for k in IDENTITY)
+        told = "; ".join(f"{k} {_said(v)}" for k, v in sent.items() if k in STATE or not anew)
+        if anew:  # worded as it always was where it says the same, so older recordings replay the same
+            detail = f"{', '.join(ids)} -> {sent['side']} {sent['unit']} ({sent['type']})"
+            detail += f"; {told}" if told else ""
+        else:
+            detail = f"{', '.join(ids)}: {told or 'unchanged'}"
+        self._event("assigned", detail, {"ids": ids, **sent})
+
+    def _assigned(self, piece_id: str, payload: dict) -> Assignment:
+        """The model's assignment after `payload`. Naming side, unit and type assigns it anew, its
+        role, chassis and weapons as sent (none where left out: they were the old type's words);
+        leaving any of the three out changes only the fields sent, so a player marks a model prone
+        without typing its side, unit and type again. Its state (flags, order, wounded) is kept
+        unless sent, in both: a prone model put in another unit is still prone. A null clears."""
+        had = self.assignments.get(piece_id)
+        state = {k: payload[k] for k in STATE if k in payload}
+        if "flags" in state:
+            state["flags"] = state["flags"] or []
+        if "wounded" in state:
+            _need(payload, "wounded", bool, "assign")
+        if all(k in payload for k in IDENTITY):
+            kept = {k: getattr(had, k) for k in STATE if had is not None and k not in state}
+            named = {k: _need(payload, k, str, "assign") for k in IDENTITY}
+            return Assignment(**named, **{k: payload.get(k) for k in KIND}, **kept, **state)
+        if had is None:
+            missing = next(k for k in IDENTITY if k not in payload)
+            raise TablesightError(
+                f"assign: {piece_id} has no side, unit and type yet, and '{missing}' is missing",
+                f"send assign with side, unit and type for {piece_id}",
+                fault=Missing("assign", missing),
+            )
+        named = {k: _need(payload, k, str, "assign") for k in IDENTITY if k in payload}
+        return replace(had, **named, **{k: payload[k] for k in KIND if k in payload}, **state)
 
     def _do_terrain(self, payload: dict) -> dict:
         terrain = _need(payload, "terrain", list, "terrain")
@@ -506,6 +533,10 @@ class Game:
                 "side": a.side if a else None,
                 "unit": a.unit if a else None,
                 "type": a.type if a else None,
+                **{k: getattr(a, k) if a else None for k in KIND},
+                "flags": list(a.flags) if a else [],
+                "order": a.order if a else None,
+                "wounded": a.wounded if a else False,
                 "start_x_cm": start["x_cm"],
                 "start_y_cm": start["y_cm"],
             }
@@ -521,6 +552,13 @@ class Game:
                 entry["diameter_mm"] = piece["diameter_mm"]
                 models.append(entry)
         return {"models": models, "vehicles": vehicles}
+
+
+def _said(value: object) -> str:
+    """A field's value in the log: `flags prone, aimed`, `order none`."""
+    if value in (None, []):
+        return "none"
+    return ", ".join(value) if isinstance(value, list) else str(value)
 
 
 def _under_ids(report: dict) -> list[str]:

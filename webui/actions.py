@@ -102,6 +102,10 @@ class Assign(Payload):
     role: Name | None = None
     chassis: Name | None = None
     weapons: list[Name] | None = Field(default=None, max_length=20)
+    # The model's state as the game goes (docs/webui.md, Assign): null clears the flags or the order.
+    flags: list[Name] | None = Field(default=None, max_length=20)
+    order: Name | None = None
+    wounded: Annotated[bool, Strict()] = False
 
 
 class TerrainPiece(Payload):
@@ -220,6 +224,8 @@ FIELDS: dict[tuple[str, str], tuple[str, tuple[float, float] | None, str]] = {
     ("template", "heading_deg"): ("Heading", None, "degrees"),
     **{("assign", name): (name.title(), None, "") for name in ("side", "unit", "type", "role", "chassis")},
     ("assign", "weapons"): ("A weapon under Weapons", None, ""),
+    ("assign", "flags"): ("A flag under Flags", None, ""),
+    ("assign", "order"): ("Order", None, ""),
 }
 
 
@@ -310,6 +316,8 @@ TOO_MANY = {
     "terrain": ("terrain pieces", "Tap Clear terrain under Terrain, then draw them again"),
 }
 
+PER_MODEL = {"weapons": "Weapons", "flags": "Flags"}  # an assign's lists, as the Assign panel labels them
+
 
 def _too_many(loc: list[str], count: int, most: int, payload: dict) -> TablesightError | None:
     if loc[-1] == "polygon_cm":  # a terrain piece's corners: one in the list sent, or the one drawn (add)
@@ -317,6 +325,9 @@ def _too_many(loc: list[str], count: int, most: int, payload: dict) -> Tablesigh
                  else f"Terrain piece {payload['terrain'][int(loc[1])].get('id')}")
         return TablesightError(f"{piece} has {count} corners: a piece takes at most {most}",
                                "Draw it again with fewer corners")
+    if loc[0] in PER_MODEL and len(loc) == 1:
+        return TablesightError(f"A model takes at most {most} {loc[0]}, not {count}",
+                               f"Type fewer under {PER_MODEL[loc[0]]}")
     if loc[0] not in TOO_MANY or len(loc) > 1:
         return None
     what, fix = TOO_MANY[loc[0]]

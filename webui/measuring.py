@@ -17,7 +17,7 @@ from werkzeug.exceptions import ServiceUnavailable
 from rules_core.errors import TablesightError
 
 POINT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
-MODEL_FIELDS = ("heading_deg", "z_cm", "wounded", "crew_of", "chassis", "role", "weapons")
+MODEL_FIELDS = ("heading_deg", "z_cm", "wounded", "crew_of", "chassis", "role", "weapons", "flags", "order")
 
 
 def measuring_allowed(state: dict) -> bool:

@@ -331,9 +331,11 @@ class FakeSession:
     def _apply_assign(self, state, payload):
         pieces = [self._piece(state, model_id) for model_id in payload["model_ids"]]
         for piece in pieces:
-            for key in ("side", "unit", "type", "role", "chassis", "weapons"):
+            for key in ("side", "unit", "type", "role", "chassis", "weapons", "order", "wounded"):
                 if key in payload:
                     piece[key] = payload[key]
+            if "flags" in payload:  # as the real game: a null clears them
+                piece["flags"] = payload["flags"] or []
         _check_sides_deploy(state)
         return {"assigned": payload["model_ids"]}
 

@@ -355,7 +355,7 @@ def test_the_page_takes_its_field_limits_from_the_rig(client):
     html = client.get("/").get_data(as_text=True)
     assert f'min="{TABLE_CM[0]}" max="{TABLE_CM[1]}"' in html
     assert f'min="{STEP_CM[0]}" max="{STEP_CM[1]}"' in html
-    assert html.count(f'maxlength="{NAME_MAX}"') == 5
+    assert html.count(f'maxlength="{NAME_MAX}"') == 6
 
 
 def test_a_turn_control_with_a_null_from_steps_as_without_one(client, session):

@@ -66,6 +66,17 @@ function placesOffered(sides, where, given, state) {
 
 const NOT_DEPLOYING = "";
 
+// The Assign panel's fields (#assign-...), named as the state's models and the assign control
+// name them; the lists are typed comma-separated. Side, unit and type left out keep each model's.
+const ASSIGN_FIELDS = ["side", "unit", "type", "chassis", "role", "weapons", "flags", "order"];
+const IDENTITY = ["side", "unit", "type"];
+const LISTS = ["weapons", "flags"];
+const ON_THE_TABLE = ["flags", "order", "wounded"]; // a model's state as the game goes
+const DIFFER = "differs: each keeps its own";
+
+const listed = (value) => (Array.isArray(value) ? value.join(", ") : value || "");
+const typedList = (text) => text.split(",").map((name) => name.trim()).filter(Boolean);
+
 export function initSetup(ctx) {
   let sidesShown = "";
   // The places the last deployment gave: after Clear deployment they are still the game's sides.
@@ -74,6 +85,9 @@ export function initSetup(ctx) {
   let tableShown = null; // the game's table the Game form was last filled with
   let orphansTold = null; // the ruleset and models last warned of: a second Apply unassigns them
   let installed = [];
+  let pickShown = null; // the picked models the Assign fields were last filled from
+  let shown = {}; // what each field was filled with (null: the picked models differ)
+  for (const field of ASSIGN_FIELDS) $(`#assign-${field}`).dataset.hint = $(`#assign-${field}`).placeholder;
   getJson("/api/rulesets")
     .then((body) => {
       installed = body.rulesets;
@@ -181,7 +195,39 @@ export function initSetup(ctx) {
     // Ids in the order a player counts them: m2 before m10.
     const counted = [...ctx.picked].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
     $("#picked").textContent = ctx.picked.size ? `Picked: ${counted.join(", ")}` : "No models picked.";
+    showPicked(all);
     drawDeployment(state);
+  };
+
+  // The Assign fields show what the picked models are and how they stand (flags, order, wounded),
+  // so a player marks a model prone, or moves it to another unit, by changing that field alone:
+  // only what was changed is sent, and the rig keeps the rest (docs/webui.md). A field the models
+  // differ in is left empty and kept for each unless typed. Models not yet assigned have no state,
+  // and Side, Unit and Type stay as typed, for the next models of the same side.
+  const showPicked = (all) => {
+    const key = [...ctx.picked].sort().join(" ");
+    if (key === pickShown) return;
+    pickShown = key;
+    const picked = all.filter((p) => ctx.picked.has(p.id));
+    const assigned = picked.length > 0 && picked.every((p) => p.side);
+    const filled = shown;
+    shown = {};
+    for (const field of [...ASSIGN_FIELDS, "wounded"]) {
+      const input = $(`#assign-${field}`);
+      if (!assigned && !ON_THE_TABLE.includes(field)) {
+        if (field in filled && input.value.trim() === (filled[field] ?? "")) input.value = ""; // not typed here
+        input.placeholder = input.dataset.hint;
+        continue;
+      }
+      const values = new Set(picked.map((p) => (field === "wounded" ? Boolean(p.wounded) : listed(p[field]))));
+      const value = values.size > 1 ? null : values.size ? [...values][0] : field === "wounded" ? false : "";
+      shown[field] = value;
+      if (field === "wounded") {
+        Object.assign(input, { checked: value === true, indeterminate: value === null });
+      } else {
+        Object.assign(input, { value: value ?? "", placeholder: value === null ? DIFFER : input.dataset.hint });
+      }
+    }
   };
 
   // A new game (the rig restarted, the demo looped) is shown as it is set: the forms' choices
@@ -189,6 +235,7 @@ export function initSetup(ctx) {
   // next Apply, and a warning given in the old game would let that tap unassign models unwarned.
   ctx.onNewGame = () => {
     orphansTold = null;
+    pickShown = null;
     rulesetShown = null;
     tableShown = null;
     sidesShown = "";
@@ -284,12 +331,22 @@ export function initSetup(ctx) {
         return;
       }
       const payload = { model_ids: [...ctx.picked].sort() };
-      for (const field of ["side", "unit", "type", "chassis", "role"]) {
-        const value = $(`#assign-${field}`).value.trim();
-        if (value) payload[field] = value;
+      for (const field of ASSIGN_FIELDS) {
+        const text = $(`#assign-${field}`).value.trim();
+        const value = LISTS.includes(field) ? typedList(text) : text;
+        const now = listed(value);
+        if (!(field in shown)) {
+          if (now) payload[field] = value; // typed for models not yet assigned
+        } else if (now !== (shown[field] ?? "") && (now || !IDENTITY.includes(field))) {
+          payload[field] = now ? value : LISTS.includes(field) ? [] : null; // emptied: cleared
+        }
       }
-      const weapons = $("#assign-weapons").value.split(",").map((w) => w.trim()).filter(Boolean);
-      if (weapons.length) payload.weapons = weapons;
+      const wounded = $("#assign-wounded");
+      if (!wounded.indeterminate && wounded.checked !== shown.wounded) payload.wounded = wounded.checked;
+      if (Object.keys(payload).length === 1 && "side" in shown) { // models not yet assigned: the rig asks for a side
+        ctx.show("Nothing to change: the fields say what the picked models already are. Change one, then tap Assign.", true);
+        return;
+      }
       if (await ctx.send("assign", payload)) {
         ctx.show(`Assigned ${payload.model_ids.join(", ")}.`);
         ctx.picked.clear();
