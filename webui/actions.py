@@ -276,8 +276,9 @@ def _refusal(action: str, first: dict, payload: dict) -> TablesightError:
     if kind == "extra_forbidden":  # a misspelt field was passed on, and the game went without it
         where = f"'{action}'" if len(loc) == 1 else f"'{'.'.join(loc[:-1])}' of '{action}'"
         fields = _fields_at(ACTIONS[action], loc[:-1])
-        return TablesightError(f"{where} has no field '{loc[-1]}'",
-                               f"Send only its fields: {', '.join(fields)}" if fields else "Send {}")
+        fix = ("Check its name against docs/webui.md" if fields is None
+               else f"Send only its fields: {', '.join(fields)}" if fields else "Send {}")
+        return TablesightError(f"{where} has no field '{loc[-1]}'", fix)
     if kind == "one_or_the_list":
         return TablesightError(f"'{action}' {first['msg']}", "Send one of the two")
     if kind == "control_character":
@@ -295,19 +296,23 @@ def _refusal(action: str, first: dict, payload: dict) -> TablesightError:
     return TablesightError(f"Field '{field}' of '{action}': {first['msg']}", "Fix that field and send again")
 
 
-def _fields_at(model: type[BaseModel], path: list[str]) -> list[str]:
-    """The fields (as sent: `from`, not `from_`) of the object at `path` in `model`'s payload."""
+def _fields_at(model: type[BaseModel] | None, path: list[str]) -> list[str] | None:
+    """The fields (as sent: `from`, not `from_`) of the object at `path` in `model`'s payload; None
+    where the path goes through what is no object of ours (a list's item)."""
     for part in path:
-        field = next(f for name, f in model.model_fields.items() if (f.alias or name) == part)
-        model = _object_type(field.annotation)
+        field = next((f for name, f in model.model_fields.items() if (f.alias or name) == part), None)
+        model = _object_type(field.annotation) if field is not None else None
+        if model is None:
+            return None
     return [field.alias or name for name, field in model.model_fields.items()]
 
 
-def _object_type(annotation: object) -> type[BaseModel]:
-    """`Where` out of `Where | None`."""
+def _object_type(annotation: object) -> type[BaseModel] | None:
+    """`Where` out of `Where | None`; None where no object of ours is in it."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    return next(_object_type(arg) for arg in typing.get_args(annotation) if arg is not type(None))
+    return next((found for arg in typing.get_args(annotation)
+                 if arg is not type(None) and (found := _object_type(arg)) is not None), None)
 
 
 # A list past its bound, in the Setup panel's words, and the control that starts it again.

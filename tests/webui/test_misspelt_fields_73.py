@@ -29,3 +29,11 @@ def test_a_field_the_control_does_not_have_is_refused_and_nothing_changes(client
 def test_the_fields_a_control_has_still_pass(client, session):
     assert post(client, "assign", {"model_ids": ["m9"], "chassis": "tracked"}).status_code == 200
     assert session.applied[-1] == ("assign", {"model_ids": ["m9"], "chassis": "tracked"})
+
+
+def test_the_fields_named_are_found_through_nested_objects_and_none_through_a_list():
+    """A path through a list's item raised StopIteration (a 500) where it should name no fields."""
+    from webui.actions import Phase, Terrain, _fields_at
+
+    assert _fields_at(Phase, ["from"]) == ["turn", "phase"]
+    assert _fields_at(Terrain, ["terrain", "0"]) is None
