@@ -108,7 +108,10 @@ class DriftWatch:
             current = self._patch(frame, patch.box, patch.scale)
             if float(current.std()) < MIN_SPREAD:
                 continue
-            (dx, dy), response = cv2.phaseCorrelate(patch.reference, current, self._window[patch.marker_id])
+            # A copy: OpenCV multiplies its inputs by the window in place, and the reference
+            # decayed by it at every check (5 px of "shift" of a still table after 100 frames).
+            reference = patch.reference.copy()
+            (dx, dy), response = cv2.phaseCorrelate(reference, current, self._window[patch.marker_id])
             if response < MIN_RESPONSE:
                 continue
             shift = float(np.hypot(dx, dy) / patch.scale)

@@ -81,3 +81,16 @@ def test_the_reference_frame_must_match_the_calibration(straight_shot):
     calibration = calibrate(straight_shot.image, straight_shot.layout)
     with pytest.raises(TablesightError, match="reference frame is 1920x1080"):
         DriftWatch(calibration, np.zeros((1080, 1920, 3), np.uint8))
+
+
+def test_the_reference_holds_over_a_long_game(straight_shot):
+    """OpenCV's phaseCorrelate multiplies its inputs by the window in place: the stored reference
+    decayed by it at every check, until a still table read as 5 px of "shift" after 100 frames
+    (a false "camera moved", then a recalibration that took a hand for the settled table)."""
+    watch = DriftWatch(calibrate(straight_shot.image, straight_shot.layout), straight_shot.image)
+    kept = [patch.reference.copy() for patch in watch._patches]
+    for seed in range(60):
+        report = watch.check(resensed(straight_shot.image, seed % 3))
+    assert not report.drifted and report.shift_px < 0.3, report.reason
+    for patch, before in zip(watch._patches, kept, strict=True):
+        assert np.array_equal(patch.reference, before)
