@@ -125,11 +125,18 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
             f"{ruleset_id if str(ruleset_id).isprintable() else 'ID'}.json to {user_folders()[0]}",
         )
     name, read = sources[ruleset_id]
-    ruleset = _cached(name, _text(name, read))
+    text = _text(name, read)
+    ruleset = _cached(name, text)
     shipped = resources.files("rules_core") / "rulesets" / f"{ruleset_id}.json"
     if name.startswith("rules_core/") or "turn_phases" in ruleset.model_fields_set or not shipped.is_file():
         return ruleset
-    # A player's copy of a shipped ruleset made before rulesets said their turn (`rules show` prints
-    # it since session 73) keeps the shipped game's: Tankomaster's copy lost its orders phase.
-    own = _cached(f"rules_core/rulesets/{ruleset_id}.json", shipped.read_text(encoding="utf-8"))
+    return _with_shipped_turn(name, text, shipped.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=32)
+def _with_shipped_turn(name: str, text: str, shipped_text: str) -> Ruleset:
+    """A player's copy of a shipped ruleset made before rulesets said their turn (`rules show`
+    prints it since session 73) keeps the shipped game's: Tankomaster's copy lost its orders phase.
+    Made once, as `_cached` parses once: a copy made at every load costs its `known_roles` anew."""
+    ruleset, own = _cached(name, text), _cached(f"rules_core/rulesets/{Path(name).name}", shipped_text)
     return ruleset.model_copy(update={"turn_phases": own.turn_phases})

@@ -193,7 +193,9 @@ class Game:
                 }
             else:
                 model["base"] = {"shape": "round", "diameter_mm": piece.get("diameter_mm", 32)}
-            model.update({k: v for k in (*KIND, *STATE) if (v := getattr(a, k)) not in (None, [], False)})
+            # An empty weapons list is no weapons (None: the type's own); no flag, order or wound is said.
+            model.update({k: v for k in KIND if (v := getattr(a, k)) is not None})
+            model.update({k: v for k in STATE if (v := getattr(a, k)) not in (None, [], False)})
             models.append(model)
         scene = {
             "ruleset": self.ruleset_id,

@@ -122,6 +122,7 @@ class TableSession:
         self._thread: threading.Thread | None = None
         self._source: FrameSource | None = None
         self._letting_go = False  # a player recalibrates: the camera's focus and exposure to be let go
+        self._hold_refused: FrameSource | None = None  # the source whose camera would not be locked
         self.runner = make_runner()
         self._pending_controls = list(self._recorded_controls)
         self._fresh = True  # the preset (and players' settings) are still to be made
@@ -337,13 +338,18 @@ class TableSession:
         try:
             if self._letting_go:
                 self._letting_go = not let_go(source)
-            elif self.runner.pipeline.calibration is not None and hold_for_the_game(source):
+                if not self._letting_go:
+                    self._hold_refused = None  # let go: to be locked again, tried afresh
+            elif (self._hold_refused is not source and self.runner.pipeline.calibration is not None
+                  and hold_for_the_game(source)):
                 with self._lock:
                     self.runner.control("recalibrate", {})
-        except TablesightError:  # a camera failing now is met by its next read
-            pass
-        except Exception:
-            log.warning("could not lock or release %s's focus and exposure", self.description, exc_info=True)
+        except Exception as error:
+            # Tried once, not at every frame: each try waits on the camera twice, a frame each.
+            self._hold_refused = source
+            if not isinstance(error, TablesightError):  # a camera failing now is met by its next read
+                log.warning("could not lock or release %s's focus and exposure", self.description,
+                            exc_info=True)
 
     def _close_source(self) -> None:
         if self._source is not None:

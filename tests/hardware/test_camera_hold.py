@@ -122,7 +122,10 @@ def test_a_camera_that_refuses_to_be_locked_plays_on_unlocked(picamera2, monkeyp
         opened.append(PicameraSource(size=(640, 480)))
         return opened[-1]
 
+    tries: list[int] = []
+
     def refuses(self) -> dict:
+        tries.append(1)
         raise KeyError("ExposureTime")  # metadata without what the lock reads
 
     monkeypatch.setattr(PicameraSource, "lock_exposure", refuses)
@@ -134,3 +137,4 @@ def test_a_camera_that_refuses_to_be_locked_plays_on_unlocked(picamera2, monkeyp
         assert session._thread.is_alive()
     finally:
         session.stop()
+    assert len(tries) == 1, "tried at every frame, each try waiting on the camera"

@@ -99,3 +99,19 @@ def test_an_assign_with_flags_replays_the_same(tmp_path):
     replayed = replay(path, make_pipeline=lambda manifest: flat_pipeline())
     assert replayed.events_match and not replayed.problems
     assert next(e for e in replayed.events if e["kind"] == "verdict")["detail"] == verdicts[0]["detail"]
+
+
+@pytest.mark.parametrize(("weapons", "in_scene"), [(None, None), ([], [])])
+def test_the_game_and_the_phones_read_a_model_s_weapons_alike(weapons, in_scene):
+    """An emptied weapons list was left out of the game's scene (the type's own weapons) while the
+    phones' ranges read it as none: two answers for one model. None is the type's own, [] none."""
+    from webui.measuring import scene_from_state
+
+    game = game_of("world-at-fire", "infantry")
+    game.apply("assign", {"model_ids": ["m1"], "weapons": ["rifle"]})
+    game.apply("assign", {"model_ids": ["m1"], "weapons": weapons})
+    in_game = next(m for m in game.scene()["models"] if m["id"] == "m1")
+    shown = {"models": game.snapshot()["models"], "vehicles": [], "ruleset": {"id": "world-at-fire"},
+             "table": {"width_cm": 183.0, "depth_cm": 122.0}}
+    on_phones = next(m for m in scene_from_state(shown)["models"] if m["id"] == "m1")
+    assert in_game.get("weapons") == on_phones.get("weapons") == in_scene

@@ -70,6 +70,7 @@ const NOT_DEPLOYING = "";
 // name them; the lists are typed comma-separated. Side, unit and type left out keep each model's.
 const ASSIGN_FIELDS = ["side", "unit", "type", "chassis", "role", "weapons", "flags", "order"];
 const IDENTITY = ["side", "unit", "type"];
+const KIND = ["chassis", "role", "weapons"]; // what a model is in the ruleset: set anew with side, unit and type
 const LISTS = ["weapons", "flags"];
 const ON_THE_TABLE = ["flags", "order", "wounded"]; // a model's state as the game goes
 const DIFFER = "differs: each keeps its own";
@@ -222,6 +223,12 @@ export function initSetup(ctx) {
       const values = new Set(picked.map((p) => (field === "wounded" ? Boolean(p.wounded) : listed(p[field]))));
       const value = values.size > 1 ? null : values.size ? [...values][0] : field === "wounded" ? false : "";
       shown[field] = value;
+      // Typed over what the last pick filled in: kept, and sent as a change for the new pick too
+      // (tapping one more model wiped what had been typed for the first).
+      const typed = field in filled && (field === "wounded"
+        ? !input.indeterminate && input.checked !== (filled.wounded === true)
+        : input.value.trim() !== (filled[field] ?? ""));
+      if (typed) continue;
       if (field === "wounded") {
         Object.assign(input, { checked: value === true, indeterminate: value === null });
       } else {
@@ -338,7 +345,22 @@ export function initSetup(ctx) {
         if (!(field in shown)) {
           if (now) payload[field] = value; // typed for models not yet assigned
         } else if (now !== (shown[field] ?? "") && (now || !IDENTITY.includes(field))) {
-          payload[field] = now ? value : LISTS.includes(field) ? [] : null; // emptied: cleared
+          // Emptied: cleared; an emptied Weapons is the unit type's own, as its placeholder says.
+          payload[field] = now ? value : field === "flags" ? [] : null;
+        }
+      }
+      // Side, unit and type sent together assign the models anew, with only the chassis, role and
+      // weapons sent: those shown, and left as they were, go with them (a model moved to another
+      // side lost its weapons and role without a word).
+      if (IDENTITY.every((field) => field in payload)) {
+        for (const field of KIND) {
+          if (field in payload || !(field in shown) || shown[field] === "") continue;
+          if (shown[field] === null) {
+            ctx.show(`${field[0].toUpperCase()}${field.slice(1)} differs among the picked models: type it, or ` +
+              "change side, unit and type for each alone.", true);
+            return;
+          }
+          payload[field] = LISTS.includes(field) ? typedList(shown[field]) : shown[field];
         }
       }
       const wounded = $("#assign-wounded");
@@ -349,6 +371,9 @@ export function initSetup(ctx) {
       }
       if (await ctx.send("assign", payload)) {
         ctx.show(`Assigned ${payload.model_ids.join(", ")}.`);
+        // What was sent is what the fields were filled with now: not typed over, so the next pick
+        // fills them afresh rather than sending them again for other models.
+        for (const field of Object.keys(payload)) if (field in shown) shown[field] = field === "wounded" ? payload.wounded : listed(payload[field]);
         ctx.picked.clear();
         ctx.redraw();
       }
