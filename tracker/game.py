@@ -390,7 +390,11 @@ class Game:
                 fault=Missing("assign", missing),
             )
         named = {k: _need(payload, k, str, "assign") for k in IDENTITY if k in payload}
-        return replace(had, **named, **{k: payload[k] for k in KIND if k in payload}, **state)
+        # Another type: its chassis, role and weapons are the new type's (or none), as when assigned
+        # anew; kept, a tank's chassis went with a model made infantry and the rules core refused it.
+        retyped = named.get("type", had.type) != had.type
+        kind = {k: payload.get(k) for k in KIND} if retyped else {k: payload[k] for k in KIND if k in payload}
+        return replace(had, **named, **kind, **state)
 
     def _do_terrain(self, payload: dict) -> dict:
         terrain = _need(payload, "terrain", list, "terrain")

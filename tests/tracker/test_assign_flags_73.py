@@ -115,3 +115,14 @@ def test_the_game_and_the_phones_read_a_model_s_weapons_alike(weapons, in_scene)
              "table": {"width_cm": 183.0, "depth_cm": 122.0}}
     on_phones = next(m for m in scene_from_state(shown)["models"] if m["id"] == "m1")
     assert in_game.get("weapons") == on_phones.get("weapons") == in_scene
+
+
+def test_another_type_alone_takes_the_new_type_s_own_role_chassis_and_weapons():
+    """Only the type sent: the old type's chassis and weapons stayed with the model."""
+    game = game_of("world-at-fire", "infantry")
+    game.apply("assign", {"model_ids": ["m1"], "weapons": ["rifle"]})
+    game.apply("assign", {"model_ids": ["m1"], "flags": ["prone"]})
+    game.apply("assign", {"model_ids": ["m1"], "type": "cavalry"})
+    m1 = next(m for m in game.snapshot()["models"] if m["id"] == "m1")
+    assert (m1["type"], m1["weapons"]) == ("cavalry", None)
+    assert (m1["flags"], m1["unit"]) == (["prone"], "red-1")
