@@ -16,6 +16,7 @@ the source was given, so a camera reopened after a fault with the same dict come
 from __future__ import annotations
 
 import importlib
+import logging
 import time
 from typing import Any
 
@@ -26,6 +27,8 @@ from hardware.errors import CameraFault, SizeRefused
 from hardware.pixels import as_bgr
 from hardware.source import Frame
 from rules_core.errors import TablesightError
+
+log = logging.getLogger(__name__)
 
 AF_MODE_MANUAL = 0
 AF_MODE_CONTINUOUS = 2
@@ -88,6 +91,7 @@ class PicameraSource:
         self._index = 0
         self._preview: np.ndarray | None = None
         self._free_since = time.monotonic()
+        self._refused_hold = False  # the locks failed once: it plays on unlocked until let go
         self._camera = self._acquire(_picamera2(), camera_num)
         if self.has_autofocus:
             # libcamera starts the lens in manual mode at 1 m; the table is further away.
@@ -237,15 +241,25 @@ class PicameraSource:
             self.controls.pop(name, None)
         self._set(released)
         self._free_since = time.monotonic()
+        self._refused_hold = False
 
     def hold_for_the_game(self) -> bool:
         """Lock focus and exposure, once they have had `SETTLE_S` to settle since the camera
         started or was let go; True when this call locked them. Asked at every calibrated frame,
-        so it costs nothing while held."""
-        if self.controls.get("AeEnable") is False or time.monotonic() - self._free_since < SETTLE_S:
+        so it costs nothing while held. A camera that cannot be locked plays on unlocked, tried
+        once rather than at every frame (each try waits on it twice): the lock is a nicety, and
+        its failure stopped `record` and killed the live session's thread."""
+        if (self._refused_hold or self.controls.get("AeEnable") is False
+                or time.monotonic() - self._free_since < SETTLE_S):
             return False
-        self.lock_focus()
-        self.lock_exposure()
+        try:
+            self.lock_focus()
+            self.lock_exposure()
+        except Exception:
+            self._refused_hold = True
+            log.warning("%s plays on with automatic focus and exposure: they could not be locked",
+                        self.description, exc_info=True)
+            return False
         return True
 
     def close(self) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -39,8 +38,6 @@ from tracker.runner import GameRunner, RecordPolicy
 
 if TYPE_CHECKING:
     from calibration.intrinsics import Intrinsics
-
-log = logging.getLogger(__name__)
 
 DEMO_RECORDING = Path(__file__).parent / "demo" / "demo.tsr"
 
@@ -122,7 +119,6 @@ class TableSession:
         self._thread: threading.Thread | None = None
         self._source: FrameSource | None = None
         self._letting_go = False  # a player recalibrates: the camera's focus and exposure to be let go
-        self._hold_refused: FrameSource | None = None  # the source whose camera would not be locked
         self.runner = make_runner()
         self._pending_controls = list(self._recorded_controls)
         self._fresh = True  # the preset (and players' settings) are still to be made
@@ -330,26 +326,18 @@ class TableSession:
         `GameRunner.hold_camera` does; let go when a player recalibrates (kept asked for while a
         reconnecting camera is away), to be locked again where they settle. Done on the thread
         that reads the camera, the camera's waits outside the session's lock, which the phones'
-        controls take. A camera that cannot be locked plays on unlocked: the lock is a nicety,
-        and this thread dying froze the phones' game."""
+        controls take; a camera that cannot be locked plays on unlocked (`hold_for_the_game`)."""
         source = self._source
         if source is None:
             return
         try:
             if self._letting_go:
                 self._letting_go = not let_go(source)
-                if not self._letting_go:
-                    self._hold_refused = None  # let go: to be locked again, tried afresh
-            elif (self._hold_refused is not source and self.runner.pipeline.calibration is not None
-                  and hold_for_the_game(source)):
+            elif self.runner.pipeline.calibration is not None and hold_for_the_game(source):
                 with self._lock:
                     self.runner.control("recalibrate", {})
-        except Exception as error:
-            # Tried once, not at every frame: each try waits on the camera twice, a frame each.
-            self._hold_refused = source
-            if not isinstance(error, TablesightError):  # a camera failing now is met by its next read
-                log.warning("could not lock or release %s's focus and exposure", self.description,
-                            exc_info=True)
+        except TablesightError:  # a camera failing as it is let go is met by its next read
+            pass
 
     def _close_source(self) -> None:
         if self._source is not None:

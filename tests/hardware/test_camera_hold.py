@@ -138,3 +138,26 @@ def test_a_camera_that_refuses_to_be_locked_plays_on_unlocked(picamera2, monkeyp
     finally:
         session.stop()
     assert len(tries) == 1, "tried at every frame, each try waiting on the camera"
+
+
+def test_a_recorded_game_goes_on_when_the_camera_cannot_be_locked(picamera2, monkeypatch) -> None:
+    """`record` calls the same hold: a camera's refusal stopped the recording."""
+    monkeypatch.setattr(picamera, "SETTLE_S", 0.0)
+    tries: list[int] = []
+
+    def refuses(self) -> dict:
+        tries.append(1)
+        raise RuntimeError("Control ColourGains is not advertised by libcamera")
+
+    monkeypatch.setattr(PicameraSource, "lock_exposure", refuses)
+    source = PicameraSource(size=(640, 480))
+    runner = GameRunner(flat_pipeline(), Game())
+    for _ in range(4):
+        runner.step(source.read())
+        runner.hold_camera(source)
+    assert len(tries) == 1 and not held(source)
+    source.unlock()  # a player's Recalibrate: tried again
+    runner.step(source.read())
+    runner.hold_camera(source)
+    assert len(tries) == 2
+    source.close()
