@@ -326,7 +326,7 @@ def _largest_size(source: FrameSource) -> tuple[int, int]:
 def _sharp_enough(size: tuple[int, int], mm_per_px: float) -> tuple[int, int]:
     """The picture's size doubled until a pixel covers MAX_MM_PER_PIXEL or less: the Pi camera's
     modes (binned 2304x1296, full 4608x2592) and common USB ones (640x480, 1280x960) are so
-    related. One past the camera's reach is refused when asked, naming its largest."""
+    related. `_sharper_size` keeps the advice within the camera's reach."""
     scale = 1
     while mm_per_px / scale > MAX_MM_PER_PIXEL:
         scale *= 2
