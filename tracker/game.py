@@ -391,7 +391,7 @@ class Game:
             )
         named = {k: _need(payload, k, str, "assign") for k in IDENTITY if k in payload}
         # Another type: its chassis, role and weapons are the new type's (or none), as when assigned
-        # anew; kept, a tank's chassis went with a model made infantry and the rules core refused it.
+        # anew; kept, the old type's went with the model into rules that may not know them.
         retyped = named.get("type", had.type) != had.type
         kind = {k: payload.get(k) for k in KIND} if retyped else {k: payload[k] for k in KIND if k in payload}
         return replace(had, **named, **kind, **state)
