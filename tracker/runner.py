@@ -67,12 +67,16 @@ class GameRunner:
         self.last_result = result
         return result
 
-    def hold_camera(self, source: FrameSource) -> None:
+    def hold_camera(self, source: FrameSource,
+                    guard: contextlib.AbstractContextManager | None = None) -> None:
         """Once the table is calibrated, lock the camera's focus and exposure and calibrate again
         under the lock, as a recorded control (a replay calibrates where the game did): the first
-        calibration was taken while autofocus and auto-exposure still moved."""
+        calibration was taken while autofocus and auto-exposure still moved. `guard` is held
+        around the control alone, not the camera's waits (the live session's lock, which the
+        phones' controls take)."""
         if self.pipeline.calibration is not None and hold_for_the_game(source):
-            self.control("recalibrate", {})
+            with guard or contextlib.nullcontext():
+                self.control("recalibrate", {})
 
     def _together(self) -> contextlib.AbstractContextManager:
         """A frame or a control is written whole or not at all (see `RecordingWriter.together`)."""

@@ -20,7 +20,7 @@ import cv2
 
 from hardware.errors import SizeRefused
 from hardware.preview import preview_image
-from hardware.source import Frame, FrameSource, hold_for_the_game, let_go, passed_over
+from hardware.source import Frame, FrameSource, let_go, passed_over
 from rules_core import api as rules
 from rules_core.errors import TablesightError
 from tracker.game import EVENTS_KEPT
@@ -322,20 +322,18 @@ class TableSession:
                 self.runner.control(control.action, control.payload, control.frame)
 
     def _hold_camera(self) -> None:
-        """Focus and exposure locked once calibrated, then calibrated again under the lock, as
-        `GameRunner.hold_camera` does; let go when a player recalibrates (kept asked for while a
-        reconnecting camera is away), to be locked again where they settle. Done on the thread
-        that reads the camera, the camera's waits outside the session's lock, which the phones'
-        controls take; a camera that cannot be locked plays on unlocked (`hold_for_the_game`)."""
+        """Focus and exposure locked once calibrated (`GameRunner.hold_camera`, the session's lock
+        held around its recorded control alone); let go when a player recalibrates (kept asked for
+        while a reconnecting camera is away), to be locked again where they settle. Done on the
+        thread that reads the camera; a camera that cannot be locked plays on unlocked."""
         source = self._source
         if source is None:
             return
         try:
             if self._letting_go:
                 self._letting_go = not let_go(source)
-            elif self.runner.pipeline.calibration is not None and hold_for_the_game(source):
-                with self._lock:
-                    self.runner.control("recalibrate", {})
+            else:
+                self.runner.hold_camera(source, self._lock)
         except TablesightError:  # a camera failing as it is let go is met by its next read
             pass
 
