@@ -378,11 +378,8 @@ class Game:
             state["flags"] = state["flags"] or []
         if "wounded" in state:
             _need(payload, "wounded", bool, "assign")
-        if all(k in payload for k in IDENTITY):
-            kept = {k: getattr(had, k) for k in STATE if had is not None and k not in state}
-            named = {k: _need(payload, k, str, "assign") for k in IDENTITY}
-            return Assignment(**named, **{k: payload.get(k) for k in KIND}, **kept, **state)
-        if had is None:
+        anew = all(k in payload for k in IDENTITY)
+        if had is None and not anew:
             missing = next(k for k in IDENTITY if k not in payload)
             raise TablesightError(
                 f"assign: {piece_id} has no side, unit and type yet, and '{missing}' is missing",
@@ -390,9 +387,10 @@ class Game:
                 fault=Missing("assign", missing),
             )
         named = {k: _need(payload, k, str, "assign") for k in IDENTITY if k in payload}
-        # Another type: its chassis, role and weapons are the new type's (or none), as when assigned
-        # anew; kept, the old type's went with the model into rules that may not know them.
-        retyped = named.get("type", had.type) != had.type
+        had = had or Assignment(**named)
+        # Assigned anew, or another type: its chassis, role and weapons are the ones sent (or none);
+        # kept, the old type's went with the model into rules that may not know them.
+        retyped = anew or named.get("type", had.type) != had.type
         kind = {k: payload.get(k) for k in KIND} if retyped else {k: payload[k] for k in KIND if k in payload}
         return replace(had, **named, **kind, **state)
 
