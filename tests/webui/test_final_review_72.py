@@ -6,9 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.webui.browser import PHONE, serving
-from tests.webui.conftest import PIN
-from tests.webui.test_recordings_load_72 import SMALL, SlowLoader, big_loading
-from webui.app import create_app
+from tests.webui.test_recordings_load_72 import SMALL, big_loading, slow_app
 
 # An ask waits a second for a slot before it is told to ask again: the player leaves meanwhile.
 SLOW_BUSY = {"REPLAYS_AT_ONCE": 1, "REPLAY_SLOT_WAIT_S": 1.0, "REPLAY_RETRY_AFTER_S": 1}
@@ -17,8 +15,7 @@ SLOW_BUSY = {"REPLAYS_AT_ONCE": 1, "REPLAY_SLOT_WAIT_S": 1.0, "REPLAY_RETRY_AFTE
 @pytest.mark.browser
 def test_a_busy_answer_that_comes_after_the_player_left_the_replay_tab_is_not_asked_again(
         browser, session, recordings_dir):
-    loader = SlowLoader()
-    app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config=SLOW_BUSY)
+    app, loader = slow_app(session, recordings_dir, SLOW_BUSY)
     context = browser.new_context(**PHONE, bypass_csp=True)
     try:
         with big_loading(app, loader, []), serving(app) as url:

@@ -35,6 +35,24 @@ class SlowLoader:
         return demo_report()
 
 
+def slow_app(session, recordings_dir, config: dict | None = None) -> tuple:
+    """The app over `session` with a `SlowLoader` for its replays, and the loader."""
+    loader = SlowLoader()
+    return create_app(session, PIN, str(recordings_dir), report_loader=loader, config=config), loader
+
+
+def counting_client(session, recordings_dir, config: dict) -> tuple:
+    """A client of the app whose replays load at once, and the names of the recordings loaded."""
+    calls: list[str] = []
+
+    def counted(path):
+        calls.append(path.name)
+        return demo_report()
+
+    app = create_app(session, PIN, str(recordings_dir), report_loader=counted, config=config)
+    return app.test_client(), calls
+
+
 def _open(app, name: str, answers: list) -> threading.Thread:
     phone = threading.Thread(target=lambda: answers.append(app.test_client().get(f"/api/recordings/{name}")))
     phone.start()
@@ -55,8 +73,7 @@ def big_loading(app, loader: SlowLoader, answers: list):
 
 
 def test_a_small_recording_opens_while_a_big_one_loads(session, recordings_dir):
-    loader = SlowLoader()
-    app = create_app(session, PIN, str(recordings_dir), report_loader=loader)
+    app, loader = slow_app(session, recordings_dir)
     big, small = [], []
     with big_loading(app, loader, big):
         second = _open(app, SMALL, small)
@@ -67,8 +84,7 @@ def test_a_small_recording_opens_while_a_big_one_loads(session, recordings_dir):
 
 
 def test_past_the_loads_a_rig_runs_at_once_the_next_waits_its_turn(session, recordings_dir):
-    loader = SlowLoader()
-    app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config={"REPLAYS_AT_ONCE": 1})
+    app, loader = slow_app(session, recordings_dir, {"REPLAYS_AT_ONCE": 1})
     big, small = [], []
     first = _open(app, BIG, big)
     assert loader.started.wait(WAIT_S)
@@ -82,8 +98,7 @@ def test_past_the_loads_a_rig_runs_at_once_the_next_waits_its_turn(session, reco
 
 
 def test_a_recording_loading_is_waited_for_not_loaded_again(session, recordings_dir):
-    loader = SlowLoader()
-    app = create_app(session, PIN, str(recordings_dir), report_loader=loader)
+    app, loader = slow_app(session, recordings_dir)
     answers: list = []
     phones = [_open(app, BIG, answers)]
     assert loader.started.wait(WAIT_S)
@@ -98,14 +113,7 @@ def test_a_recording_loading_is_waited_for_not_loaded_again(session, recordings_
 def test_only_the_last_few_reports_are_kept(session, recordings_dir):
     for n in range(6):
         (recordings_dir / f"game-{n}.tsr").write_bytes(SQLITE_HEADER)
-    calls: list[str] = []
-
-    def counted(path):
-        calls.append(path.name)
-        return demo_report()
-
-    kept = {"REPLAY_REPORTS_KEPT": 3}
-    client = create_app(session, PIN, str(recordings_dir), report_loader=counted, config=kept).test_client()
+    client, calls = counting_client(session, recordings_dir, {"REPLAY_REPORTS_KEPT": 3})
     for n in [0, 1, 2, 0, 3, 4, 0, 1]:  # 0 kept by being opened again; 1 left first, so loaded again
         assert client.get(f"/api/recordings/game-{n}.tsr").status_code == 200
     assert calls == ["game-0.tsr", "game-1.tsr", "game-2.tsr", "game-3.tsr", "game-4.tsr", "game-1.tsr"]

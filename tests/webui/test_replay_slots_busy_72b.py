@@ -8,16 +8,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.webui.browser import PHONE, serving
-from tests.webui.conftest import PIN
-from tests.webui.test_recordings_load_72 import BIG, SMALL, SlowLoader, _open, big_loading
-from webui.app import create_app
+from tests.webui.test_recordings_load_72 import BIG, SMALL, _open, big_loading, slow_app
 
 ONE_SLOT = {"REPLAYS_AT_ONCE": 1, "REPLAY_SLOT_WAIT_S": 0.2, "REPLAY_RETRY_AFTER_S": 1}
 
 
 def test_a_load_that_finds_every_slot_busy_is_told_to_ask_again(session, recordings_dir):
-    loader = SlowLoader()
-    app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config=ONE_SLOT)
+    app, loader = slow_app(session, recordings_dir, ONE_SLOT)
     big, small = [], []
     with big_loading(app, loader, big):
         second = _open(app, SMALL, small)
@@ -36,8 +33,7 @@ def test_a_load_that_finds_every_slot_busy_is_told_to_ask_again(session, recordi
 
 def test_a_phone_waiting_on_another_phones_load_of_the_same_game_is_told_to_ask_again(session,
                                                                                        recordings_dir):
-    loader = SlowLoader()
-    app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config=ONE_SLOT)
+    app, loader = slow_app(session, recordings_dir, ONE_SLOT)
     first_answers, answers = [], []
     with big_loading(app, loader, first_answers):
         second = _open(app, BIG, answers)
@@ -52,8 +48,7 @@ def test_a_phone_waiting_on_another_phones_load_of_the_same_game_is_told_to_ask_
 @pytest.mark.browser
 def test_the_replay_tab_says_the_rig_is_busy_and_opens_the_game_when_a_slot_frees(browser, session,
                                                                                    recordings_dir):
-    loader = SlowLoader()
-    app = create_app(session, PIN, str(recordings_dir), report_loader=loader, config=ONE_SLOT)
+    app, loader = slow_app(session, recordings_dir, ONE_SLOT)
     context = browser.new_context(**PHONE, bypass_csp=True)
     try:
         with big_loading(app, loader, []), serving(app) as url:

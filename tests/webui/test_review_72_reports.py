@@ -6,22 +6,11 @@ from __future__ import annotations
 
 import os
 
-from tests.webui.conftest import PIN
-from tests.webui.fake_replay import demo_report
-from webui.app import create_app
-
-BIG, SMALL = "game-2026-11-29", "skirmish.tsr"  # the recordings folder's (conftest)
+from tests.webui.test_recordings_load_72 import BIG, SMALL, counting_client
 
 
 def test_a_recording_changed_takes_its_old_reports_place(session, recordings_dir):
-    calls: list[str] = []
-
-    def counted(path):
-        calls.append(path.name)
-        return demo_report()
-
-    kept = {"REPLAY_REPORTS_KEPT": 2}
-    client = create_app(session, PIN, str(recordings_dir), report_loader=counted, config=kept).test_client()
+    client, calls = counting_client(session, recordings_dir, {"REPLAY_REPORTS_KEPT": 2})
     assert client.get(f"/api/recordings/{BIG}").status_code == 200
     assert client.get(f"/api/recordings/{SMALL}").status_code == 200
     written = (recordings_dir / SMALL).stat().st_mtime
