@@ -13,6 +13,7 @@ import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from types import UnionType
 from typing import Any
 
 from rules_core import api as rules
@@ -49,6 +50,17 @@ def phases_of(ruleset_id: str) -> list[str]:
     return list(rules.load_ruleset(ruleset_id).turn_phases)
 
 
+# A control's fields in JSON's words: a player's script sends JSON, and Python's names for what it
+# sent (NoneType, dict) say nothing to them.
+JSON_WORDS = {type(None): "null", bool: "true or false", int: "a number", float: "a number", str: "text",
+              list: "a list", dict: "an object"}
+
+
+def _json_word(kind: type | UnionType | tuple) -> str:
+    kinds = kind if isinstance(kind, tuple) else getattr(kind, "__args__", (kind,))
+    return " or ".join(dict.fromkeys(JSON_WORDS.get(k, k.__name__) for k in kinds))
+
+
 def _need(payload: dict, key: str, kind: type | tuple[type, ...], action: str) -> Any:
     if key not in payload:
         raise TablesightError(
@@ -56,9 +68,10 @@ def _need(payload: dict, key: str, kind: type | tuple[type, ...], action: str) -
         )
     value = payload[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        expected = _json_word(kind)
         raise TablesightError(
-            f"{action}: '{key}' has the wrong type ({type(value).__name__})",
-            f"send '{key}' as in the session contract",
+            f"{action}: '{key}' must be {expected}, not {_json_word(type(value))}",
+            f"send {expected} for '{key}'",
         )
     if isinstance(value, float) and not math.isfinite(value):
         raise TablesightError(f"{action}: '{key}' is not a finite number", "send a real number")

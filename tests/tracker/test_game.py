@@ -161,3 +161,21 @@ def test_the_log_counts_terrain_pieces_in_words(game, count, said):
     wood = {"kind": "forest", "polygon_cm": [[10, 10], [30, 10], [30, 25]]}
     game.apply("terrain", {"terrain": [{**wood, "id": f"w{i}"} for i in range(count)]})
     assert game.events[-1]["detail"] == said
+
+
+@pytest.mark.parametrize(("action", "payload", "said"), [
+    ("assign", {"model_ids": ["m1"], "side": None, "unit": "red-1", "type": "infantry"},
+     "assign: 'side' must be text, not null"),
+    ("assign", {"model_ids": ["m1"], "side": "red", "unit": 7, "type": "infantry"},
+     "assign: 'unit' must be text, not a number"),
+    ("phase", {"to": ["next"]}, "phase: 'to' must be text, not a list"),
+    ("objectives", {"objectives": {"id": "o1"}}, "objectives: 'objectives' must be a list, not an object"),
+    ("assign", {"model_ids": ["m1"], "wounded": "yes"}, "assign: 'wounded' must be true or false, not text"),
+])
+def test_a_field_of_the_wrong_kind_is_named_in_json_words(game, action, payload, said):
+    """A script's null side was refused as 'the wrong type (NoneType)': Python's word for what a
+    player sent as JSON, with no word of what the field takes."""
+    with pytest.raises(TablesightError) as refused:
+        game.apply(action, payload)
+    assert str(refused.value).startswith(said)
+    assert "NoneType" not in refused.value.fix and "session contract" not in refused.value.fix
