@@ -38,6 +38,11 @@ HELD_S = 20.0
 # markers refuse that (a hand on one), tried again this often.
 DRIFT_FRAMES = 2
 DRIFT_RETRY_S = 2.0
+# A calibration whose table lies within this of the last one's (px, anywhere on the table) sees
+# the same view: calibrations of one frame darkened to 2-12 % of its light agreed within 0.14 px.
+SAME_VIEW_PX = 2.0
+TOO_DARK = ("the table is too dark or too bright to see its pieces (a light off?); every piece is held "
+            "where it was until it can be seen")
 
 
 class Calibration(Protocol):
@@ -110,8 +115,17 @@ class Pipeline:
         if markers is not None and not markers.markers_seen:
             # No marker looks as it did: the camera was knocked far, or sees nothing (covered,
             # dark, a dead frame). Only a calibration on this frame tells which.
-            if not self._calibrate(frame.image):
+            calibration = self._calibration_of(frame.image)
+            if calibration is None:
                 return self._unseen(frame)
+            if self._same_view(calibration):
+                # The markers are where they were, too faint (or blown) for the watch to know
+                # them: the light changed, not the camera. Taken for a new view, the gate started
+                # again from a frame where every piece was missed, and called the hand that came
+                # with the light settled: pieces under it were retired and new ids made.
+                self.status.message = TOO_DARK
+                return self._unseen(frame)
+            self._adopt(calibration, frame.image)
             self._new_view()
             markers = None
         elif self._blind:  # the markers are back as they were: what the failed calibrations said is past
@@ -165,11 +179,28 @@ class Pipeline:
     def _calibrate(self, image: np.ndarray) -> bool:
         """Calibrate on `image`; False (the old calibration kept, the failure said) when its
         markers do not allow it."""
+        calibration = self._calibration_of(image)
+        if calibration is None:
+            return False
+        self._adopt(calibration, image)
+        return True
+
+    def _calibration_of(self, image: np.ndarray) -> Calibration | None:
         try:
-            calibration = self.calibrate(image)
+            return self.calibrate(image)
         except TablesightError as error:
             self.status.message = f"calibration failed: {error}"
+            return None
+
+    def _same_view(self, calibration: Calibration) -> bool:
+        if self.calibration is None:  # none, or dropped for a frame of another size
             return False
+        width, depth = _table_cm(calibration)
+        points = np.array([[0.0, 0.0], [width, 0.0], [width, depth], [0.0, depth], [width / 2, depth / 2]])
+        shift = calibration.table_to_image(points) - self.calibration.table_to_image(points)
+        return bool(np.linalg.norm(shift, axis=1).max() <= SAME_VIEW_PX)
+
+    def _adopt(self, calibration: Calibration, image: np.ndarray) -> None:
         self.calibration = calibration
         self._last_detection_s = None  # what the new calibration measures is looked at at once
         self._thumbnail_due = (self._table_px_per_cm(calibration), image.shape[1])
@@ -180,7 +211,6 @@ class Pipeline:
         self.status.message = ""
         self._drifted_frames, self._drift_failed_s = 0, None
         self._watch = self.drift_watch(calibration, image) if self.drift_watch else None
-        return True
 
     def _recalibrate_after_drift(self, image: np.ndarray, just_settled: bool, timestamp_s: float) -> bool:
         """Calibrate again on a settled frame whose markers moved. Not only as hands leave: a
@@ -207,11 +237,12 @@ class Pipeline:
         self._in_play = self._handled = None
 
     def _unseen(self, frame: Frame) -> FrameResult:
-        """A frame where no marker looks as it did and none calibrates: nothing on it can be
-        measured. Every piece is held where it was, unseen, and the gate never takes the frame
-        in, so the view coming back is compared with the table as last seen: a piece moved
-        meanwhile shows there as a change. Detecting on such frames had retired every piece
-        after three black frames, and taken the view's return for a hand that never left."""
+        """A frame where no marker looks as it did and none calibrates, or they calibrate where
+        they were (too dark to know them): nothing on it can be measured. Every piece is held
+        where it was, unseen, and the gate never takes the frame in, so the view coming back is
+        compared with the table as last seen: a piece moved meanwhile shows there as a change.
+        Detecting on such frames had retired every piece after three black frames, and taken the
+        view's return for a hand that never left."""
         self._hold_all()
         self._blind, self._last_detection_s = True, None
         return self._result(frame, False, TrackChanges(), False)
@@ -223,8 +254,7 @@ class Pipeline:
     def _table_px_per_cm(calibration: Calibration) -> float:
         """The frame's detail, read over 10 cm at the table's middle: what the gate's thumbnail
         is sized by and its piece sizes are measured in."""
-        table = getattr(getattr(calibration, "layout", None), "table_size_cm", (183.0, 122.0))
-        middle = np.asarray(table, dtype=np.float64) / 2
+        middle = np.asarray(_table_cm(calibration), dtype=np.float64) / 2
         ends = calibration.table_to_image(np.stack([middle, middle + np.array([10.0, 0.0])]))
         return float(np.linalg.norm(ends[1] - ends[0]) / 10.0)
 
@@ -309,6 +339,10 @@ class Pipeline:
         centres = self.calibration.table_to_image(xy_cm)
         rims = self.calibration.table_to_image(xy_cm + np.stack([radius_cm, np.zeros_like(radius_cm)], 1))
         return describe(frame, centres, np.linalg.norm(rims - centres, axis=1))
+
+
+def _table_cm(calibration: Calibration) -> tuple[float, float]:
+    return getattr(getattr(calibration, "layout", None), "table_size_cm", (183.0, 122.0))
 
 
 def _unread_by_hand(looks: list, xy_cm: np.ndarray, radius_cm: np.ndarray,
