@@ -9,6 +9,7 @@ so a replay of recorded frames gives the same tracks and the same events.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,6 +42,11 @@ DRIFT_RETRY_S = 2.0
 # A calibration whose table lies within this of the last one's (px, anywhere on the table) sees
 # the same view: calibrations of one frame darkened to 2-12 % of its light agreed within 0.14 px.
 SAME_VIEW_PX = 2.0
+# A view moved this little (thumbnail px) the gate compares across as it is (the stills of the
+# tracking benchmark shifted by 2-16 px of 2304 settled on the shift's second frame), so a
+# recalibration after it starts the gate again only past it: the frame after a new start is
+# taken for the settled table, hands and all.
+GATE_REACH_PX = 2.0
 TOO_DARK = ("the table is too dark or too bright to see its pieces (a light off?); every piece is held "
             "where it was until it can be seen")
 
@@ -140,8 +146,10 @@ class Pipeline:
         if self.calibration is None or self._recalibrate:
             self._recalibrate = False
             self._calibrate(frame.image)
-        elif drifted and self._recalibrate_after_drift(frame.image, reading.just_settled, frame.timestamp_s):
-            self._new_view()
+        elif drifted:
+            moved_px = self._recalibrate_after_drift(frame.image, reading.just_settled, frame.timestamp_s)
+            if moved_px is not None and moved_px > GATE_REACH_PX * frame.image.shape[1] / self.gate.width:
+                self._new_view()
         if self._thumbnail_due is not None and reading.settled and reading.resting_hand is None:
             # Resized only on a settled frame with no hand: the gate, rebased, takes the frame it
             # is given for the settled table, and one with a hand in it would then be called so.
@@ -193,12 +201,7 @@ class Pipeline:
             return None
 
     def _same_view(self, calibration: Calibration) -> bool:
-        if self.calibration is None:  # none, or dropped for a frame of another size
-            return False
-        width, depth = _table_cm(calibration)
-        points = np.array([[0.0, 0.0], [width, 0.0], [width, depth], [0.0, depth], [width / 2, depth / 2]])
-        shift = calibration.table_to_image(points) - self.calibration.table_to_image(points)
-        return bool(np.linalg.norm(shift, axis=1).max() <= SAME_VIEW_PX)
+        return _moved_px(self.calibration, calibration) <= SAME_VIEW_PX
 
     def _adopt(self, calibration: Calibration, image: np.ndarray) -> None:
         self.calibration = calibration
@@ -212,22 +215,24 @@ class Pipeline:
         self._drifted_frames, self._drift_failed_s = 0, None
         self._watch = self.drift_watch(calibration, image) if self.drift_watch else None
 
-    def _recalibrate_after_drift(self, image: np.ndarray, just_settled: bool, timestamp_s: float) -> bool:
-        """Calibrate again on a settled frame whose markers moved. Not only as hands leave: a
-        bump of a few pixels with the table still (a knee against the rig's leg) unsettles no
-        frame, and every position stayed 2-4 mm off until a hand next came and went (a blind
-        check's 3 px bump: 12.6 s). Still, only a move seen on `DRIFT_FRAMES` frames in a row:
-        a shake that passes (someone walking by the rig) leaves the calibration as it was. A
-        calibration the markers refuse is tried again as hands leave or after `DRIFT_RETRY_S`,
-        not on every frame."""
+    def _recalibrate_after_drift(self, image: np.ndarray, just_settled: bool,
+                                 timestamp_s: float) -> float | None:
+        """Calibrate again on a settled frame whose markers moved; how far the view moved (px),
+        None when not calibrated. Not only as hands leave: a bump of a few pixels with the table
+        still (a knee against the rig's leg) unsettles no frame, and every position stayed 2-4 mm
+        off until a hand next came and went (a blind check's 3 px bump: 12.6 s). Still, only a
+        move seen on `DRIFT_FRAMES` frames in a row: a shake that passes (someone walking by the
+        rig) leaves the calibration as it was. A calibration the markers refuse is tried again
+        as hands leave or after `DRIFT_RETRY_S`, not on every frame."""
         failed = self._drift_failed_s
         waited = failed is None or timestamp_s - failed >= DRIFT_RETRY_S
         if not just_settled and (self._drifted_frames < DRIFT_FRAMES or not waited):
-            return False
+            return None
+        before = self.calibration
         if self._calibrate(image):
-            return True
+            return _moved_px(before, self.calibration)
         self._drift_failed_s = timestamp_s
-        return False
+        return None
 
     def _new_view(self) -> None:
         """The camera now sees the table from elsewhere (knocked, or back in another mode): its
@@ -343,6 +348,16 @@ class Pipeline:
 
 def _table_cm(calibration: Calibration) -> tuple[float, float]:
     return getattr(getattr(calibration, "layout", None), "table_size_cm", (183.0, 122.0))
+
+
+def _moved_px(before: Calibration | None, after: Calibration) -> float:
+    """How far the table moved in the picture from one calibration to the other (px, the most
+    anywhere on it); none before (or one dropped for a frame of another size) is a new view."""
+    if before is None:
+        return math.inf
+    width, depth = _table_cm(after)
+    points = np.array([[0.0, 0.0], [width, 0.0], [width, depth], [0.0, depth], [width / 2, depth / 2]])
+    return float(np.linalg.norm(after.table_to_image(points) - before.table_to_image(points), axis=1).max())
 
 
 def _unread_by_hand(looks: list, xy_cm: np.ndarray, radius_cm: np.ndarray,

@@ -48,16 +48,18 @@ def camera(layout: Layout, bump_deg: float = 0.0, height_cm: float = 180.0) -> C
 
 
 def photo(layout: Layout, cam: Camera, pieces: dict, markers=None, hand_over: int | None = None,
-          seed: int = 1) -> np.ndarray:
-    """The table with red 32 mm discs for pieces and, optionally, an arm reaching over a marker."""
+          seed: int = 1, hand_at: tuple[float, float] | None = None) -> np.ndarray:
+    """The table with red 32 mm discs for pieces and, optionally, an arm reaching over a marker
+    (or over the table at `hand_at`, in cm)."""
     image = render_markers(cam, layout.table_size_cm, markers or layout.markers_as_synthetic(),
                            layout.dictionary, look=Look(blur_px=0.6, jpeg_quality=None), seed=seed).image
     rim = np.stack([np.cos(np.linspace(0, 2 * np.pi, 48)), np.sin(np.linspace(0, 2 * np.pi, 48))], 1) * 1.6
     for centre in pieces.values():
         outline = np.round(cam.project(rim + np.asarray(centre))).astype(np.int32)
         cv2.fillPoly(image, [outline], RED, cv2.LINE_AA)
-    if hand_over is not None:
-        tip = cam.project(layout.corners_by_id[hand_over].mean(0, keepdims=True))[0]
+    if hand_over is not None or hand_at is not None:
+        over = layout.corners_by_id[hand_over].mean(0) if hand_over is not None else np.asarray(hand_at)
+        tip = cam.project(over[None])[0]
         edge = (int(tip[0]), 0) if tip[1] < SIZE[1] / 2 else (int(tip[0]), SIZE[1] - 1)
         cv2.line(image, edge, (int(tip[0]), int(tip[1])), (150, 170, 215), 70)
         cv2.circle(image, (int(tip[0]), int(tip[1])), 80, (140, 165, 215), -1)
@@ -285,3 +287,38 @@ def test_a_frame_too_dark_to_see_the_pieces_holds_them_though_its_markers_calibr
     assert set(ids_at(after[-1])) == set(held) and all(m["visible"] for m in after[-1].models)
     assert not any(r.changes.removed or r.changes.added for r in during + after)
     assert_never_mismeasured(during + after, [START, moved])
+
+
+@pytest.mark.parametrize("bump_deg", [0.1, 2.0])
+def test_a_knock_with_a_hand_in_view_keeps_the_ids_of_the_pieces_under_it(layout, steady, bump_deg):
+    """A hand comes as the camera is calibrated again after a knock. The frame after a new view
+    was called settled whatever it held: the pieces under the hand were missed there and on the
+    next frame, retired, and given new ids as it left."""
+    knocked = camera(layout, bump_deg=bump_deg)
+    pipe = pipeline(layout)
+    held = ids_at(run(pipe, [steady] * 3)[-1])
+    with_hand = run(pipe, [photo(layout, knocked, START)] * 2
+                    + [photo(layout, knocked, START, hand_at=START["a"])] * 2
+                    + [photo(layout, knocked, START, hand_at=START["b"])] * 2, start_t=1.5)
+    after = run(pipe, [photo(layout, knocked, START)] * 8, start_t=4.5)
+    assert pipe.calibration is not None and not pipe.status.drift
+    assert not any(r.changes.removed or r.changes.added for r in with_hand + after)
+    assert ids_at(after[-1]).keys() == held.keys() and all(m["visible"] for m in after[-1].models)
+    for track_id, xy in held.items():
+        assert np.allclose(ids_at(after[-1])[track_id], xy, atol=TOLERANCE_CM)
+
+
+def test_a_shake_of_a_few_pixels_then_a_hand_keeps_every_id(layout, steady):
+    """A shake of 3 px over two settled frames, then back as a hand comes: each recalibration
+    started the gate again, the frame with the hand was taken for the settled table, and the
+    pieces under the hand were retired and given new ids (the benchmark's stills shifted by
+    3.6 px on two frames: 4 switches). A view moved this little needs no new start: the gate
+    compares across it."""
+    shaken = photo(layout, camera(layout, bump_deg=0.1), START)
+    pipe = pipeline(layout)
+    held = ids_at(run(pipe, [steady] * 3)[-1])
+    results = run(pipe, [shaken] * 2 + [photo(layout, camera(layout), START, hand_at=START["a"])] * 3
+                  + [steady] * 6, start_t=1.5)
+    assert not any(r.changes.removed or r.changes.added for r in results)
+    assert ids_at(results[-1]) == pytest.approx(held, abs=TOLERANCE_CM)
+    assert all(m["visible"] for m in results[-1].models)
