@@ -122,13 +122,16 @@ def command_report(scene: Scene) -> dict[str, dict]:
 def _nearest_source(
     scene: Scene, members: np.ndarray, sources: np.ndarray, threshold: Threshold
 ) -> np.ndarray:
-    """For each member, the index of the first source within the threshold (itself counts), else -1."""
+    """For each member, the index of the nearest source within the threshold (itself counts, first by
+    id among equally near ones), else -1: the first listed would change with the tracker's listing."""
     if not len(sources):
         return np.full(len(members), -1)
+    sources = sources[np.argsort([scene.models[k].id for k in sources], kind="stable")]
     distance = measured(scene.footprints, members[:, None], sources[None, :], threshold.measured)
-    close = threshold.holds(distance, scene.cm_per_unit) | (members[:, None] == sources[None, :])
-    first = np.argmax(close, axis=1)
-    return np.where(close.any(axis=1), sources[first], -1)
+    itself = members[:, None] == sources[None, :]
+    close = threshold.holds(distance, scene.cm_per_unit) | itself
+    nearest = np.argmin(np.where(itself, -1.0, np.where(close, distance, np.inf)), axis=1)
+    return np.where(close.any(axis=1), sources[nearest], -1)
 
 
 def contacts_report(scene: Scene) -> list[dict]:

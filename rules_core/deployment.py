@@ -189,12 +189,12 @@ def too_close_to_enemy(scene: Scene, i: int, kind: DeploymentKind) -> list[str]:
     if limit is None or not len(enemies):
         return []
     gaps = scene.footprints.edge(np.full(len(enemies), i), enemies)
-    close = enemies[limit.holds(gaps, scene.cm_per_unit)]
-    if not len(close):
+    if not limit.holds(gaps, scene.cm_per_unit).any():
         return []
-    nearest = float(gaps.min())
+    # The enemy the gap is measured to, first by id among equally near ones (not the first listed).
+    nearest = min(range(len(enemies)), key=lambda k: (gaps[k], scene.models[enemies[k]].id))
     return [
-        f"{model.id} is {nearest:.2f} cm from enemy {scene.models[close[0]].id}, "
+        f"{model.id} is {float(gaps[nearest]):.2f} cm from enemy {scene.models[enemies[nearest]].id}, "
         f"must not be closer than {scene.cm(limit.value):g} cm"
     ]
 

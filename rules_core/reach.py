@@ -202,7 +202,8 @@ def ranges_report(scene: Scene, from_id: str) -> dict:
     shooter that reach it (none of a gun its crew cannot work, nor of a model a `holds_fire`
     rule keeps from firing), and where the ruleset says so its
     cover, sight line and effects (each weapon's from the nearest shooter it reaches from)."""
-    shooters = shooters_of(scene, from_id)
+    # By id, so equally near shooters (whose line of fire decides cover) do not hang on the listing.
+    shooters = sorted(shooters_of(scene, from_id), key=lambda k: scene.models[k].id)
     side = scene.models[shooters[0]].side
     targets = np.flatnonzero(scene.sides != side)
     fp = scene.footprints
