@@ -36,14 +36,26 @@ async function parse(response) {
 }
 
 // fetch() rejects with a bare "TypeError: Failed to fetch" when the rig is down or the Wi-Fi
-// dropped: the player is told that in words instead.
+// dropped: the player is told that in words instead, and a phone that knows it has no network
+// says that nothing left it.
 export const UNREACHABLE = "The rig is not answering; try again when it is back.";
+export const NO_NETWORK = "This phone has no network: nothing was sent. Tap again when it is back.";
 
-async function reach(url, options) {
+// A control the rig never answers (a rig gone mid-tap, a socket stalled on weak Wi-Fi) kept its
+// button off without a word for as long as the phone waited, which has no end of its own.
+const ANSWER_MS = 30000;
+export const NO_ANSWER = "No answer from the rig in 30 s: the control may or may not have reached it. " +
+  "Look at the table before tapping again.";
+
+async function reach(url, options, answerMs = 0) {
+  const giveUp = new AbortController();
+  const timer = answerMs ? setTimeout(() => giveUp.abort(), answerMs) : null;
   try {
-    return await fetch(url, options);
+    return await fetch(url, { ...options, signal: giveUp.signal });
   } catch {
-    throw new ApiError(0, UNREACHABLE);
+    throw new ApiError(0, giveUp.signal.aborted ? NO_ANSWER : navigator.onLine ? UNREACHABLE : NO_NETWORK);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -65,7 +77,7 @@ export async function action(name, payload, askPin) {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Table-Pin": pin },
       body: JSON.stringify(payload || {}),
-    });
+    }, ANSWER_MS);
     if (response.status !== 403) return parse(response);
     storePin(null);
     pin = null;
@@ -81,35 +93,55 @@ export async function action(name, payload, askPin) {
 // "ok". It is dropped and opened again, and said to be down meanwhile.
 const STALL_MS = Math.max(2500 * (Number(document.body.dataset.heartbeatS) || 5), 5000);
 
-// Calls onState(state) for every pushed state. EventSource reconnects by itself after a
-// dropped stream, but gives up for good on an error answer (a 503 when too many phones
-// stream): then a new one is opened a few seconds later.
+// Calls onState(state) for every pushed state, and onConnection(connected, noNetwork) as the
+// stream comes and goes. EventSource reconnects by itself after a dropped stream, but gives up
+// for good on an error answer (a 503 when too many phones stream): then a new one is opened a few
+// seconds later. The browser knows of a lost or returned network before the stream does: the
+// stream is opened anew at once either way. Going offline, the old socket went on looking open
+// (it stalls on real Wi-Fi; DevTools even keeps it flowing) and the page showed a live pill over
+// a table no longer live; back online, the stream waited out EventSource's own retry.
 export function subscribe(onState, onConnection) {
-  const source = new EventSource("/api/events");
+  let source = null;
   let watchdog = null;
-  const heard = () => {
+  let retry = null;
+  let wentOffline = false; // the stream was opened anew because the network went: its error says so
+  const open = () => {
     clearTimeout(watchdog);
-    watchdog = setTimeout(() => {
-      source.close();
-      onConnection(false);
-      subscribe(onState, onConnection);
-    }, STALL_MS);
-  };
-  source.addEventListener("state", (event) => {
-    heard();
-    onState(JSON.parse(event.data));
-  });
-  source.addEventListener("beat", heard);
-  source.addEventListener("open", () => {
-    heard();
-    onConnection(true);
-  });
-  source.addEventListener("error", () => {
-    onConnection(false);
-    if (source.readyState === EventSource.CLOSED) {
+    clearTimeout(retry);
+    if (source) source.close();
+    const mine = new EventSource("/api/events");
+    source = mine;
+    const heard = () => {
       clearTimeout(watchdog);
-      setTimeout(() => subscribe(onState, onConnection), 3000);
-    }
+      watchdog = setTimeout(() => {
+        onConnection(false);
+        open();
+      }, STALL_MS);
+    };
+    mine.addEventListener("state", (event) => {
+      heard();
+      onState(JSON.parse(event.data));
+    });
+    mine.addEventListener("beat", heard);
+    mine.addEventListener("open", () => {
+      wentOffline = false;
+      heard();
+      onConnection(true);
+    });
+    mine.addEventListener("error", () => {
+      onConnection(false, wentOffline && !navigator.onLine);
+      wentOffline = false;
+      if (mine.readyState === EventSource.CLOSED) {
+        clearTimeout(watchdog);
+        retry = setTimeout(open, 3000);
+      }
+    });
+    heard();
+  };
+  window.addEventListener("offline", () => {
+    wentOffline = true;
+    open();
   });
-  heard();
+  window.addEventListener("online", open);
+  open();
 }

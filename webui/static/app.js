@@ -168,29 +168,42 @@ async function loadTools(id) {
 const RECONNECT_SAID_MS = 2000;
 
 // A stream that drops and comes back within a few seconds is routine (the rig ends each one
-// after 30 s); one that stays down means the table shown is no longer the live one.
-function setConnected(connected) {
+// after 30 s); one that stays down means the table shown is no longer the live one. A phone that
+// has just lost its network knows at once (noNetwork), and says so then.
+function setConnected(connected, noNetwork = false) {
   if (connected) {
+    const wasLost = document.body.classList.contains("offline");
     clearTimeout(setConnected.timer);
     clearTimeout(setConnected.pill);
     setConnected.timer = null;
     document.body.classList.remove("offline");
     $("#offline").hidden = true;
     if (ctx.shown()) drawHeader(ctx.shown()); // the pill says "reconnecting…" no longer
+    if (wasLost) pictureBack();
+    return;
+  }
+  if (noNetwork) {
+    clearTimeout(setConnected.pill);
+    clearTimeout(setConnected.timer);
+    setConnected.timer = -1; // said: the routine wait below is not begun again
+    lostContact();
     return;
   }
   if (setConnected.timer) return; // each failed retry must not put the verdict off again
   // The browser is back within a second of a stream the rig ended: said at once, that routine
   // reconnect flashed "reconnecting…" twice a minute. Only a reconnect that lingers is said.
   setConnected.pill = setTimeout(() => ($("#status").textContent = "reconnecting…"), RECONNECT_SAID_MS);
-  setConnected.timer = setTimeout(() => {
-    document.body.classList.add("offline");
-    $("#status").textContent = "offline";
-    $("#status").className = "pill bad";
-    const when = ctx.liveAt ? ctx.liveAt.toLocaleTimeString() : "never";
-    $("#offline").textContent = `Lost contact with the rig: the table shown is as it was at ${when}, not live.`;
-    $("#offline").hidden = false;
-  }, 3000);
+  setConnected.timer = setTimeout(lostContact, 3000);
+}
+
+function lostContact() {
+  document.body.classList.add("offline");
+  $("#status").textContent = "offline";
+  $("#status").className = "pill bad";
+  const when = ctx.liveAt ? ctx.liveAt.toLocaleTimeString() : "never";
+  const why = navigator.onLine ? "" : " this phone has no network, so";
+  $("#offline").textContent = `Lost contact with the rig:${why} the table shown is as it was at ${when}, not live.`;
+  $("#offline").hidden = false;
 }
 
 // --- drawing ----------------------------------------------------------------------------
@@ -309,23 +322,37 @@ function drawCameraNote(status) {
 let topdownAt = -Infinity;
 // One photo at a time: on a slow link a new one every 2 s queued behind the last (25 in flight
 // after 3 minutes at 50 kbit/s, most of the bytes, the one shown 1.5 minutes old).
-let topdownLoading = false;
+let topdownLoader = null;
 
 function refreshTopdown(state) {
   const now = performance.now();
   // Uncalibrated, the rig has no top-down view to give (a 503, and a console error per ask).
   const calibrated = state.status && state.status.calibration && state.status.calibration.ok;
-  if (!calibrated || topdownLoading || now - topdownAt < 2000 || $("#table-view").hidden) return;
+  if (!calibrated || topdownLoader || now - topdownAt < 2000 || $("#table-view").hidden) return;
   topdownAt = now;
-  topdownLoading = true;
   const loader = new Image();
+  topdownLoader = loader;
   loader.onload = () => {
-    topdownLoading = false;
+    if (topdownLoader !== loader) return; // let go of (pictureBack), and older than the one asked since
+    topdownLoader = null;
     $("#topdown").setAttribute("href", loader.src);
   };
-  loader.onerror = () => (topdownLoading = false);
+  loader.onerror = () => topdownLoader === loader && (topdownLoader = null);
   // The run too: a restarted rig counts versions from 1 again (as the event ids say).
   loader.src = `/topdown.jpg?v=${(state.status && state.status.run) || ""}.${state.version}`;
+}
+
+// The rig back after contact was lost: the pictures cut off with it are asked for again. The
+// Camera view's stream had ended and waited for its 9-minute renewal; a photo asked as the link
+// went could hang for minutes, and no other is asked while one is out.
+function pictureBack() {
+  if (topdownLoader) topdownLoader.src = "";
+  topdownLoader = null;
+  if (!$("#camera-view").hidden) watchCamera();
+}
+
+function watchCamera() {
+  $("#camera").src = `/stream.mjpg?t=${Date.now()}`;
 }
 
 function setView(view) {
@@ -340,9 +367,9 @@ function setView(view) {
   clearInterval(setView.renew);
   if (ctx.live) drawCameraNote(ctx.live.status || {});
   if (view === "camera") {
-    camera.src = `/stream.mjpg?t=${Date.now()}`;
+    watchCamera();
     // The server ends each stream after ten minutes so no phone holds a thread for ever.
-    setView.renew = setInterval(() => (camera.src = `/stream.mjpg?t=${Date.now()}`), 9 * 60 * 1000);
+    setView.renew = setInterval(watchCamera, 9 * 60 * 1000);
   } else {
     camera.removeAttribute("src"); // closes the stream: no bandwidth for a hidden picture
   }

@@ -153,6 +153,9 @@ function drawInfo(ctx, state, allowed) {
     const list = document.createElement("ul");
     list.className = "list";
     list.id = "ranges";
+    // The box scrolls (style.css): a keyboard reaches it to scroll it with the arrow keys.
+    list.tabIndex = 0;
+    list.setAttribute("aria-label", `Ranges from ${ctx.ranges.from}`);
     for (const t of ctx.ranges.targets || []) {
       const li = document.createElement("li");
       li.dataset.id = t.id;
