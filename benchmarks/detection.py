@@ -14,12 +14,18 @@ so a new verifier or threshold is judged there before the benchmark's own seeds.
     python benchmarks/detection.py [--scenes 30] [--truth-calibration] [--weights FILE] [--sensor hq-binned]
                                    [--grain 4] [--renderer physical [--spp 16]] [--first-seed 20000]
                                    [--camera tilted|low|high|barrel] [--light low] [--table 244x183]
+                                   [--renders DIR]
+
+`--renders DIR` keeps each rendered table there (a pickle per renderer, camera placement, light,
+table, sensor and seed) and reads it back on the next run: a path-traced table takes 30-150 s
+on this machine, its detection a second.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -106,6 +112,22 @@ def hough_bases(image: np.ndarray, calibration) -> Bases:
             diameter += [d] * len(found[0])
     n = len(xy)
     return Bases(np.array(xy).reshape(n, 2), np.array(diameter, dtype=np.float64), np.ones(n))
+
+
+def kept_renders(render, folder: Path, tag: str):
+    """`render`, keeping each frame in `folder` under `tag` and its seed, and reading it back
+    from there when it is already rendered: a frame is the same for the same seed."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def kept(scene, camera, seed: int):
+        path = folder / f"{tag}_{seed}.pkl"
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        frame = render(scene, camera, seed)
+        path.write_bytes(pickle.dumps(frame))
+        return frame
+
+    return kept
 
 
 def run(
@@ -297,6 +319,7 @@ def main() -> None:
                         help="how high the light stands: 35-80 deg as in training, or low, 12-35 deg")
     parser.add_argument("--table", default=TABLE, choices=list(TABLES),
                         help="the tables' size in cm, each with its default marker sheets (default 183x122)")
+    parser.add_argument("--renders", metavar="DIR", help="keep rendered tables here and reuse them")
     parser.add_argument("--first-seed", type=int, default=0,
                         help="the clean set's first seed; the hard set's is 50,000 above it (default 0)")
     args = parser.parse_args()
@@ -306,6 +329,9 @@ def main() -> None:
     render = path_tracer(args.spp) if args.renderer == "physical" else render_scene
     if render is None:
         sys.exit(NEEDS_MITSUBA)
+    if args.renders:
+        tag = f"{args.renderer}-{args.spp}_{args.camera}_{args.light}_{args.table}_{args.sensor}"
+        render = kept_renders(render, Path(args.renders), tag)
     detector = Detector() if args.classical else load_detector(args.weights)
     verifier = "none (classical thresholds)" if detector.verifier is None else detector.verifier.path
     source = "exact camera of the render" if args.truth_calibration else "calibrate() on the markers"

@@ -23,7 +23,14 @@ from calibration.homography import HomographyFit, apply, corner_moves, fit_homog
 from calibration.intrinsics import Intrinsics, pixel_size, principal_point_problem
 from calibration.layout import Layout
 from calibration.lens_reach import past_fold
-from calibration.pose import ASSUMED_HEIGHT_CM, Pose, centred_K, focal_or_assumed, solve_pose
+from calibration.pose import (
+    ASSUMED_HEIGHT_CM,
+    MIN_MARKERS_FOR_FOCAL,
+    Pose,
+    centred_K,
+    focal_or_assumed,
+    solve_pose,
+)
 from calibration.table_edges import table_edges
 from rules_core.errors import TablesightError
 
@@ -481,6 +488,7 @@ def _pose_from_homography(
         None if intrinsics is None else intrinsics.K,
         size,
         table_to_image,
+        markers=len(ids),
     )
     return {"K": pose.K, "rvec": pose.rvec, "tvec": pose.tvec}
 
@@ -646,7 +654,9 @@ def calibrate(
     used_table, used_image = used_table[measured], used_image[measured]
     table_to_image = np.linalg.inv(fit.image_to_table)
     K = None if intrinsics is None else intrinsics.K
-    pose = solve_pose(used_table, used_image, K, size, table_to_image / table_to_image[2, 2])
+    pose = solve_pose(
+        used_table, used_image, K, size, table_to_image / table_to_image[2, 2], markers=len(fit.used_ids)
+    )
     # A lens estimated straight down has the focal length of a camera ASSUMED_HEIGHT_CM up.
     pose = replace(pose, height_assumed=pose.height_assumed or focal_assumed)
     measured_lens = None if lens_estimated else intrinsics
@@ -704,7 +714,7 @@ def _judging_camera(
         return intrinsics.K
     table_to_image = np.linalg.inv(_fit(corners, layout).image_to_table)
     table_to_image = table_to_image / table_to_image[2, 2]
-    return centred_K(size, focal_or_assumed(table_to_image, size)[0])
+    return centred_K(size, focal_or_assumed(table_to_image, size, len(corners))[0])
 
 
 def _fit(
@@ -754,7 +764,7 @@ def _estimate_lens(
         return None
     table_to_image = np.linalg.inv(straightened.image_to_table)
     table_to_image = table_to_image / table_to_image[2, 2]
-    focal, assumed = focal_or_assumed(table_to_image, size)
+    focal, assumed = focal_or_assumed(table_to_image, size, len(straightened.used_ids))
     told_by = "the table's edges" if from_edges else "the markers"
     return intrinsics_for(radial, size, focal), ideal, straightened, told_by, assumed
 
@@ -823,8 +833,13 @@ def _warnings(
             f"not where --layout says): {lens}; {LAYOUT_ADVICE}; and that the markers lie flat"
         )
     if pose.height_assumed:
+        why = (
+            "too few markers in view to measure it"
+            if len(fit.used_ids) < MIN_MARKERS_FOR_FOCAL
+            else "camera too square to the table to measure it"
+        )
         warnings.append(
-            f"camera height assumed to be {ASSUMED_HEIGHT_CM:.0f} cm (camera too square to the table to "
-            "measure it); give --intrinsics for exact parallax correction"
+            f"camera height assumed to be {ASSUMED_HEIGHT_CM:.0f} cm ({why}); "
+            "give --intrinsics for exact parallax correction"
         )
     return warnings
