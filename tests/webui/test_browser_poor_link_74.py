@@ -36,7 +36,6 @@ class Phone:
         self.app = create_app(self.session, PIN, config=config)
         self.stack = stack
         context = browser.new_context(**PHONE, bypass_csp=True)
-        stack.callback(context.close)
         self.page = context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
@@ -47,6 +46,7 @@ class Phone:
         self.rig = ExitStack()
         self.url = self.rig.enter_context(serving(self.app))
         stack.callback(lambda: self.rig.close())
+        stack.callback(context.close)  # first: a rig stopped under an open stream waits 5 s for it
         self.page.goto(self.url + "/")
         self.page.wait_for_selector("#pieces circle[data-id='r1']", timeout=30_000)
         self.page.evaluate("pin => sessionStorage.setItem('tablesight.pin', pin)", PIN)
