@@ -2,6 +2,7 @@
 
     python -m benchmarks.tracking [--seed 3] [--fps 5] [--sensor cm3-binned] [--flaky 0.15 --noise-mm 1]
                                   [--still-s 11] [--renderer physical [--spp 16]] [--table 244x183]
+                                  [--height 190] [--tilt 4]
 
 A scripted game (tracker/demo/scenario.py: four bases lifted past a covered marker, a swap, a
 whole squad moved to its allowance, a casualty, a tank driven and turned, a reinforcement,
@@ -25,7 +26,9 @@ hand-free frame after each move.
 
 `--table` plays the game on another seed table with its default marker layout, under a rig
 camera fitted to it as the detection benchmark's are: each unit's place scales with the table's
-sides, squads' spacing and the moves' lengths stay (tracker/demo/scenario.py).
+sides, squads' spacing and the moves' lengths stay (tracker/demo/scenario.py). `--height` and
+`--tilt` move the rig's camera (190 cm up, 4 degrees off straight down by default), its focal
+length fitted to show the whole table again.
 """
 
 from __future__ import annotations
@@ -169,13 +172,15 @@ def main() -> None:
     parser.add_argument("--spp", type=int, default=16, help="samples per pixel for --renderer physical")
     parser.add_argument("--table", default=TABLE, choices=list(TABLES),
                         help="the table's size in cm, with its default marker sheets (default 183x122)")
+    parser.add_argument("--height", type=float, default=190.0, help="the camera's height over the table (cm)")
+    parser.add_argument("--tilt", type=float, default=4.0, help="the camera's tilt off vertical (degrees)")
     args = parser.parse_args()
     render = path_tracer(args.spp) if args.renderer == "physical" else painted
     if render is None:
         sys.exit(NEEDS_MITSUBA)
 
     script = benchmark_script(settle_frames=max(1, round(args.still_s * args.fps)), table=args.table)
-    camera = rig_camera(args.sensor, table=args.table)
+    camera = rig_camera(args.sensor, height_cm=args.height, tilt_deg=args.tilt, table=args.table)
     layout = default_layout(args.table)
     pipeline = build_pipeline(layout)
     baseline = NearestNeighbourBaseline(table=args.table)
