@@ -40,6 +40,10 @@ async function parse(response) {
 // says that nothing left it.
 export const UNREACHABLE = "The rig is not answering; try again when it is back.";
 export const NO_NETWORK = "This phone has no network: nothing was sent. Tap again when it is back.";
+// Sent, and the network went before the answer came: the rig may have done it. A template or a
+// terrain piece tapped again would be laid twice.
+export const LOST_ANSWER = "The network went before the rig answered: the control may or may not have " +
+  "reached it. Look at the table before tapping again.";
 
 // A control the rig never answers (a rig gone mid-tap, a socket stalled on weak Wi-Fi) kept its
 // button off without a word for as long as the phone waited, which has no end of its own.
@@ -47,13 +51,19 @@ const ANSWER_MS = 30000;
 export const NO_ANSWER = "No answer from the rig in 30 s: the control may or may not have reached it. " +
   "Look at the table before tapping again.";
 
-async function reach(url, options, answerMs = 0) {
+// `control`: a request that changes the game, which is given up after ANSWER_MS and, once sent,
+// may have been carried out though its answer was lost.
+async function reach(url, options, control = false) {
+  // Asked before sending: once sent, a network gone by the time it failed says nothing of
+  // whether the request got there.
+  if (!navigator.onLine) throw new ApiError(0, NO_NETWORK);
   const giveUp = new AbortController();
-  const timer = answerMs ? setTimeout(() => giveUp.abort(), answerMs) : null;
+  const timer = control ? setTimeout(() => giveUp.abort(), ANSWER_MS) : null;
   try {
     return await fetch(url, { ...options, signal: giveUp.signal });
   } catch {
-    throw new ApiError(0, giveUp.signal.aborted ? NO_ANSWER : navigator.onLine ? UNREACHABLE : NO_NETWORK);
+    const lost = control ? LOST_ANSWER : NO_NETWORK;
+    throw new ApiError(0, giveUp.signal.aborted ? NO_ANSWER : navigator.onLine ? UNREACHABLE : lost);
   } finally {
     clearTimeout(timer);
   }
@@ -77,7 +87,7 @@ export async function action(name, payload, askPin) {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Table-Pin": pin },
       body: JSON.stringify(payload || {}),
-    }, ANSWER_MS);
+    }, true);
     if (response.status !== 403) return parse(response);
     storePin(null);
     pin = null;

@@ -189,7 +189,12 @@ function setConnected(connected, noNetwork = false) {
     lostContact();
     return;
   }
-  if (setConnected.timer) return; // each failed retry must not put the verdict off again
+  if (setConnected.timer) {
+    // Each failed retry must not put the verdict off again; said again, it no longer blames the
+    // phone's network once that is back and only the rig is missing.
+    if (document.body.classList.contains("offline")) lostContact();
+    return;
+  }
   // The browser is back within a second of a stream the rig ended: said at once, that routine
   // reconnect flashed "reconnecting…" twice a minute. Only a reconnect that lingers is said.
   setConnected.pill = setTimeout(() => ($("#status").textContent = "reconnecting…"), RECONNECT_SAID_MS);
