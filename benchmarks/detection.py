@@ -24,6 +24,7 @@ on this machine, its detection a second.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import pickle
 import subprocess
@@ -115,12 +116,16 @@ def hough_bases(image: np.ndarray, calibration) -> Bases:
 
 
 def kept_renders(render, folder: Path, tag: str):
-    """`render`, keeping each frame in `folder` under `tag` and its seed, and reading it back
-    from there when it is already rendered: a frame is the same for the same seed."""
+    """`render`, keeping each frame in `folder` under `tag`, its seed and what it shows, and
+    reading it back from there when it is already rendered. The seed alone does not say which
+    table: the clean and the hard set draw different ones from one seed, and `--first-seed 50000`
+    makes a clean seed one a default run's hard set used. A change to the renderer's code is not
+    seen: empty the folder then."""
     folder.mkdir(parents=True, exist_ok=True)
 
     def kept(scene, camera, seed: int):
-        path = folder / f"{tag}_{seed}.pkl"
+        shown = hashlib.sha256(pickle.dumps((scene, camera))).hexdigest()[:12]
+        path = folder / f"{tag}_{seed}_{shown}.pkl"
         if path.exists():
             return pickle.loads(path.read_bytes())
         frame = render(scene, camera, seed)

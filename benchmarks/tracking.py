@@ -175,6 +175,8 @@ def main() -> None:
     parser.add_argument("--height", type=float, default=190.0, help="the camera's height over the table (cm)")
     parser.add_argument("--tilt", type=float, default=4.0, help="the camera's tilt off vertical (degrees)")
     args = parser.parse_args()
+    if not 50 <= args.height <= 1000 or not 0 <= args.tilt <= 45:  # NaN fails both
+        parser.error("--height takes 50-1000 cm over the table and --tilt 0-45 degrees off vertical")
     render = path_tracer(args.spp) if args.renderer == "physical" else painted
     if render is None:
         sys.exit(NEEDS_MITSUBA)

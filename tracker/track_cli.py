@@ -434,7 +434,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"tablesight replay: {outcome.damage}", file=sys.stderr)
     if not outcome.events_match:
         # Checking is the command's job: a difference must show in its status, not only in words.
-        why = "the damaged frames above" if outcome.damage else "a detector of another version"
+        why = "the damaged frames above" if outcome.damage else "a tablesight of another version"
         because = f"; {why} would explain it"
         if missing := outcome.frames_missing():
             last, reached = missing

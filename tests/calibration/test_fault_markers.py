@@ -291,9 +291,9 @@ def test_a_frame_too_dark_to_see_the_pieces_holds_them_though_its_markers_calibr
 
 @pytest.mark.parametrize("bump_deg", [0.1, 2.0])
 def test_a_knock_with_a_hand_in_view_keeps_the_ids_of_the_pieces_under_it(layout, steady, bump_deg):
-    """A hand comes as the camera is calibrated again after a knock. The frame after a new view
-    was called settled whatever it held: the pieces under the hand were missed there and on the
-    next frame, retired, and given new ids as it left."""
+    """A hand comes as the camera is calibrated again after a knock: the pieces under it keep
+    their ids. A guard: the frame after a new view is taken for the settled table whatever it
+    holds, and no detection runs on it here (the one after the knock already did)."""
     knocked = camera(layout, bump_deg=bump_deg)
     pipe = pipeline(layout)
     held = ids_at(run(pipe, [steady] * 3)[-1])
@@ -320,5 +320,6 @@ def test_a_shake_of_a_few_pixels_then_a_hand_keeps_every_id(layout, steady):
     results = run(pipe, [shaken] * 2 + [photo(layout, camera(layout), START, hand_at=START["a"])] * 3
                   + [steady] * 6, start_t=1.5)
     assert not any(r.changes.removed or r.changes.added for r in results)
-    assert ids_at(results[-1]) == pytest.approx(held, abs=TOLERANCE_CM)
-    assert all(m["visible"] for m in results[-1].models)
+    assert ids_at(results[-1]).keys() == held.keys() and all(m["visible"] for m in results[-1].models)
+    for track_id, xy in held.items():
+        assert np.allclose(ids_at(results[-1])[track_id], xy, atol=TOLERANCE_CM)

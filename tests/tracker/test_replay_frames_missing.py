@@ -59,7 +59,7 @@ def test_a_replay_that_differs_within_its_frames_still_blames_the_detector(
     )
     assert main(["replay", str(edited)]) == 1
     err = capsys.readouterr().err
-    assert "a detector of another version would explain it" in err and "missing" not in err
+    assert "a tablesight of another version would explain it" in err and "missing" not in err
 
 
 def test_a_whole_cut_demo_replays_to_its_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
