@@ -748,16 +748,17 @@ def _estimate_lens(
     if len(fit.used_ids) < 3:
         return None
     worst = _worst_mm(fit)
+    sides = table_edges(image, fit.image_to_table, layout)
     radial = None
     if worst > NEEDS_LENS_MM:
         image_pts = np.concatenate([corners[i] for i in fit.used_ids])
         table_pts = np.concatenate([layout.corners_by_id[i] for i in fit.used_ids])
         moves = np.concatenate([corner_moves(layout.corners_by_id[i]) for i in fit.used_ids])
         measured = np.isfinite(image_pts).all(axis=1)
-        radial = estimate_radial(image_pts[measured], table_pts[measured], moves[measured], size)
+        radial = estimate_radial(image_pts[measured], table_pts[measured], moves[measured], size, sides)
     from_edges = radial is None
     if from_edges:
-        radial = radial_from_edges(table_edges(image, fit.image_to_table, layout), size)
+        radial = radial_from_edges(sides, size)
     if radial is None:
         return None
     reference = intrinsics_for(radial, size, float(max(size)))
