@@ -115,13 +115,12 @@ def solve_pose(
     image_size: tuple[int, int],
     table_to_image: np.ndarray,
     *,
-    markers: int | None = None,
+    markers: int,
 ) -> Pose:
-    """Camera pose from the corners (table cm) of `markers` markers (by default, four corners
-    each) and their undistorted pixels."""
+    """Camera pose from the corners (table cm) of `markers` markers and their undistorted pixels
+    (the count said, not read off the corners: unmeasured ones are left out)."""
     assumed = False
     if K is None:
-        markers = -(-len(table_cm) // 4) if markers is None else markers
         focal, assumed = focal_or_assumed(table_to_image, image_size, markers)
         K = centred_K(image_size, focal)
     rvec, tvec = fit_pose(table_cm, image_px, K)

@@ -19,7 +19,8 @@ def test_focal_length_and_height_from_a_tilted_view(tilt):
     focal = focal_from_homography(H, camera.image_size)
     assert focal == pytest.approx(camera.K[0, 0], rel=0.01)
     table = np.concatenate(list(layout.corners_by_id.values()))
-    pose = solve_pose(table, camera.project(table), None, camera.image_size, H)
+    pose = solve_pose(table, camera.project(table), None, camera.image_size, H,
+                      markers=len(layout.corners_by_id))
     assert not pose.height_assumed
     assert np.abs(pose.centre_cm - camera.centre_cm).max() < 1.0
 
@@ -29,7 +30,8 @@ def test_straight_down_the_focal_length_is_not_guessed():
     camera = table_camera(layout, tilt_deg=0.0)
     assert focal_from_homography(camera.table_homography(), camera.image_size) is None
     table = np.concatenate(list(layout.corners_by_id.values()))
-    pose = solve_pose(table, camera.project(table), None, camera.image_size, camera.table_homography())
+    pose = solve_pose(table, camera.project(table), None, camera.image_size, camera.table_homography(),
+                      markers=len(layout.corners_by_id))
     assert pose.height_assumed
 
 
@@ -42,7 +44,8 @@ def test_straight_down_the_height_is_assumed_not_the_lens(height_cm, focal_px):
     layout = default_layout()
     table = np.concatenate(list(layout.corners_by_id.values()))
     camera = Camera.looking_at((91.5, 61.0), height_cm, image_size=SENSORS["cm3-binned"], focal_px=focal_px)
-    pose = solve_pose(table, camera.project(table), None, camera.image_size, camera.table_homography())
+    pose = solve_pose(table, camera.project(table), None, camera.image_size, camera.table_homography(),
+                      markers=len(layout.corners_by_id))
     assert pose.height_assumed
     assert pose.centre_cm[2] == pytest.approx(ASSUMED_HEIGHT_CM, abs=0.5)
     assert pose.K[0, 0] == pytest.approx(focal_px * ASSUMED_HEIGHT_CM / height_cm, rel=0.005)

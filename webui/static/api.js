@@ -40,16 +40,15 @@ async function parse(response) {
 // says that nothing left it.
 export const UNREACHABLE = "The rig is not answering; try again when it is back.";
 export const NO_NETWORK = "This phone has no network: nothing was sent. Tap again when it is back.";
-// Sent, and the network went before the answer came: the rig may have done it. A template or a
-// terrain piece tapped again would be laid twice.
-export const LOST_ANSWER = "The network went before the rig answered: the control may or may not have " +
-  "reached it. Look at the table before tapping again.";
+// Sent, and the answer never came (the network went, or 30 s passed): the rig may have done it.
+// A template or a terrain piece tapped again would be laid twice.
+const MAYBE_DONE = "the control may or may not have reached it. Look at the table before tapping again.";
+export const LOST_ANSWER = `The network went before the rig answered: ${MAYBE_DONE}`;
 
 // A control the rig never answers (a rig gone mid-tap, a socket stalled on weak Wi-Fi) kept its
 // button off without a word for as long as the phone waited, which has no end of its own.
 const ANSWER_MS = 30000;
-export const NO_ANSWER = "No answer from the rig in 30 s: the control may or may not have reached it. " +
-  "Look at the table before tapping again.";
+export const NO_ANSWER = `No answer from the rig in 30 s: ${MAYBE_DONE}`;
 
 // `control`: a request that changes the game, which is given up after ANSWER_MS and, once sent,
 // may have been carried out though its answer was lost.
