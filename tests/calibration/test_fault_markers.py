@@ -211,6 +211,13 @@ def ids_at(result) -> dict:
     return {m["track_id"]: (m["x_cm"], m["y_cm"]) for m in result.models}
 
 
+def assert_every_piece_back(held: dict, result) -> None:
+    """Each piece seen, under the id it had and where it stood."""
+    assert ids_at(result).keys() == held.keys() and all(m["visible"] for m in result.models)
+    for track_id, xy in held.items():
+        assert np.allclose(ids_at(result)[track_id], xy, atol=TOLERANCE_CM)
+
+
 @pytest.mark.parametrize("dead", ["black", "grey"])
 def test_a_camera_that_sees_nothing_for_a_moment_holds_every_piece_unseen(layout, steady, dead):
     """Three dead frames (a lens covered, a sensor glitch) were detected on: every piece was
@@ -303,9 +310,7 @@ def test_a_knock_with_a_hand_in_view_keeps_the_ids_of_the_pieces_under_it(layout
     after = run(pipe, [photo(layout, knocked, START)] * 8, start_t=4.5)
     assert pipe.calibration is not None and not pipe.status.drift
     assert not any(r.changes.removed or r.changes.added for r in with_hand + after)
-    assert ids_at(after[-1]).keys() == held.keys() and all(m["visible"] for m in after[-1].models)
-    for track_id, xy in held.items():
-        assert np.allclose(ids_at(after[-1])[track_id], xy, atol=TOLERANCE_CM)
+    assert_every_piece_back(held, after[-1])
 
 
 def test_a_shake_of_a_few_pixels_then_a_hand_keeps_every_id(layout, steady):
@@ -320,6 +325,4 @@ def test_a_shake_of_a_few_pixels_then_a_hand_keeps_every_id(layout, steady):
     results = run(pipe, [shaken] * 2 + [photo(layout, camera(layout), START, hand_at=START["a"])] * 3
                   + [steady] * 6, start_t=1.5)
     assert not any(r.changes.removed or r.changes.added for r in results)
-    assert ids_at(results[-1]).keys() == held.keys() and all(m["visible"] for m in results[-1].models)
-    for track_id, xy in held.items():
-        assert np.allclose(ids_at(results[-1])[track_id], xy, atol=TOLERANCE_CM)
+    assert_every_piece_back(held, results[-1])
